@@ -1,0 +1,73 @@
+import { InputError, UsageError } from '../core/errors.js';
+import type { LdRecord } from '../core/types.js';
+import { readInputs } from '../engine/analyze.js';
+import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
+import { resolvePathArgs } from './paths.js';
+
+export interface ParseFlags {
+  strict: boolean;
+  kind?: string[];
+}
+
+/** Buffered NDJSON writer that respects back-pressure and stops quietly when stdout closes. */
+class NdjsonWriter {
+  private buffer: string[] = [];
+  private size = 0;
+  closed = false;
+
+  constructor() {
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') this.closed = true;
+    });
+  }
+
+  write(record: LdRecord): void {
+    if (this.closed) return;
+    const line = JSON.stringify(record) + '\n';
+    this.buffer.push(line);
+    this.size += line.length;
+    if (this.size >= 1 << 16) this.flush();
+  }
+
+  flush(): boolean {
+    if (this.buffer.length === 0 || this.closed) return true;
+    const chunk = this.buffer.join('');
+    this.buffer = [];
+    this.size = 0;
+    return process.stdout.write(chunk);
+  }
+
+  end(): Promise<void> {
+    this.flush();
+    return new Promise((resolve) => (this.closed ? resolve() : process.stdout.write('', () => resolve())));
+  }
+}
+
+export async function runParse(argv: string[], flags: ParseFlags): Promise<number> {
+  try {
+    const paths = resolvePathArgs(argv, process.stdin.isTTY);
+    const kinds = flags.kind ? new Set(flags.kind) : null;
+    const out = new NdjsonWriter();
+    const strictErrors: InputError[] = [];
+    const result = await readInputs(
+      paths,
+      (record) => {
+        if (!kinds || kinds.has(record.kind)) out.write(record);
+      },
+      {
+        strict: flags.strict,
+        onUnparsed: flags.strict ? (stats, line, reason) => strictErrors.push(new InputError(stats.path, reason, line)) : undefined,
+      },
+    );
+    await out.end();
+    const errors = [...result.errors, ...strictErrors];
+    for (const e of errors.slice(0, 20)) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
+    if (errors.length > 20) process.stderr.write(`linkerd-doctor: … and ${errors.length - 20} more errors\n`);
+    return errors.length > 0 ? EXIT_USAGE_OR_INPUT : EXIT_CLEAN;
+  } catch (err) {
+    if (err instanceof UsageError) process.stderr.write(`linkerd-doctor: ${err.message}\n`);
+    else if (err instanceof InputError) process.stderr.write(`linkerd-doctor: ${err.toLine()}\n`);
+    else process.stderr.write(`linkerd-doctor: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_USAGE_OR_INPUT;
+  }
+}

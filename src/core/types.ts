@@ -1,0 +1,237 @@
+// The contracts every stage shares: inputs, records, rules and findings.
+// Records flow one way: input → parser → engine → rules → report.
+
+export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'unknown'] as const;
+export type InputKind = (typeof INPUT_KINDS)[number];
+
+export const SEVERITIES = ['error', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Where an input came from and what its path says about the pod that wrote it. */
+export interface InputInfo {
+  /** Display path: a file path, `-` for stdin, or `bundle.tgz:inner/path.log` for tar entries. */
+  path: string;
+  kind: InputKind;
+  pod?: string;
+  namespace?: string;
+  container?: string;
+}
+
+/** Mutable per-input counters the pipeline fills in while it streams. */
+export interface InputStats extends InputInfo {
+  bytes: number;
+  records: number;
+  /** Lines that were expected to parse but did not. */
+  unparsed: number;
+  lines: number;
+}
+
+export interface SourceLocation {
+  path: string;
+  line: number;
+}
+
+// ---------------------------------------------------------------- records
+
+export interface RecordBase {
+  /** Input path, as in InputInfo.path. */
+  path: string;
+  /** 1-based physical line number of the record's first line in that input. */
+  line: number;
+  pod?: string;
+  namespace?: string;
+  container?: string;
+}
+
+export interface LogSpan {
+  name: string;
+  fields: Record<string, string>;
+}
+
+export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface ProxyLogRecord extends RecordBase {
+  kind: 'proxy-log';
+  /** plain tracing, JSON tracing, logfmt from Go components, or the pre-2020 legacy layout. */
+  format: 'plain' | 'json' | 'logfmt' | 'legacy';
+  /** Wall-clock time in ms since the epoch, when a collector prefix or the line itself gave it. */
+  time: number | null;
+  /** Seconds since proxy start, from the `[  123.456789s]` prefix or a JSON uptime timestamp. */
+  uptime: number | null;
+  /** Increments each time the proxy is seen to restart within one input (uptime going backwards, release banner). */
+  restart: number;
+  level: LogLevel;
+  thread: number | null;
+  spans: LogSpan[];
+  target: string;
+  message: string;
+  fields: Record<string, string>;
+  /** The payload line after collector prefixes were removed, for evidence samples. */
+  raw: string;
+  stream?: 'stdout' | 'stderr';
+}
+
+export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'gaugehistogram' | 'info' | 'stateset' | 'unknown' | 'untyped';
+
+export interface MetricSampleRecord extends RecordBase {
+  kind: 'metric-sample';
+  /** `# POD name (i of N)` section in a `linkerd diagnostics proxy-metrics` dump; null for a single-target dump. */
+  section: string | null;
+  /** Family name as declared by `# TYPE`, or derived from the sample name. */
+  family: string;
+  name: string;
+  type: MetricType;
+  labels: Record<string, string>;
+  value: number;
+  timestamp: number | null;
+}
+
+/** A `# ERROR …` line for a pod that `linkerd diagnostics proxy-metrics` could not scrape. */
+export interface MetricScrapeErrorRecord extends RecordBase {
+  kind: 'metric-scrape-error';
+  section: string | null;
+  message: string;
+}
+
+export interface DnsQueryRecord extends RecordBase {
+  kind: 'dns-query';
+  name: string;
+  type: string;
+  server: string | null;
+  /** Wall time in ms since the epoch, when dig printed `;; WHEN:`. */
+  time: number | null;
+  status: string | null;
+  flags: string[];
+  /** Index of this dig invocation within the input, so answers can be tied to it. */
+  queryIndex: number;
+  error: string | null;
+}
+
+export interface DnsAnswerRecord extends RecordBase {
+  kind: 'dns-answer';
+  queryIndex: number;
+  section: 'answer' | 'authority' | 'additional';
+  name: string;
+  ttl: number | null;
+  class: string | null;
+  type: string;
+  data: string;
+  srv?: { priority: number; weight: number; port: number; target: string };
+  address?: string;
+  cname?: string;
+  /** Query time of the owning message, when known. */
+  time: number | null;
+}
+
+export interface CorednsQueryRecord extends RecordBase {
+  kind: 'coredns-query';
+  time: number | null;
+  client: string;
+  clientPort: number | null;
+  id: number | null;
+  type: string;
+  class: string;
+  name: string;
+  proto: string;
+  rcode: string;
+  flags: string[];
+  durationSeconds: number | null;
+}
+
+export type LdRecord =
+  | ProxyLogRecord
+  | MetricSampleRecord
+  | MetricScrapeErrorRecord
+  | DnsQueryRecord
+  | DnsAnswerRecord
+  | CorednsQueryRecord;
+
+export type RecordKind = LdRecord['kind'];
+export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;
+
+// ---------------------------------------------------------------- findings
+
+export interface FindingSubject {
+  namespace?: string;
+  pod?: string;
+  workload?: string;
+  target?: string;
+}
+
+/** Per-bucket counts; the text report draws it as a sparkline, HTML as bars. */
+export interface Timeline {
+  /** ISO time of the first bucket, or null when only line order is known. */
+  start: string | null;
+  bucketSeconds: number;
+  counts: number[];
+  label?: string;
+}
+
+export interface FindingDraft {
+  severity?: Severity;
+  title: string;
+  message: string;
+  subject: FindingSubject;
+  evidence: Record<string, unknown> & { timeline?: Timeline };
+  locations: SourceLocation[];
+  remediation: string;
+  /** The figure a baseline compares to decide whether a known finding got worse (e.g. total lines, series count). */
+  keyFigure?: { name: string; value: number };
+}
+
+export interface Finding extends FindingDraft {
+  ruleId: string;
+  severity: Severity;
+  docsUrl: string;
+}
+
+// ---------------------------------------------------------------- rules
+
+export interface RuleOptionSpec {
+  type: 'number' | 'integer' | 'string' | 'boolean';
+  description: string;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface RuleMeta<O extends object> {
+  id: string;
+  /** Stable message code, never reused (LD1xxx logs, LD2xxx metrics, LD3xxx DNS, LD4xxx cross-signal). */
+  code: string;
+  title: string;
+  description: string;
+  defaultSeverity: Severity;
+  /** Input kinds the rule reads; when none is present the rule is reported as skipped. */
+  inputs: InputKind[];
+  defaultOptions: O;
+  optionSchema: { [K in keyof O]: RuleOptionSpec };
+}
+
+export type Visitors<S> = {
+  [K in RecordKind]?: (state: S, record: RecordOf<K>) => void;
+};
+
+export interface FinishContext<O extends object> {
+  options: O;
+  inputs: readonly InputStats[];
+}
+
+/**
+ * A rule is a reducer over records. Its state must be structured-clonable (plain objects, arrays,
+ * Map, Set) so that inputs analysed in parallel can be merged; merge is applied in input order,
+ * which keeps parallel and sequential runs identical.
+ */
+export interface RuleModule<O extends object = object, S = unknown> {
+  meta: RuleMeta<O>;
+  createState(options: O): S;
+  visitors: Visitors<S>;
+  merge(into: S, from: S): void;
+  finish(state: S, ctx: FinishContext<O>): FindingDraft[];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRule = RuleModule<any, any>;
+
+export function defineRule<O extends object, S>(rule: RuleModule<O, S>): RuleModule<O, S> {
+  return rule;
+}

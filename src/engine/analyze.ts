@@ -1,0 +1,92 @@
+// The whole offline run: discover → open → read entries → rules → result. Commands stay thin and
+// call this; tests call it directly.
+
+import type { Readable } from 'node:stream';
+import { InputError } from '../core/errors.js';
+import type { InputStats, LdRecord } from '../core/types.js';
+import { discoverInputs, type InputSource } from '../input/discover.js';
+import { openSource } from '../input/open.js';
+import type { ParserOptions } from '../parsers/parser.js';
+import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
+import { readEntry, type EntryCallbacks } from './pipeline.js';
+
+export interface ReadProgress {
+  start(totalBytes: number | null): void;
+  file(path: string): void;
+  bytes(count: number): void;
+  stop(): void;
+}
+
+export interface ReadOptions extends ParserOptions {
+  stdin?: Readable;
+  progress?: ReadProgress;
+  /** Called for each unparsed line (for `parse` diagnostics). */
+  onUnparsed?: (stats: InputStats, line: number, reason: string) => void;
+}
+
+export interface ReadResult {
+  inputs: InputStats[];
+  errors: InputError[];
+}
+
+/** Streams every record of every input to `onRecord`, in input order. */
+export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
+  const discovery = await discoverInputs(args);
+  const errors = [...discovery.errors];
+  const inputs: InputStats[] = [];
+  const knownTotal = discovery.sources.every((s) => s.type === 'file')
+    ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0)
+    : null;
+  options.progress?.start(knownTotal);
+  const callbacks: EntryCallbacks = {
+    record: onRecord,
+    bytes: options.progress ? (n) => options.progress!.bytes(n) : undefined,
+    unparsed: options.onUnparsed,
+  };
+  try {
+    for (const source of discovery.sources) {
+      await readSource(source, callbacks, options, inputs, errors);
+    }
+  } finally {
+    options.progress?.stop();
+  }
+  for (const container of discovery.containers) {
+    const fromIt = inputs.filter((i) => belongsTo(i, container, discovery.sources));
+    if (fromIt.length > 0 && fromIt.every((i) => i.kind === 'unknown')) {
+      errors.push(new InputError(container, 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
+    }
+  }
+  if (inputs.length > 0 && inputs.every((i) => i.kind === 'unknown') && discovery.containers.length === 0 && errors.length === 0) {
+    errors.push(new InputError(inputs.map((i) => i.path).join(', '), 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
+  }
+  return { inputs, errors };
+}
+
+function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {
+  const archive = input.path.split(':')[0];
+  return sources.some((s) => s.origin === container && (s.path === input.path || s.path === archive));
+}
+
+async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
+  try {
+    for await (const entry of openSource(source, options.stdin)) {
+      options.progress?.file(entry.path);
+      const result = await readEntry(entry, callbacks, options);
+      inputs.push(result.stats);
+      if (result.error) {
+        errors.push(result.error);
+        if (result.error.path !== entry.path) return;
+      }
+    }
+  } catch (err) {
+    errors.push(err instanceof InputError ? err : new InputError(source.path, err instanceof Error ? err.message : String(err)));
+  }
+}
+
+export interface AnalysisResult extends EngineResult, ReadResult {}
+
+export async function analyzeInputs(args: readonly string[], rules: readonly ConfiguredRule[], options: ReadOptions = {}): Promise<AnalysisResult> {
+  const engine = new RuleEngine(rules);
+  const read = await readInputs(args, (r) => engine.emit(r), options);
+  return { ...read, ...engine.finish(read.inputs) };
+}

@@ -1,0 +1,115 @@
+// Dispatches each record to the rules that declared a visitor for its kind, and turns rule state
+// into findings at the end. Rules are isolated: one that throws is reported, the others go on.
+
+import { docsUrlFor } from '../core/docs.js';
+import type { AnyRule, Finding, InputKind, InputStats, LdRecord, RecordKind, Severity } from '../core/types.js';
+
+export interface ConfiguredRule {
+  rule: AnyRule;
+  options: object;
+  severity?: Severity;
+}
+
+export interface SkippedRule {
+  ruleId: string;
+  reason: string;
+}
+
+export interface RuleFailure {
+  ruleId: string;
+  message: string;
+}
+
+export interface EngineResult {
+  findings: Finding[];
+  skippedRules: SkippedRule[];
+  ruleFailures: RuleFailure[];
+}
+
+type Visit = (state: unknown, record: LdRecord) => void;
+
+export class RuleEngine {
+  private states: unknown[];
+  private readonly dispatch = new Map<RecordKind, { index: number; visit: Visit }[]>();
+  private readonly failures = new Map<string, string>();
+
+  constructor(private readonly rules: readonly ConfiguredRule[]) {
+    this.states = rules.map((r) => r.rule.createState(r.options));
+    rules.forEach((configured, index) => {
+      for (const [kind, visit] of Object.entries(configured.rule.visitors) as [RecordKind, Visit][]) {
+        const list = this.dispatch.get(kind) ?? [];
+        list.push({ index, visit });
+        this.dispatch.set(kind, list);
+      }
+    });
+  }
+
+  /** Record kinds at least one rule reads; parsers may skip building the others. */
+  wantedKinds(): Set<RecordKind> {
+    return new Set(this.dispatch.keys());
+  }
+
+  emit(record: LdRecord): void {
+    const targets = this.dispatch.get(record.kind);
+    if (!targets) return;
+    for (let i = 0; i < targets.length; i++) {
+      const t = targets[i]!;
+      try {
+        t.visit(this.states[t.index], record);
+      } catch (err) {
+        this.fail(t.index, err);
+      }
+    }
+  }
+
+  /** The rules' state, to be merged into another engine (parallel workers). */
+  snapshot(): unknown[] {
+    return this.states;
+  }
+
+  /** Merges another engine's state into this one; call in input order. */
+  absorb(states: readonly unknown[]): void {
+    this.rules.forEach((r, i) => {
+      try {
+        r.rule.merge(this.states[i], states[i]);
+      } catch (err) {
+        this.fail(i, err);
+      }
+    });
+  }
+
+  finish(inputs: readonly InputStats[]): EngineResult {
+    const presentKinds = new Set<InputKind>(inputs.map((i) => i.kind));
+    const findings: Finding[] = [];
+    const skippedRules: SkippedRule[] = [];
+    this.rules.forEach((configured, index) => {
+      const { rule } = configured;
+      const id = rule.meta.id;
+      if (this.failures.has(id)) return;
+      const needed = rule.meta.inputs as InputKind[];
+      if (!needed.some((k) => presentKinds.has(k))) {
+        skippedRules.push({ ruleId: id, reason: `no ${needed.join(' or ')} input` });
+        return;
+      }
+      try {
+        for (const draft of rule.finish(this.states[index], { options: configured.options, inputs })) {
+          findings.push({
+            ruleId: id,
+            ...draft,
+            severity: configured.severity ?? draft.severity ?? rule.meta.defaultSeverity,
+            docsUrl: docsUrlFor(id),
+          });
+        }
+      } catch (err) {
+        this.fail(index, err);
+      }
+    });
+    const ruleFailures = [...this.failures].map(([ruleId, message]) => ({ ruleId, message }));
+    return { findings, skippedRules, ruleFailures };
+  }
+
+  private fail(index: number, err: unknown): void {
+    const id = this.rules[index]!.rule.meta.id;
+    if (!this.failures.has(id)) this.failures.set(id, err instanceof Error ? err.message : String(err));
+  }
+}

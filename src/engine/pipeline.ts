@@ -1,0 +1,94 @@
+// Streams one input entry line by line: sniff its kind from the first lines, then hand every
+// line to that kind's parser. Memory is bounded by the sniff window and the longest line.
+
+import split2 from 'split2';
+import { InputError } from '../core/errors.js';
+import type { InputKind, InputStats, LdRecord } from '../core/types.js';
+import { metaFromPath } from '../input/path-meta.js';
+import type { InputEntry } from '../input/open.js';
+import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
+import { PARSERS } from '../parsers/index.js';
+import type { LineParser, ParserOptions } from '../parsers/parser.js';
+
+/** Lines longer than this are not real log lines; they are counted as unparsed and skipped. */
+export const MAX_LINE_BYTES = 1 << 20;
+
+export interface EntryCallbacks {
+  record(record: LdRecord): void;
+  /** Called once the kind is known, before any record of the entry. */
+  kind?(stats: InputStats): void;
+  bytes?(count: number): void;
+  unparsed?(stats: InputStats, line: number, reason: string): void;
+}
+
+export interface EntryResult {
+  stats: InputStats;
+  /** Set when the entry could not be read to its end; records read before the failure were still delivered. */
+  error?: InputError;
+}
+
+export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, options: ParserOptions = {}, forcedKind?: InputKind): Promise<EntryResult> {
+  const stats: InputStats = { path: entry.path, kind: 'unknown', bytes: 0, records: 0, unparsed: 0, lines: 0, ...metaFromPath(entry.path) };
+  let sniffBuffer: string[] | null = [];
+  let parser: LineParser | null = null;
+
+  const sink = {
+    emit(record: LdRecord) {
+      stats.records++;
+      callbacks.record(record);
+    },
+    unparsed(line: number, reason: string) {
+      stats.unparsed++;
+      callbacks.unparsed?.(stats, line, reason);
+    },
+  };
+  const start = (kind: InputKind) => {
+    stats.kind = kind;
+    callbacks.kind?.(stats);
+    const factory = PARSERS[kind];
+    parser = factory ? factory(stats, sink, options) : null;
+  };
+  const flushSniff = () => {
+    const buffered = sniffBuffer ?? [];
+    sniffBuffer = null;
+    start(forcedKind ?? sniffKind(buffered));
+    if (parser) buffered.forEach((l, i) => parser!.line(l, i + 1));
+  };
+
+  const onLine = (text: string) => {
+    stats.lines++;
+    if (stats.lines === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (sniffBuffer) {
+      sniffBuffer.push(text);
+      if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
+      return;
+    }
+    parser?.line(text, stats.lines);
+  };
+
+  let error: InputError | undefined;
+  await new Promise<void>((resolve, reject) => {
+    // skipOverflow is supported by split2 but missing from its type definitions.
+    const lines = split2({ maxLength: MAX_LINE_BYTES, skipOverflow: true } as split2.Options);
+    entry.stream.on('data', (chunk: Buffer) => {
+      stats.bytes += chunk.length;
+      callbacks.bytes?.(chunk.length);
+    });
+    entry.stream.once('error', (err: unknown) => {
+      lines.destroy();
+      reject(err instanceof InputError ? err : new InputError(entry.path, String((err as Error)?.message ?? err)));
+    });
+    lines.on('data', onLine);
+    lines.once('end', resolve);
+    lines.once('error', (err: Error) => reject(new InputError(entry.path, err.message, stats.lines + 1)));
+    entry.stream.pipe(lines);
+  })
+    .catch((err: unknown) => {
+      error = err instanceof InputError ? err : new InputError(entry.path, String(err));
+    })
+    .finally(() => {
+      if (sniffBuffer) flushSniff();
+      (parser as LineParser | null)?.end();
+    });
+  return error ? { stats, error } : { stats };
+}

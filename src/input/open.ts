@@ -1,0 +1,143 @@
+// Opens a source as a sequence of byte streams: a plain file is one entry, a gzip file is one
+// decompressed entry, a tar (or tar.gz) bundle is one entry per member. Compression and archive
+// layout are recognised by magic bytes, so `cat bundle.tgz | linkerd-doctor analyze -` works too.
+// Nothing is ever extracted to disk.
+
+import { createReadStream } from 'node:fs';
+import { pipeline, Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import * as tar from 'tar-stream';
+import { InputError, describeSystemError } from '../core/errors.js';
+import type { InputSource } from './discover.js';
+
+export interface InputEntry {
+  /** Display path; tar members are `archive:member`. */
+  path: string;
+  stream: Readable;
+  /** Uncompressed size when known, for progress. */
+  size: number | null;
+}
+
+const READ_CHUNK = 1 << 20;
+const TAR_HEADER = 512;
+
+export function isGzip(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+export function isTar(head: Buffer): boolean {
+  return head.length >= 262 && head.toString('latin1', 257, 262) === 'ustar';
+}
+
+export async function* openSource(source: InputSource, stdin: Readable = process.stdin): AsyncGenerator<InputEntry> {
+  const raw = source.type === 'stdin' ? stdin : createReadStream(source.path, { highWaterMark: READ_CHUNK });
+  const size = source.type === 'file' ? source.size : null;
+  yield* openStream(source.path, raw, size);
+}
+
+async function* openStream(displayPath: string, raw: Readable, size: number | null): AsyncGenerator<InputEntry> {
+  let { head, stream } = await peek(displayPath, tagErrors(displayPath, raw), TAR_HEADER);
+  let knownSize = size;
+  if (isGzip(head)) {
+    ({ head, stream } = await peek(displayPath, gunzip(displayPath, stream), TAR_HEADER));
+    knownSize = null;
+  }
+  if (isTar(head)) {
+    yield* tarEntries(displayPath, stream);
+    return;
+  }
+  yield { path: displayPath, stream, size: knownSize };
+}
+
+async function* tarEntries(archivePath: string, stream: Readable): AsyncGenerator<InputEntry> {
+  const extract = tar.extract();
+  let failure: unknown = null;
+  pipeline(stream, extract, (err) => {
+    if (err) failure = err;
+  });
+  try {
+    for await (const entry of extract) {
+      const member = entry.header.name;
+      if (entry.header.type !== 'file' && entry.header.type !== 'contiguous-file') {
+        entry.resume();
+        continue;
+      }
+      // Member names are only labels: absolute and `..` paths are shown, never resolved.
+      const memberPath = `${archivePath}:${member}`;
+      const { head, stream: memberStream } = await peek(memberPath, entry as unknown as Readable, 2);
+      const body = isGzip(head) ? gunzip(memberPath, memberStream) : memberStream;
+      yield { path: memberPath, stream: body, size: isGzip(head) ? null : entry.header.size ?? null };
+      entry.resume();
+    }
+  } catch (err) {
+    throw new InputError(archivePath, `broken tar archive: ${describeTarError(err)}`);
+  }
+  if (failure) throw new InputError(archivePath, `broken tar archive: ${describeTarError(failure)}`);
+}
+
+function describeTarError(err: unknown): string {
+  if (err instanceof InputError) return err.message;
+  const msg = describeSystemError(err);
+  return msg.replace(/^Unexpected end of data$/, 'unexpected end of data (truncated)');
+}
+
+function gunzip(displayPath: string, stream: Readable): Readable {
+  const out = createGunzip();
+  pipeline(stream, out, () => {});
+  return tagErrors(displayPath, out);
+}
+
+/** Re-labels stream errors as InputErrors naming the file, once. */
+function tagErrors(displayPath: string, stream: Readable): Readable {
+  const original = stream.emit.bind(stream);
+  stream.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event === 'error' && !(args[0] instanceof InputError)) {
+      return original('error', new InputError(displayPath, describeSystemError(args[0])));
+    }
+    return original(event, ...args);
+  }) as typeof stream.emit;
+  return stream;
+}
+
+/**
+ * Reads at least `bytes` bytes (or to the end) and pushes them back, so the stream can be
+ * handed on unchanged.
+ */
+function peek(displayPath: string, stream: Readable, bytes: number): Promise<{ head: Buffer; stream: Readable }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let ended = false;
+    const finish = () => {
+      cleanup();
+      const head = Buffer.concat(chunks);
+      if (ended) return resolve({ head, stream: Readable.from(head.length > 0 ? [head] : []) });
+      if (head.length > 0) stream.unshift(head);
+      resolve({ head, stream });
+    };
+    const onEnd = () => {
+      ended = true;
+      finish();
+    };
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while ((chunk = stream.read() as Buffer | null) !== null) {
+        chunks.push(chunk);
+        length += chunk.length;
+        if (length >= bytes) return finish();
+      }
+    };
+    const onError = (err: unknown) => {
+      cleanup();
+      reject(err instanceof InputError ? err : new InputError(displayPath, describeSystemError(err)));
+    };
+    const cleanup = () => {
+      stream.off('readable', onReadable);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+    };
+    stream.on('readable', onReadable);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+  });
+}

@@ -1,0 +1,69 @@
+// Pod, namespace and container from the layouts people capture logs in. A path that fits none of
+// them gives nothing: a wrong pod name is worse than none.
+
+export interface PathMeta {
+  pod?: string;
+  namespace?: string;
+  container?: string;
+}
+
+const POD_NAME = /^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?$/;
+/** `<ns>_<pod>_<uid>` directories under /var/log/pods. */
+const KUBELET_POD_DIR = /^([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_([0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}|[0-9a-f]{32})$/;
+/** `/var/log/containers/<pod>_<ns>_<container>-<64 hex>.log` symlinks. */
+const KUBELET_CONTAINER_FILE = /^([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9]*)-[0-9a-f]{64}\.log$/;
+const LOG_SUFFIX = /(?:\.(?:log|txt|out|json))?(?:\.gz)?$/;
+/** Deployment and DaemonSet pods (`name-<hash>-<5>`/`name-<5>`) and StatefulSet pods (`name-<ordinal>`). */
+const GENERATED_POD = /^[a-z0-9][-a-z0-9]*-(?:[a-z0-9]{5}|\d+)$/;
+const KNOWN_CONTAINERS = new Set([
+  'linkerd-proxy', 'linkerd-init', 'linkerd-network-validator', 'destination', 'policy', 'identity', 'sp-validator',
+  'proxy-injector', 'linkerd-destination', 'linkerd-identity', 'coredns', 'node-cache', 'traefik', 'controller',
+]);
+
+export function metaFromPath(path: string): PathMeta {
+  const parts = path.split(/[\\/]|:(?=[^/\\]*[/\\])/).filter((p) => p !== '' && p !== '.');
+  const file = parts[parts.length - 1] ?? '';
+
+  const containerLink = KUBELET_CONTAINER_FILE.exec(file);
+  if (containerLink) return { pod: containerLink[1], namespace: containerLink[2], container: containerLink[3] };
+
+  for (let i = parts.length - 2; i >= 0; i--) {
+    const podDir = KUBELET_POD_DIR.exec(parts[i]!);
+    if (podDir) {
+      const meta: PathMeta = { namespace: podDir[1], pod: podDir[2] };
+      if (i + 2 < parts.length) meta.container = parts[i + 1];
+      return meta;
+    }
+  }
+
+  const stem = file.replace(LOG_SUFFIX, '');
+  const parent = parts[parts.length - 2];
+  const grandparent = parts[parts.length - 3];
+  const greatGrandparent = parts[parts.length - 4];
+
+  // kubectl cluster-info dump: <ns>/<pod>/logs.txt, or <ns>/<pod>/<container>/logs.txt
+  if (file === 'logs.txt' && parent && grandparent) {
+    if (greatGrandparent && (KNOWN_CONTAINERS.has(parent) || GENERATED_POD.test(grandparent))) {
+      return { namespace: greatGrandparent, pod: grandparent, container: parent };
+    }
+    return { namespace: grandparent, pod: parent };
+  }
+
+  // <ns>/<pod>/<container>.log
+  if (parent && grandparent && POD_NAME.test(stem) && (KNOWN_CONTAINERS.has(stem) || GENERATED_POD.test(parent))) {
+    return { namespace: grandparent, pod: parent, container: stem };
+  }
+
+  // <pod>.log
+  if (POD_NAME.test(stem) && !/^\d+$/.test(stem) && file !== stem) return { pod: stem };
+  return {};
+}
+
+/** `traefik-7d9f8c6b5-x2x8k` → `traefik`; `web-0` → `web`. Null when the name is not generated. */
+export function workloadOfPod(pod: string | undefined): string | undefined {
+  if (!pod) return undefined;
+  const deployment = /^(.+)-[a-z0-9]{8,10}-[a-z0-9]{5}$/.exec(pod);
+  if (deployment) return deployment[1];
+  const daemonOrOrdinal = /^(.+)-(?:[a-z0-9]{5}|\d+)$/.exec(pod);
+  return daemonOrOrdinal ? daemonOrOrdinal[1] : pod;
+}

@@ -1,0 +1,52 @@
+// Decides an input's kind from its first lines, never from its name: bundles name files freely,
+// and stdin has no name at all.
+
+import type { InputKind } from '../core/types.js';
+import { CollectorPrefixReader } from '../parsers/collector-prefix.js';
+import { parseProxyLogPayload } from '../parsers/proxy-log.js';
+
+/** How many leading lines the sniffer looks at. */
+export const SNIFF_LINES = 64;
+
+const PROM_COMMENT = /^# (?:HELP|TYPE|UNIT|POD|EOF|ERROR)\b/;
+const PROM_SAMPLE = /^(?:[A-Za-z_:][\w:]*|\{"[^"]+")(?:\{.*\})?\s+(?:[-+]?(?:\d|Inf|NaN|inf|nan)[^\s]*)(?:\s+\S+)?\s*$/;
+const DIG_MARKER = /^(?:; <<>> DiG |;; ->>HEADER<<-|;; (?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|;; global options:|;; connection timed out|;; communications error|;; Got answer:|;; Query time:|;; WHEN:|;; Received \d+ bytes)/;
+const DIG_YAML = /^-?\s*type: (?:MESSAGE|DIG_ERROR)\s*$/;
+const RR_LINE = /^\S+\.?\s+(?:\d+[wdhms\d]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
+const SHORT_SRV = /^\d+ \d+ \d+ \S+\.$/;
+const SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:]+)$/i;
+const COREDNS_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
+const COREDNS_OTHER = /^\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
+
+export function sniffKind(lines: readonly string[]): InputKind {
+  const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0 };
+  let shortAnswers = 0;
+  let nonBlank = 0;
+  const prefixes = new CollectorPrefixReader();
+  lines.forEach((raw, i) => {
+    const collected = prefixes.feed(raw, i + 1);
+    if (!collected) return;
+    const line = collected.content.replace(/^\uFEFF/, '').trimEnd();
+    if (line === '') return;
+    nonBlank++;
+    if (PROM_COMMENT.test(line)) score.prometheus += 2;
+    else if (DIG_MARKER.test(line) || DIG_YAML.test(line)) score.dig += 3;
+    else if (COREDNS_QUERY.test(line)) score['coredns-log'] += 3;
+    else if (COREDNS_OTHER.test(line)) score['coredns-log'] += 1;
+    else if (RR_LINE.test(line)) score.dig += 1;
+    else if (SHORT_SRV.test(line) || SHORT_IP.test(line)) shortAnswers++;
+    else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
+    else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
+  });
+  // `dig +short` prints nothing but rdata: only call it dig when every line looks like that.
+  if (nonBlank > 0 && shortAnswers === nonBlank) return 'dig';
+  let best: InputKind = 'unknown';
+  let bestScore = 0;
+  for (const [kind, s] of Object.entries(score) as [InputKind, number][]) {
+    if (s > bestScore) {
+      best = kind;
+      bestScore = s;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,118 @@
+// Log collectors wrap each line in their own prefix: CRI files (`<ts> stdout F <line>`),
+// `kubectl logs --timestamps` (`<ts> <line>`), Docker json-file, and multi-pod tailers such as
+// stern (`<pod> <container> <line>`). This module peels those off so format parsers see the
+// payload, and it rejoins CRI partial (`P`) lines.
+
+export interface CollectedLine {
+  /** Collector wall time in ms since the epoch, or null. */
+  time: number | null;
+  stream?: 'stdout' | 'stderr';
+  pod?: string;
+  container?: string;
+  content: string;
+  /** First physical line of the logical line (differs from the current line when CRI partials were joined). */
+  line: number;
+}
+
+// eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC.
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
+const CRI = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([FP]) ?(.*)$/s;
+const KUBECTL_TS = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (.*)$/s;
+// stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload.
+const TAILER = /^([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] )/;
+
+/**
+ * Parses an RFC 3339 timestamp with up to nanosecond precision into epoch milliseconds
+ * (fractions below a millisecond are kept as a fraction).
+ */
+export function parseRfc3339(text: string): number | null {
+  const dot = text.indexOf('.');
+  if (dot === -1) {
+    const ms = Date.parse(text);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  let end = dot + 1;
+  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+  const whole = Date.parse(text.slice(0, dot) + text.slice(end));
+  if (Number.isNaN(whole)) return null;
+  const fraction = Number('0' + text.slice(dot, end));
+  return whole + fraction * 1000;
+}
+
+export class CollectorPrefixReader {
+  private partial: { time: number | null; stream: 'stdout' | 'stderr'; parts: string[]; line: number } | null = null;
+
+  /** Returns the logical line, or null while a CRI partial line is still being assembled. */
+  feed(raw: string, lineNo: number): CollectedLine | null {
+    let text = raw.includes('\x1b[') ? raw.replace(ANSI, '') : raw;
+    const first = text.charCodeAt(0);
+
+    if (first >= 48 && first <= 57) {
+      const cri = CRI.exec(text);
+      if (cri) {
+        const time = parseRfc3339(cri[1]!);
+        const stream = cri[2] as 'stdout' | 'stderr';
+        const body = cri[4]!;
+        if (cri[3] === 'P') {
+          if (this.partial) this.partial.parts.push(body);
+          else this.partial = { time, stream, parts: [body], line: lineNo };
+          return null;
+        }
+        if (this.partial) {
+          const joined = this.partial;
+          this.partial = null;
+          joined.parts.push(body);
+          return { time: joined.time, stream: joined.stream, content: joined.parts.join(''), line: joined.line };
+        }
+        return { time, stream, content: body, line: lineNo };
+      }
+      const kubectl = KUBECTL_TS.exec(text);
+      if (kubectl) {
+        const time = parseRfc3339(kubectl[1]!);
+        if (time !== null) return this.withTailer(kubectl[2]!, time, lineNo);
+      }
+    }
+
+    if (first === 123 /* { */ && text.startsWith('{"log":')) {
+      const docker = parseDockerJson(text);
+      if (docker) return { ...docker, line: lineNo };
+    }
+    if (this.partial) {
+      // A partial line that never got its final chunk: flush it as-is before this one.
+      this.partial = null;
+    }
+    text = text.endsWith('\r') ? text.slice(0, -1) : text;
+    return this.withTailer(text, null, lineNo);
+  }
+
+  /** Flushes a dangling CRI partial line at end of input. */
+  flush(): CollectedLine | null {
+    const pending = this.partial;
+    this.partial = null;
+    return pending ? { time: pending.time, stream: pending.stream, content: pending.parts.join(''), line: pending.line } : null;
+  }
+
+  private withTailer(content: string, time: number | null, line: number): CollectedLine {
+    const first = content.charCodeAt(0);
+    // Fast path: payloads that start like a log line need no tailer check.
+    if (first === 91 /* [ */ || first === 123 /* { */ || first === 32) return { time, content, line };
+    const tailer = TAILER.exec(content);
+    if (!tailer) return { time, content, line };
+    const rest = content.slice(tailer[0].length);
+    if (tailer[2] !== undefined) return { time, pod: tailer[1], container: tailer[2], content: rest, line };
+    return { time, container: tailer[1], content: rest, line };
+  }
+}
+
+function parseDockerJson(text: string): Omit<CollectedLine, 'line'> | null {
+  try {
+    const doc = JSON.parse(text) as { log?: unknown; stream?: unknown; time?: unknown };
+    if (typeof doc.log !== 'string') return null;
+    const content = doc.log.endsWith('\n') ? doc.log.slice(0, -1) : doc.log;
+    const time = typeof doc.time === 'string' ? parseRfc3339(doc.time) : null;
+    const stream = doc.stream === 'stderr' ? 'stderr' : 'stdout';
+    return { time, stream, content };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,353 @@
+// linkerd2-proxy diagnostic logs: the plain tracing layout, the JSON layout, the pre-2020 legacy
+// layout, and logfmt lines from Go components that share the container. Grammar notes live in
+// docs/parse-format.md; the field layout follows tracing-subscriber's Full and Json formatters.
+
+import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types.js';
+import { CollectorPrefixReader, parseRfc3339, type CollectedLine } from './collector-prefix.js';
+import type { LineParser, ParserFactory, ParserSink } from './parser.js';
+
+type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields'> & {
+  time?: number | null;
+};
+
+const LEVELS = new Set<string>(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']);
+const LEGACY_LEVELS: Record<string, LogLevel> = { 'ERR!': 'ERROR', WARN: 'WARN', INFO: 'INFO', DBUG: 'DEBUG', TRCE: 'TRACE' };
+const LOGFMT_LEVELS: Record<string, LogLevel> = {
+  trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', warning: 'WARN', error: 'ERROR', fatal: 'ERROR', panic: 'ERROR',
+};
+
+/** Uptime values can jitter slightly between threads; a larger step back is a restart. */
+const RESTART_TOLERANCE_SECONDS = 1;
+
+export const createProxyLogParser: ParserFactory = (input, sink) => new ProxyLogParser(input, sink);
+
+class ProxyLogParser implements LineParser {
+  private readonly prefixes = new CollectorPrefixReader();
+  private restart = 0;
+  private lastUptime: number | null = null;
+  private recordsSinceRestart = 0;
+  /** Wall time minus uptime for the current proxy process, learned from any line that has both. */
+  private bootTime: number | null = null;
+
+  constructor(
+    private readonly input: InputInfo,
+    private readonly sink: ParserSink,
+  ) {}
+
+  line(text: string, lineNo: number): void {
+    const collected = this.prefixes.feed(text, lineNo);
+    if (collected) this.handle(collected);
+  }
+
+  end(): void {
+    const pending = this.prefixes.flush();
+    if (pending) this.handle(pending);
+  }
+
+  private handle(collected: CollectedLine): void {
+    const content = collected.content;
+    if (content.trim() === '') return;
+    const parsed = parseProxyLogPayload(content);
+    if (!parsed) {
+      this.sink.unparsed(collected.line, 'not a proxy log line');
+      return;
+    }
+    this.trackRestart(parsed);
+    let time = collected.time ?? parsed.time ?? null;
+    if (parsed.uptime !== null) {
+      if (time !== null) this.bootTime = time - parsed.uptime * 1000;
+      else if (this.bootTime !== null) time = this.bootTime + parsed.uptime * 1000;
+    }
+    const record: ProxyLogRecord = {
+      kind: 'proxy-log',
+      path: this.input.path,
+      line: collected.line,
+      pod: collected.pod ?? this.input.pod,
+      namespace: this.input.namespace,
+      container: collected.container ?? this.input.container,
+      format: parsed.format,
+      time,
+      uptime: parsed.uptime,
+      restart: this.restart,
+      level: parsed.level,
+      thread: parsed.thread,
+      spans: parsed.spans,
+      target: parsed.target,
+      message: parsed.message,
+      fields: parsed.fields,
+      raw: content,
+    };
+    if (collected.stream) record.stream = collected.stream;
+    this.recordsSinceRestart++;
+    this.sink.emit(record);
+  }
+
+  private trackRestart(parsed: Parsed): void {
+    const isBanner = parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release ');
+    const wentBack = parsed.uptime !== null && this.lastUptime !== null && parsed.uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime;
+    if ((wentBack || isBanner) && this.recordsSinceRestart > 0) {
+      this.restart++;
+      this.recordsSinceRestart = 0;
+      this.bootTime = null;
+    }
+    if (parsed.uptime !== null) this.lastUptime = parsed.uptime;
+  }
+}
+
+/** Parses one payload line (collector prefix already removed). Returns null when it is not a log line. */
+export function parseProxyLogPayload(content: string): Parsed | null {
+  const first = content.charCodeAt(0);
+  if (first === 91 /* [ */) return parsePlain(content);
+  if (first === 123 /* { */) return parseJson(content);
+  if (content.startsWith('time=') || content.startsWith('level=')) return parseLogfmt(content);
+  const legacy = /^(ERR!|WARN|INFO|DBUG|TRCE) \[ *(\d+)\.(\d+)s\] (.*)$/s.exec(content);
+  if (legacy) return parseLegacy(legacy);
+  // Users and some platforms strip the uptime; the level then starts the line.
+  const bare = /^(TRACE|DEBUG|INFO|WARN|ERROR)\s/.exec(content);
+  if (bare) return parseAfterUptime(content, 0, null);
+  return null;
+}
+
+function parsePlain(content: string): Parsed | null {
+  const close = content.indexOf('s]');
+  if (close === -1) return null;
+  const uptime = parseUptime(content.slice(1, close));
+  if (uptime === null) return null;
+  return parseAfterUptime(content, close + 2, uptime);
+}
+
+/** `[     0.002035s]`: micro-second fractions; proxies before v2.116 printed raw nanoseconds unpadded. */
+function parseUptime(inner: string): number | null {
+  const m = /^\s*(\d+)\.(\d+)$/.exec(inner);
+  if (!m) return null;
+  const secs = Number(m[1]);
+  const frac = m[2]!;
+  return frac.length > 6 ? secs + Number(frac) / 1e9 : secs + Number(frac) / 10 ** frac.length;
+}
+
+function parseAfterUptime(content: string, start: number, uptime: number | null): Parsed | null {
+  let pos = skipSpaces(content, start);
+  const levelEnd = content.indexOf(' ', pos);
+  if (levelEnd === -1) return null;
+  const level = content.slice(pos, levelEnd);
+  if (!LEVELS.has(level)) return null;
+  pos = skipSpaces(content, levelEnd);
+  let thread: number | null = null;
+  if (content.startsWith('ThreadId(', pos)) {
+    const end = content.indexOf(')', pos);
+    if (end === -1) return null;
+    thread = Number(content.slice(pos + 9, end));
+    pos = skipSpaces(content, end + 1);
+  }
+  const body = parseSpansTargetMessage(content, pos);
+  if (!body) return null;
+  return { format: 'plain', uptime, level: level as LogLevel, thread, ...body };
+}
+
+function skipSpaces(s: string, pos: number): number {
+  while (s.charCodeAt(pos) === 32) pos++;
+  return pos;
+}
+
+/**
+ * `span{k=v}:span: target::path: message k=v …`. Spans are tokens `name` or `name{…}` joined by
+ * single colons; the target is a module path. Scanning (rather than a lazy regex) keeps this linear
+ * and stops `: ` inside error text from being mistaken for a span boundary.
+ */
+function parseSpansTargetMessage(s: string, start: number): Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'> | null {
+  const chain: { name: string; fields: string | null }[] = [];
+  let pos = start;
+  while (true) {
+    const nameEnd = scanModulePath(s, pos);
+    if (nameEnd === pos) return null;
+    const name = s.slice(pos, nameEnd);
+    pos = nameEnd;
+    let fields: string | null = null;
+    if (s.charCodeAt(pos) === 123 /* { */) {
+      const close = matchingBrace(s, pos);
+      if (close === -1) return null;
+      fields = s.slice(pos + 1, close);
+      pos = close + 1;
+    }
+    chain.push({ name, fields });
+    if (s.charCodeAt(pos) === 58 /* : */ && s.charCodeAt(pos + 1) === 32) {
+      pos += 2;
+      break;
+    }
+    if (s.charCodeAt(pos) === 58) {
+      pos += 1;
+      continue;
+    }
+    return null;
+  }
+  // Is the next token a target (`module::path: `)? Then the chain was the span list.
+  const targetEnd = scanModulePath(s, pos);
+  if (targetEnd > pos && s.charCodeAt(targetEnd) === 58 && s.charCodeAt(targetEnd + 1) === 32) {
+    const spans = chain.map((c): LogSpan => ({ name: c.name, fields: c.fields ? parseSpanFields(c.fields) : {} }));
+    return { spans, target: s.slice(pos, targetEnd), ...splitMessage(s.slice(targetEnd + 2)) };
+  }
+  if (chain.length !== 1 || chain[0]!.fields !== null) return null;
+  return { spans: [], target: chain[0]!.name, ...splitMessage(s.slice(pos)) };
+}
+
+function scanModulePath(s: string, pos: number): number {
+  let i = pos;
+  const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+  const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 45 /* - */;
+  if (!isIdentStart(s.charCodeAt(i))) return pos;
+  while (true) {
+    while (isIdent(s.charCodeAt(i))) i++;
+    if (s.charCodeAt(i) === 58 && s.charCodeAt(i + 1) === 58 && isIdentStart(s.charCodeAt(i + 2))) {
+      i += 2;
+      continue;
+    }
+    return i;
+  }
+}
+
+function matchingBrace(s: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 123) depth++;
+    else if (c === 125 && --depth === 0) return i;
+  }
+  return -1;
+}
+
+const FIELD_KEY = /(?:^| )([A-Za-z_][\w.]*)=/g;
+
+/** `k=v k2=v2`: values are Display text and may hold spaces, so keys mark the boundaries. */
+function parseSpanFields(text: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const keys: { key: string; valueStart: number; matchStart: number }[] = [];
+  FIELD_KEY.lastIndex = 0;
+  for (let m = FIELD_KEY.exec(text); m; m = FIELD_KEY.exec(text)) {
+    keys.push({ key: m[1]!, valueStart: m.index + m[0].length, matchStart: m.index });
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const end = i + 1 < keys.length ? keys[i + 1]!.matchStart : text.length;
+    fields[keys[i]!.key] = unquote(text.slice(keys[i]!.valueStart, end));
+  }
+  return fields;
+}
+
+const MESSAGE_FIELD = / ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)=/g;
+
+/** `message key=value …`: `error.sources=[…]` is bracketed and may contain anything. */
+function splitMessage(rest: string): { message: string; fields: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  MESSAGE_FIELD.lastIndex = 0;
+  const first = MESSAGE_FIELD.exec(rest);
+  if (!first) return { message: rest, fields };
+  const message = rest.slice(0, first.index);
+  let key = first[1]!;
+  let valueStart = first.index + first[0].length;
+  while (true) {
+    if (rest.charCodeAt(valueStart) === 91 /* [ */ && key.endsWith('.sources')) {
+      const close = rest.indexOf(']', valueStart);
+      const end = close === -1 ? rest.length : close + 1;
+      fields[key] = rest.slice(valueStart, end);
+      MESSAGE_FIELD.lastIndex = end;
+    } else {
+      MESSAGE_FIELD.lastIndex = valueStart;
+    }
+    const next = MESSAGE_FIELD.exec(rest);
+    if (fields[key] === undefined) fields[key] = unquote(rest.slice(valueStart, next ? next.index : rest.length));
+    if (!next) break;
+    key = next[1]!;
+    valueStart = next.index + next[0].length;
+  }
+  return { message, fields };
+}
+
+function unquote(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+}
+
+function parseJson(content: string): Parsed | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(content);
+  } catch {
+    return null;
+  }
+  if (!doc || typeof doc !== 'object') return null;
+  const d = doc as Record<string, unknown>;
+  const level = typeof d.level === 'string' ? d.level.toUpperCase() : '';
+  if (!LEVELS.has(level) || typeof d.target !== 'string') return null;
+  const rawFields = d.fields && typeof d.fields === 'object' ? (d.fields as Record<string, unknown>) : {};
+  const fields: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rawFields)) if (k !== 'message') fields[k] = stringify(v);
+  const spans: LogSpan[] = Array.isArray(d.spans)
+    ? d.spans.filter((s): s is Record<string, unknown> => !!s && typeof s === 'object').map((s) => {
+        const spanFields: Record<string, string> = {};
+        for (const [k, v] of Object.entries(s)) if (k !== 'name') spanFields[k] = stringify(v);
+        return { name: String(s.name ?? ''), fields: spanFields };
+      })
+    : [];
+  let uptime: number | null = null;
+  let time: number | null = null;
+  if (typeof d.timestamp === 'string') {
+    // Before proxy v2.252 the JSON timestamp is the uptime string; from v2.252 it is RFC 3339.
+    if (d.timestamp.startsWith('[')) uptime = parseUptime(d.timestamp.slice(1, d.timestamp.indexOf('s]')));
+    else time = parseRfc3339(d.timestamp);
+  }
+  const threadMatch = typeof d.threadId === 'string' ? /(\d+)/.exec(d.threadId) : null;
+  return {
+    format: 'json',
+    uptime,
+    time,
+    level: level as LogLevel,
+    thread: threadMatch ? Number(threadMatch[1]) : null,
+    spans,
+    target: d.target,
+    message: stringify(rawFields.message ?? ''),
+    fields,
+  };
+}
+
+function stringify(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function parseLegacy(m: RegExpExecArray): Parsed | null {
+  const uptime = parseUptime(`${m[2]}.${m[3]}`);
+  const rest = m[4]!;
+  // `proxy={server=in listen=…} linkerd2_proxy::app: message`
+  const target = /(?:^|\s)([A-Za-z_][\w]*(?:::[\w]+)+|[a-z_][\w]*): (.*)$/s.exec(rest);
+  return {
+    format: 'legacy',
+    uptime,
+    level: LEGACY_LEVELS[m[1]!]!,
+    thread: null,
+    spans: [],
+    target: target ? target[1]! : '',
+    message: target ? target[2]! : rest,
+    fields: {},
+  };
+}
+
+const LOGFMT_PAIR = /([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g;
+
+function parseLogfmt(content: string): Parsed | null {
+  const pairs: Record<string, string> = {};
+  LOGFMT_PAIR.lastIndex = 0;
+  for (let m = LOGFMT_PAIR.exec(content); m; m = LOGFMT_PAIR.exec(content)) {
+    pairs[m[1]!] = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '');
+  }
+  const level = LOGFMT_LEVELS[(pairs.level ?? '').toLowerCase()];
+  if (!level) return null;
+  const { time: timeText, level: _level, msg, component, ...fields } = pairs;
+  return {
+    format: 'logfmt',
+    uptime: null,
+    time: timeText ? parseRfc3339(timeText) : null,
+    level,
+    thread: null,
+    spans: [],
+    target: component ?? '',
+    message: msg ?? '',
+    fields,
+  };
+}

@@ -1,0 +1,151 @@
+// The human report: findings grouped by severity, evidence rendered generically (scalars as a
+// table, lists of objects as small tables, timelines as sparklines) so a new rule needs no
+// formatter changes.
+
+import { Chalk, type ChalkInstance } from 'chalk';
+import Table from 'cli-table3';
+import { SEVERITIES, type Finding, type Severity, type Timeline } from '../../core/types.js';
+import { compact } from '../../util/stats.js';
+import type { Report } from '../report.js';
+import type { FormatOptions } from './index.js';
+
+const SPARK = '▁▂▃▄▅▆▇█';
+const MAX_LIST_ROWS = 5;
+
+export function sparkline(counts: readonly number[]): string {
+  const max = Math.max(...counts, 0);
+  if (max === 0) return SPARK[0]!.repeat(counts.length);
+  return counts.map((c) => (c === 0 ? ' ' : SPARK[Math.min(SPARK.length - 1, Math.floor((c / max) * (SPARK.length - 1)))]!)).join('');
+}
+
+export function formatText(report: Report, options: FormatOptions): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 });
+  const out: string[] = [];
+  const kinds = new Map<string, number>();
+  for (const i of report.inputs) kinds.set(i.kind, (kinds.get(i.kind) ?? 0) + 1);
+  const bytes = report.inputs.reduce((n, i) => n + i.bytes, 0);
+  const records = report.inputs.reduce((n, i) => n + i.records, 0);
+  out.push(
+    c.bold(`${report.tool.name} ${report.tool.version}`) +
+      c.dim(` · ${report.inputs.length} input${report.inputs.length === 1 ? '' : 's'} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}) · ${formatBytes(bytes)} · ${compact(records)} records`),
+  );
+  const unparsed = report.inputs.filter((i) => i.unparsed > 0);
+  if (unparsed.length > 0) {
+    out.push(c.yellow(`  ${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed.slice(0, 3).map((i) => `${i.path} (${i.unparsed})`).join(', ')}`));
+  }
+  out.push('');
+
+  const visible = options.findings;
+  for (const severity of SEVERITIES) {
+    const group = visible.filter((f) => f.severity === severity);
+    if (group.length === 0) continue;
+    out.push(c.bold(severityLabel(c, severity, `${group.length} ${severity}${group.length === 1 ? '' : 's'}`)));
+    out.push('');
+    for (const f of group) out.push(...renderFinding(c, f), '');
+  }
+  if (visible.length === 0) out.push(c.green('No findings.'), '');
+
+  if (report.skippedRules.length > 0) {
+    out.push(c.dim(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`));
+  }
+  for (const e of report.errors) out.push(c.red(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`));
+  const hidden = report.findings.length - visible.length;
+  out.push(
+    `${c.bold('Summary:')} ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info` +
+      (hidden > 0 ? c.dim(` (${hidden} below --min-severity not shown)`) : '') +
+      ` · ${report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS')}${report.errors.length ? c.red(' · input errors') : ''}`,
+  );
+  return out.join('\n') + '\n';
+}
+
+function severityLabel(c: ChalkInstance, severity: Severity, text: string): string {
+  return severity === 'error' ? c.red(text.toUpperCase()) : severity === 'warning' ? c.yellow(text.toUpperCase()) : c.cyan(text.toUpperCase());
+}
+
+function renderFinding(c: ChalkInstance, f: Finding): string[] {
+  const lines: string[] = [];
+  lines.push(`${severityLabel(c, f.severity, f.severity.toUpperCase().padEnd(7))} ${c.bold(f.title)} ${c.dim(`[${f.ruleId}]`)}`);
+  const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${k} ${c.cyan(String(v))}`).join(' · ');
+  if (subject) lines.push(`  ${subject}`);
+  lines.push(...wrap(f.message, 100).map((l) => `  ${l}`));
+
+  const { timeline, samples, ...rest } = f.evidence as Record<string, unknown> & { timeline?: Timeline; samples?: unknown };
+  const scalars = new Table({ style: { head: [], border: [], 'padding-left': 1 }, colWidths: [34, 64], wordWrap: true });
+  const lists: string[] = [];
+  for (const [key, value] of Object.entries(rest)) {
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value)) {
+      if (value.length > 0) lists.push(...renderList(c, key, value));
+    } else if (typeof value === 'object') {
+      for (const [k2, v2] of Object.entries(value as Record<string, unknown>)) {
+        if (v2 !== null && v2 !== undefined && typeof v2 !== 'object') scalars.push([c.dim(`${humanize(key)} · ${humanize(k2)}`), formatValue(v2)]);
+      }
+    } else {
+      scalars.push([c.dim(humanize(key)), formatValue(value)]);
+    }
+  }
+  if (scalars.length > 0) lines.push(...scalars.toString().split('\n').map((l) => `  ${l}`));
+  if (timeline && timeline.counts.length > 0) {
+    const max = Math.max(...timeline.counts);
+    const from = timeline.start ? timeline.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'start';
+    lines.push(`  ${c.dim(timeline.label ?? 'timeline')}  ${c.magenta(sparkline(timeline.counts))}  ${c.dim(`${timeline.bucketSeconds} s buckets from ${from}, peak ${compact(max)}`)}`);
+  }
+  lines.push(...lists);
+  if (Array.isArray(samples) && samples.length > 0) {
+    lines.push(`  ${c.dim('samples')}`);
+    for (const s of samples as { path: string; line: number; text: string }[]) {
+      lines.push(`    ${c.dim(`${s.path}:${s.line}`)}`, `      ${truncate(s.text, 200)}`);
+    }
+  }
+  lines.push(`  ${c.bold('Fix')}`);
+  lines.push(...f.remediation.split('\n').flatMap((p) => wrap(p, 98)).map((l) => `    ${l}`));
+  lines.push(`  ${c.dim('docs')} ${c.underline(f.docsUrl)}`);
+  return lines;
+}
+
+function renderList(c: ChalkInstance, key: string, items: unknown[]): string[] {
+  if (items.every((i) => typeof i !== 'object' || i === null)) return [`  ${c.dim(humanize(key))}  ${items.slice(0, 10).map(String).join(', ')}`];
+  const rows = items.slice(0, MAX_LIST_ROWS) as Record<string, unknown>[];
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const table = new Table({ head: columns.map((h) => humanize(h)), style: { head: [], border: [], compact: true } });
+  for (const r of rows) table.push(columns.map((col) => truncate(formatValue(r[col]), 60)));
+  const more = items.length > MAX_LIST_ROWS ? c.dim(` (top ${MAX_LIST_ROWS} of ${items.length})`) : '';
+  return [`  ${c.dim(humanize(key))}${more}`, ...table.toString().split('\n').map((l) => `    ${l}`)];
+}
+
+function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : String(Math.round(v * 100) / 100);
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+function humanize(key: string): string {
+  return key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(' ')) {
+      if (line && line.length + word.length + 1 > width) {
+        out.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1 << 30) return `${(n / (1 << 30)).toFixed(1)} GiB`;
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  if (n >= 1 << 10) return `${(n / (1 << 10)).toFixed(1)} KiB`;
+  return `${n} B`;
+}

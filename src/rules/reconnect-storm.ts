@@ -1,0 +1,391 @@
+// linkerd_reconnect warnings, counted per reconnect loop. A loop is one (proxy, controller,
+// endpoint): the proxy builds one Reconnect per resolved endpoint of each controller, so the span
+// prefix before `controller{…}` (whatever lookup happened to drive the loop) is not part of the key.
+//
+// A loop is "sustained" while consecutive failures stay closer together than the backoff can
+// stretch them (max backoff + connect timeout); a rollout gives each loop a few seconds at most.
+
+import { defineRule, type FindingDraft, type ProxyLogRecord } from '../core/types.js';
+import { workloadOfPod } from '../input/path-meta.js';
+import { bump, compact, formatDuration, median, mergeCounts, topEntries } from '../util/stats.js';
+import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
+
+export interface ReconnectStormOptions {
+  sustainSeconds: number;
+  maxGapSeconds: number;
+  clusterRunSeconds: number;
+  minPods: number;
+  errorMinPods: number;
+  maxLoops: number;
+}
+
+/** Upper edges (seconds) of the inter-arrival histogram kept per loop. */
+const GAP_EDGES = [0.05, 0.15, 0.3, 0.45, 0.55, 0.8, 1.2, 1.7, 2.5, 5, 9, 15, 30, 50, 70, Infinity];
+
+/** Control-plane ports: destination, policy, identity. */
+const CONTROL_PLANE_PORTS: Record<string, string> = { '8086': 'destination', '8090': 'policy', '8080': 'identity' };
+
+interface LoopState {
+  pod: string;
+  namespace: string | undefined;
+  group: string;
+  endpoint: string;
+  count: number;
+  first: number;
+  last: number;
+  runStart: number;
+  longestRun: number;
+  currentSecond: number;
+  currentSecondCount: number;
+  peakPerSecond: number;
+  gaps: number[];
+}
+
+interface GroupState {
+  target: string;
+  controlPlane: boolean;
+  lines: number;
+  failedToConnect: number;
+  serviceFailed: number;
+  pods: Map<string, number>;
+  namespaces: Map<string, number>;
+  endpoints: Map<string, number>;
+  errors: Map<string, number>;
+  perSecond: TimeBuckets;
+  perMinute: TimeBuckets;
+  firstTime: number | null;
+  lastTime: number | null;
+  samples: { path: string; line: number; text: string }[];
+}
+
+interface State {
+  options: ReconnectStormOptions;
+  loops: Map<string, LoopState>;
+  groups: Map<string, GroupState>;
+  droppedLoops: number;
+  recordsWithoutWallTime: number;
+}
+
+const SAMPLE_LINES = 3;
+
+export default defineRule<ReconnectStormOptions, State>({
+  meta: {
+    id: 'reconnect-storm',
+    code: 'LD1001',
+    title: 'Proxies in a sustained reconnect loop',
+    description: 'Sustained linkerd_reconnect "Failed to connect" warnings, per reconnect loop and across pods, compared with what the proxy backoff allows.',
+    defaultSeverity: 'warning',
+    inputs: ['proxy-log'],
+    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 100_000 },
+    optionSchema: {
+      sustainSeconds: { type: 'number', minimum: 1, description: 'A loop failing continuously for this long fires the rule.' },
+      maxGapSeconds: {
+        type: 'number',
+        minimum: 1,
+        description: 'Longest gap between two failures of one loop that still counts as the same run (default: 60 s max backoff of proxy v2.307+ plus connect time).',
+      },
+      clusterRunSeconds: { type: 'number', minimum: 1, description: 'Per-loop run length that counts a pod towards the "many pods at once" trigger.' },
+      minPods: { type: 'integer', minimum: 1, description: 'Pods failing towards one target, each for clusterRunSeconds, that fire the rule even when no single loop is sustained.' },
+      errorMinPods: { type: 'integer', minimum: 1, description: 'Affected pods from which a control-plane storm is an error rather than a warning.' },
+      maxLoops: { type: 'integer', minimum: 1, description: 'Reconnect loops tracked individually; beyond this only totals are kept.' },
+    },
+  },
+
+  createState: (options) => ({ options, loops: new Map(), groups: new Map(), droppedLoops: 0, recordsWithoutWallTime: 0 }),
+
+  visitors: {
+    'proxy-log'(state, record) {
+      if (record.target !== 'linkerd_reconnect' || record.level !== 'WARN') return;
+      const failedToConnect = record.message === 'Failed to connect';
+      if (!failedToConnect && record.message !== 'Service failed') return;
+      const { controller, endpoint } = loopAddresses(record);
+      const group = controller ?? endpoint ?? 'unknown';
+      const pod = record.pod ?? record.path;
+      const g = groupFor(state, group, controller !== null || isControlPlaneAddress(group));
+      g.lines++;
+      if (failedToConnect) g.failedToConnect++;
+      else g.serviceFailed++;
+      bump(g.pods, pod);
+      if (record.namespace) bump(g.namespaces, record.namespace);
+      if (endpoint) bump(g.endpoints, endpoint);
+      bump(g.errors, classifyError(record.fields.error ?? ''));
+      if (g.samples.length < SAMPLE_LINES) g.samples.push({ path: record.path, line: record.line, text: record.raw });
+      if (record.time !== null) {
+        addToBuckets(g.perSecond, record.time);
+        addToBuckets(g.perMinute, record.time);
+        g.firstTime = g.firstTime === null ? record.time : Math.min(g.firstTime, record.time);
+        g.lastTime = g.lastTime === null ? record.time : Math.max(g.lastTime, record.time);
+      } else {
+        state.recordsWithoutWallTime++;
+      }
+
+      const t = record.time !== null ? record.time / 1000 : record.uptime;
+      if (t === null) return;
+      const key = `${pod}\u0000${group}\u0000${endpoint ?? ''}`;
+      let loop = state.loops.get(key);
+      if (!loop) {
+        if (state.loops.size >= state.options.maxLoops) {
+          state.droppedLoops++;
+          return;
+        }
+        loop = {
+          pod, namespace: record.namespace, group, endpoint: endpoint ?? '', count: 0, first: t, last: t, runStart: t, longestRun: 0,
+          currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
+        };
+        state.loops.set(key, loop);
+      } else {
+        const gap = t - loop.last;
+        if (gap < 0 || gap > state.options.maxGapSeconds) loop.runStart = t;
+        else loop.gaps[GAP_EDGES.findIndex((edge) => gap <= edge)]!++;
+      }
+      loop.count++;
+      loop.last = t;
+      loop.longestRun = Math.max(loop.longestRun, t - loop.runStart);
+      const second = Math.floor(t);
+      if (second !== loop.currentSecond) {
+        loop.currentSecond = second;
+        loop.currentSecondCount = 0;
+      }
+      loop.peakPerSecond = Math.max(loop.peakPerSecond, ++loop.currentSecondCount);
+    },
+  },
+
+  merge(into, from) {
+    for (const [key, loop] of from.loops) {
+      const existing = into.loops.get(key);
+      if (!existing) into.loops.set(key, loop);
+      else {
+        existing.count += loop.count;
+        existing.first = Math.min(existing.first, loop.first);
+        existing.last = Math.max(existing.last, loop.last);
+        existing.longestRun = Math.max(existing.longestRun, loop.longestRun);
+        existing.peakPerSecond = Math.max(existing.peakPerSecond, loop.peakPerSecond);
+        loop.gaps.forEach((n, i) => (existing.gaps[i]! += n));
+      }
+    }
+    for (const [key, g] of from.groups) {
+      const existing = into.groups.get(key);
+      if (!existing) {
+        into.groups.set(key, g);
+        continue;
+      }
+      existing.lines += g.lines;
+      existing.failedToConnect += g.failedToConnect;
+      existing.serviceFailed += g.serviceFailed;
+      mergeCounts(existing.pods, g.pods);
+      mergeCounts(existing.namespaces, g.namespaces);
+      mergeCounts(existing.endpoints, g.endpoints);
+      mergeCounts(existing.errors, g.errors);
+      mergeBuckets(existing.perSecond, g.perSecond);
+      mergeBuckets(existing.perMinute, g.perMinute);
+      existing.firstTime = minNullable(existing.firstTime, g.firstTime);
+      existing.lastTime = maxNullable(existing.lastTime, g.lastTime);
+      existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
+    }
+    into.droppedLoops += from.droppedLoops;
+    into.recordsWithoutWallTime += from.recordsWithoutWallTime;
+  },
+
+  finish(state, { options }) {
+    const findings: FindingDraft[] = [];
+    const loopsByGroup = new Map<string, LoopState[]>();
+    for (const loop of state.loops.values()) {
+      const list = loopsByGroup.get(loop.group) ?? [];
+      list.push(loop);
+      loopsByGroup.set(loop.group, list);
+    }
+    for (const g of [...state.groups.values()].sort((a, b) => b.lines - a.lines)) {
+      const loops = loopsByGroup.get(g.target) ?? [];
+      const sustained = loops.filter((l) => l.longestRun >= options.sustainSeconds);
+      const podsWithRuns = new Set(loops.filter((l) => l.longestRun >= options.clusterRunSeconds).map((l) => l.pod));
+      if (sustained.length === 0 && podsWithRuns.size < options.minPods) continue;
+      findings.push(describeStorm(g, loops, sustained, podsWithRuns.size, options));
+    }
+    return findings;
+  },
+});
+
+function loopAddresses(record: ProxyLogRecord): { controller: string | null; endpoint: string | null } {
+  let controller: string | null = null;
+  let endpoint: string | null = null;
+  for (const span of record.spans) {
+    if (span.name === 'controller' && span.fields.addr) controller = span.fields.addr;
+    else if (span.name === 'endpoint' && span.fields.addr) endpoint = span.fields.addr;
+  }
+  if (endpoint === null) {
+    // `error=endpoint 10.2.102.227:8086: Connection refused`
+    const fromError = /^endpoint (\S+?):? /.exec(record.fields.error ?? '');
+    if (fromError) endpoint = fromError[1]!;
+  }
+  return { controller, endpoint };
+}
+
+function groupFor(state: State, target: string, controlPlane: boolean): GroupState {
+  let g = state.groups.get(target);
+  if (!g) {
+    g = {
+      target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0, pods: new Map(), namespaces: new Map(), endpoints: new Map(),
+      errors: new Map(), perSecond: timeBuckets(1), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+    };
+    state.groups.set(target, g);
+  }
+  return g;
+}
+
+function controlPlaneComponent(address: string): string | null {
+  const port = address.slice(address.lastIndexOf(':') + 1);
+  const host = address.slice(0, address.lastIndexOf(':'));
+  const component = CONTROL_PLANE_PORTS[port];
+  if (!component) return null;
+  // Control-plane pods reach their own controllers on loopback; everyone else by service name.
+  return /^linkerd-|^localhost$|^127\./.test(host) ? component : null;
+}
+
+function isControlPlaneAddress(address: string): boolean {
+  return controlPlaneComponent(address) !== null;
+}
+
+/** The part of the error that says why: refused, timed out, TLS, DNS… */
+export function classifyError(error: string): string {
+  if (/Connection refused/i.test(error)) return 'connection refused';
+  if (/connect timed out|timed out/i.test(error)) return 'connect timed out';
+  if (/certificate|UnknownIssuer|tls|handshake/i.test(error)) return 'TLS failure';
+  if (/No route to host|Network is unreachable|Host is unreachable/i.test(error)) return 'network unreachable';
+  if (/Connection reset/i.test(error)) return 'connection reset';
+  if (/dns|resolve|lookup/i.test(error)) return 'DNS failure';
+  if (/Too many open files/.test(error)) return 'too many open files';
+  return error === '' ? 'unspecified' : 'other';
+}
+
+function minNullable(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+function maxNullable(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}
+
+/** Median gap of a loop as the histogram bucket that holds it. */
+function medianGapBucket(gaps: readonly number[]): { low: number; high: number } | null {
+  const total = gaps.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  let seen = 0;
+  for (let i = 0; i < gaps.length; i++) {
+    seen += gaps[i]!;
+    if (seen * 2 >= total) return { low: i === 0 ? 0 : GAP_EDGES[i - 1]!, high: GAP_EDGES[i]! };
+  }
+  return null;
+}
+
+/**
+ * What the backoff allows. Proxies up to v2.306 cap the connect backoff at 500 ms (steady state:
+ * one attempt per 0.5 s plus connect time); from v2.307 the cap is 60 s outbound and 10 s inbound.
+ */
+export function backoffVerdict(medianGap: { low: number; high: number } | null): { verdict: string; exceedsBackoff: boolean } {
+  if (!medianGap) return { verdict: 'too few failures per loop to measure the retry interval', exceedsBackoff: false };
+  const range = `${medianGap.low}–${Number.isFinite(medianGap.high) ? medianGap.high : '∞'} s`;
+  if (medianGap.high <= 0.45) {
+    return {
+      verdict: `median retry interval ${range} is shorter than any proxy backoff allows (≥ 0.5 s once the backoff settles): the same events were collected twice, several proxies log under one pod name, or a custom backoff is set`,
+      exceedsBackoff: true,
+    };
+  }
+  if (medianGap.high <= 0.8) {
+    return { verdict: `median retry interval ${range}: every loop retries at the 500 ms backoff cap of proxies before v2.307 (Connection refused returns at once)`, exceedsBackoff: false };
+  }
+  if (medianGap.high <= 2.5) {
+    return { verdict: `median retry interval ${range}: 500 ms backoff plus a connect timeout (proxies before v2.307, controller unreachable rather than refusing)`, exceedsBackoff: false };
+  }
+  return { verdict: `median retry interval ${range}: consistent with the longer backoff of proxy v2.307+ (60 s outbound, 10 s inbound) or a custom backoff`, exceedsBackoff: false };
+}
+
+function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[], podsWithRuns: number, options: ReconnectStormOptions): FindingDraft {
+  const pods = g.pods.size;
+  const component = controlPlaneComponent(g.target);
+  const severity = g.controlPlane && component && pods >= options.errorMinPods ? 'error' : 'warning';
+  const allGaps = new Array<number>(GAP_EDGES.length).fill(0);
+  for (const l of loops) l.gaps.forEach((n, i) => (allGaps[i]! += n));
+  const backoff = backoffVerdict(medianGapBucket(allGaps));
+  const loopsOverBackoff = loops.filter((l) => backoffVerdict(medianGapBucket(l.gaps)).exceedsBackoff && l.count >= 10).length;
+
+  const perLoopRates = loops.map((l) => l.count / Math.max(l.last - l.first, 1));
+  const secondCounts = [...g.perSecond.counts.values()];
+  const windowSeconds = g.firstTime !== null && g.lastTime !== null ? (g.lastTime - g.firstTime) / 1000 : Math.max(0, ...loops.map((l) => l.last - l.first));
+  const clusterSeconds = g.firstTime !== null && g.lastTime !== null ? Math.floor(g.lastTime / 1000) - Math.floor(g.firstTime / 1000) + 1 : 0;
+  const clusterMedian = clusterSeconds > 0 ? median([...secondCounts, ...new Array<number>(Math.max(0, clusterSeconds - secondCounts.length)).fill(0)]) : null;
+
+  const what = component ? `the ${component} controller (${g.target})` : g.controlPlane ? `controller ${g.target}` : `endpoint ${g.target}`;
+  const topError = topEntries(g.errors, 1)[0]?.key ?? 'failures';
+  const message =
+    `${pods} pod${pods === 1 ? '' : 's'} logged ${compact(g.lines)} reconnect failures (${topError}) towards ${what} ` +
+    `over ${formatDuration(windowSeconds)}; ${sustained.length} of ${loops.length} reconnect loops failed for ${options.sustainSeconds} s or longer. ` +
+    `${backoff.verdict}.`;
+
+  const evidence: FindingDraft['evidence'] = {
+    totalLines: g.lines,
+    failedToConnect: g.failedToConnect,
+    serviceFailed: g.serviceFailed,
+    podsAffected: pods,
+    podsFailingAtLeastClusterRun: podsWithRuns,
+    loops: loops.length,
+    sustainedLoops: sustained.length,
+    window: {
+      start: g.firstTime !== null ? new Date(g.firstTime).toISOString() : null,
+      end: g.lastTime !== null ? new Date(g.lastTime).toISOString() : null,
+      durationSeconds: Math.round(windowSeconds * 10) / 10,
+      clock: g.firstTime !== null ? 'wall' : 'proxy uptime (no collector timestamps)',
+    },
+    rate: {
+      peakLinesPerSecondPerLoop: Math.max(0, ...loops.map((l) => l.peakPerSecond)),
+      medianLinesPerSecondPerLoop: round(median(perLoopRates)),
+      peakLinesPerSecondCluster: secondCounts.length ? Math.max(...secondCounts) : null,
+      medianLinesPerSecondCluster: round(clusterMedian),
+    },
+    backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [`≤${e}s`, allGaps[i]])) },
+    errors: Object.fromEntries(topEntries(g.errors, 5).map((e) => [e.key, e.count])),
+    topPods: topEntries(g.pods, 10).map((e) => ({ pod: e.key, lines: e.count })),
+    topTargets: topEntries(g.endpoints, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
+    samples: g.samples,
+  };
+  const timeline = toTimeline(g.perMinute, 'reconnect failures per minute');
+  if (timeline) evidence.timeline = timeline;
+
+  const namespace = topEntries(g.namespaces, 1)[0]?.key;
+  const podList = [...g.pods.keys()];
+  return {
+    severity,
+    title: component ? `Reconnect storm towards the ${component} controller` : `Reconnect storm towards ${g.target}`,
+    message,
+    subject: {
+      ...(namespace ? { namespace } : {}),
+      ...(pods === 1 ? { pod: podList[0] } : {}),
+      ...(pods === 1 && workloadOfPod(podList[0]) ? { workload: workloadOfPod(podList[0]) } : {}),
+      target: g.target,
+    },
+    evidence,
+    locations: g.samples.map((s) => ({ path: s.path, line: s.line })),
+    remediation: remediationFor(component, g.controlPlane),
+    keyFigure: { name: 'totalLines', value: g.lines },
+  };
+}
+
+function round(n: number | null): number | null {
+  return n === null ? null : Math.round(n * 100) / 100;
+}
+
+function remediationFor(component: string | null, controlPlane: boolean): string {
+  if (!controlPlane) {
+    return [
+      'The proxies cannot reach this application endpoint; its loop retries until the endpoint leaves discovery.',
+      'Check that the backend pods behind it are ready and listening, and that no NetworkPolicy drops the traffic.',
+    ].join(' ');
+  }
+  const steps = [
+    component === 'destination' || component === 'policy'
+      ? '1. Upgrade the control plane past the destination stream-limit fix (linkerd2 PR #12598, first in edge-24.5.3 and stable 2.16): before it, the destination controller capped concurrent gRPC streams, stalled watches and fell over under load.'
+      : '1. Find out why the controller is down (restarts, OOMKilled, readiness) before anything else: the proxies only retry what it refuses.',
+    '2. Slow the retries so they cannot keep the control plane down: set LINKERD2_PROXY_OUTBOUND_CONNECT_EXP_BACKOFF_MIN and _MAX (set both, plus _JITTER, which otherwise defaults to 0) through the Helm value proxy.additionalEnv (Linkerd 2.15+, linkerd2 #12080). Proxies before v2.307 cap the backoff at 500 ms; v2.307 (edge-25.7.2, Linkerd 2.19) raised the default cap to 60 s.',
+    '3. Scale the control plane (more destination/policy replicas, the HA values, and memory headroom) so a restart does not drop every proxy at once.',
+  ];
+  return steps.join('\n');
+}

@@ -1,0 +1,68 @@
+// Small summaries that rules keep instead of records.
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Adds `by` to the count of `key`. */
+export function bump<K>(map: Map<K, number>, key: K, by = 1): void {
+  map.set(key, (map.get(key) ?? 0) + by);
+}
+
+/** Adds every count of `from` into `into`. */
+export function mergeCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
+  for (const [k, v] of from) bump(into, k, v);
+}
+
+/** The `n` largest entries by count, ties broken by key so output is deterministic. */
+export function topEntries<K extends string | number>(counts: ReadonlyMap<K, number>, n: number): { key: K; count: number }[] {
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, n)
+    .map(([key, count]) => ({ key, count }));
+}
+
+/**
+ * A counter map that stops adding new keys past `cap`; counts for later keys go to `overflow`.
+ * Keeps label or address bombs from growing memory without bound.
+ */
+export interface CappedCounts {
+  counts: Map<string, number>;
+  overflow: number;
+  cap: number;
+}
+
+export function cappedCounts(cap: number): CappedCounts {
+  return { counts: new Map(), overflow: 0, cap };
+}
+
+export function cappedBump(c: CappedCounts, key: string, by = 1): void {
+  const current = c.counts.get(key);
+  if (current !== undefined) c.counts.set(key, current + by);
+  else if (c.counts.size < c.cap) c.counts.set(key, by);
+  else c.overflow += by;
+}
+
+export function mergeCapped(into: CappedCounts, from: CappedCounts): void {
+  for (const [k, v] of from.counts) cappedBump(into, k, v);
+  into.overflow += from.overflow;
+}
+
+/** Formats 1234567 as `1.2 M`, for human-facing messages. */
+export function compact(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(n >= 1e7 ? 0 : 1)} M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(0)} k`;
+  return n.toLocaleString('en-US');
+}
+
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const m = Math.floor(seconds / 60);
+  const s = Math.round(seconds % 60);
+  if (m < 60) return s ? `${m} min ${s} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  return `${h} h ${m % 60} min`;
+}
