@@ -1,0 +1,34 @@
+// Runs rules over in-memory inputs through the real pipeline (sniffing, parsing, engine), the way
+// ESLint's RuleTester runs a rule over source text.
+
+import { Readable } from 'node:stream';
+import type { AnyRule, Finding, InputKind, InputStats } from '../../src/core/types.js';
+import { RuleEngine } from '../../src/engine/engine.js';
+import { readEntry } from '../../src/engine/pipeline.js';
+
+export interface TestInput {
+  /** Display path; pod/namespace are derived from it as for real files. */
+  path: string;
+  content: string | Buffer;
+  kind?: InputKind;
+}
+
+export interface RuleRun {
+  findings: Finding[];
+  inputs: InputStats[];
+  skipped: boolean;
+}
+
+export async function runRule(rule: AnyRule, inputs: TestInput[], options: object = {}): Promise<RuleRun> {
+  const engine = new RuleEngine([{ rule, options: { ...rule.meta.defaultOptions, ...options } }]);
+  const stats: InputStats[] = [];
+  for (const input of inputs) {
+    const stream = Readable.from([typeof input.content === 'string' ? Buffer.from(input.content) : input.content]);
+    const result = await readEntry({ path: input.path, stream, size: null }, { record: (r) => engine.emit(r) }, {}, input.kind);
+    if (result.error) throw result.error;
+    stats.push(result.stats);
+  }
+  const result = engine.finish(stats);
+  if (result.ruleFailures.length > 0) throw new Error(`rule failed: ${result.ruleFailures.map((f) => f.message).join('; ')}`);
+  return { findings: result.findings, inputs: stats, skipped: result.skippedRules.length > 0 };
+}
