@@ -14,6 +14,6 @@ export default tseslint.config(
   },
   {
     files: ['bin/**/*.js', 'scripts/**/*.js', '*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
 );

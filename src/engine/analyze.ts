@@ -68,18 +68,23 @@ function belongsTo(input: InputStats, container: string, sources: readonly Input
 }
 
 async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
+  // A member of a broken archive fails first, then the archive itself: report the archive once.
+  let pendingMemberError: InputError | null = null;
   try {
     for await (const entry of openSource(source, options.stdin)) {
+      if (pendingMemberError) errors.push(pendingMemberError);
+      pendingMemberError = null;
       options.progress?.file(entry.path);
       const result = await readEntry(entry, callbacks, options);
       inputs.push(result.stats);
-      if (result.error) {
-        errors.push(result.error);
-        if (result.error.path !== entry.path) return;
-      }
+      if (result.error) pendingMemberError = result.error;
     }
+    if (pendingMemberError) errors.push(pendingMemberError);
   } catch (err) {
-    errors.push(err instanceof InputError ? err : new InputError(source.path, err instanceof Error ? err.message : String(err)));
+    const archiveError = err instanceof InputError ? err : new InputError(source.path, err instanceof Error ? err.message : String(err));
+    if (pendingMemberError && pendingMemberError.path !== archiveError.path) {
+      errors.push(new InputError(archiveError.path, `${archiveError.message} (in ${pendingMemberError.path.slice(archiveError.path.length + 1)})`));
+    } else errors.push(archiveError);
   }
 }
 

@@ -54,8 +54,8 @@ export function metaFromPath(path: string): PathMeta {
     return { namespace: grandparent, pod: parent, container: stem };
   }
 
-  // <pod>.log
-  if (POD_NAME.test(stem) && !/^\d+$/.test(stem) && file !== stem) return { pod: stem };
+  // <pod>.log, only when the name looks generated: `storm.log` names a capture, not a pod.
+  if (GENERATED_POD.test(stem) && !KNOWN_CONTAINERS.has(stem) && file !== stem) return { pod: stem };
   return {};
 }
 

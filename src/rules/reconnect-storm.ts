@@ -47,6 +47,7 @@ interface GroupState {
   lines: number;
   failedToConnect: number;
   serviceFailed: number;
+  /** Lines per source: the pod name, or `(path)` when the capture did not say which pod wrote it. */
   pods: Map<string, number>;
   namespaces: Map<string, number>;
   endpoints: Map<string, number>;
@@ -100,7 +101,7 @@ export default defineRule<ReconnectStormOptions, State>({
       if (!failedToConnect && record.message !== 'Service failed') return;
       const { controller, endpoint } = loopAddresses(record);
       const group = controller ?? endpoint ?? 'unknown';
-      const pod = record.pod ?? record.path;
+      const pod = record.pod ?? `(${record.path})`;
       const g = groupFor(state, group, controller !== null || isControlPlaneAddress(group));
       g.lines++;
       if (failedToConnect) g.failedToConnect++;
@@ -358,8 +359,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
     message,
     subject: {
       ...(namespace ? { namespace } : {}),
-      ...(pods === 1 ? { pod: podList[0] } : {}),
-      ...(pods === 1 && workloadOfPod(podList[0]) ? { workload: workloadOfPod(podList[0]) } : {}),
+      ...(pods === 1 && !podList[0]!.startsWith('(') ? { pod: podList[0], workload: workloadOfPod(podList[0]) } : {}),
       target: g.target,
     },
     evidence,

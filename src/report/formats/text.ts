@@ -10,6 +10,10 @@ import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
+const BORDERLESS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '',
+};
 const MAX_LIST_ROWS = 5;
 
 export function sparkline(counts: readonly number[]): string {
@@ -70,21 +74,22 @@ function renderFinding(c: ChalkInstance, f: Finding): string[] {
   lines.push(...wrap(f.message, 100).map((l) => `  ${l}`));
 
   const { timeline, samples, ...rest } = f.evidence as Record<string, unknown> & { timeline?: Timeline; samples?: unknown };
-  const scalars = new Table({ style: { head: [], border: [], 'padding-left': 1 }, colWidths: [34, 64], wordWrap: true });
+  const scalars = new Table({ chars: BORDERLESS, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 }, colWidths: [30, 72], wordWrap: true });
   const lists: string[] = [];
   for (const [key, value] of Object.entries(rest)) {
     if (value === null || value === undefined) continue;
     if (Array.isArray(value)) {
       if (value.length > 0) lists.push(...renderList(c, key, value));
     } else if (typeof value === 'object') {
-      for (const [k2, v2] of Object.entries(value as Record<string, unknown>)) {
-        if (v2 !== null && v2 !== undefined && typeof v2 !== 'object') scalars.push([c.dim(`${humanize(key)} · ${humanize(k2)}`), formatValue(v2)]);
-      }
+      const parts = Object.entries(value as Record<string, unknown>)
+        .filter(([, v2]) => v2 !== null && v2 !== undefined && typeof v2 !== 'object')
+        .map(([k2, v2]) => `${humanize(k2)} ${formatValue(v2)}`);
+      if (parts.length > 0) scalars.push([c.dim(humanize(key)), parts.join(' · ')]);
     } else {
       scalars.push([c.dim(humanize(key)), formatValue(value)]);
     }
   }
-  if (scalars.length > 0) lines.push(...scalars.toString().split('\n').map((l) => `  ${l}`));
+  if (scalars.length > 0) lines.push(...scalars.toString().split('\n').map((l) => `  ${l.trimEnd()}`));
   if (timeline && timeline.counts.length > 0) {
     const max = Math.max(...timeline.counts);
     const from = timeline.start ? timeline.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'start';
