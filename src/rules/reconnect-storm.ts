@@ -7,7 +7,7 @@
 
 import { defineRule, type FindingDraft, type ProxyLogRecord } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
-import { bump, compact, formatDuration, median, mergeCounts, topEntries } from '../util/stats.js';
+import { bump, compact, formatDuration, maxOf, median, mergeCounts, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
 export interface ReconnectStormOptions {
@@ -311,7 +311,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
 
   const perLoopRates = loops.map((l) => l.count / Math.max(l.last - l.first, 1));
   const secondCounts = [...g.perSecond.counts.values()];
-  const windowSeconds = g.firstTime !== null && g.lastTime !== null ? (g.lastTime - g.firstTime) / 1000 : Math.max(0, ...loops.map((l) => l.last - l.first));
+  const windowSeconds = g.firstTime !== null && g.lastTime !== null ? (g.lastTime - g.firstTime) / 1000 : maxOf(loops.map((l) => l.last - l.first));
   const clusterSeconds = g.firstTime !== null && g.lastTime !== null ? Math.floor(g.lastTime / 1000) - Math.floor(g.firstTime / 1000) + 1 : 0;
   const clusterMedian = clusterSeconds > 0 ? median([...secondCounts, ...new Array<number>(Math.max(0, clusterSeconds - secondCounts.length)).fill(0)]) : null;
 
@@ -337,9 +337,9 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
       clock: g.firstTime !== null ? 'wall' : 'proxy uptime (no collector timestamps)',
     },
     rate: {
-      peakLinesPerSecondPerLoop: Math.max(0, ...loops.map((l) => l.peakPerSecond)),
+      peakLinesPerSecondPerLoop: maxOf(loops.map((l) => l.peakPerSecond)),
       medianLinesPerSecondPerLoop: round(median(perLoopRates)),
-      peakLinesPerSecondCluster: secondCounts.length ? Math.max(...secondCounts) : null,
+      peakLinesPerSecondCluster: secondCounts.length ? maxOf(secondCounts) : null,
       medianLinesPerSecondCluster: round(clusterMedian),
     },
     backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [`≤${e}s`, allGaps[i]])) },

@@ -7,6 +7,19 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Largest value, or `empty` for none; unlike Math.max(...xs) it cannot overflow the stack on big arrays. */
+export function maxOf(values: Iterable<number>, empty = 0): number {
+  let max = -Infinity;
+  for (const v of values) if (v > max) max = v;
+  return max === -Infinity ? empty : max;
+}
+
+export function minOf(values: Iterable<number>, empty = 0): number {
+  let min = Infinity;
+  for (const v of values) if (v < min) min = v;
+  return min === Infinity ? empty : min;
+}
+
 /** Adds `by` to the count of `key`. */
 export function bump<K>(map: Map<K, number>, key: K, by = 1): void {
   map.set(key, (map.get(key) ?? 0) + by);

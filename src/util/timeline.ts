@@ -1,5 +1,5 @@
 import type { Timeline } from '../core/types.js';
-import { bump, mergeCounts } from './stats.js';
+import { bump, maxOf, mergeCounts, minOf } from './stats.js';
 
 /** Counts per fixed-width time bucket; keys are bucket indexes since the epoch. */
 export interface TimeBuckets {
@@ -24,9 +24,8 @@ const MAX_TIMELINE_BUCKETS = 240;
 
 export function toTimeline(b: TimeBuckets, label?: string): Timeline | undefined {
   if (b.counts.size === 0) return undefined;
-  const keys = [...b.counts.keys()];
-  const first = Math.min(...keys);
-  const last = Math.max(...keys);
+  const first = minOf(b.counts.keys());
+  const last = maxOf(b.counts.keys());
   const span = last - first + 1;
   const factor = Math.ceil(span / MAX_TIMELINE_BUCKETS);
   const counts = new Array<number>(Math.ceil(span / factor)).fill(0);

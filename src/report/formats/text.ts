@@ -5,7 +5,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { SEVERITIES, type Finding, type Severity, type Timeline } from '../../core/types.js';
-import { compact } from '../../util/stats.js';
+import { compact, maxOf } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
 
@@ -17,7 +17,7 @@ const BORDERLESS = {
 const MAX_LIST_ROWS = 5;
 
 export function sparkline(counts: readonly number[]): string {
-  const max = Math.max(...counts, 0);
+  const max = maxOf(counts);
   if (max === 0) return SPARK[0]!.repeat(counts.length);
   return counts.map((c) => (c === 0 ? ' ' : SPARK[Math.min(SPARK.length - 1, Math.floor((c / max) * (SPARK.length - 1)))]!)).join('');
 }
@@ -91,7 +91,7 @@ function renderFinding(c: ChalkInstance, f: Finding): string[] {
   }
   if (scalars.length > 0) lines.push(...scalars.toString().split('\n').map((l) => `  ${l.trimEnd()}`));
   if (timeline && timeline.counts.length > 0) {
-    const max = Math.max(...timeline.counts);
+    const max = maxOf(timeline.counts);
     const from = timeline.start ? timeline.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'start';
     lines.push(`  ${c.dim(timeline.label ?? 'timeline')}  ${c.magenta(sparkline(timeline.counts))}  ${c.dim(`${timeline.bucketSeconds} s buckets from ${from}, peak ${compact(max)}`)}`);
   }
