@@ -33,7 +33,10 @@ interface LoopState {
   count: number;
   first: number;
   last: number;
+  /** Time of the loop's previous failure in arrival order. */
+  previous: number;
   runStart: number;
+  runEnd: number;
   longestRun: number;
   currentSecond: number;
   currentSecondCount: number;
@@ -130,18 +133,28 @@ export default defineRule<ReconnectStormOptions, State>({
           return;
         }
         loop = {
-          pod, namespace: record.namespace, group, endpoint: endpoint ?? '', count: 0, first: t, last: t, runStart: t, longestRun: 0,
+          pod, namespace: record.namespace, group, endpoint: endpoint ?? '', count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
           currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
         };
         state.loops.set(key, loop);
       } else {
-        const gap = t - loop.last;
-        if (gap < 0 || gap > state.options.maxGapSeconds) loop.runStart = t;
-        else loop.gaps[GAP_EDGES.findIndex((edge) => gap <= edge)]!++;
+        // Direction-agnostic, so exports that list the newest line first still form runs; a
+        // restart (uptime reset) or a pause longer than any backoff starts a new run.
+        const gap = Math.abs(t - loop.previous);
+        if (gap > state.options.maxGapSeconds) {
+          loop.runStart = t;
+          loop.runEnd = t;
+        } else {
+          loop.gaps[GAP_EDGES.findIndex((edge) => gap <= edge)]!++;
+          loop.runStart = Math.min(loop.runStart, t);
+          loop.runEnd = Math.max(loop.runEnd, t);
+        }
       }
       loop.count++;
-      loop.last = t;
-      loop.longestRun = Math.max(loop.longestRun, t - loop.runStart);
+      loop.previous = t;
+      loop.first = Math.min(loop.first, t);
+      loop.last = Math.max(loop.last, t);
+      loop.longestRun = Math.max(loop.longestRun, loop.runEnd - loop.runStart);
       const second = Math.floor(t);
       if (second !== loop.currentSecond) {
         loop.currentSecond = second;

@@ -142,6 +142,14 @@ describe('reconnect-storm: fires', () => {
     assert.equal(backoff.loopsExceedingBackoff, 1);
   });
 
+  it('on exports that list the newest line first', async () => {
+    const input = proxyLog(pod(7), [{ controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 40 }]);
+    const reversed = String(input.content).trimEnd().split('\n').reverse().join('\n');
+    const { findings } = await runRule(reconnectStorm, [{ ...input, content: reversed }]);
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]!.evidence.sustainedLoops, 1);
+  });
+
   it('on a sustained data-plane loop (no controller span), as a warning naming the endpoint', async () => {
     const { findings } = await runRule(reconnectStorm, [proxyLog(pod(6), [{ endpoint: '10.2.9.9:8080', fromSeconds: 0, toSeconds: 40 }])]);
     assert.equal(findings.length, 1);
