@@ -327,6 +327,39 @@ describe('exported Prometheus rules (promtool)', () => {
     });
   }
 
+  test('annotations render with the alert\'s labels and value', async (t) => {
+    if (!(await requirePromtool(t))) return;
+    const groups = fleetGroups('prometheus').groups;
+    const fd = groups.flatMap((g) => g.rules).find((r) => r.alert === 'LinkerdProxyFileDescriptorsNearLimit')!;
+    const firing = CASES.find((c) => c.alert === fd.alert && c.firing.length > 0)!;
+    const file = stringify({
+      rule_files: ['rules.yaml'],
+      evaluation_interval: STEP,
+      tests: [
+        {
+          interval: STEP,
+          input_series: firing.series,
+          alert_rule_test: [
+            {
+              eval_time: firing.evalTime,
+              alertname: fd.alert,
+              exp_alerts: [
+                {
+                  exp_labels: firing.firing[0],
+                  exp_annotations: { summary: 'Proxy shop/web-0 uses 87.89% of its file descriptors', description: fd.annotations.description, runbook_url: fd.annotations.runbook_url },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    await withFiles({ 'rules.yaml': renderPrometheus(groups), 'tests.yaml': file }, async (dir) => {
+      const result = await promtool(['test', 'rules', 'tests.yaml'], dir);
+      assert.ok(result.ok, result.output);
+    });
+  });
+
   test('thresholds follow the config: a raised errorSeries silences the critical alert', async (t) => {
     if (!(await requirePromtool(t))) return;
     const critical = CASES.find((c) => c.alert === 'LinkerdProxyMetricCardinalityCritical' && c.firing.length > 0)!;
