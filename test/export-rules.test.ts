@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { docsUrlFor } from '../../src/core/docs.js';
-import { InputError } from '../../src/core/errors.js';
-import { loadRuleOptionOverrides, parseRuleOptions } from '../../src/export/config.js';
-import { runExportRules, type ExportRulesFlags } from '../../src/export/run.js';
-import type { RuleGroup } from '../../src/export/types.js';
-import { fleetLookup } from '../support/export-rules.js';
+import { docsUrlFor } from '../src/core/docs.js';
+import { InputError } from '../src/core/errors.js';
+import { loadRuleOptionOverrides, parseRuleOptions } from '../src/export/config.js';
+import { runExportRules, type ExportRulesFlags } from '../src/export/run.js';
+import type { RuleGroup } from '../src/export/types.js';
+import { fleetLookup } from './support/export-rules.js';
 
 let dir: string;
 before(async () => {
@@ -160,5 +160,16 @@ describe('export-rules', () => {
     assert.match((await exportRules({ 'proxy-selector': '{job="x"}' })).stderr, /without braces/);
     assert.match((await exportRules({ label: ['release'] })).stderr, /must be KEY=VALUE/);
     assert.equal((await exportRules({ target: 'datadog' })).code, 2);
+  });
+
+  test('docs/fleet.md documents every exported alert and links each rule\'s page', async () => {
+    const doc = await readFile(new URL('../docs/fleet.md', import.meta.url), 'utf8');
+    for (const target of ['prometheus', 'loki']) {
+      for (const [name, rule] of alerts((await exportRules({ target, quiet: true })).stdout)) {
+        assert.match(doc, new RegExp(`\`${name}\``), name);
+        const id = rule.labels.linkerd_doctor_rule!;
+        assert.ok(doc.includes(`(rules/${id}.md)`) && doc.includes(`linkerd-doctor explain ${id}`), id);
+      }
+    }
   });
 });
