@@ -128,6 +128,19 @@ describe('export-rules', () => {
     assert.equal((await exportRules({ quiet: true }, dir, onlyStorm)).stderr, '');
   });
 
+  test('a registered rule without an option the exporter reads is skipped with a notice, not exported with a broken threshold', async () => {
+    const renamed = (id: string) => {
+      const rule = fleetLookup(id);
+      if (id !== 'fd-exhaustion' || !rule) return rule;
+      return { ...rule, meta: { ...rule.meta, defaultOptions: { maxRatio: 0.8 }, optionSchema: { maxRatio: { type: 'number' as const, description: 'renamed' } } } };
+    };
+    const result = await exportRules({}, dir, renamed);
+    assert.equal(result.code, 0);
+    assert.match(result.stderr, /skipping fd-exhaustion: its options have no numeric ratio, which the prometheus export reads/);
+    assert.ok(![...alerts(result.stdout).values()].some((r) => r.labels.linkerd_doctor_rule === 'fd-exhaustion'));
+    assert.ok(alerts(result.stdout).has('LinkerdProxyMetricCardinalityCritical'));
+  });
+
   test('with the real registry, the rules registered today are exported', async () => {
     let stdout = '';
     const code = await runExportRules({ target: 'loki', quiet: true }, { stdout: async (t) => void (stdout += t), stderr: () => {}, cwd: dir });

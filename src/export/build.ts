@@ -38,7 +38,12 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
       opts.notice(`no ${opts.target} rules for ${exporter.ruleId}: ${exporter.unsupported?.[opts.target] ?? 'not observable there'}`);
       continue;
     }
-    const options = resolveRuleOptions(rule.meta, opts.overrides.rules.get(exporter.ruleId), opts.overrides.source);
+    const options = resolveRuleOptions(rule.meta, opts.overrides.rules.get(exporter.ruleId), opts.overrides.source) as Record<string, unknown>;
+    const missing = exporter.reads.filter((name) => typeof options[name] !== 'number');
+    if (missing.length > 0) {
+      opts.notice(`skipping ${exporter.ruleId}: its options have no numeric ${missing.join(', ')}, which the ${opts.target} export reads`);
+      continue;
+    }
     const rules = build({ options, severity: rule.meta.defaultSeverity, settings: opts.settings });
     groups.push({ name: `${GROUP_PREFIX}.${exporter.ruleId}`, rules });
   }

@@ -61,6 +61,8 @@ export interface ExporterInput<O> {
 /** Turns one offline rule's options into alerting rules for each target that can observe its signal. */
 export interface RuleExporter<O extends object = object> {
   ruleId: string;
+  /** Numeric options the exporter reads; a build whose rule lacks one skips the exporter with a notice. */
+  reads: readonly (keyof O & string)[];
   prometheus?: (input: ExporterInput<O>) => AlertingRule[];
   loki?: (input: ExporterInput<O>) => AlertingRule[];
   /** What the target cannot see of this rule, printed as a notice when nothing is exported for it. */

@@ -280,6 +280,9 @@ describe('exported Prometheus rules (promtool)', () => {
     const files = {
       'rules.yaml': renderPrometheus(groups),
       'grouped.yaml': renderPrometheus(fleetGroups('prometheus', { settings: { groupBy: ['cluster'], namespaceLabel: 'kubernetes_namespace' } }).groups),
+      'tuned.yaml': renderPrometheus(
+        fleetGroups('prometheus', { overrides: overrides({ 'reconnect-storm': { minPods: 2, errorMinPods: 7, maxGapSeconds: 12.5 }, 'fd-exhaustion': { ratio: 0.95 }, 'dns-query-storm': { burstWindowSeconds: 3 } }) }).groups,
+      ),
     };
     await withFiles(files, async (dir) => {
       const result = await promtool(['check', 'rules', ...Object.keys(files)], dir);
@@ -326,6 +329,23 @@ describe('exported Prometheus rules (promtool)', () => {
       });
     });
   }
+
+  test('--group-by cluster keeps clusters apart', async (t) => {
+    if (!(await requirePromtool(t))) return;
+    const groups = withoutAnnotations(fleetGroups('prometheus', { settings: { groupBy: ['cluster'] } }).groups);
+    const perCluster = (cluster: string, failing: number) => pods(failing, (i) => [{ ...cpFailures(`web-${i}`, DST, '0+4x60'), series: cpFailures(`web-${i}`, DST, '').series.replace('{', `{cluster="${cluster}", `) }]);
+    const storm: AlertCase = {
+      title: 'five failing proxies in one cluster, three in another',
+      alert: 'LinkerdControlPlaneRequestsFailingFleetWide',
+      series: [...perCluster('eu-1', 5), ...perCluster('us-2', 3)],
+      evalTime: '10m',
+      firing: [{ ...rule('reconnect-storm', 'error'), addr: DST, cluster: 'eu-1' }],
+    };
+    await withFiles({ 'rules.yaml': renderPrometheus(groups), 'tests.yaml': unitTestFile([storm]) }, async (dir) => {
+      const result = await promtool(['test', 'rules', 'tests.yaml'], dir);
+      assert.ok(result.ok, result.output);
+    });
+  });
 
   test('annotations render with the alert\'s labels and value', async (t) => {
     if (!(await requirePromtool(t))) return;

@@ -59,4 +59,4 @@ function prometheus(input: ExporterInput<ControlPlaneUnavailableOptions>): Alert
   ];
 }
 
-export const controlPlaneUnavailableExporter: RuleExporter<ControlPlaneUnavailableOptions> = { ruleId: RULE_ID, prometheus, loki };
+export const controlPlaneUnavailableExporter: RuleExporter<ControlPlaneUnavailableOptions> = { ruleId: RULE_ID, reads: ['minFailures'], prometheus, loki };

@@ -93,5 +93,5 @@ function dnsQueryStormLoki(input: ExporterInput<DnsQueryStormOptions>): Alerting
   ];
 }
 
-export const dnsTtlZeroExporter: RuleExporter<DnsTtlZeroOptions> = { ruleId: 'dns-ttl-zero', prometheus: dnsTtlZeroPrometheus, loki: dnsTtlZeroLoki };
-export const dnsQueryStormExporter: RuleExporter<DnsQueryStormOptions> = { ruleId: 'dns-query-storm', prometheus: dnsQueryStormPrometheus, loki: dnsQueryStormLoki };
+export const dnsTtlZeroExporter: RuleExporter<DnsTtlZeroOptions> = { ruleId: 'dns-ttl-zero', reads: [], prometheus: dnsTtlZeroPrometheus, loki: dnsTtlZeroLoki };
+export const dnsQueryStormExporter: RuleExporter<DnsQueryStormOptions> = { ruleId: 'dns-query-storm', reads: ['burstWindowSeconds', 'burstQueries', 'minPeriodicBursts'], prometheus: dnsQueryStormPrometheus, loki: dnsQueryStormLoki };

@@ -174,7 +174,7 @@ function staleEndpointMetrics(input: ExporterInput<StaleEndpointMetricsOptions>)
 
 const METRICS_ONLY = { loki: 'its signal is in the proxy metrics, not in the logs; export it with --target prometheus' };
 
-export const metricCardinalityExporter: RuleExporter<MetricCardinalityOptions> = { ruleId: 'metric-cardinality', prometheus: metricCardinality, unsupported: METRICS_ONLY };
-export const fdExhaustionExporter: RuleExporter<FdExhaustionOptions> = { ruleId: 'fd-exhaustion', prometheus: fdExhaustion, unsupported: METRICS_ONLY };
-export const ingressPodIpBypassExporter: RuleExporter<IngressPodIpBypassOptions> = { ruleId: 'ingress-pod-ip-bypass', prometheus: ingressPodIpBypass, unsupported: METRICS_ONLY };
-export const staleEndpointMetricsExporter: RuleExporter<StaleEndpointMetricsOptions> = { ruleId: 'stale-endpoint-metrics', prometheus: staleEndpointMetrics, unsupported: METRICS_ONLY };
+export const metricCardinalityExporter: RuleExporter<MetricCardinalityOptions> = { ruleId: 'metric-cardinality', reads: ['warningSeries', 'errorSeries'], prometheus: metricCardinality, unsupported: METRICS_ONLY };
+export const fdExhaustionExporter: RuleExporter<FdExhaustionOptions> = { ruleId: 'fd-exhaustion', reads: ['ratio'], prometheus: fdExhaustion, unsupported: METRICS_ONLY };
+export const ingressPodIpBypassExporter: RuleExporter<IngressPodIpBypassOptions> = { ruleId: 'ingress-pod-ip-bypass', reads: ['minEndpoints'], prometheus: ingressPodIpBypass, unsupported: METRICS_ONLY };
+export const staleEndpointMetricsExporter: RuleExporter<StaleEndpointMetricsOptions> = { ruleId: 'stale-endpoint-metrics', reads: ['maxTemplateHashes', 'minStaleSeries'], prometheus: staleEndpointMetrics, unsupported: METRICS_ONLY };

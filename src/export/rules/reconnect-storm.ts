@@ -127,4 +127,9 @@ function prometheus(input: ExporterInput<ReconnectStormOptions>): AlertingRule[]
   ];
 }
 
-export const reconnectStormExporter: RuleExporter<ReconnectStormOptions> = { ruleId: RULE_ID, prometheus, loki };
+export const reconnectStormExporter: RuleExporter<ReconnectStormOptions> = {
+  ruleId: RULE_ID,
+  reads: ['sustainSeconds', 'maxGapSeconds', 'clusterRunSeconds', 'minPods', 'errorMinPods'],
+  prometheus,
+  loki,
+};
