@@ -172,6 +172,7 @@ describe('export-rules', () => {
     assert.match((await exportRules({ 'namespace-label': 'kubernetes-namespace' })).stderr, /not a valid label name/);
     assert.match((await exportRules({ 'proxy-selector': '{job="x"}' })).stderr, /without braces/);
     assert.match((await exportRules({ label: ['release'] })).stderr, /must be KEY=VALUE/);
+    assert.match((await exportRules({ target: 'loki', 'log-selector': ' ' })).stderr, /--log-selector must not be empty/);
     assert.equal((await exportRules({ target: 'datadog' })).code, 2);
   });
 

@@ -7,9 +7,10 @@ import type { AlertingRule, ExportSettings } from './types.js';
 /** Label every exported alert carries, so an alert can be traced back to `linkerd-doctor explain <id>`. */
 export const RULE_ID_LABEL = 'linkerd_doctor_rule';
 
-/** `{a="b", c!=""}` from matcher strings; empty strings are dropped. */
+/** `{a="b", c!=""}` from matcher strings; empty strings are dropped, and no matchers give no braces. */
 export function selector(...matchers: string[]): string {
-  return `{${matchers.filter((m) => m.trim() !== '').join(', ')}}`;
+  const kept = matchers.filter((m) => m.trim() !== '');
+  return kept.length > 0 ? `{${kept.join(', ')}}` : '';
 }
 
 /** The per-pod grouping, plus any fleet labels (cluster…) the user asked to keep. */

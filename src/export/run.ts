@@ -75,6 +75,9 @@ function settingsFrom(flags: ExportRulesFlags): ExportSettings {
   for (const [flag, value] of [['--proxy-selector', settings.proxySelector], ['--log-selector', settings.logSelector], ['--coredns-selector', settings.corednsSelector], ['--coredns-log-selector', settings.corednsLogSelector]] as const) {
     if (/^\s*\{|\}\s*$/.test(value)) throw new UsageError(`${flag} takes label matchers without braces, e.g. job="linkerd-proxy"`);
   }
+  for (const [flag, value] of [['--log-selector', settings.logSelector], ['--coredns-log-selector', settings.corednsLogSelector]] as const) {
+    if (value.trim() === '') throw new UsageError(`${flag} must not be empty: a LogQL query needs at least one stream matcher`);
+  }
   return settings;
 }
 

@@ -146,17 +146,14 @@ function staleEndpointMetrics(input: ExporterInput<StaleEndpointMetricsOptions>)
   const generation = [...workload, 'dst_pod_template_hash'];
   const outbound = selector(settings.proxySelector, 'direction="outbound"', 'dst_pod_template_hash!=""');
   const idleGenerations = `sum ${byClause(generation)} (rate(request_total${outbound}[${RETAIN_IDLE_SECONDS / 60}m])) == 0`;
+  // The stale-series count comes first so that it is the alert's value; the generation count filters.
   const expr =
-    `(\n` +
-    `  count ${byClause(workload)} (count ${byClause(generation)} (request_total${outbound})) > ${num(o.maxTemplateHashes)}\n` +
-    `)\n` +
+    `count ${byClause(workload)} (\n` +
+    `  ${outbound}\n` +
+    `  and ${onClause(generation)} (${idleGenerations})\n` +
+    `) >= ${num(o.minStaleSeries)}\n` +
     `and ${onClause(workload)}\n` +
-    `(\n` +
-    `  count ${byClause(workload)} (\n` +
-    `    ${outbound}\n` +
-    `    and ${onClause(generation)} (${idleGenerations})\n` +
-    `  ) >= ${num(o.minStaleSeries)}\n` +
-    `)`;
+    `  count ${byClause(workload)} (count ${byClause(generation)} (request_total${outbound})) > ${num(o.maxTemplateHashes)}`;
   return [
     alertingRule({
       ruleId: 'stale-endpoint-metrics',
