@@ -1,0 +1,57 @@
+// Turns the registered rules into rule groups for one target: thresholds come from each rule's
+// defaults and the config file, so the live alerts and the offline findings agree.
+
+import type { AnyRule } from '../core/types.js';
+import { findRule, RULES } from '../rules/index.js';
+import type { RuleOptionOverrides } from './config.js';
+import { resolveRuleOptions } from './options.js';
+import { EXPORTERS } from './rules/index.js';
+import type { ExportSettings, ExportTarget, RuleExporter, RuleGroup } from './types.js';
+
+export const GROUP_PREFIX = 'linkerd-doctor';
+
+export interface BuildOptions {
+  target: ExportTarget;
+  settings: ExportSettings;
+  overrides: RuleOptionOverrides;
+  notice: (message: string) => void;
+  /** Rule lookup; the registry by default, injectable so tests can model rules from other branches. */
+  lookup?: (id: string) => AnyRule | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  exporters?: readonly RuleExporter<any>[];
+  /** Registered rules, to report those with no live equivalent. */
+  registered?: readonly AnyRule[];
+}
+
+export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
+  const lookup = opts.lookup ?? findRule;
+  const exporters = opts.exporters ?? EXPORTERS;
+  const groups: RuleGroup[] = [];
+  for (const exporter of exporters) {
+    const rule = lookup(exporter.ruleId);
+    if (!rule) {
+      opts.notice(`skipping ${exporter.ruleId}: the rule is not part of this build`);
+      continue;
+    }
+    const build = exporter[opts.target];
+    if (!build) {
+      opts.notice(`no ${opts.target} rules for ${exporter.ruleId}: ${exporter.unsupported?.[opts.target] ?? 'not observable there'}`);
+      continue;
+    }
+    const options = resolveRuleOptions(rule.meta, opts.overrides.rules.get(exporter.ruleId), opts.overrides.source) as Record<string, unknown>;
+    const missing = exporter.reads.filter((name) => typeof options[name] !== 'number');
+    if (missing.length > 0) {
+      opts.notice(`skipping ${exporter.ruleId}: its options have no numeric ${missing.join(', ')}, which the ${opts.target} export reads`);
+      continue;
+    }
+    const rules = build({ options, severity: rule.meta.defaultSeverity, settings: opts.settings });
+    groups.push({ name: `${GROUP_PREFIX}.${exporter.ruleId}`, rules });
+  }
+  for (const rule of opts.registered ?? RULES) {
+    if (!exporters.some((e) => e.ruleId === rule.meta.id)) opts.notice(`${rule.meta.id} has no live alert equivalent yet; it runs offline only`);
+  }
+  for (const id of opts.overrides.rules.keys()) {
+    if (!lookup(id)) opts.notice(`${opts.overrides.source}: rules.${id} names no rule in this build; its options are ignored`);
+  }
+  return groups;
+}

@@ -1,0 +1,79 @@
+// Small builders shared by the exporters, so label names, selectors and durations are spelled one way.
+
+import { docsUrlFor, TOOL_NAME } from '../core/docs.js';
+import type { Severity } from '../core/types.js';
+import type { AlertingRule, ExportSettings } from './types.js';
+
+/** Label every exported alert carries, so an alert can be traced back to `linkerd-doctor explain <id>`. */
+export const RULE_ID_LABEL = 'linkerd_doctor_rule';
+
+/** `{a="b", c!=""}` from matcher strings; empty strings are dropped, and no matchers give no braces. */
+export function selector(...matchers: string[]): string {
+  const kept = matchers.filter((m) => m.trim() !== '');
+  return kept.length > 0 ? `{${kept.join(', ')}}` : '';
+}
+
+/** The per-pod grouping, plus any fleet labels (cluster…) the user asked to keep. */
+export function podLabels(settings: ExportSettings, ...extra: string[]): string[] {
+  return unique([...settings.groupBy, settings.namespaceLabel, settings.podLabel, ...extra]);
+}
+
+export function byClause(labels: readonly string[]): string {
+  return `by (${unique(labels).join(', ')})`;
+}
+
+export function onClause(labels: readonly string[]): string {
+  return `on (${unique(labels).join(', ')})`;
+}
+
+/**
+ * Seconds as a Prometheus/LogQL duration. Whole minutes print as `15m` for readability; anything
+ * else stays exact (`95s`, `2500ms`) so a configured threshold is never rounded away.
+ */
+export function duration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new RangeError(`duration must be positive, got ${seconds}`);
+  const ms = Math.round(seconds * 1000);
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** A number as a PromQL/LogQL literal. */
+export function num(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`threshold must be finite, got ${n}`);
+  return String(n);
+}
+
+/** Go-template reference to a label in alert annotations (Prometheus and the Loki ruler share the syntax). */
+export function labelRef(name: string): string {
+  return `{{ $labels.${name} }}`;
+}
+
+export interface AlertSpec {
+  ruleId: string;
+  alert: string;
+  expr: string;
+  forSeconds?: number;
+  severity: Severity;
+  summary: string;
+  description: string;
+}
+
+export function alertingRule(spec: AlertSpec): AlertingRule {
+  return {
+    alert: spec.alert,
+    expr: spec.expr,
+    ...(spec.forSeconds !== undefined && spec.forSeconds > 0 ? { for: duration(spec.forSeconds) } : {}),
+    labels: { severity: spec.severity, [RULE_ID_LABEL]: spec.ruleId },
+    annotations: {
+      summary: spec.summary,
+      description: `${spec.description} Offline: \`${TOOL_NAME} explain ${spec.ruleId}\`.`,
+      runbook_url: docsUrlFor(spec.ruleId),
+    },
+  };
+}
+
+function unique(labels: readonly string[]): string[] {
+  return [...new Set(labels.filter((l) => l !== ''))];
+}

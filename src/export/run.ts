@@ -1,0 +1,97 @@
+// What `linkerd-doctor export-rules` does once its flags are parsed.
+
+import { writeFileAtomic, writeStdout } from '../cli/output.js';
+import { InputError, UsageError } from '../core/errors.js';
+import { EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
+import { buildRuleGroups, type BuildOptions } from './build.js';
+import { loadRuleOptionOverrides } from './config.js';
+import { renderRuleFile } from './render.js';
+import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, type ExportFormat, type ExportSettings, type ExportTarget } from './types.js';
+
+export interface ExportRulesFlags {
+  target: string;
+  format?: string;
+  config?: string;
+  output?: string;
+  'namespace-label'?: string;
+  'pod-label'?: string;
+  'proxy-selector'?: string;
+  'log-selector'?: string;
+  'coredns-selector'?: string;
+  'coredns-log-selector'?: string;
+  'group-by'?: string[];
+  name?: string;
+  label?: string[];
+  quiet?: boolean;
+}
+
+export interface ExportIo {
+  stdout: (text: string) => Promise<void>;
+  stderr: (text: string) => void;
+  cwd: string;
+  lookup?: BuildOptions['lookup'];
+}
+
+const DEFAULT_IO: ExportIo = { stdout: writeStdout, stderr: (t) => void process.stderr.write(t), cwd: process.cwd() };
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+export async function runExportRules(flags: ExportRulesFlags, io: ExportIo = DEFAULT_IO): Promise<number> {
+  try {
+    const target = oneOf(flags.target, EXPORT_TARGETS, '--target') as ExportTarget;
+    const format = oneOf(flags.format ?? 'yaml', EXPORT_FORMATS, '--format') as ExportFormat;
+    const settings = settingsFrom(flags);
+    const overrides = await loadRuleOptionOverrides(flags.config, io.cwd);
+    const notice = (message: string) => {
+      if (!flags.quiet) io.stderr(`linkerd-doctor: notice: ${message}\n`);
+    };
+    const groups = buildRuleGroups({ target, settings, overrides, notice, ...(io.lookup ? { lookup: io.lookup } : {}) });
+    if (groups.length === 0) throw new UsageError(`no rule in this build can be exported to ${target}`);
+    const text = renderRuleFile(groups, { format, target, source: overrides.source, ...(flags.name ? { name: flags.name } : {}), labels: parseLabels(flags.label ?? []) });
+    if (flags.output) await writeFileAtomic(flags.output, text);
+    else await io.stdout(text);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) io.stderr(`linkerd-doctor: ${err.message}\n`);
+    else if (err instanceof InputError) io.stderr(`linkerd-doctor: ${err.toLine()}\n`);
+    else io.stderr(`linkerd-doctor: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_USAGE_OR_INPUT;
+  }
+}
+
+function settingsFrom(flags: ExportRulesFlags): ExportSettings {
+  const settings: ExportSettings = {
+    namespaceLabel: flags['namespace-label'] ?? DEFAULT_SETTINGS.namespaceLabel,
+    podLabel: flags['pod-label'] ?? DEFAULT_SETTINGS.podLabel,
+    proxySelector: flags['proxy-selector'] ?? DEFAULT_SETTINGS.proxySelector,
+    logSelector: flags['log-selector'] ?? DEFAULT_SETTINGS.logSelector,
+    corednsSelector: flags['coredns-selector'] ?? DEFAULT_SETTINGS.corednsSelector,
+    corednsLogSelector: flags['coredns-log-selector'] ?? DEFAULT_SETTINGS.corednsLogSelector,
+    groupBy: flags['group-by'] ?? DEFAULT_SETTINGS.groupBy,
+  };
+  for (const [flag, name] of [['--namespace-label', settings.namespaceLabel], ['--pod-label', settings.podLabel], ...settings.groupBy.map((l) => ['--group-by', l])] as const) {
+    if (!LABEL_NAME.test(name)) throw new UsageError(`${flag} ${JSON.stringify(name)} is not a valid label name`);
+  }
+  for (const [flag, value] of [['--proxy-selector', settings.proxySelector], ['--log-selector', settings.logSelector], ['--coredns-selector', settings.corednsSelector], ['--coredns-log-selector', settings.corednsLogSelector]] as const) {
+    if (/^\s*\{|\}\s*$/.test(value)) throw new UsageError(`${flag} takes label matchers without braces, e.g. job="linkerd-proxy"`);
+  }
+  for (const [flag, value] of [['--log-selector', settings.logSelector], ['--coredns-log-selector', settings.corednsLogSelector]] as const) {
+    if (value.trim() === '') throw new UsageError(`${flag} must not be empty: a LogQL query needs at least one stream matcher`);
+  }
+  return settings;
+}
+
+function parseLabels(pairs: readonly string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--label ${JSON.stringify(pair)} must be KEY=VALUE`);
+    labels[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return labels;
+}
+
+function oneOf(value: string, allowed: readonly string[], flag: string): string {
+  if (!allowed.includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
+  return value;
+}

@@ -1,0 +1,189 @@
+// The config file drives the exported thresholds, and the export-rules command behaves like the
+// other commands: the rule file on stdout (or --output), notices and one-line errors on stderr, exit 2.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse } from 'yaml';
+import { docsUrlFor } from '../src/core/docs.js';
+import { InputError } from '../src/core/errors.js';
+import { loadRuleOptionOverrides, parseRuleOptions } from '../src/export/config.js';
+import { runExportRules, type ExportRulesFlags } from '../src/export/run.js';
+import type { RuleGroup } from '../src/export/types.js';
+import { fleetLookup } from './support/export-rules.js';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'ld-export-cli-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function exportRules(flags: Partial<ExportRulesFlags>, cwd = dir, lookup = fleetLookup) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runExportRules({ target: 'prometheus', ...flags }, { stdout: async (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, lookup });
+  return { code, stdout, stderr };
+}
+
+function alerts(yamlText: string): Map<string, { expr: string; for?: string; labels: Record<string, string>; annotations: Record<string, string> }> {
+  const file = parse(yamlText) as { groups: RuleGroup[] };
+  return new Map(file.groups.flatMap((g) => g.rules.map((r) => [r.alert, r] as const)));
+}
+
+describe('config file', () => {
+  test('reads rules.<id>.options and ignores keys owned by other commands', () => {
+    const rules = parseRuleOptions('failOn: warning\nrules:\n  fd-exhaustion:\n    severity: error\n    options:\n      ratio: 0.9\n  dns-ttl-zero:\n', 'x.yaml');
+    assert.deepEqual([...rules], [['fd-exhaustion', { ratio: 0.9 }]]);
+    assert.equal(parseRuleOptions('', 'x.yaml').size, 0);
+  });
+
+  test('bad YAML and bad shapes are one-line errors naming the file and line', () => {
+    assert.throws(() => parseRuleOptions('rules:\n  fd-exhaustion:\n    options: [1, 2]\n', 'x.yaml'), (e: unknown) => e instanceof InputError && e.path === 'x.yaml' && e.line === 3);
+    assert.throws(() => parseRuleOptions('rules: {a: 1\n', 'x.yaml'), (e: unknown) => e instanceof InputError && /invalid YAML/.test(e.message));
+    assert.throws(() => parseRuleOptions('- a\n- b\n', 'x.yaml'), InputError);
+  });
+
+  test('an explicit --config must exist; the default file is optional', async () => {
+    await assert.rejects(loadRuleOptionOverrides(path.join(dir, 'missing.yaml'), dir), (e: unknown) => e instanceof InputError && /no such file/.test(e.message));
+    const empty = await mkdtemp(path.join(tmpdir(), 'ld-empty-'));
+    try {
+      assert.deepEqual(await loadRuleOptionOverrides(undefined, empty), { source: null, rules: new Map() });
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('export-rules', () => {
+  test('exported thresholds change when the config file changes', async () => {
+    const defaults = alerts((await exportRules({})).stdout);
+    assert.match(defaults.get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.8$/);
+    assert.match(defaults.get('LinkerdProxyMetricCardinalityCritical')!.expr, />= 50000$/);
+
+    const config = path.join(dir, 'tuned.yaml');
+    await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: 0.65\n  metric-cardinality:\n    options:\n      warningSeries: 20000\n      errorSeries: 80000\n  reconnect-storm:\n    options:\n      errorMinPods: 12\n');
+    const tuned = await exportRules({ config });
+    assert.equal(tuned.code, 0, tuned.stderr);
+    const rules = alerts(tuned.stdout);
+    assert.match(rules.get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.65$/);
+    assert.match(rules.get('LinkerdProxyMetricCardinalityHigh')!.expr, />= 20000 < 80000$/);
+    assert.match(rules.get('LinkerdProxyMetricCardinalityCritical')!.expr, />= 80000$/);
+    assert.match(rules.get('LinkerdControlPlaneRequestsFailingFleetWide')!.expr, /\) >= 12$/);
+    assert.match(tuned.stdout, new RegExp(`thresholds from ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  test('.linkerd-doctor.yaml in the working directory is read without --config', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'ld-cwd-'));
+    try {
+      await writeFile(path.join(cwd, '.linkerd-doctor.yaml'), 'rules:\n  fd-exhaustion:\n    options:\n      ratio: 0.7\n');
+      const result = await exportRules({}, cwd);
+      assert.match(alerts(result.stdout).get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.7$/);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  test('a misspelt or mistyped option is a usage error (exit 2), not a silently ignored threshold', async () => {
+    const config = path.join(dir, 'typo.yaml');
+    await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ration: 0.9\n');
+    const typo = await exportRules({ config });
+    assert.equal(typo.code, 2);
+    assert.equal(typo.stdout, '');
+    assert.match(typo.stderr, /rules\.fd-exhaustion\.options\.ration is not an option of fd-exhaustion \(options: ratio\)/);
+    assert.equal(typo.stderr.trim().split('\n').length, 1);
+
+    await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: "80%"\n');
+    const mistyped = await exportRules({ config });
+    assert.equal(mistyped.code, 2);
+    assert.match(mistyped.stderr, /ratio must be a number, got "80%"/);
+  });
+
+  test('every alert carries severity, the rule id label, summary, description and the rule\'s runbook', async () => {
+    for (const target of ['prometheus', 'loki']) {
+      const { stdout } = await exportRules({ target });
+      for (const [name, rule] of alerts(stdout)) {
+        const id = rule.labels.linkerd_doctor_rule!;
+        assert.ok(fleetLookup(id), `${name}: ${id}`);
+        assert.ok(['error', 'warning', 'info'].includes(rule.labels.severity!), name);
+        assert.ok(rule.annotations.summary && rule.annotations.description, name);
+        assert.equal(rule.annotations.runbook_url, docsUrlFor(id), name);
+        assert.match(rule.annotations.description!, new RegExp(`linkerd-doctor explain ${id}`));
+      }
+    }
+  });
+
+  test('rules not registered in this build are skipped with a notice on stderr', async () => {
+    const onlyStorm = (id: string) => (id === 'reconnect-storm' ? fleetLookup(id) : undefined);
+    const result = await exportRules({}, dir, onlyStorm);
+    assert.equal(result.code, 0);
+    assert.deepEqual([...alerts(result.stdout).values()].map((r) => r.labels.linkerd_doctor_rule), ['reconnect-storm']);
+    for (const id of ['metric-cardinality', 'fd-exhaustion', 'ingress-pod-ip-bypass', 'stale-endpoint-metrics', 'dns-ttl-zero', 'dns-query-storm', 'control-plane-unavailable']) {
+      assert.match(result.stderr, new RegExp(`notice: skipping ${id}: the rule is not part of this build`));
+    }
+    assert.doesNotMatch(result.stdout, /notice/);
+    assert.equal((await exportRules({ quiet: true }, dir, onlyStorm)).stderr, '');
+  });
+
+  test('a registered rule without an option the exporter reads is skipped with a notice, not exported with a broken threshold', async () => {
+    const renamed = (id: string) => {
+      const rule = fleetLookup(id);
+      if (id !== 'fd-exhaustion' || !rule) return rule;
+      return { ...rule, meta: { ...rule.meta, defaultOptions: { maxRatio: 0.8 }, optionSchema: { maxRatio: { type: 'number' as const, description: 'renamed' } } } };
+    };
+    const result = await exportRules({}, dir, renamed);
+    assert.equal(result.code, 0);
+    assert.match(result.stderr, /skipping fd-exhaustion: its options have no numeric ratio, which the prometheus export reads/);
+    assert.ok(![...alerts(result.stdout).values()].some((r) => r.labels.linkerd_doctor_rule === 'fd-exhaustion'));
+    assert.ok(alerts(result.stdout).has('LinkerdProxyMetricCardinalityCritical'));
+  });
+
+  test('with the real registry, the rules registered today are exported', async () => {
+    let stdout = '';
+    const code = await runExportRules({ target: 'loki', quiet: true }, { stdout: async (t) => void (stdout += t), stderr: () => {}, cwd: dir });
+    assert.equal(code, 0);
+    assert.ok([...alerts(stdout).values()].some((r) => r.labels.linkerd_doctor_rule === 'reconnect-storm'));
+  });
+
+  test('--format prometheusrule wraps the groups in a monitoring.coreos.com/v1 PrometheusRule', async () => {
+    const { stdout } = await exportRules({ format: 'prometheusrule', label: ['release=kube-prometheus-stack'], name: 'linkerd-live' });
+    const resource = parse(stdout) as { apiVersion: string; kind: string; metadata: { name: string; labels: Record<string, string> }; spec: { groups: RuleGroup[] } };
+    assert.equal(resource.apiVersion, 'monitoring.coreos.com/v1');
+    assert.equal(resource.kind, 'PrometheusRule');
+    assert.equal(resource.metadata.name, 'linkerd-live');
+    assert.equal(resource.metadata.labels.release, 'kube-prometheus-stack');
+    const plain = parse((await exportRules({})).stdout) as { groups: RuleGroup[] };
+    assert.deepEqual(resource.spec.groups, plain.groups);
+  });
+
+  test('--output writes the file and leaves stdout empty', async () => {
+    const out = path.join(dir, 'rules.yaml');
+    const result = await exportRules({ target: 'loki', output: out });
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.match(await readFile(out, 'utf8'), /^# Generated by linkerd-doctor/);
+  });
+
+  test('bad flags are one-line usage errors', async () => {
+    assert.match((await exportRules({ target: 'datadog' })).stderr, /--target must be one of prometheus, loki/);
+    assert.match((await exportRules({ 'namespace-label': 'kubernetes-namespace' })).stderr, /not a valid label name/);
+    assert.match((await exportRules({ 'proxy-selector': '{job="x"}' })).stderr, /without braces/);
+    assert.match((await exportRules({ label: ['release'] })).stderr, /must be KEY=VALUE/);
+    assert.match((await exportRules({ target: 'loki', 'log-selector': ' ' })).stderr, /--log-selector must not be empty/);
+    assert.equal((await exportRules({ target: 'datadog' })).code, 2);
+  });
+
+  test('docs/fleet.md documents every exported alert and links each rule\'s page', async () => {
+    const doc = await readFile(new URL('../docs/fleet.md', import.meta.url), 'utf8');
+    for (const target of ['prometheus', 'loki']) {
+      for (const [name, rule] of alerts((await exportRules({ target, quiet: true })).stdout)) {
+        assert.match(doc, new RegExp(`\`${name}\``), name);
+        const id = rule.labels.linkerd_doctor_rule!;
+        assert.ok(doc.includes(`(rules/${id}.md)`) && doc.includes(`linkerd-doctor explain ${id}`), id);
+      }
+    }
+  });
+});
