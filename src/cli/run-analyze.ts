@@ -3,7 +3,7 @@
 // return the exit code (decided in report/exit-code.ts, identical for every format).
 
 import { loadConfig, parseSuppressFlag, type LinkerdDoctorConfig } from '../config/config.js';
-import { InputError, UsageError } from '../core/errors.js';
+import { describeSystemError, InputError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type Severity } from '../core/types.js';
 import { analyzeInputs } from '../engine/analyze.js';
 import type { ConfiguredRule } from '../engine/engine.js';
@@ -93,13 +93,23 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     if (!flags.quiet) writeNotices(report, result.inputs);
 
     const findings = visibleFindings(report, minSeverity);
+    let unwritten = 0;
     for (const target of targets) {
       const color = target.file === null && (flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
       const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd() });
-      if (target.file) await writeFileAtomic(target.file, text);
-      else await writeStdout(text);
+      if (!target.file) {
+        await writeStdout(text);
+        continue;
+      }
+      // One unwritable file must not cost the other reports (kube-linter's multi-output lesson).
+      try {
+        await writeFileAtomic(target.file, text);
+      } catch (err) {
+        unwritten++;
+        process.stderr.write(`linkerd-doctor: cannot write ${target.format} report ${target.file}: ${describeSystemError(err)}\n`);
+      }
     }
-    return exitCodeFor(report);
+    return unwritten > 0 ? EXIT_USAGE_OR_INPUT : exitCodeFor(report);
   } catch (err) {
     if (err instanceof UsageError) process.stderr.write(`linkerd-doctor: ${err.message}\n`);
     else if (err instanceof InputError) process.stderr.write(`linkerd-doctor: ${err.toLine()}\n`);

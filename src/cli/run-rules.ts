@@ -68,7 +68,8 @@ export function renderRuleDocs(rule: AnyRule, color: boolean): string {
   if (markdown === null) throw new UsageError(`${rule.meta.id} has no docs page (docs/rules/${rule.meta.id}.md); see ${docsUrlFor(rule.meta.id)}`);
   const header = `${rule.meta.id} (${rule.meta.code}) · default severity ${rule.meta.defaultSeverity} · reads ${rule.meta.inputs.join(', ')}\n${docsUrlFor(rule.meta.id)}\n\n`;
   const marked = new Marked();
-  marked.use(markedTerminal({ reflowText: true, width: Math.min(process.stdout.columns ?? 100, 100), tab: 2, ...(color ? {} : { colorless: true }) }));
+  // No emoji shortcodes: `:name:` sequences in addresses and spans must print as written.
+  marked.use(markedTerminal({ reflowText: true, width: Math.min(process.stdout.columns ?? 100, 100), tab: 2, emoji: false }));
   const rendered = marked.parse(markdown, { async: false }) as string;
   return header + (color ? rendered : stripAnsi(rendered));
 }

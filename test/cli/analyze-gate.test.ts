@@ -78,6 +78,13 @@ describe('several --format/--output pairs in one run', () => {
     assert.match(await read('markdown'), /^### linkerd-doctor/);
   });
 
+  it('still writes the other reports when one file cannot be written, and exits 2', async () => {
+    const good = path.join(dir, 'kept.sarif');
+    const code = await runAnalyze([errorBundle], flags({ format: ['json', 'sarif'], output: [path.join(dir, 'no-such-dir', 'r.json'), good] }));
+    assert.equal(code, 2);
+    assert.deepEqual(sarifSchemaErrors(JSON.parse(await readFile(good, 'utf8'))), []);
+  });
+
   it('pairs formats and outputs in order, - is stdout, and refuses ambiguous pairings', () => {
     assert.deepEqual(outputTargets(['text', 'sarif'], ['-', 'r.sarif']), [
       { format: 'text', file: null },
