@@ -60,6 +60,12 @@ describe('analyze', () => {
     assert.ok(loc.region.startLine >= 1);
   });
 
+  it('repeatable flags before PATH take one value each and leave PATH alone', async () => {
+    const run = await cli(['analyze', '--format', 'json', '--suppress', 'reconnect-storm=nothing', 'one-storm', '-q'], dir);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as Report).inputs.length, 24);
+  });
+
   it('--format junit parses and its failures match the exit code', async () => {
     const run = await cli(['analyze', 'two-storms', '--format', 'junit', '--fail-on', 'error'], dir);
     assert.equal(run.code, 1);
