@@ -1,13 +1,16 @@
-// What `linkerd-doctor analyze` does once its flags are parsed: run the analysis, write each
-// requested format, print notices on stderr, and return the exit code.
+// What `linkerd-doctor analyze` does once its flags are parsed: load the config, run the analysis,
+// apply suppressions and the baseline, write each requested format, print notices on stderr, and
+// return the exit code (decided in report/exit-code.ts, identical for every format).
 
-import { InputError, UsageError } from '../core/errors.js';
-import type { Severity } from '../core/types.js';
+import { loadConfig, parseSuppressFlag, type LinkerdDoctorConfig } from '../config/config.js';
+import { describeSystemError, InputError, UsageError } from '../core/errors.js';
+import { SEVERITIES, type Severity } from '../core/types.js';
 import { analyzeInputs } from '../engine/analyze.js';
 import type { ConfiguredRule } from '../engine/engine.js';
+import { createBaseline, DEFAULT_BASELINE_TOLERANCE_PERCENT, readBaseline, serializeBaseline } from '../report/baseline.js';
 import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
-import { FORMATTERS, type FormatName } from '../report/formats/index.js';
-import { buildReport, visibleFindings, type FailOn } from '../report/report.js';
+import { FORMAT_NAMES, FORMATTERS, type FormatName } from '../report/formats/index.js';
+import { buildReport, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
 import { RULES } from '../rules/index.js';
 import { writeFileAtomic, writeStdout } from './output.js';
 import { resolvePathArgs } from './paths.js';
@@ -16,8 +19,14 @@ import { createProgress } from './progress.js';
 export interface AnalyzeFlags {
   format?: string[];
   output?: string[];
-  'fail-on': string;
-  'min-severity': string;
+  /** Unset = the config's failOn, else `error`. */
+  'fail-on'?: string;
+  'min-severity'?: string;
+  config?: string;
+  suppress?: string[];
+  baseline?: string;
+  'write-baseline'?: string;
+  'baseline-tolerance'?: number;
   progress: boolean;
   quiet: boolean;
   color?: boolean;
@@ -28,11 +37,12 @@ export interface OutputTarget {
   file: string | null;
 }
 
-/** Pairs `--format` and `--output` in order; a format without a file goes to stdout (at most one). */
+/** Pairs `--format` and `--output` in order; a format without a file (or with `-`) goes to stdout (at most one). */
 export function outputTargets(formats: readonly string[] = [], outputs: readonly string[] = []): OutputTarget[] {
-  const names = (formats.length > 0 ? formats : ['text']) as FormatName[];
+  const names = formats.length > 0 ? formats : ['text'];
+  for (const n of names) if (!(FORMAT_NAMES as readonly string[]).includes(n)) throw new UsageError(`unknown --format ${n} (known: ${FORMAT_NAMES.join(', ')})`);
   if (outputs.length > names.length) throw new UsageError(`${outputs.length} --output files but only ${names.length} --format; give a --format for each --output`);
-  const targets = names.map((format, i) => ({ format, file: outputs[i] ?? null }));
+  const targets = (names as FormatName[]).map((format, i) => ({ format, file: outputs[i] === undefined || outputs[i] === '-' ? null : outputs[i]! }));
   if (targets.filter((t) => t.file === null).length > 1) throw new UsageError('more than one --format would go to stdout; pair each extra --format with an --output FILE');
   return targets;
 }
@@ -41,35 +51,86 @@ export function defaultRules(): ConfiguredRule[] {
   return RULES.map((rule) => ({ rule, options: { ...rule.meta.defaultOptions } }));
 }
 
+/** Flags win over the config file, the config over the built-in defaults. */
+export function effectiveThresholds(flags: Pick<AnalyzeFlags, 'fail-on' | 'min-severity' | 'baseline-tolerance'>, config: LinkerdDoctorConfig): { failOn: FailOn; minSeverity: Severity; tolerancePercent: number } {
+  const failOn = (flags['fail-on'] ?? config.failOn ?? 'error') as FailOn;
+  const minSeverity = (flags['min-severity'] ?? config.minSeverity ?? 'info') as Severity;
+  if (![...SEVERITIES, 'none'].includes(failOn)) throw new UsageError(`--fail-on ${failOn}: must be one of ${[...SEVERITIES, 'none'].join(', ')}`);
+  if (!(SEVERITIES as readonly string[]).includes(minSeverity)) throw new UsageError(`--min-severity ${minSeverity}: must be one of ${SEVERITIES.join(', ')}`);
+  const tolerancePercent = flags['baseline-tolerance'] ?? config.baselineTolerance ?? DEFAULT_BASELINE_TOLERANCE_PERCENT;
+  if (!Number.isFinite(tolerancePercent) || tolerancePercent < 0) throw new UsageError(`--baseline-tolerance ${tolerancePercent}: must be a percentage ≥ 0`);
+  return { failOn, minSeverity, tolerancePercent };
+}
+
 export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<number> {
   try {
-    const paths = resolvePathArgs(argv, process.stdin.isTTY);
     const targets = outputTargets(flags.format, flags.output);
-    const failOn = flags['fail-on'] as FailOn;
-    const minSeverity = flags['min-severity'] as Severity;
-    const result = await analyzeInputs(paths, defaultRules(), { progress: createProgress(flags.progress && !flags.quiet) });
-    const report = buildReport(result, failOn);
+    const config = await loadConfig(flags.config);
+    const { failOn, minSeverity, tolerancePercent } = effectiveThresholds(flags, config);
+    const suppressions = [...config.suppress, ...(flags.suppress ?? []).map((s) => parseSuppressFlag(s))];
+    const previous = flags.baseline ? await readBaseline(flags.baseline) : undefined;
+    const paths = resolvePathArgs(argv, process.stdin.isTTY);
+
+    const result = await analyzeInputs(paths, config.rules, { progress: createProgress(flags.progress && !flags.quiet) });
+    const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules };
+    if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
+    let report = buildReport(result, failOn, gate);
+
+    if (flags['write-baseline']) {
+      if (report.errors.length > 0) {
+        process.stderr.write(`linkerd-doctor: not writing baseline ${flags['write-baseline']}: the run had ${report.errors.length} error(s), so its findings may be incomplete\n`);
+      } else {
+        const written = createBaseline(report.findings);
+        await writeFileAtomic(flags['write-baseline'], serializeBaseline(written));
+        if (!flags.quiet) process.stderr.write(`linkerd-doctor: wrote baseline ${flags['write-baseline']} with ${written.findings.length} finding(s)\n`);
+        // Without --baseline, the baseline just written is the one in effect: recording the
+        // current state accepts it, as ESLint's --suppress-all does.
+        if (!previous) report = buildReport(result, failOn, { ...gate, baseline: { file: flags['write-baseline'], data: written, tolerancePercent } });
+      }
+    }
 
     for (const e of result.errors) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
-    if (!flags.quiet) {
-      for (const i of result.inputs) {
-        if (i.unparsed > 0) process.stderr.write(`linkerd-doctor: notice: ${i.path}: ${i.unparsed} of ${i.lines} lines did not parse as ${i.kind}\n`);
-      }
-      for (const f of result.ruleFailures) process.stderr.write(`linkerd-doctor: rule ${f.ruleId} failed: ${f.message}\n`);
-    }
+    if (!flags.quiet) writeNotices(report, result.inputs);
 
     const findings = visibleFindings(report, minSeverity);
+    let unwritten = 0;
     for (const target of targets) {
       const color = target.file === null && (flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
-      const text = FORMATTERS[target.format](report, { color, findings, failOn });
-      if (target.file) await writeFileAtomic(target.file, text);
-      else await writeStdout(text);
+      const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd() });
+      if (!target.file) {
+        await writeStdout(text);
+        continue;
+      }
+      // One unwritable file must not cost the other reports (kube-linter's multi-output lesson).
+      try {
+        await writeFileAtomic(target.file, text);
+      } catch (err) {
+        unwritten++;
+        process.stderr.write(`linkerd-doctor: cannot write ${target.format} report ${target.file}: ${describeSystemError(err)}\n`);
+      }
     }
-    return exitCodeFor(report);
+    return unwritten > 0 ? EXIT_USAGE_OR_INPUT : exitCodeFor(report);
   } catch (err) {
     if (err instanceof UsageError) process.stderr.write(`linkerd-doctor: ${err.message}\n`);
     else if (err instanceof InputError) process.stderr.write(`linkerd-doctor: ${err.toLine()}\n`);
     else process.stderr.write(`linkerd-doctor: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT_USAGE_OR_INPUT;
+  }
+}
+
+function writeNotices(report: Report, inputs: readonly { path: string; unparsed: number; lines: number; kind: string }[]): void {
+  const notice = (text: string) => process.stderr.write(`linkerd-doctor: notice: ${text}\n`);
+  for (const i of inputs) {
+    if (i.unparsed > 0) notice(`${i.path}: ${i.unparsed} of ${i.lines} lines did not parse as ${i.kind}`);
+  }
+  for (const e of report.errors) if (e.path.startsWith('rule:')) process.stderr.write(`linkerd-doctor: rule ${e.path.slice(5)} failed: ${e.message.replace(/^rule failed: /, '')}\n`);
+  for (const s of report.suppressions) {
+    if (s.matched === 0) notice(`unused suppression ${s.rule}${s.subject ? `=${s.subject}` : ''} (${s.source === 'flag' ? '--suppress' : 'config'}): it matched no finding; remove it`);
+  }
+  if (report.summary.suppressed > 0) notice(`${report.summary.suppressed} finding(s) suppressed`);
+  const b = report.baseline;
+  if (b) {
+    notice(`baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged, ${b.fixed.length} fixed, ${b.stale.length} stale`);
+    for (const s of b.stale) notice(`stale baseline entry ${s.ruleId} "${s.title}" (${s.reason}); rewrite the baseline with --write-baseline once the rule runs again or drop the entry`);
   }
 }

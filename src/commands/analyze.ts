@@ -7,12 +7,18 @@ export default class Analyze extends Command {
 
   static override description = `PATH may be a file, a directory (walked recursively; hidden and VCS folders are skipped), a glob, a .gz file, a .tar/.tar.gz/.tgz bundle, or - for stdin. With no PATH, stdin is read when it is a pipe.
 
-Exit codes: 0 no finding at or above --fail-on; 1 at least one; 2 usage or input error (the error names the file).`;
+Exit codes, the same for every --format: 0 no finding at or above --fail-on; 1 at least one (suppressed findings never count; with --baseline only new or worse ones do); 2 usage, config or input error (the error names the file).
+
+Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working directory (per rule: enabled, severity, options; suppress entries with a reason); flags override them. See docs/ci-gate.md.`;
 
   static override examples = [
     '<%= config.bin %> analyze ./bundle/',
     'linkerd diagnostics proxy-metrics -n emojivoto deploy/web | <%= config.bin %> analyze -',
     '<%= config.bin %> analyze incident.tgz --format json --output report.json --fail-on warning',
+    '<%= config.bin %> analyze bundle/ --format text --format sarif --output - --output results.sarif',
+    '<%= config.bin %> analyze bundle/ --write-baseline .linkerd-doctor-baseline.json',
+    '<%= config.bin %> analyze bundle/ --baseline .linkerd-doctor-baseline.json --fail-on warning',
+    '<%= config.bin %> analyze bundle/ --suppress reconnect-storm=emojivoto/*',
   ];
 
   static override strict = false;
@@ -26,11 +32,16 @@ Exit codes: 0 no finding at or above --fail-on; 1 at least one; 2 usage or input
       char: 'f',
       summary: 'Report format; repeat to write several, paired in order with --output.',
       options: FORMAT_NAMES,
-      multiple: true,
+      multiple: true, multipleNonGreedy: true,
     }),
-    output: Flags.string({ char: 'o', summary: 'Write the report to FILE instead of stdout; repeat to pair with each --format.', multiple: true }),
-    'fail-on': Flags.string({ summary: 'Exit 1 when a finding is at or above this severity.', options: ['error', 'warning', 'info', 'none'], default: 'error' }),
-    'min-severity': Flags.string({ summary: 'Show only findings at or above this severity (the exit code still counts all).', options: ['error', 'warning', 'info'], default: 'info' }),
+    output: Flags.string({ char: 'o', summary: 'Write the report to FILE instead of stdout (- = stdout); repeat to pair with each --format in order.', multiple: true, multipleNonGreedy: true }),
+    'fail-on': Flags.string({ summary: 'Exit 1 when a finding is at or above this severity [default: config failOn, else error].', options: ['error', 'warning', 'info', 'none'] }),
+    'min-severity': Flags.string({ summary: 'Show only findings at or above this severity; the exit code still counts all [default: config minSeverity, else info].', options: ['error', 'warning', 'info'] }),
+    config: Flags.string({ char: 'c', summary: 'Config file (YAML or JSON) [default: .linkerd-doctor.yaml/.yml/.json in the working directory].' }),
+    suppress: Flags.string({ summary: 'Suppress findings of RULE (id or code), optionally only those whose subject matches a glob: RULE[=subject-glob]. Repeatable.', multiple: true, multipleNonGreedy: true }),
+    baseline: Flags.string({ summary: 'Fail only on findings that are new or worse than in this baseline file.' }),
+    'write-baseline': Flags.string({ summary: 'Record the current findings in this baseline file (by fingerprint, with their key figures).' }),
+    'baseline-tolerance': Flags.integer({ summary: 'Percent a key figure may grow before a known finding counts as worse [default: config baselineTolerance, else 10].', min: 0 }),
     progress: Flags.boolean({ summary: 'Show progress on stderr when it is a terminal.', default: true, allowNo: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),

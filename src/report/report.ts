@@ -2,9 +2,14 @@
 // docs/report-format.md) and the input of every other formatter.
 
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
+import type { SuppressionEntry } from '../config/config.js';
 import type { InputError } from '../core/errors.js';
 import { SEVERITIES, type Finding, type InputKind, type InputStats, type Severity } from '../core/types.js';
 import type { RuleFailure, SkippedRule } from '../engine/engine.js';
+import { compareWithBaseline, type BaselineEntry, type BaselineFile, type BaselineVerdict, type StaleBaselineEntry } from './baseline.js';
+import { isFailing } from './exit-code.js';
+import { assignFingerprints } from './fingerprint.js';
+import { applySuppressions, type SuppressionUse } from './suppression.js';
 
 export type FailOn = Severity | 'none';
 
@@ -25,15 +30,51 @@ export interface ReportError {
   message: string;
 }
 
+/** A finding as reported: with its stable fingerprint and, under --baseline, how it compares. */
+export interface ReportFinding extends Finding {
+  fingerprint: string;
+  baseline?: BaselineVerdict;
+}
+
+export interface SuppressedFinding extends ReportFinding {
+  suppression: SuppressionEntry;
+}
+
+export interface BaselineSummary {
+  file: string;
+  tolerancePercent: number;
+  new: number;
+  worse: number;
+  unchanged: number;
+  fixed: BaselineEntry[];
+  stale: StaleBaselineEntry[];
+}
+
+export interface ReportSummary extends Record<Severity, number> {
+  /** Findings left out of the gate by a suppression (not counted in error/warning/info). */
+  suppressed: number;
+  /** Findings that decide the exit code: at or above failOn and, under --baseline, new or worse. */
+  failing: number;
+}
+
 export interface Report {
   schemaVersion: 1;
   tool: { name: string; version: string };
   status: 'pass' | 'fail';
+  failOn: FailOn;
   inputs: ReportInput[];
-  findings: Finding[];
+  findings: ReportFinding[];
   skippedRules: SkippedRule[];
+  /** Rules that ran to completion (not disabled, not skipped, not failed). */
+  evaluatedRules: string[];
+  /** Rules turned off in the config. */
+  disabledRules: string[];
+  suppressedFindings: SuppressedFinding[];
+  /** Every suppression with the number of findings it matched; matched 0 = unused. */
+  suppressions: SuppressionUse[];
+  baseline: BaselineSummary | null;
   errors: ReportError[];
-  summary: Record<Severity, number>;
+  summary: ReportSummary;
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
@@ -50,11 +91,49 @@ export interface ReportParts {
   errors: readonly InputError[];
 }
 
-/** Builds the report. `status` reflects every finding, whatever `--min-severity` hides. */
-export function buildReport(parts: ReportParts, failOn: FailOn): Report {
-  const findings = [...parts.findings].sort(compareFindings);
-  const summary = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+export interface GateOptions {
+  suppressions?: readonly SuppressionEntry[];
+  baseline?: { file: string; data: BaselineFile; tolerancePercent: number };
+  /** Rules configured to run; defaults to the rules that reported findings. */
+  ruleIds?: readonly string[];
+  disabledRules?: readonly string[];
+}
+
+/**
+ * Builds the report. `status` reflects every finding, whatever `--min-severity` hides; suppressed
+ * findings and, under a baseline, known findings that did not get worse do not fail it.
+ */
+export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOptions = {}): Report {
+  const sorted = [...parts.findings].sort(compareFindings);
+  const fingerprints = assignFingerprints(sorted);
+  const all: ReportFinding[] = sorted.map((f, i) => ({ ...f, fingerprint: fingerprints[i]! }));
+  const { kept, suppressed, uses } = applySuppressions(all, gate.suppressions ?? []);
+
+  const skipped = new Map(parts.skippedRules.map((s) => [s.ruleId, s.reason]));
+  const failed = new Set(parts.ruleFailures.map((f) => f.ruleId));
+  const disabled = [...(gate.disabledRules ?? [])];
+  const configured = gate.ruleIds ?? [...new Set(parts.findings.map((f) => f.ruleId))];
+  const evaluatedRules = configured.filter((id) => !skipped.has(id) && !failed.has(id));
+
+  let findings = kept;
+  let baseline: BaselineSummary | null = null;
+  if (gate.baseline) {
+    const evaluated = new Set(evaluatedRules);
+    const comparison = compareWithBaseline(kept, gate.baseline.data, {
+      tolerancePercent: gate.baseline.tolerancePercent,
+      evaluatedRules: evaluated,
+      notEvaluatedReason: (id) =>
+        disabled.includes(id) ? 'rule disabled in the config' : skipped.has(id) ? `rule skipped: ${skipped.get(id)}` : failed.has(id) ? 'rule failed' : configured.includes(id) ? 'rule did not run' : 'unknown rule',
+    });
+    findings = kept.map((f, i) => ({ ...f, baseline: comparison.verdicts[i]! }));
+    const count = (state: string) => comparison.verdicts.filter((v) => v.state === state).length;
+    baseline = { file: gate.baseline.file, tolerancePercent: gate.baseline.tolerancePercent, new: count('new'), worse: count('worse'), unchanged: count('unchanged'), fixed: comparison.fixed, stale: comparison.stale };
+  }
+
+  const summary = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number> as ReportSummary;
   for (const f of findings) summary[f.severity]++;
+  summary.suppressed = suppressed.length;
+  summary.failing = findings.filter((f) => isFailing(f, failOn)).length;
   const errors: ReportError[] = [
     ...parts.errors.map((e) => (e.line ? { path: e.path, line: e.line, message: e.message } : { path: e.path, message: e.message })),
     ...parts.ruleFailures.map((f) => ({ path: `rule:${f.ruleId}`, message: `rule failed: ${f.message}` })),
@@ -62,10 +141,16 @@ export function buildReport(parts: ReportParts, failOn: FailOn): Report {
   return {
     schemaVersion: 1,
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
-    status: findings.some((f) => atOrAbove(f.severity, failOn)) ? 'fail' : 'pass',
+    status: summary.failing > 0 ? 'fail' : 'pass',
+    failOn,
     inputs: parts.inputs.map(toReportInput),
     findings,
     skippedRules: [...parts.skippedRules],
+    evaluatedRules,
+    disabledRules: disabled,
+    suppressedFindings: suppressed.map(({ finding, by }) => ({ ...finding, suppression: by })),
+    suppressions: uses,
+    baseline,
     errors,
     summary,
   };
@@ -90,6 +175,6 @@ export function compareFindings(a: Finding, b: Finding): number {
 }
 
 /** The findings a formatter shows under `--min-severity`. */
-export function visibleFindings(report: Report, minSeverity: Severity): Finding[] {
+export function visibleFindings(report: Report, minSeverity: Severity): ReportFinding[] {
   return report.findings.filter((f) => atOrAbove(f.severity, minSeverity));
 }

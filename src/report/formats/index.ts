@@ -1,16 +1,23 @@
 // Output formats. Each formatter turns the same report into a string; none of them decides the
 // exit code (report/exit-code.ts does, for all formats alike).
 
-import type { Finding } from '../../core/types.js';
-import type { Report } from '../report.js';
+import type { Severity } from '../../core/types.js';
+import type { Report, ReportFinding } from '../report.js';
 import { formatJson } from './json.js';
+import { formatJunit } from './junit.js';
+import { formatMarkdown } from './markdown.js';
+import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
 
 export interface FormatOptions {
   color: boolean;
   /** Findings at or above --min-severity; the report itself keeps all of them. */
-  findings: Finding[];
+  findings: ReportFinding[];
   failOn: string;
+  /** The --min-severity that chose `findings`; suppressed findings are filtered the same way. */
+  minSeverity?: Severity;
+  /** Directory artifact URIs are made relative to (SARIF); defaults to process.cwd(). */
+  cwd?: string;
 }
 
 export type Formatter = (report: Report, options: FormatOptions) => string;
@@ -18,6 +25,9 @@ export type Formatter = (report: Report, options: FormatOptions) => string;
 export const FORMATTERS = {
   text: formatText,
   json: formatJson,
+  sarif: formatSarif,
+  junit: formatJunit,
+  markdown: formatMarkdown,
 } satisfies Record<string, Formatter>;
 
 export type FormatName = keyof typeof FORMATTERS;

@@ -53,6 +53,9 @@ export function formatText(report: Report, options: FormatOptions): string {
     out.push(c.dim(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`));
   }
   for (const e of report.errors) out.push(c.red(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`));
+  if (report.suppressedFindings?.length) out.push(c.dim(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`));
+  const b = report.baseline;
+  if (b) out.push(c.dim(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`));
   const hidden = report.findings.length - visible.length;
   out.push(
     `${c.bold('Summary:')} ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info` +

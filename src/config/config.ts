@@ -1,0 +1,238 @@
+// The config file: `.linkerd-doctor.yaml` (or .yml/.json) in the working directory, or --config.
+// It enables/disables rules, overrides their severity, sets their options and lists suppressions.
+// Every mistake is reported as one line naming the file, the line and the key, and exits 2.
+// Reused by other commands (export-rules) so every command reads the same thresholds.
+
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { describeSystemError, UsageError } from '../core/errors.js';
+import { SEVERITIES, type AnyRule, type Severity } from '../core/types.js';
+import type { ConfiguredRule } from '../engine/engine.js';
+import type { FailOn } from '../report/report.js';
+import { RULES } from '../rules/index.js';
+import { optionIssues } from './options.js';
+
+export const CONFIG_FILE_NAMES = ['.linkerd-doctor.yaml', '.linkerd-doctor.yml', '.linkerd-doctor.json'] as const;
+
+export interface SuppressionEntry {
+  /** Rule id (a code in the config is resolved to its id). */
+  rule: string;
+  /** Glob over the finding's subject; absent = every finding of the rule. */
+  subject?: string;
+  /** Why it is suppressed; required in the config file. */
+  reason?: string;
+  /** `config` or `--suppress`. */
+  source: 'config' | 'flag';
+}
+
+export interface LinkerdDoctorConfig {
+  /** The file the settings came from; null when none was found and defaults apply. */
+  source: string | null;
+  /** Enabled rules in registry order, options merged over the rule's defaults. */
+  rules: ConfiguredRule[];
+  disabledRules: string[];
+  failOn?: FailOn;
+  minSeverity?: Severity;
+  /** Percent a baseline key figure may grow before the finding counts as worse. */
+  baselineTolerance?: number;
+  suppress: SuppressionEntry[];
+}
+
+/** A config mistake: `file[:line]: key: reason`, one line, exit code 2. */
+export class ConfigError extends UsageError {
+  constructor(
+    readonly source: string,
+    readonly key: string,
+    readonly reason: string,
+    readonly line?: number,
+  ) {
+    super(`${source}${line ? `:${line}` : ''}: ${key ? `${key}: ` : ''}${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  cwd?: string;
+  rules?: readonly AnyRule[];
+}
+
+/**
+ * Reads `file`, or the config in `cwd` when no file is given. No config file means the defaults:
+ * every rule enabled with its default options.
+ */
+export async function loadConfig(file?: string, options: LoadConfigOptions = {}): Promise<LinkerdDoctorConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const rules = options.rules ?? RULES;
+  let chosen = file;
+  if (!chosen) {
+    const present: string[] = [];
+    for (const name of CONFIG_FILE_NAMES) {
+      if (await isFile(path.join(cwd, name))) present.push(name);
+    }
+    if (present.length > 1) throw new ConfigError(present.join(', '), '', 'more than one config file in the working directory; keep one or pass --config FILE');
+    if (present.length === 0) return defaultConfig(rules);
+    chosen = path.join(cwd, present[0]!);
+  }
+  let text: string;
+  try {
+    text = await readFile(chosen, 'utf8');
+  } catch (err) {
+    throw new ConfigError(displayPath(chosen, cwd), '', `cannot read config: ${describeSystemError(err)}`);
+  }
+  return parseConfig(text, displayPath(chosen, cwd), rules);
+}
+
+export function defaultConfig(rules: readonly AnyRule[] = RULES): LinkerdDoctorConfig {
+  return { source: null, rules: rules.map((rule) => ({ rule, options: { ...rule.meta.defaultOptions } })), disabledRules: [], suppress: [] };
+}
+
+/** Fresh copies of the enabled rules with their options, ready for the engine. */
+export function configuredRules(config: LinkerdDoctorConfig): ConfiguredRule[] {
+  return config.rules.map((c) => ({ ...c, options: { ...c.options } }));
+}
+
+type KeyPath = (string | number)[];
+
+/** Parses and validates a config document; `source` names it in error messages. */
+export function parseConfig(text: string, source: string, rules: readonly AnyRule[] = RULES): LinkerdDoctorConfig {
+  const isJson = source.endsWith('.json');
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const line = lineCounter.linePos(e.pos[0]).line;
+    throw new ConfigError(source, '', `invalid ${isJson ? 'JSON' : 'YAML'}: ${e.message.split('\n')[0]}`, line);
+  }
+  const lineOf = (keyPath: KeyPath): number | undefined => {
+    const node = doc.getIn(keyPath, true) as { range?: [number, number, number] } | undefined;
+    const keyNode = keyPath.length > 0 ? (doc.getIn(keyPath.slice(0, -1), true) as { items?: { key?: { value?: unknown; range?: number[] } }[] } | undefined) : undefined;
+    const keyRange = keyNode?.items?.find((i) => i.key?.value === keyPath[keyPath.length - 1])?.key?.range;
+    const offset = keyRange?.[0] ?? node?.range?.[0];
+    return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  };
+  const fail = (keyPath: KeyPath, reason: string): never => {
+    throw new ConfigError(source, formatKey(keyPath), reason, lineOf(keyPath));
+  };
+
+  const root: unknown = doc.toJS();
+  const config = defaultConfig(rules);
+  config.source = source;
+  if (root === null || root === undefined) return config;
+  if (!isMapping(root)) return fail([], 'the config must be a mapping of settings');
+
+  for (const [key, value] of Object.entries(root)) {
+    switch (key) {
+      case 'failOn':
+        if (typeof value !== 'string' || ![...SEVERITIES, 'none'].includes(value)) fail([key], `must be one of ${[...SEVERITIES, 'none'].join(', ')}, got ${JSON.stringify(value)}`);
+        config.failOn = value as FailOn;
+        break;
+      case 'minSeverity':
+        if (typeof value !== 'string' || !(SEVERITIES as readonly string[]).includes(value)) fail([key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(value)}`);
+        config.minSeverity = value as Severity;
+        break;
+      case 'baselineTolerance':
+        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail([key], `must be a percentage ≥ 0, got ${JSON.stringify(value)}`);
+        config.baselineTolerance = value as number;
+        break;
+      case 'rules':
+        applyRules(config, value, rules, fail);
+        break;
+      case 'suppress':
+        config.suppress = parseSuppressions(value, rules, fail);
+        break;
+      default:
+        fail([key], 'unknown setting (known: failOn, minSeverity, baselineTolerance, rules, suppress)');
+    }
+  }
+  return config;
+}
+
+function applyRules(config: LinkerdDoctorConfig, value: unknown, rules: readonly AnyRule[], fail: (p: KeyPath, reason: string) => never): void {
+  if (!isMapping(value)) fail(['rules'], 'must be a mapping from rule id to its settings');
+  const disabled = new Set<string>();
+  for (const [id, settings] of Object.entries(value as Record<string, unknown>)) {
+    const at: KeyPath = ['rules', id];
+    const rule = resolveRule(id, rules);
+    if (!rule) fail(at, `unknown rule (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+    const configured = config.rules.find((c) => c.rule === rule)!;
+    if (typeof settings === 'boolean') {
+      if (!settings) disabled.add(rule!.meta.id);
+      continue;
+    }
+    if (!isMapping(settings)) fail(at, 'must be true, false or a mapping with enabled, severity and options');
+    for (const [key, v] of Object.entries(settings as Record<string, unknown>)) {
+      if (key === 'enabled') {
+        if (typeof v !== 'boolean') fail([...at, key], `must be true or false, got ${JSON.stringify(v)}`);
+        if (!v) disabled.add(rule!.meta.id);
+      } else if (key === 'severity') {
+        if (typeof v !== 'string' || !(SEVERITIES as readonly string[]).includes(v)) fail([...at, key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}`);
+        configured.severity = v as Severity;
+      } else if (key === 'options') {
+        if (!isMapping(v)) fail([...at, key], 'must be a mapping of option names to values');
+        const issue = optionIssues(rule!, v as Record<string, unknown>)[0];
+        if (issue) fail([...at, key, issue.key], issue.reason);
+        configured.options = { ...configured.options, ...(v as object) };
+      } else {
+        fail([...at, key], 'unknown rule setting (known: enabled, severity, options)');
+      }
+    }
+  }
+  config.rules = config.rules.filter((c) => !disabled.has(c.rule.meta.id));
+  config.disabledRules = [...disabled];
+}
+
+function parseSuppressions(value: unknown, rules: readonly AnyRule[], fail: (p: KeyPath, reason: string) => never): SuppressionEntry[] {
+  if (!Array.isArray(value)) return fail(['suppress'], 'must be a list of {rule, subject, reason} entries');
+  return value.map((entry: unknown, i) => {
+    const at: KeyPath = ['suppress', i];
+    if (!isMapping(entry)) fail(at, 'must be a mapping with rule, reason and an optional subject glob');
+    const e = entry as Record<string, unknown>;
+    for (const key of Object.keys(e)) if (!['rule', 'subject', 'reason'].includes(key)) fail([...at, key], 'unknown suppression setting (known: rule, subject, reason)');
+    if (typeof e.rule !== 'string') fail([...at, 'rule'], 'is required: the rule id or code to suppress');
+    const rule = resolveRule(e.rule as string, rules);
+    if (!rule) fail([...at, 'rule'], `unknown rule ${JSON.stringify(e.rule)} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+    if (typeof e.reason !== 'string' || e.reason.trim() === '') fail([...at, typeof e.reason === 'string' ? 'reason' : 'rule'], 'a suppression needs a reason: say why the finding is accepted');
+    if (e.subject !== undefined && (typeof e.subject !== 'string' || e.subject === '')) fail([...at, 'subject'], 'must be a non-empty glob, e.g. "emojivoto/*"');
+    const out: SuppressionEntry = { rule: rule!.meta.id, reason: (e.reason as string).trim(), source: 'config' };
+    if (typeof e.subject === 'string') out.subject = e.subject;
+    return out;
+  });
+}
+
+/** `--suppress RULE[=subject-glob]`; RULE is an id or a code. */
+export function parseSuppressFlag(value: string, rules: readonly AnyRule[] = RULES): SuppressionEntry {
+  const eq = value.indexOf('=');
+  const id = eq < 0 ? value : value.slice(0, eq);
+  const subject = eq < 0 ? undefined : value.slice(eq + 1);
+  const rule = resolveRule(id, rules);
+  if (!rule) throw new UsageError(`--suppress ${value}: unknown rule ${JSON.stringify(id)} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+  if (subject === '') throw new UsageError(`--suppress ${value}: empty subject glob; drop the = to suppress every finding of the rule`);
+  return subject === undefined ? { rule: rule.meta.id, source: 'flag' } : { rule: rule.meta.id, subject, source: 'flag' };
+}
+
+/** A rule by id or by code. */
+export function resolveRule(idOrCode: string, rules: readonly AnyRule[] = RULES): AnyRule | undefined {
+  return rules.find((r) => r.meta.id === idOrCode) ?? rules.find((r) => r.meta.code.toLowerCase() === idOrCode.toLowerCase());
+}
+
+function isMapping(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function formatKey(keyPath: KeyPath): string {
+  return keyPath.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+}
+
+async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function displayPath(p: string, cwd: string): string {
+  const rel = path.relative(cwd, p);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
+}

@@ -1,0 +1,53 @@
+// Rule options are checked against the rule's own optionSchema, the same way for the config file,
+// for defaults (meta-test) and for any other caller, so a threshold cannot be set to nonsense.
+
+import type { AnyRule, RuleOptionSpec } from '../core/types.js';
+
+/** Why `value` does not fit `spec`, or null when it does. */
+export function optionProblem(spec: RuleOptionSpec, value: unknown): string | null {
+  switch (spec.type) {
+    case 'number':
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a ${spec.type === 'integer' ? 'whole number' : 'number'}, got ${describe(value)}`;
+      if (spec.type === 'integer' && !Number.isInteger(value)) return `must be a whole number, got ${value}`;
+      if (spec.minimum !== undefined && value < spec.minimum) return `must be ≥ ${spec.minimum}, got ${value}`;
+      if (spec.maximum !== undefined && value > spec.maximum) return `must be ≤ ${spec.maximum}, got ${value}`;
+      return null;
+    case 'string':
+      return typeof value === 'string' ? null : `must be a string, got ${describe(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `must be true or false, got ${describe(value)}`;
+    default:
+      return `has an unsupported option type ${JSON.stringify((spec as RuleOptionSpec).type)}`;
+  }
+}
+
+export interface OptionIssue {
+  /** Option name, as written in the config. */
+  key: string;
+  reason: string;
+}
+
+/** Every problem with a partial options object for `rule`: unknown keys and values outside the schema. */
+export function optionIssues(rule: AnyRule, options: Record<string, unknown>): OptionIssue[] {
+  const schema = rule.meta.optionSchema as Record<string, RuleOptionSpec>;
+  const issues: OptionIssue[] = [];
+  for (const [key, value] of Object.entries(options)) {
+    const spec = schema[key];
+    if (!spec) {
+      const known = Object.keys(schema);
+      issues.push({ key, reason: `unknown option (${known.length ? `known: ${known.join(', ')}` : 'this rule has no options'})` });
+      continue;
+    }
+    const problem = optionProblem(spec, value);
+    if (problem) issues.push({ key, reason: problem });
+  }
+  return issues;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}

@@ -1,0 +1,140 @@
+// Baselines for gating on captured snapshots: `--write-baseline` records today's findings by
+// fingerprint with their severity and key figure; `--baseline` then lets only new or worse
+// findings fail the run, and lists what was fixed and which entries could not be checked.
+
+import { readFile } from 'node:fs/promises';
+import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
+import { describeSystemError, UsageError } from '../core/errors.js';
+import { SEVERITIES, type FindingSubject, type Severity } from '../core/types.js';
+import { evidenceKind } from './fingerprint.js';
+import { SEVERITY_RANK, type ReportFinding } from './report.js';
+
+export const BASELINE_SCHEMA_VERSION = 1;
+export const DEFAULT_BASELINE_TOLERANCE_PERCENT = 10;
+
+export interface BaselineEntry {
+  fingerprint: string;
+  ruleId: string;
+  subject: FindingSubject;
+  kind: string;
+  severity: Severity;
+  title: string;
+  keyFigure?: { name: string; value: number };
+}
+
+export interface BaselineFile {
+  schemaVersion: 1;
+  tool: { name: string; version: string };
+  findings: BaselineEntry[];
+}
+
+export type BaselineState = 'new' | 'worse' | 'unchanged';
+
+export interface BaselineVerdict {
+  state: BaselineState;
+  /** Why a known finding counts as worse. */
+  reason?: string;
+  previous?: { severity: Severity; keyFigure?: { name: string; value: number } };
+}
+
+export interface StaleBaselineEntry extends BaselineEntry {
+  reason: string;
+}
+
+export interface BaselineComparison {
+  verdicts: BaselineVerdict[];
+  /** Entries whose rule ran and found nothing matching them. */
+  fixed: BaselineEntry[];
+  /** Entries that could not be checked: unknown rule, rule disabled or skipped for missing input. */
+  stale: StaleBaselineEntry[];
+}
+
+/** No timestamps and a stable order, so a rewritten baseline diffs cleanly in review. */
+export function createBaseline(findings: readonly ReportFinding[]): BaselineFile {
+  const entries = findings.map((f): BaselineEntry => {
+    const e: BaselineEntry = { fingerprint: f.fingerprint, ruleId: f.ruleId, subject: f.subject, kind: evidenceKind(f), severity: f.severity, title: f.title };
+    if (f.keyFigure) e.keyFigure = { name: f.keyFigure.name, value: f.keyFigure.value };
+    return e;
+  });
+  entries.sort((a, b) => a.ruleId.localeCompare(b.ruleId) || a.fingerprint.localeCompare(b.fingerprint));
+  return { schemaVersion: BASELINE_SCHEMA_VERSION, tool: { name: TOOL_NAME, version: TOOL_VERSION }, findings: entries };
+}
+
+export function serializeBaseline(baseline: BaselineFile): string {
+  return JSON.stringify(baseline, null, 2) + '\n';
+}
+
+export async function readBaseline(file: string): Promise<BaselineFile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--baseline ${file}: cannot read: ${describeSystemError(err)}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--baseline ${file}: not JSON (${(err as Error).message}); write one with --write-baseline`);
+  }
+  return validateBaseline(data, file);
+}
+
+function validateBaseline(data: unknown, file: string): BaselineFile {
+  const bad = (reason: string): never => {
+    throw new UsageError(`--baseline ${file}: ${reason}`);
+  };
+  if (typeof data !== 'object' || data === null) return bad('not a linkerd-doctor baseline (expected an object with schemaVersion and findings)');
+  const d = data as Record<string, unknown>;
+  if (d.schemaVersion !== BASELINE_SCHEMA_VERSION) bad(`unsupported schemaVersion ${JSON.stringify(d.schemaVersion)} (this version reads ${BASELINE_SCHEMA_VERSION})`);
+  if (!Array.isArray(d.findings)) bad('findings must be a list');
+  (d.findings as unknown[]).forEach((e, i) => {
+    const entry = e as Record<string, unknown>;
+    if (typeof entry !== 'object' || entry === null) bad(`findings[${i}]: must be an object`);
+    if (typeof entry.fingerprint !== 'string' || typeof entry.ruleId !== 'string') bad(`findings[${i}]: fingerprint and ruleId are required strings`);
+    if (typeof entry.severity !== 'string' || !(SEVERITIES as readonly string[]).includes(entry.severity)) bad(`findings[${i}].severity: must be one of ${SEVERITIES.join(', ')}`);
+    const kf = entry.keyFigure as Record<string, unknown> | undefined;
+    if (kf !== undefined && (typeof kf !== 'object' || kf === null || typeof kf.name !== 'string' || typeof kf.value !== 'number')) bad(`findings[${i}].keyFigure: must be {name, value}`);
+  });
+  return data as BaselineFile;
+}
+
+export interface CompareOptions {
+  /** Percent a key figure may grow and still be "unchanged". */
+  tolerancePercent: number;
+  /** Rules that ran to completion in this run; entries of other rules are stale, not fixed. */
+  evaluatedRules: ReadonlySet<string>;
+  /** Why a rule did not run (disabled, skipped: no proxy-log input…). */
+  notEvaluatedReason: (ruleId: string) => string;
+}
+
+export function compareWithBaseline(findings: readonly Pick<ReportFinding, 'fingerprint' | 'severity' | 'keyFigure'>[], baseline: BaselineFile, options: CompareOptions): BaselineComparison {
+  const known = new Map(baseline.findings.map((e) => [e.fingerprint, e]));
+  const matched = new Set<string>();
+  const verdicts = findings.map((f): BaselineVerdict => {
+    const entry = known.get(f.fingerprint);
+    if (!entry) return { state: 'new' };
+    matched.add(entry.fingerprint);
+    const previous: BaselineVerdict['previous'] = entry.keyFigure ? { severity: entry.severity, keyFigure: entry.keyFigure } : { severity: entry.severity };
+    if (SEVERITY_RANK[f.severity] > SEVERITY_RANK[entry.severity]) return { state: 'worse', reason: `severity rose from ${entry.severity} to ${f.severity}`, previous };
+    if (f.keyFigure && entry.keyFigure && f.keyFigure.name === entry.keyFigure.name) {
+      const limit = entry.keyFigure.value * (1 + options.tolerancePercent / 100);
+      if (f.keyFigure.value > limit) {
+        return {
+          state: 'worse',
+          reason: `${f.keyFigure.name} grew from ${entry.keyFigure.value} to ${f.keyFigure.value}, more than the ${options.tolerancePercent}% tolerance`,
+          previous,
+        };
+      }
+    }
+    return { state: 'unchanged', previous };
+  });
+  const fixed: BaselineEntry[] = [];
+  const stale: StaleBaselineEntry[] = [];
+  for (const entry of baseline.findings) {
+    if (matched.has(entry.fingerprint)) continue;
+    if (options.evaluatedRules.has(entry.ruleId)) fixed.push(entry);
+    else stale.push({ ...entry, reason: options.notEvaluatedReason(entry.ruleId) });
+  }
+  return { verdicts, fixed, stale };
+}

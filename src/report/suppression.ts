@@ -1,0 +1,47 @@
+// Suppressions: `--suppress RULE[=subject-glob]` and config `suppress:` entries. A suppressed
+// finding leaves the gate but stays in the report (counted, listed, and a SARIF suppression), and
+// every suppression reports how many findings it swallowed so unused ones can be pruned.
+
+import type { SuppressionEntry } from '../config/config.js';
+import type { Finding } from '../core/types.js';
+import { subjectKey } from './fingerprint.js';
+
+export interface SuppressionUse extends SuppressionEntry {
+  /** Findings this entry suppressed in this run; 0 = unused. */
+  matched: number;
+}
+
+/** `*` matches any run of characters (including `/`), `?` one character; everything else is literal. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`);
+}
+
+/** A glob matches the whole subject key (`ns/workload/pod/target`) or any single subject field. */
+export function subjectMatches(glob: string, subject: Finding['subject']): boolean {
+  const re = globToRegExp(glob);
+  if (re.test(subjectKey(subject))) return true;
+  return Object.values(subject).some((v) => typeof v === 'string' && re.test(v));
+}
+
+export interface SuppressionResult<F extends Finding> {
+  kept: F[];
+  suppressed: { finding: F; by: SuppressionEntry }[];
+  uses: SuppressionUse[];
+}
+
+/** The first matching entry suppresses a finding; later entries that would also match are not charged. */
+export function applySuppressions<F extends Finding>(findings: readonly F[], entries: readonly SuppressionEntry[]): SuppressionResult<F> {
+  const uses: SuppressionUse[] = entries.map((e) => ({ ...e, matched: 0 }));
+  const kept: F[] = [];
+  const suppressed: { finding: F; by: SuppressionEntry }[] = [];
+  for (const f of findings) {
+    const i = entries.findIndex((e) => e.rule === f.ruleId && (e.subject === undefined || subjectMatches(e.subject, f.subject)));
+    if (i < 0) kept.push(f);
+    else {
+      uses[i]!.matched++;
+      suppressed.push({ finding: f, by: entries[i]! });
+    }
+  }
+  return { kept, suppressed, uses };
+}

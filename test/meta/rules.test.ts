@@ -1,0 +1,148 @@
+// Every registered rule is checked here, so a rule merged from another branch is held to the same
+// bar without anyone adding it to a list: valid meta, options with defaults that fit their schema,
+// a docs page with every section, `explain` renders it, and cases that fire and stay quiet
+// (test/rule-cases/<id>.ts), run through the real pipeline, sequentially and merged in parallel.
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { renderRuleDocs } from '../../src/cli/run-rules.js';
+import { docsUrlFor } from '../../src/core/docs.js';
+import { readRuleDocs } from '../../src/core/rule-docs.js';
+import type { AnyRule, Finding, InputStats } from '../../src/core/types.js';
+import { RuleEngine } from '../../src/engine/engine.js';
+import { readEntry } from '../../src/engine/pipeline.js';
+import reconnectStorm from '../../src/rules/reconnect-storm.js';
+import { RULES } from '../../src/rules/index.js';
+import type { RuleCase, RuleCases } from '../support/rule-cases.js';
+import { runRule, type TestInput } from '../support/rule-tester.js';
+import { docsProblems, metaProblems } from './rule-conformance.js';
+
+const CASES_DIR = fileURLToPath(new URL('../rule-cases/', import.meta.url));
+
+async function loadCases(id: string): Promise<RuleCases> {
+  const file = `${CASES_DIR}${id}.ts`;
+  assert.ok(existsSync(file), `rule ${id} has no fire/quiet cases: add test/rule-cases/${id}.ts exporting \`cases: RuleCases\``);
+  const mod = (await import(pathToFileURL(file).href)) as { cases?: RuleCases };
+  assert.ok(mod.cases, `test/rule-cases/${id}.ts must export \`cases\``);
+  return mod.cases;
+}
+
+/** The inputs split in two engines whose states are cloned and merged, as parallel workers would. */
+async function runMerged(rule: AnyRule, inputs: TestInput[], options: object): Promise<Finding[]> {
+  const configured = [{ rule, options: { ...rule.meta.defaultOptions, ...options } }];
+  const half = Math.ceil(inputs.length / 2);
+  const engines = [new RuleEngine(configured), new RuleEngine(configured)];
+  const stats: InputStats[] = [];
+  for (const [i, input] of inputs.entries()) {
+    const engine = engines[i < half ? 0 : 1]!;
+    const stream = Readable.from([Buffer.from(input.content)]);
+    const result = await readEntry({ path: input.path, stream, size: null }, { record: (r) => engine.emit(r) }, {}, input.kind);
+    stats.push(result.stats);
+  }
+  engines[0]!.absorb(structuredClone(engines[1]!.snapshot()));
+  const result = engines[0]!.finish(stats);
+  assert.deepEqual(result.ruleFailures, []);
+  return result.findings;
+}
+
+describe('rule conformance', () => {
+  it('registers at least one rule', () => assert.ok(RULES.length > 0));
+
+  for (const rule of RULES) {
+    const id = rule.meta.id;
+    describe(id, () => {
+      it('has valid meta and options with defaults that fit optionSchema', () => {
+        assert.deepEqual(metaProblems(rule, RULES), []);
+      });
+
+      it('has docs/rules/<id>.md with every section, and explain renders it', () => {
+        assert.deepEqual(docsProblems(id, readRuleDocs(id)), []);
+        const page = renderRuleDocs(rule, false);
+        assert.match(page, new RegExp(`^${id} \\(${rule.meta.code}\\)`));
+        for (const heading of ['What it means', 'Evidence', 'How to fix it', 'False positives', 'References']) assert.ok(page.includes(heading), heading);
+      });
+
+      it('has a state that survives structured cloning (parallel workers)', () => {
+        assert.doesNotThrow(() => structuredClone(rule.createState({ ...rule.meta.defaultOptions })));
+      });
+
+      it('fires on every "fires" case, with derived docs URLs and usable locations', async () => {
+        const { fires } = await loadCases(id);
+        assert.ok(fires.length > 0, `test/rule-cases/${id}.ts has no case that fires`);
+        for (const c of fires) {
+          const run = await runRule(rule, c.inputs, c.options);
+          assert.ok(run.findings.length > 0, `"${c.name}" should fire`);
+          for (const f of run.findings) {
+            assert.equal(f.ruleId, id);
+            assert.equal(f.docsUrl, docsUrlFor(id));
+            assert.ok(f.remediation.trim().length > 0, `"${c.name}": finding without a fix`);
+            for (const l of f.locations) assert.ok(Number.isInteger(l.line) && l.line >= 1, `"${c.name}": location line ${l.line}`);
+          }
+          c.check?.(run.findings);
+        }
+      });
+
+      it('stays quiet on every "quiet" case (and was not merely skipped)', async () => {
+        const { quiet } = await loadCases(id);
+        assert.ok(quiet.length > 0, `test/rule-cases/${id}.ts has no case that stays quiet`);
+        for (const c of quiet) {
+          const run = await runRule(rule, c.inputs, c.options);
+          assert.equal(run.skipped, false, `"${c.name}" was skipped for missing input; a quiet case must feed the rule its input kind`);
+          assert.deepEqual(run.findings.map((f) => f.title), [], `"${c.name}" should stay quiet`);
+        }
+      });
+
+      it('finds the same when its inputs are analysed in parallel and merged', async () => {
+        const { fires } = await loadCases(id);
+        const multi: RuleCase[] = fires.filter((c) => c.inputs.length > 1);
+        for (const c of multi) {
+          const sequential = await runRule(rule, c.inputs, c.options);
+          assert.deepEqual(await runMerged(rule, c.inputs, c.options ?? {}), sequential.findings, `"${c.name}": merge differs from a sequential run`);
+        }
+      });
+    });
+  }
+});
+
+describe('the conformance checks themselves', () => {
+  const broken = {
+    ...reconnectStorm,
+    meta: {
+      ...reconnectStorm.meta,
+      id: 'Reconnect_Storm',
+      code: 'LD2001',
+      description: 'two\nlines',
+      inputs: [],
+      defaultOptions: { sustainSeconds: -1, orphan: 1 },
+    },
+  } as AnyRule;
+
+  it('reject a rule with a bad id, code, description, inputs and options', () => {
+    const problems = metaProblems(broken, [broken, reconnectStorm]).join('\n');
+    for (const expected of ['not kebab-case', 'one line', 'inputs is empty', 'has a default but no optionSchema entry', 'default of option sustainSeconds must be ≥ 1', 'option maxGapSeconds has no default']) {
+      assert.ok(problems.includes(expected), `expected "${expected}" in:\n${problems}`);
+    }
+  });
+
+  it('reject a duplicate code and a code from the wrong family', () => {
+    const twin = { ...reconnectStorm, meta: { ...reconnectStorm.meta, id: 'twin' } } as AnyRule;
+    assert.ok(metaProblems(twin, [twin, reconnectStorm]).some((p) => p.includes('used by more than one rule')));
+    const metricsCodeOnLogs = { ...reconnectStorm, meta: { ...reconnectStorm.meta, code: 'LD2999' } } as AnyRule;
+    assert.ok(metaProblems(metricsCodeOnLogs, [metricsCodeOnLogs]).some((p) => p.includes('does not match its inputs')));
+  });
+
+  it('reject a missing page, a missing section and a fix without versions', () => {
+    assert.deepEqual(docsProblems('x', null), ['docs/rules/x.md is missing']);
+    const page = ['# x', '## What it means', 'x'.repeat(50), '## Evidence', 'x'.repeat(50), '## How to fix it', 'Restart everything and hope for the best, it usually helps.', '## References', 'See linkerd2 #1234 for the background.'].join('\n');
+    const problems = docsProblems('x', page).join('\n');
+    assert.match(problems, /no "## False positives" section/);
+    assert.match(problems, /names no version/);
+  });
+
+  it('fail for a rule id without a case registry', async () => {
+    await assert.rejects(loadCases('no-such-rule'), /has no fire\/quiet cases/);
+  });
+});

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { DESTINATION_STORM, POLICY_STORM, stormBundle } from '../../scripts/fixtures/reconnect-storm.js';
+import type { RuleCases } from '../support/rule-cases.js';
+
+const ts = (second: number, ms = 0) => new Date(Date.UTC(2024, 5, 6, 11, 0, second, ms)).toISOString().replace('Z', '000000Z');
+
+/** A proxy that fails towards the destination controller for a few seconds while it rolls, then recovers. */
+function rolloutBlip(): string {
+  const lines: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const s = Math.floor(i / 2);
+    lines.push(
+      `${ts(s, (i % 2) * 500)} [  ${(120 + i * 0.5).toFixed(6)}s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.15:8086}: linkerd_reconnect: Failed to connect error=endpoint 10.42.0.15:8086: Connection refused (os error 111)`,
+    );
+  }
+  lines.push(`${ts(5)} [   125.100000s]  INFO ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_pool_p2c: Adding endpoint addr=10.42.0.19:8086`);
+  return lines.join('\n') + '\n';
+}
+
+export const cases: RuleCases = {
+  fires: [
+    {
+      name: '24 pods refused by the destination and policy controllers for 60 s at the 500 ms backoff',
+      inputs: stormBundle({ seed: 7, namespace: 'emojivoto', workloads: ['web', 'voting', 'emoji'], podsPerWorkload: 8, storms: [DESTINATION_STORM, POLICY_STORM], durationSeconds: 60 }),
+      check: (findings) => {
+        assert.equal(findings.length, 2);
+        assert.ok(findings.every((f) => f.severity === 'error'));
+        assert.deepEqual(findings.map((f) => f.subject.target).sort(), [DESTINATION_STORM.controller, POLICY_STORM.controller]);
+      },
+    },
+    {
+      name: 'one pod in a sustained loop is a warning below errorMinPods',
+      inputs: stormBundle({ seed: 8, namespace: 'shop', workloads: ['cart'], podsPerWorkload: 1, storms: [DESTINATION_STORM], durationSeconds: 45 }),
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.equal(findings[0]!.severity, 'warning');
+      },
+    },
+  ],
+  quiet: [
+    {
+      name: 'a 4 s blip during a controller rollout',
+      inputs: [{ path: 'emojivoto/web-6d5f8c9b7d-x2x8k/linkerd-proxy.log', content: rolloutBlip() }],
+    },
+    {
+      name: 'healthy proxies with no reconnect warnings',
+      inputs: stormBundle({ seed: 9, namespace: 'emojivoto', workloads: ['web'], podsPerWorkload: 3, storms: [], durationSeconds: 60, quietLines: 20 }),
+    },
+  ],
+};
