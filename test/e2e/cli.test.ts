@@ -71,7 +71,8 @@ describe('analyze: the storm bundle', () => {
     assert.equal(dst.evidence.loops, 60);
     assert.match(dst.docsUrl, /docs\/rules\/reconnect-storm\.md$/);
     assert.ok(dst.locations.every((l) => l.line >= 1 && l.path.startsWith(STORM)));
-    assert.deepEqual(report.summary, { error: 2, warning: 0, info: 0 });
+    assert.equal(report.summary.error, 2);
+    assert.equal(report.summary.warning, 0);
   });
 
   it('gives the same findings for `cat storm.log | analyze -` as for the file path', () => {
