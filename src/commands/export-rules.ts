@@ -24,9 +24,9 @@ export default class ExportRules extends Command {
     'log-selector': Flags.string({ summary: 'LogQL stream matchers (no braces) selecting linkerd-proxy logs.', default: 'container="linkerd-proxy"' }),
     'coredns-selector': Flags.string({ summary: 'PromQL matchers (no braces) selecting CoreDNS metrics; empty selects every coredns_* series.', default: '' }),
     'coredns-log-selector': Flags.string({ summary: 'LogQL stream matchers (no braces) selecting CoreDNS query logs.', default: 'container=~"coredns|node-cache"' }),
-    'group-by': Flags.string({ summary: 'Extra label kept in every aggregation (repeatable), e.g. cluster for Thanos, Mimir or a shared Loki.', multiple: true }),
+    'group-by': Flags.string({ summary: 'Extra label kept in every aggregation (repeatable), e.g. cluster for Thanos, Mimir or a shared Loki.', multiple: true, multipleNonGreedy: true }),
     name: Flags.string({ summary: 'metadata.name of the PrometheusRule (default: linkerd-doctor-<target>).' }),
-    label: Flags.string({ summary: 'KEY=VALUE label on the PrometheusRule metadata (repeatable), e.g. what the Prometheus ruleSelector matches.', multiple: true }),
+    label: Flags.string({ summary: 'KEY=VALUE label on the PrometheusRule metadata (repeatable), e.g. what the Prometheus ruleSelector matches.', multiple: true, multipleNonGreedy: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices on stderr; errors still go there.', default: false }),
   };
 

@@ -16,7 +16,7 @@ export default class Parse extends Command {
 
   static override flags = {
     strict: Flags.boolean({ summary: 'Reject input a lenient reader accepts (metrics: the OpenMetrics grammar exactly); rejected lines are reported as errors.', default: false }),
-    kind: Flags.string({ summary: 'Print only records of this kind.', multiple: true }),
+    kind: Flags.string({ summary: 'Print only records of this kind.', multiple: true, multipleNonGreedy: true }),
   };
 
   async run(): Promise<void> {
