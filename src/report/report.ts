@@ -5,6 +5,8 @@ import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import type { InputError } from '../core/errors.js';
 import { SEVERITIES, type Finding, type InputKind, type InputStats, type Severity } from '../core/types.js';
 import type { RuleFailure, SkippedRule } from '../engine/engine.js';
+import { correlate, type Incident } from '../incident/correlate.js';
+import { versionSummary, type ProxyVersions } from '../incident/versions.js';
 
 export type FailOn = Severity | 'none';
 
@@ -34,6 +36,10 @@ export interface Report {
   skippedRules: SkippedRule[];
   errors: ReportError[];
   summary: Record<Severity, number>;
+  /** Findings grouped into incidents with a probable-cause order (additive; docs/incidents.md). */
+  incidents?: Incident[];
+  /** Proxy versions detected in the inputs, newest first (additive; docs/incidents.md). */
+  proxyVersions?: { version: string; linkerd: string; pods: number }[];
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
@@ -48,6 +54,7 @@ export interface ReportParts {
   skippedRules: readonly SkippedRule[];
   ruleFailures: readonly RuleFailure[];
   errors: readonly InputError[];
+  versions?: ProxyVersions;
 }
 
 /** Builds the report. `status` reflects every finding, whatever `--min-severity` hides. */
@@ -68,6 +75,8 @@ export function buildReport(parts: ReportParts, failOn: FailOn): Report {
     skippedRules: [...parts.skippedRules],
     errors,
     summary,
+    incidents: correlate(findings),
+    proxyVersions: parts.versions ? versionSummary(parts.versions) : [],
   };
 }
 
