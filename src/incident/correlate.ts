@@ -69,7 +69,9 @@ export const PHRASES: Readonly<Record<string, Phrase>> = {
     const e = f.evidence as { podsAffected?: number; totalLines?: number; window?: { durationSeconds?: number }; topPods?: { pod: string }[] };
     const workloads = new Set((e.topPods ?? []).map((p) => workloadOfPod(p.pod)));
     const who = f.subject.workload ?? (workloads.size === 1 ? [...workloads][0] : undefined);
-    const duration = e.window?.durationSeconds ? ` in ${formatDuration(e.window.durationSeconds)}` : '';
+    const { start, end } = windowOf(f);
+    const seconds = e.window?.durationSeconds ?? (start !== null && end !== null ? (end - start) / 1000 : 0);
+    const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
     return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm (${compact(e.totalLines ?? 0)} lines${duration})`;
   },
   'metric-cardinality': (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
