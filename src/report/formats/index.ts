@@ -3,6 +3,7 @@
 
 import type { Finding } from '../../core/types.js';
 import type { Report } from '../report.js';
+import { formatHtml } from './html.js';
 import { formatJson } from './json.js';
 import { formatText } from './text.js';
 
@@ -18,6 +19,7 @@ export type Formatter = (report: Report, options: FormatOptions) => string;
 export const FORMATTERS = {
   text: formatText,
   json: formatJson,
+  html: formatHtml,
 } satisfies Record<string, Formatter>;
 
 export type FormatName = keyof typeof FORMATTERS;
