@@ -72,7 +72,8 @@ export const PHRASES: Readonly<Record<string, Phrase>> = {
     const { start, end } = windowOf(f);
     const seconds = e.window?.durationSeconds ?? (start !== null && end !== null ? (end - start) / 1000 : 0);
     const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
-    return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm (${compact(e.totalLines ?? 0)} lines${duration})`;
+    const component = componentOfTarget(f.subject.target);
+    return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(e.totalLines ?? 0)} lines${duration})`;
   },
   'metric-cardinality': (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
 };

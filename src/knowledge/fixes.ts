@@ -3,6 +3,8 @@
 // PRs named in each entry (see docs/incidents.md). Rules do not repeat this; the incident step
 // annotates their findings with it.
 
+import { componentOfTarget } from './control-plane.js';
+
 export interface ProxyVersion {
   major: number;
   minor: number;
@@ -67,7 +69,9 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     when: (f) => {
       const controller = f.evidence.controller;
       if (typeof controller === 'string') return controller === 'destination' || controller === 'identity';
-      return /linkerd-(?:dst|destination|policy|identity)/.test(f.subject.target ?? '');
+      // The limit was in the Go destination and identity servers; the policy controller is separate.
+      const component = componentOfTarget(f.subject.target);
+      return component === 'destination' || component === 'identity';
     },
     mitigation: 'scale the destination controller out and give it CPU and memory headroom until the control plane is upgraded',
     references: ['https://github.com/linkerd/linkerd2/pull/12598'],

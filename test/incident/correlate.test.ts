@@ -46,7 +46,7 @@ describe('correlate', () => {
     const inc = incidents[0]!;
     assert.equal(inc.ordering.confidence, 'likely');
     assert.deepEqual(inc.findings.map((f) => [f.ruleId, f.role]), [['control-plane-unavailable', 'probable cause'], ['reconnect-storm', 'effect']]);
-    assert.equal(inc.headline, 'Destination controller saturated (1,010 failed calls from 412 clients) → 412 traefik proxies in a reconnect storm (33 M lines in 4 min)');
+    assert.equal(inc.headline, 'Destination controller saturated (1,010 failed calls from 412 clients) → 412 traefik proxies in a reconnect storm to destination (33 M lines in 4 min)');
     assert.match(inc.ordering.reasoning[0]!, /The cause was logged 20 s before the effect/);
     assert.equal(inc.firstAction, 'First step for control-plane-unavailable.');
     assert.equal(inc.timeline?.series.length, 2);
@@ -117,7 +117,7 @@ describe('storm bundle report', () => {
     const text = formatText(report, { color: false, findings: report.findings, failOn: 'error' });
     const incidentAt = text.indexOf('1 INCIDENT');
     assert.ok(incidentAt > 0 && incidentAt < text.indexOf('2 ERRORS'), 'incident summary comes before the findings');
-    assert.match(text, /1\. Destination controller saturated \(450 failed calls from \d+ clients\) → 6 traefik proxies in a reconnect storm/);
+    assert.match(text, /1\. Destination controller saturated \(450 failed calls from \d+ clients\) → 6 traefik proxies in a reconnect storm to destination/);
     assert.match(text, /do now Relieve the destination controller now/);
 
     const json = JSON.parse(formatJson(report, { color: false, findings: report.findings, failOn: 'error' })) as { incidents: unknown[]; proxyVersions: { version: string }[] };

@@ -64,7 +64,7 @@ describe('HTML report in headless Chromium', { skip }, () => {
     try {
       const headline = page.locator('.incident .headline').first();
       assert.ok(await headline.isVisible());
-      assert.match(await headline.innerText(), /^Destination controller saturated .* → 8 traefik proxies in a reconnect storm/);
+      assert.match(await headline.innerText(), /^Destination controller saturated .* → 8 traefik proxies in a reconnect storm to destination/);
       assert.match(await page.locator('#summary').innerText(), /2 error\(s\)/);
       assert.ok(await page.locator('.incident .action').isVisible());
 

@@ -142,3 +142,12 @@ describe('version advice end to end on a storm bundle', () => {
     assert.equal(result.versions.byPod.size, 6);
   });
 });
+
+describe('fix applicability', () => {
+  it('applies the destination stream-limit fix to destination storms, not to policy ones', () => {
+    const policy = { ...storm(['traefik-7d9f8c6b5d-x2x8k']), subject: { target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } };
+    const [dst, pol] = annotateFixStatus([storm(['traefik-7d9f8c6b5d-x2x8k']), policy], collect([]));
+    assert.deepEqual(dst!.fixStatus!.map((s) => s.fix), ['destination-stream-limit', 'connect-backoff-cap']);
+    assert.deepEqual(pol!.fixStatus!.map((s) => s.fix), ['connect-backoff-cap']);
+  });
+});
