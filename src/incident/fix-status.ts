@@ -3,7 +3,7 @@
 // remediation, so every output format shows it without knowing about versions.
 
 import type { Finding, FixStatus } from '../core/types.js';
-import { NOT_VERSION_DEPENDENT, fixesFor, hasFix, parseProxyVersion, type KnownFix } from '../knowledge/fixes.js';
+import { NOT_VERSION_DEPENDENT, fixesFor, hasFix, parseLinkerdRelease, parseProxyVersion, releaseHasFix, type KnownFix } from '../knowledge/fixes.js';
 import type { PodVersion, ProxyVersions } from './versions.js';
 
 /** Pod names a finding refers to: its subject and any evidence list of objects with a `pod` field. */
@@ -45,9 +45,10 @@ export function fixStatusFor(finding: Pick<Finding, 'ruleId' | 'subject' | 'evid
 
   const groups = new Map<string, { version: string; linkerd: string; pods: number; hasFix: boolean }>();
   for (const p of considered) {
-    const g = groups.get(p.version) ?? { version: p.version, linkerd: p.linkerd, pods: 0, hasFix: hasFix(parseProxyVersion(p.version)!, fix) };
+    const key = p.version ?? p.release!;
+    const g = groups.get(key) ?? { version: key, linkerd: p.linkerd, pods: 0, hasFix: podHasFix(p, fix) };
     g.pods++;
-    groups.set(p.version, g);
+    groups.set(key, g);
   }
   const list = [...groups.values()].sort((a, b) => b.pods - a.pods || a.version.localeCompare(b.version));
   const fixed = list.filter((g) => g.hasFix).reduce((n, g) => n + g.pods, 0);
@@ -59,7 +60,7 @@ export function fixStatusFor(finding: Pick<Finding, 'ruleId' | 'subject' | 'evid
   else status = unfixed === 0 ? 'fixed' : fixed === 0 ? 'not-fixed' : 'mixed';
 
   const where = `${fix.fixedInProxy}, ${fix.fixedInLinkerd}`;
-  const seen = list.map((g) => `${g.version} (${g.linkerd}) on ${g.pods} pod${g.pods === 1 ? '' : 's'}`).join(', ');
+  const seen = list.map((g) => `${g.version}${g.linkerd !== g.version ? ` (${g.linkerd})` : ''} on ${g.pods} pod${g.pods === 1 ? '' : 's'}`).join(', ');
   const note =
     status === 'unknown' && list.length === 0
       ? `Version unknown: no proxy_build_info or release banner in the bundle, so it cannot tell whether the fix (${fix.change}; ${where}) is deployed.`
@@ -71,6 +72,13 @@ export function fixStatusFor(finding: Pick<Finding, 'ruleId' | 'subject' | 'evid
             ? `Not fixed in this version: ${basis} run ${seen}, older than ${where} (${fix.change}). Upgrade, or meanwhile ${fix.mitigation}.`
             : `Partly fixed: ${basis} run ${seen}; ${unfixed} pod${unfixed === 1 ? '' : 's'} predate ${where} (${fix.change}).`;
   return { fix: fix.id, symptom: fix.symptom, fixedIn: { proxy: fix.fixedInProxy, linkerd: fix.fixedInLinkerd }, status, basis, versions: list, note, references: [...fix.references] };
+}
+
+/** A logged Linkerd release wins over a proxy version: a controller's release is the control plane's. */
+function podHasFix(p: PodVersion, fix: KnownFix): boolean {
+  const release = parseLinkerdRelease(p.release ?? undefined);
+  if (release && (fix.side === 'control-plane' || !p.version)) return releaseHasFix(release, fix);
+  return hasFix(parseProxyVersion(p.version!)!, fix);
 }
 
 /** Returns the findings with `fixStatus` set and the version check appended to the remediation. */

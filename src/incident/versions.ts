@@ -1,13 +1,15 @@
 // Which proxy version each pod runs, learned once for every rule: from `proxy_build_info` in
 // metric dumps (label `version`, or `git_version` before Linkerd 2.15) and from the
 // `linkerd2_proxy: release X (sha) by linkerd on DATE` start-up banner in logs (proxy v2.207+).
+// Go components (the controllers, and the proxy container's start-up wrapper in older releases)
+// log `running version stable-2.14.9` instead: that is the Linkerd release of whatever logged it.
 // It has the shape of a rule (visitors + merge over clonable state) so the engine runs it in the
 // same pass, and parallel runs merge it like any rule; it never produces findings.
 
 import { INPUT_KINDS, defineRule, type RecordBase } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { componentsOfWorkload } from '../knowledge/control-plane.js';
-import { compareVersions, formatVersion, linkerdReleaseFor, parseProxyVersion } from '../knowledge/fixes.js';
+import { compareVersions, formatVersion, linkerdReleaseFor, parseLinkerdRelease, parseProxyVersion } from '../knowledge/fixes.js';
 import { bump } from '../util/stats.js';
 
 export const VERSION_COLLECTOR_ID = 'internal:proxy-versions';
@@ -20,6 +22,8 @@ interface PodVersions {
   namespace?: string;
   /** version → how many times it was seen, and where. */
   versions: Map<string, number>;
+  /** Linkerd release → count, from `running version …` lines. */
+  releases: Map<string, number>;
   sources: Set<'metrics' | 'log'>;
 }
 
@@ -32,8 +36,11 @@ export interface PodVersion {
   pod: string;
   namespace?: string;
   workload?: string;
-  /** Newest version seen for the pod (a pod upgraded mid-capture counts as upgraded). */
-  version: string;
+  /** Newest proxy version seen for the pod (a pod upgraded mid-capture counts as upgraded); null when only a release was logged. */
+  version: string | null;
+  /** Linkerd release the pod logged itself (`running version …`), when it did. */
+  release: string | null;
+  /** The Linkerd release, as logged or as mapped from the proxy version. */
   linkerd: string;
   sources: ('metrics' | 'log')[];
   controlPlane: boolean;
@@ -59,9 +66,13 @@ export const versionCollector = defineRule<object, VersionState>({
   createState: () => ({ pods: new Map(), overflow: new Map() }),
   visitors: {
     'proxy-log'(state, record) {
-      if (record.target !== 'linkerd2_proxy' || !record.message.startsWith('release ')) return;
-      const version = parseProxyVersion(record.message.slice('release '.length));
-      if (version) note(state, record, record.pod, formatVersion(version), 'log');
+      if (record.target === 'linkerd2_proxy' && record.message.startsWith('release ')) {
+        const version = parseProxyVersion(record.message.slice('release '.length));
+        if (version) note(state, record, record.pod, formatVersion(version), 'log');
+      } else if (record.format === 'logfmt' && record.message.startsWith('running version ')) {
+        const release = parseLinkerdRelease(record.message.slice('running version '.length));
+        if (release) note(state, record, record.pod, release.text, 'log', 'release');
+      }
     },
     'metric-sample'(state, record) {
       if (record.family !== 'proxy_build_info' && record.name !== 'proxy_build_info') return;
@@ -81,6 +92,7 @@ export const versionCollector = defineRule<object, VersionState>({
         continue;
       }
       for (const [v, n] of p.versions) bump(existing.versions, v, n);
+      for (const [v, n] of p.releases) bump(existing.releases, v, n);
       for (const s of p.sources) existing.sources.add(s);
     }
     for (const [v, n] of from.overflow) bump(into.overflow, v, n);
@@ -88,7 +100,7 @@ export const versionCollector = defineRule<object, VersionState>({
   finish: () => [],
 });
 
-function note(state: VersionState, record: RecordBase, pod: string | undefined, version: string, source: 'metrics' | 'log'): void {
+function note(state: VersionState, record: RecordBase, pod: string | undefined, version: string, source: 'metrics' | 'log', what: 'proxy' | 'release' = 'proxy'): void {
   const name = pod ?? record.path;
   const key = `${record.namespace ?? ''}/${name}`;
   let p = state.pods.get(key);
@@ -97,10 +109,10 @@ function note(state: VersionState, record: RecordBase, pod: string | undefined, 
       bump(state.overflow, version);
       return;
     }
-    p = { pod: name, ...(record.namespace ? { namespace: record.namespace } : {}), versions: new Map(), sources: new Set() };
+    p = { pod: name, ...(record.namespace ? { namespace: record.namespace } : {}), versions: new Map(), releases: new Map(), sources: new Set() };
     state.pods.set(key, p);
   }
-  bump(p.versions, version);
+  bump(what === 'proxy' ? p.versions : p.releases, version);
   p.sources.add(source);
 }
 
@@ -108,12 +120,14 @@ export function proxyVersionsOf(state: VersionState | undefined): ProxyVersions 
   const byPod = new Map<string, PodVersion>();
   if (!state) return { byPod, untracked: new Map() };
   for (const p of state.pods.values()) {
-    const newest = [...p.versions.keys()].map((v) => parseProxyVersion(v)!).sort(compareVersions).pop()!;
+    const newest = [...p.versions.keys()].map((v) => parseProxyVersion(v)!).sort(compareVersions).pop();
+    const release = [...p.releases.keys()].map((r) => parseLinkerdRelease(r)!).sort((a, b) => compareVersions(a.version, b.version)).pop();
     const workload = workloadOfPod(p.pod);
     const entry: PodVersion = {
       pod: p.pod,
-      version: formatVersion(newest),
-      linkerd: linkerdReleaseFor(newest),
+      version: newest ? formatVersion(newest) : null,
+      release: release?.text ?? null,
+      linkerd: release?.text ?? (newest ? linkerdReleaseFor(newest) : 'unknown release'),
       sources: [...p.sources].sort(),
       controlPlane: componentsOfWorkload(workload).length > 0,
     };
@@ -127,10 +141,16 @@ export function proxyVersionsOf(state: VersionState | undefined): ProxyVersions 
 
 /** Versions and how many pods run each, newest first, for reports. */
 export function versionSummary(versions: ProxyVersions): { version: string; linkerd: string; pods: number }[] {
-  const counts = new Map<string, number>();
-  for (const p of versions.byPod.values()) bump(counts, p.version);
-  for (const [v, n] of versions.untracked) bump(counts, v, n);
+  const counts = new Map<string, { linkerd: string; pods: number }>();
+  const add = (version: string, linkerd: string, n: number) => {
+    const c = counts.get(version) ?? { linkerd, pods: 0 };
+    c.pods += n;
+    counts.set(version, c);
+  };
+  for (const p of versions.byPod.values()) add(p.version ?? p.release!, p.linkerd, 1);
+  for (const [v, n] of versions.untracked) add(v, parseProxyVersion(v) ? linkerdReleaseFor(parseProxyVersion(v)!) : v, n);
+  const rank = (v: string) => parseProxyVersion(v) ?? parseLinkerdRelease(v)?.version ?? { major: 0, minor: 0, patch: 0 };
   return [...counts]
-    .map(([version, pods]) => ({ version, linkerd: linkerdReleaseFor(parseProxyVersion(version)!), pods }))
-    .sort((a, b) => compareVersions(parseProxyVersion(b.version)!, parseProxyVersion(a.version)!));
+    .map(([version, c]) => ({ version, linkerd: c.linkerd, pods: c.pods }))
+    .sort((a, b) => compareVersions(rank(b.version), rank(a.version)) || a.version.localeCompare(b.version));
 }

@@ -21,6 +21,8 @@ export interface KnownFix {
   /** First proxy release carrying it (for control-plane fixes: the proxy bundled with the first fixed release). */
   fixedInProxy: string;
   fixedInLinkerd: string;
+  /** First Linkerd releases with it, per channel, to judge components that log only `running version <release>`. */
+  fixedInRelease: { edge: string; stable: string };
   /** Finding rule ids the fix is relevant to; `when` narrows it down by evidence. */
   rules: readonly string[];
   when?: (finding: { ruleId: string; subject: { target?: string }; evidence: Record<string, unknown> }) => boolean;
@@ -65,6 +67,7 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     side: 'control-plane',
     fixedInProxy: 'v2.232.0',
     fixedInLinkerd: 'edge-24.5.3 / Linkerd 2.16',
+    fixedInRelease: { edge: '24.5.3', stable: '2.16.0' },
     rules: ['control-plane-unavailable', 'reconnect-storm'],
     when: (f) => {
       const controller = f.evidence.controller;
@@ -83,6 +86,7 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     side: 'proxy',
     fixedInProxy: 'v2.307.0',
     fixedInLinkerd: 'edge-25.7.2 / Linkerd 2.19',
+    fixedInRelease: { edge: '25.7.2', stable: '2.19.0' },
     rules: ['reconnect-storm', 'control-plane-unavailable'],
     mitigation:
       'set LINKERD2_PROXY_OUTBOUND_CONNECT_EXP_BACKOFF_MIN and _MAX (both, plus _JITTER, which otherwise defaults to 0) through proxy.additionalEnv and restart the workloads',
@@ -95,6 +99,7 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     side: 'proxy',
     fixedInProxy: 'v2.289.0',
     fixedInLinkerd: 'edge-25.3.4 / Linkerd 2.18',
+    fixedInRelease: { edge: '25.3.4', stable: '2.18.0' },
     rules: ['dns-ttl-zero', 'dns-query-storm'],
     mitigation: 'set LINKERD2_PROXY_DNS_MIN_TTL (e.g. 5s) through proxy.additionalEnv, and stop the DNS cache from serving TTL 0',
     references: ['https://github.com/linkerd/linkerd2-proxy/pull/3807', 'https://github.com/linkerd/linkerd2/issues/13508'],
@@ -106,6 +111,7 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     side: 'proxy',
     fixedInProxy: 'v2.343.0',
     fixedInLinkerd: 'edge-26.3.3',
+    fixedInRelease: { edge: '26.3.3', stable: '2.20.0' },
     rules: ['dns-ttl-zero'],
     when: (f) => JSON.stringify(f.evidence).search(/NXDOMAIN|NODATA|negative/i) !== -1,
     mitigation: 'fix the SOA minimum / negative-cache TTL the resolver serves',
@@ -118,6 +124,7 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     side: 'proxy',
     fixedInProxy: 'v2.277.0',
     fixedInLinkerd: 'edge-25.2.1 / Linkerd 2.18',
+    fixedInRelease: { edge: '25.2.1', stable: '2.18.0' },
     rules: ['metric-cardinality'],
     when: (f) => JSON.stringify(f.evidence).includes('authority'),
     mitigation: 'drop the inbound authority label at scrape time (metric_relabel_configs) until the proxies are upgraded',
@@ -130,6 +137,7 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     side: 'proxy',
     fixedInProxy: 'v2.306.0',
     fixedInLinkerd: 'edge-25.7.1',
+    fixedInRelease: { edge: '25.7.1', stable: '2.19.0' },
     rules: ['metric-cardinality', 'metric-duplicate-series'],
     when: (f) => f.ruleId !== 'metric-cardinality' || /"duplicate\w*":\s*[1-9]/i.test(JSON.stringify(f.evidence)),
     mitigation: 'count duplicates separately from real series; they inflate the series count',
@@ -160,6 +168,24 @@ export function formatVersion(v: ProxyVersion): string {
 
 export function hasFix(version: ProxyVersion, fix: KnownFix): boolean {
   return compareVersions(version, parseProxyVersion(fix.fixedInProxy)!) >= 0;
+}
+
+export interface LinkerdRelease {
+  channel: 'edge' | 'stable';
+  version: ProxyVersion;
+  text: string;
+}
+
+/** `stable-2.14.9`, `edge-24.5.3`, `enterprise-2.16.1`, `version-2.18.0` (the last two count as stable). */
+export function parseLinkerdRelease(text: string | undefined): LinkerdRelease | null {
+  const m = /^(stable|enterprise|version|edge)-(\d+)\.(\d+)\.(\d+)/.exec((text ?? '').trim());
+  if (!m) return null;
+  return { channel: m[1] === 'edge' ? 'edge' : 'stable', version: { major: Number(m[2]), minor: Number(m[3]), patch: Number(m[4]) }, text: m[0] };
+}
+
+export function releaseHasFix(release: LinkerdRelease, fix: KnownFix): boolean {
+  const threshold = parseProxyVersion(release.channel === 'edge' ? fix.fixedInRelease.edge : fix.fixedInRelease.stable)!;
+  return compareVersions(release.version, threshold) >= 0;
 }
 
 /** The Linkerd release that shipped a proxy version, exactly or as the range it falls in. */

@@ -59,6 +59,8 @@ interface PodLog {
   restarts: number;
   /** Restarts before this file was written, from a CRI file name `<n>.log`. */
   priorRestarts: number;
+  /** `running version …` lines: Go controllers (and old proxies' start-up wrapper) print one per start. */
+  goStarts: number;
   restartTimes: number[];
 }
 
@@ -66,6 +68,8 @@ interface State {
   options: ControlPlaneUnavailableOptions;
   components: Map<ControllerComponent, ComponentState>;
   podLogs: Map<string, PodLog>;
+  /** Lookup cache only; merge ignores it. */
+  lastPodLog: { path: string; pod: string | undefined; log: PodLog } | null;
 }
 
 const SAMPLE_LINES = 3;
@@ -103,7 +107,7 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, components: new Map(), podLogs: new Map() }),
+  createState: (options) => ({ options, components: new Map(), podLogs: new Map(), lastPodLog: null }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -111,6 +115,10 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       if (record.restart > podLog.restarts) {
         podLog.restarts = record.restart;
         if (record.time !== null) podLog.restartTimes.push(record.time);
+      }
+      if (record.format === 'logfmt') {
+        if (record.message.startsWith('running version ') && ++podLog.goStarts > 1 && record.time !== null) podLog.restartTimes.push(record.time);
+        return;
       }
       if (record.target === 'linkerd2_proxy' && record.message.startsWith('Local identity is ')) {
         for (const c of componentsOfIdentity(record.message.slice('Local identity is '.length))) podLog.components.add(c);
@@ -181,6 +189,7 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       for (const c of p.components) existing.components.add(c);
       existing.restarts = Math.max(existing.restarts, p.restarts);
       existing.priorRestarts = Math.max(existing.priorRestarts, p.priorRestarts);
+      existing.goStarts += p.goStarts;
       existing.restartTimes.push(...p.restartTimes);
     }
   },
@@ -189,7 +198,7 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
     const findings: FindingDraft[] = [];
     const restartsByComponent = new Map<ControllerComponent, { pod: string; restarts: number; namespace: string | undefined; lastRestart: string | null }[]>();
     for (const p of state.podLogs.values()) {
-      const restarts = p.restarts + p.priorRestarts;
+      const restarts = Math.max(p.restarts, p.goStarts - 1) + p.priorRestarts;
       if (restarts === 0) continue;
       for (const component of p.components) {
         const list = restartsByComponent.get(component) ?? [];
@@ -257,14 +266,21 @@ export function classifyFailure(text: string): FailureKind {
 }
 
 function podLogFor(state: State, record: ProxyLogRecord): PodLog {
+  // Records arrive in runs from one input: skip building the key for every line.
+  const last = state.lastPodLog;
+  if (last && last.path === record.path && last.pod === record.pod) return last.log;
   const key = `${record.path}\u0000${record.pod ?? ''}`;
   let p = state.podLogs.get(key);
   if (!p) {
     const pod = record.pod ?? record.path;
     const prior = record.container ? /[\\/](\d+)\.log(?:\.gz)?$/.exec(record.path) : null;
-    p = { pod, namespace: record.namespace, components: new Set(componentsOfWorkload(workloadOfPod(record.pod))), restarts: 0, priorRestarts: prior ? Number(prior[1]) : 0, restartTimes: [] };
+    // A controller's own container speaks for that controller only; the pod's proxy fronts all of them.
+    const own = record.container === 'destination' || record.container === 'policy' || record.container === 'identity' ? [record.container] : null;
+    const components = componentsOfWorkload(workloadOfPod(record.pod)).filter((c) => !own || own.includes(c));
+    p = { pod, namespace: record.namespace, components: new Set(components), restarts: 0, priorRestarts: prior ? Number(prior[1]) : 0, goStarts: 0, restartTimes: [] };
     state.podLogs.set(key, p);
   }
+  state.lastPodLog = { path: record.path, pod: record.pod, log: p };
   return p;
 }
 

@@ -87,6 +87,33 @@ describe('control-plane-unavailable: fires', () => {
     assert.equal(findings[0]!.severity, 'warning');
   });
 
+  it('on a destination controller container that started three times (Go `running version` lines)', async () => {
+    const start = (t: string) => `${t} time="${t.slice(0, 19)}Z" level=info msg="running version stable-2.14.9"\n${t} time="${t.slice(0, 19)}Z" level=info msg="starting admin server on :9996"\n`;
+    const content = start('2024-06-06T11:01:45.527253157Z') + start('2024-06-06T11:03:10.100000000Z') + start('2024-06-06T11:05:00.100000000Z');
+    const { findings } = await runRule(rule, [{ path: 'linkerd/linkerd-destination-7d9f8c6b5d-x2x8k/destination.log', content }]);
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]!.evidence.restarts, 2);
+    assert.deepEqual((findings[0]!.evidence.podRestarts as { lastRestart: string }[])[0]!.lastRestart, '2024-06-06T11:05:00.100Z');
+  });
+
+  it('on JSON-format controller proxies (v2.252+ wall-clock timestamps)', async () => {
+    const lines = Array.from({ length: 25 }, (_, i) =>
+      JSON.stringify({
+        timestamp: new Date(Date.parse('2025-03-04T03:12:00Z') + i * 250).toISOString(),
+        level: 'INFO',
+        fields: { message: 'gRPC request failed', error: 'server 10.2.24.49:8090: service linkerd-policy.linkerd.svc.cluster.local:8090: service unavailable' },
+        target: 'linkerd_app_core::errors::respond',
+        spans: [{ name: 'inbound' }, { port: 8090, name: 'server' }, { 'client.addr': `10.2.7.${i % 5}:4000${i}`, name: 'rescue' }],
+        threadId: 'ThreadId(1)',
+      }),
+    );
+    const { findings } = await runRule(rule, [{ path: 'dst.json.log', content: lines.join('\n'), kind: 'proxy-log' }]);
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]!.evidence.controller, 'policy');
+    assert.equal(findings[0]!.evidence.distinctClients, 5);
+    assert.equal((findings[0]!.evidence.window as { durationSeconds: number }).durationSeconds, 6);
+  });
+
   it('reads minFailures from its options', async () => {
     const quiet = await runRule(rule, [{ path: DST_POD, content: failures(8) }]);
     assert.equal(quiet.findings.length, 0);

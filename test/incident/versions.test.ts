@@ -143,6 +143,31 @@ describe('version advice end to end on a storm bundle', () => {
   });
 });
 
+function runningVersion(pod: string, release: string, namespace: string): ProxyLogRecord {
+  return { ...banner(pod, '0.0.0', namespace), format: 'logfmt', target: '', message: `running version ${release}` };
+}
+
+describe('Linkerd releases logged by Go components', () => {
+  const pods = ['traefik-7d9f8c6b5d-x2x8k'];
+  const dst = 'linkerd-destination-7d9f8c6b5d-q2w3e';
+  const status = (f: Finding, id: string) => f.fixStatus!.find((s) => s.fix === id)!;
+
+  it('judge the stream-limit fix by the controller\'s own release, on both channels', () => {
+    const old = annotateFixStatus([storm(pods)], collect([runningVersion(dst, 'stable-2.14.9', 'linkerd')]))[0]!;
+    assert.equal(status(old, 'destination-stream-limit').status, 'not-fixed');
+    assert.match(status(old, 'destination-stream-limit').note, /stable-2\.14\.9 on 1 pod/);
+    const edge = annotateFixStatus([storm(pods)], collect([runningVersion(dst, 'edge-24.5.3', 'linkerd'), banner(dst, '2.210.4', 'linkerd')]))[0]!;
+    assert.equal(status(edge, 'destination-stream-limit').status, 'fixed');
+    const enterprise = annotateFixStatus([storm(pods)], collect([runningVersion(dst, 'enterprise-2.16.1', 'linkerd')]))[0]!;
+    assert.equal(status(enterprise, 'destination-stream-limit').status, 'fixed');
+  });
+
+  it('date old proxies that print no release banner (their start-up wrapper logs the release)', () => {
+    const f = annotateFixStatus([storm(pods)], collect([runningVersion(pods[0]!, 'stable-2.10.0', 'ingress')]))[0]!;
+    assert.equal(status(f, 'connect-backoff-cap').status, 'not-fixed');
+  });
+});
+
 describe('fix applicability', () => {
   it('applies the destination stream-limit fix to destination storms, not to policy ones', () => {
     const policy = { ...storm(['traefik-7d9f8c6b5d-x2x8k']), subject: { target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } };
