@@ -146,3 +146,31 @@ describe('control-plane-unavailable: stays quiet', () => {
     assert.deepEqual(findings, []);
   });
 });
+
+describe('control-plane-unavailable: merge', () => {
+  it('two inputs analysed apart and merged give the findings of one sequential run', async () => {
+    const { Readable } = await import('node:stream');
+    const { RuleEngine } = await import('../../src/engine/engine.js');
+    const { readEntry } = await import('../../src/engine/pipeline.js');
+    const inputs = [
+      { path: DST_POD, content: failures(15, { clients: 4 }) },
+      { path: 'linkerd/linkerd-destination-7d9f8c6b5d-b4c5d/linkerd-proxy.log', content: failures(15, { clients: 6, wallStart: Date.parse('2025-03-04T03:14:00Z') }) },
+    ];
+    const configured = [{ rule, options: { ...rule.meta.defaultOptions } }];
+    const feed = async (engine: InstanceType<typeof RuleEngine>, input: (typeof inputs)[number]) => {
+      const result = await readEntry({ path: input.path, stream: Readable.from([Buffer.from(input.content)]), size: null }, { record: (r) => engine.emit(r) });
+      return result.stats;
+    };
+    const sequential = new RuleEngine(configured);
+    const stats = [await feed(sequential, inputs[0]!), await feed(sequential, inputs[1]!)];
+    const left = new RuleEngine(configured);
+    const right = new RuleEngine(configured);
+    await feed(left, inputs[0]!);
+    await feed(right, inputs[1]!);
+    left.absorb(structuredClone(right.snapshot()));
+    const merged = left.finish(stats).findings;
+    assert.equal(merged.length, 1);
+    assert.equal(merged[0]!.evidence.failures, 30);
+    assert.deepEqual(merged, sequential.finish(stats).findings);
+  });
+});

@@ -139,3 +139,15 @@ describe('storm bundle report', () => {
     assert.notDeepEqual(stormBundle({ seed: 3 }), stormBundle({ seed: 4 }));
   });
 });
+
+describe('incident markdown', () => {
+  it('renders linked incidents with roles, timeline, reasoning and first action, and nothing otherwise', async () => {
+    const { incidentsMarkdown } = await import('../../src/incident/markdown.js');
+    const text = incidentsMarkdown(correlate([storm(20), controller(0)]));
+    assert.match(text, /^## Incidents \(1\)\n\n### 1\. Destination controller saturated/);
+    assert.match(text, /\| probable cause \| Destination controller unavailable to proxies \| `control-plane-unavailable` \|/);
+    assert.match(text, /\*\*Do now:\*\* First step for control-plane-unavailable\./);
+    assert.match(text, /```\n.*per minute +[▁▂▃▄▅▆▇█ ]+\n/);
+    assert.equal(incidentsMarkdown(correlate([storm(0)])), '');
+  });
+});
