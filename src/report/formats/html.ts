@@ -24,11 +24,12 @@ export function escapeHtml(text: unknown): string {
 export function formatHtml(report: Report, options: FormatOptions): string {
   const findings = options.findings;
   const incidents = (report.incidents ?? []).filter((i) => i.findings.length > 1);
+  const anchors = new Map(findings.map((f, i) => [findingKey(f), `finding-${i + 1}`]));
   const body = [
     header(report),
     `<section aria-labelledby="incidents-h"><h2 id="incidents-h">Incidents</h2>`,
     incidents.length > 0
-      ? incidents.map(renderIncident).join('\n')
+      ? incidents.map((inc) => renderIncident(inc, anchors)).join('\n')
       : `<p class="muted">No incident links several findings${findings.length ? '; each finding below stands on its own' : ''}.</p>`,
     `</section>`,
     findingsTable(findings),
@@ -77,13 +78,21 @@ function footer(report: Report): string {
   return `<footer>${parts.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</footer>`;
 }
 
-function renderIncident(inc: Incident): string {
+function findingKey(f: { ruleId: string; title: string; subject: object }): string {
+  return `${f.ruleId}\u0000${f.title}\u0000${JSON.stringify(f.subject)}`;
+}
+
+function renderIncident(inc: Incident, anchors: ReadonlyMap<string, string>): string {
+  const title = (f: Incident['findings'][number]) => {
+    const anchor = anchors.get(findingKey(f));
+    return anchor ? `<a href="#${anchor}">${escapeHtml(f.title)}</a>` : escapeHtml(f.title);
+  };
   const when = inc.window ? `${inc.window.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} → ${inc.window.end.slice(11).replace(/\.\d+Z$/, 'Z')}` : 'time unknown';
   return `<article class="incident sev-border-${inc.severity}" id="${escapeHtml(inc.id)}">
 <h3 class="headline">${escapeHtml(inc.headline)}</h3>
 <p class="muted">${escapeHtml(when)} · ${inc.findings.length} findings · order <strong>${escapeHtml(inc.ordering.confidence)}</strong></p>
 ${inc.timeline ? timelineChart(inc.timeline, `Signals per ${inc.timeline.bucketSeconds / 60} min`) : '<p class="muted">No wall-clock timeline for these signals.</p>'}
-<ol class="chain">${inc.findings.map((f) => `<li><span class="role">${escapeHtml(f.role)}</span> <span class="sev-${f.severity}">${escapeHtml(f.title)}</span> <code>${escapeHtml(f.ruleId)}</code>${f.firstSeen ? ` <span class="muted">from ${escapeHtml(f.firstSeen.slice(11, 19))}Z</span>` : ''}</li>`).join('')}</ol>
+<ol class="chain">${inc.findings.map((f) => `<li><span class="role">${escapeHtml(f.role)}</span> <span class="sev-${f.severity}">${title(f)}</span> <code>${escapeHtml(f.ruleId)}</code>${f.firstSeen ? ` <span class="muted">from ${escapeHtml(f.firstSeen.slice(11, 19))}Z</span>` : ''}</li>`).join('')}</ol>
 ${inc.ordering.reasoning.length ? `<details open><summary>Why this order</summary><ul>${inc.ordering.reasoning.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul></details>` : ''}
 <p class="action"><strong>Do now:</strong> ${escapeHtml(inc.firstAction)}</p>
 </article>`;
