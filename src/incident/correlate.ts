@@ -10,7 +10,7 @@ import { componentFromName, componentOfTarget, titleCase, type ControllerCompone
 import { compact, formatDuration } from '../util/stats.js';
 import { podsOfFinding } from './fix-status.js';
 
-export type Relation = 'component' | 'pod-or-workload' | 'target' | 'time';
+export type Relation = 'component' | 'co-located' | 'pod-or-workload' | 'target' | 'time';
 
 export interface CausalLink {
   cause: string;
@@ -27,6 +27,13 @@ export const CAUSAL_LINKS: readonly CausalLink[] = [
     effect: 'reconnect-storm',
     requires: 'component',
     mechanism: 'the controller refused or failed the proxies\' calls, and every proxy that loses its controller connection retries it in a loop (every 500 ms before proxy v2.307)',
+  },
+  {
+    cause: 'control-plane-unavailable',
+    effect: 'reconnect-storm',
+    requires: 'co-located',
+    mechanism:
+      'the destination and policy controllers run in the same linkerd-destination pod behind the same proxy, so when that pod is overloaded or restarting both lose their clients',
   },
   {
     cause: 'fd-exhaustion',
@@ -90,7 +97,7 @@ export interface IncidentFindingRef {
 export interface IncidentTimeline {
   start: string;
   bucketSeconds: number;
-  series: { ruleId: string; label: string; counts: number[] }[];
+  series: { ruleId: string; label: string; target: string; counts: number[] }[];
 }
 
 export interface Incident {
@@ -162,6 +169,9 @@ export function shared(a: Footprint, b: Footprint, relation: Relation): boolean 
       return [...a.components].some((c) => b.components.has(c));
     case 'pod-or-workload':
       return [...a.pods].some((p) => b.pods.has(p)) || [...a.workloads].some((w) => b.workloads.has(w));
+    case 'co-located':
+      // Destination and policy share the linkerd-destination pod; identity lives alone.
+      return [...a.components].some((c) => c !== 'identity' && !b.components.has(c) && [...b.components].some((d) => d !== 'identity' && d !== c));
     case 'target':
       return a.target !== null && a.target === b.target;
     case 'time':
@@ -171,6 +181,7 @@ export function shared(a: Footprint, b: Footprint, relation: Relation): boolean 
 
 const RELATION_WORDS: Record<Relation, string> = {
   component: 'the same controller',
+  'co-located': 'controllers in the same pod',
   'pod-or-workload': 'the same pods or workload',
   target: 'the same target',
   time: 'overlapping time windows',
@@ -216,8 +227,8 @@ export function causalEdges(members: readonly Finding[], prints: readonly Footpr
   members.forEach((a, i) =>
     members.forEach((b, j) => {
       if (i === j) return;
-      const link = CAUSAL_LINKS.find((l) => l.cause === a.ruleId && l.effect === b.ruleId);
-      if (!link || !shared(prints[i]!, prints[j]!, link.requires)) return;
+      const link = CAUSAL_LINKS.find((l) => l.cause === a.ruleId && l.effect === b.ruleId && shared(prints[i]!, prints[j]!, l.requires));
+      if (!link) return;
       const ca = prints[i]!.start;
       const cb = prints[j]!.start;
       edges.push({ from: i, to: j, link, contradicted: ca !== null && cb !== null && cb < ca - TIME_SLACK_MS });
@@ -262,7 +273,21 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
 
   const role = (i: number): IncidentFindingRef['role'] => (causes.includes(i) ? 'probable cause' : effects.includes(i) ? 'effect' : 'related');
   const phrase = (f: Finding) => (PHRASES[f.ruleId] ?? ((x: Finding) => x.title))(f);
-  const chain = [...causes, ...effects].map((i) => phrase(members[i]!));
+  // Layers of the causal graph: causes, what they set off, what that set off…
+  const depth = new Map<number, number>(causes.map((i) => [i, 0]));
+  for (let changed = true, guard = 0; changed && guard < members.length; guard++) {
+    changed = false;
+    for (const e of valid) {
+      const d = (depth.get(e.from) ?? -1) + 1;
+      if (d > 0 && d > (depth.get(e.to) ?? -1)) {
+        depth.set(e.to, d);
+        changed = true;
+      }
+    }
+  }
+  const layers: number[][] = [];
+  for (const i of [...causes, ...effects]) (layers[depth.get(i) ?? 0] ??= []).push(i);
+  const chain = layers.filter((l) => l && l.length).map((l) => l.map((i) => phrase(members[i]!)).join('; '));
   const rest = related.map((i) => phrase(members[i]!));
   let headline = chain.length > 0 ? chain.join(' → ') + (rest.length ? `; also ${rest.join('; ')}` : '') : rest.join('; ');
   if (confidence === 'unclear' && members.length > 1) headline = `Order unclear: ${headline}`;
@@ -328,7 +353,9 @@ export function mergeTimelines(members: readonly Finding[]): IncidentTimeline | 
       const last = Math.max(first, Math.ceil((to - start) / bucketMs) - 1);
       for (let b = first; b <= last && b < length; b++) counts[b]! += c / (last - first + 1);
     });
-    return { ruleId: f.ruleId, label: t.label ?? f.title, counts: counts.map((c) => Math.round(c)) };
+    return { ruleId: f.ruleId, label: t.label ?? f.title, target: f.subject.target ?? f.subject.pod ?? f.ruleId, counts: counts.map((c) => Math.round(c)) };
   });
+  // Two storms both say "reconnect failures per minute": tell them apart by what they are about.
+  for (const s of series) if (series.filter((o) => o.label === s.label).length > 1) s.label = `${s.label} · ${s.target}`;
   return { start: new Date(start).toISOString(), bucketSeconds: bucketMs / 1000, series };
 }

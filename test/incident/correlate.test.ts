@@ -53,6 +53,20 @@ describe('correlate', () => {
     assert.equal(inc.window?.start, iso(0));
   });
 
+  it('ties a policy storm to the destination pod too (same pod, same proxy), as a second effect in the headline', () => {
+    const policyStorm = { ...storm(20), title: 'Reconnect storm towards the policy controller', subject: { namespace: 'ingress', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } };
+    const inc = correlate([storm(20), policyStorm, controller(0)])[0]!;
+    assert.deepEqual(inc.findings.map((f) => f.role), ['probable cause', 'effect', 'effect']);
+    assert.match(inc.headline, /^Destination controller saturated \([^)]*\) → 412 traefik proxies in a reconnect storm to destination \([^)]*\); 412 traefik proxies in a reconnect storm to policy/);
+    assert.match(inc.ordering.reasoning.join(' '), /same linkerd-destination pod/);
+    const labels = inc.timeline!.series.map((x) => x.label);
+    assert.equal(new Set(labels).size, 3, labels.join(', '));
+    // Identity lives in its own pod: an identity outage explains no policy storm.
+    const identity = { ...controller(0), evidence: { ...controller(0).evidence, controller: 'identity' }, subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } };
+    const apart = correlate([policyStorm, identity])[0]!;
+    assert.ok(apart.findings.every((f) => f.role === 'related'));
+  });
+
   it('says "unclear" when the effect was logged well before its supposed cause', () => {
     const inc = correlate([storm(0), controller(300)])[0]!;
     assert.equal(inc.ordering.confidence, 'unclear');
