@@ -179,10 +179,29 @@ export interface FindingDraft {
   keyFigure?: { name: string; value: number };
 }
 
+/**
+ * Whether the proxies a finding concerns already run the release that fixes its symptom
+ * (added after the rules ran, from detected proxy versions; see docs/incidents.md).
+ */
+export interface FixStatus {
+  /** Id of the entry in src/knowledge/fixes.ts. */
+  fix: string;
+  symptom: string;
+  fixedIn: { proxy: string; linkerd: string };
+  status: 'fixed' | 'not-fixed' | 'mixed' | 'unknown';
+  /** Which proxies' versions were considered. */
+  basis: string;
+  versions: { version: string; linkerd: string; pods: number; hasFix: boolean }[];
+  note: string;
+  references: string[];
+}
+
 export interface Finding extends FindingDraft {
   ruleId: string;
   severity: Severity;
   docsUrl: string;
+  /** Set by the version step; absent when no known release changes the finding's cause. */
+  fixStatus?: FixStatus[];
 }
 
 // ---------------------------------------------------------------- rules

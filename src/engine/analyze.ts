@@ -4,6 +4,8 @@
 import type { Readable } from 'node:stream';
 import { InputError } from '../core/errors.js';
 import type { InputStats, LdRecord } from '../core/types.js';
+import { annotateFixStatus } from '../incident/fix-status.js';
+import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
 import { discoverInputs, type InputSource } from '../input/discover.js';
 import { openSource } from '../input/open.js';
 import type { ParserOptions } from '../parsers/parser.js';
@@ -88,10 +90,27 @@ async function readSource(source: InputSource, callbacks: EntryCallbacks, option
   }
 }
 
-export interface AnalysisResult extends EngineResult, ReadResult {}
+export interface AnalysisResult extends EngineResult, ReadResult {
+  /** Proxy version per pod, from build-info metrics and release banners. */
+  versions: ProxyVersions;
+}
 
 export async function analyzeInputs(args: readonly string[], rules: readonly ConfiguredRule[], options: ReadOptions = {}): Promise<AnalysisResult> {
-  const engine = new RuleEngine(rules);
+  // The version collector rides along as the last "rule" so it sees every record in the same pass.
+  const engine = new RuleEngine([...rules, { rule: versionCollector, options: {} }]);
   const read = await readInputs(args, (r) => engine.emit(r), options);
-  return { ...read, ...engine.finish(read.inputs) };
+  return { ...read, ...finishWithVersions(engine, read.inputs) };
+}
+
+/** Finishes an engine built with the version collector last: findings get their fix status. */
+export function finishWithVersions(engine: RuleEngine, inputs: readonly InputStats[]): EngineResult & { versions: ProxyVersions } {
+  const result = engine.finish(inputs);
+  const states = engine.snapshot();
+  const versions = proxyVersionsOf(states[states.length - 1] as VersionState | undefined);
+  return {
+    findings: annotateFixStatus(result.findings, versions),
+    skippedRules: result.skippedRules.filter((s) => s.ruleId !== VERSION_COLLECTOR_ID),
+    ruleFailures: result.ruleFailures,
+    versions,
+  };
 }

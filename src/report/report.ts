@@ -6,6 +6,8 @@ import type { SuppressionEntry } from '../config/config.js';
 import type { InputError } from '../core/errors.js';
 import { SEVERITIES, type Finding, type InputKind, type InputStats, type Severity } from '../core/types.js';
 import type { RuleFailure, SkippedRule } from '../engine/engine.js';
+import { correlate, type Incident } from '../incident/correlate.js';
+import { versionSummary, type ProxyVersions } from '../incident/versions.js';
 import { compareWithBaseline, type BaselineEntry, type BaselineFile, type BaselineVerdict, type StaleBaselineEntry } from './baseline.js';
 import { isFailing } from './exit-code.js';
 import { assignFingerprints } from './fingerprint.js';
@@ -75,6 +77,10 @@ export interface Report {
   baseline: BaselineSummary | null;
   errors: ReportError[];
   summary: ReportSummary;
+  /** Findings grouped into incidents with a probable-cause order (additive; docs/incidents.md). */
+  incidents?: Incident[];
+  /** Proxy versions detected in the inputs, newest first (additive; docs/incidents.md). */
+  proxyVersions?: { version: string; linkerd: string; pods: number }[];
 }
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
@@ -89,6 +95,7 @@ export interface ReportParts {
   skippedRules: readonly SkippedRule[];
   ruleFailures: readonly RuleFailure[];
   errors: readonly InputError[];
+  versions?: ProxyVersions;
 }
 
 export interface GateOptions {
@@ -153,6 +160,8 @@ export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOption
     baseline,
     errors,
     summary,
+    incidents: correlate(findings),
+    proxyVersions: parts.versions ? versionSummary(parts.versions) : [],
   };
 }
 

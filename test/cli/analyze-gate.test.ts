@@ -126,7 +126,7 @@ describe('config and flags', () => {
     assert.equal(await runAnalyze([errorBundle], flags({ config, format: ['json'], output: [out] })), 0);
     const report = JSON.parse(await readFile(out, 'utf8')) as Report;
     assert.deepEqual(report.disabledRules, ['reconnect-storm']);
-    assert.deepEqual(report.evaluatedRules, []);
+    assert.ok(!report.evaluatedRules.includes('reconnect-storm'));
   });
 
   it('--suppress takes findings out of the gate and counts them', async () => {

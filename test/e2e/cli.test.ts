@@ -52,7 +52,9 @@ describe('analyze: the storm bundle', () => {
     assert.match(run.stdout, /Reconnect storm towards the destination controller/);
     assert.match(run.stdout, /Reconnect storm towards the policy controller/);
     assert.match(run.stdout, /reconnect failures per minute/);
-    assert.match(run.stdout, /Summary: 2 error/);
+    assert.match(run.stdout, /Destination controller unavailable to proxies/);
+    assert.match(run.stdout, /1 INCIDENT/);
+    assert.match(run.stdout, /Summary: 3 error/);
   });
 
   it('reads every format in the bundle: kubectl, CRI, JSON, plain, .gz and the tarball', () => {
@@ -65,13 +67,13 @@ describe('analyze: the storm bundle', () => {
     assert.equal(logs.filter((i) => i.path.includes('.tgz:')).length, 8);
     assert.ok(logs.filter((i) => i.path.includes('var/log/pods/')).length >= 5);
     assert.ok(logs.every((i) => i.unparsed === 0 && i.records > 0), 'every line of every format parsed');
-    const dst = report.findings.find((f) => f.subject.target === 'linkerd-dst-headless.linkerd.svc.cluster.local:8086')!;
+    const dst = report.findings.find((f) => f.ruleId === 'reconnect-storm' && f.subject.target === 'linkerd-dst-headless.linkerd.svc.cluster.local:8086')!;
     assert.equal(dst.severity, 'error');
     assert.equal(dst.evidence.podsAffected, 30);
     assert.equal(dst.evidence.loops, 60);
     assert.match(dst.docsUrl, /docs\/rules\/reconnect-storm\.md$/);
     assert.ok(dst.locations.every((l) => l.line >= 1 && l.path.startsWith(STORM)));
-    assert.equal(report.summary.error, 2);
+    assert.equal(report.summary.error, 3);
     assert.equal(report.summary.warning, 0);
   });
 
@@ -105,7 +107,7 @@ describe('analyze: the storm bundle', () => {
     const run = cli(['analyze', STORM, '--format', 'json', '--output', out]);
     assert.equal(run.status, 1);
     assert.equal(run.stdout, '');
-    assert.equal(json({ ...run, stdout: readFileSync(out, 'utf8') }).findings.length, 2);
+    assert.equal(json({ ...run, stdout: readFileSync(out, 'utf8') }).findings.length, 3);
   });
 
   it('lists rules whose inputs are missing as skipped', () => {
@@ -177,7 +179,7 @@ describe('analyze: bad input exits 2 with one line naming the file', () => {
   it('still analyses the inputs that could be read', () => {
     const run = cli(['analyze', path.join(dir, 'nope.log'), STORM, '--format', 'json']);
     assertOneLineError(run, 'nope.log');
-    assert.equal(json(run).findings.length, 2);
+    assert.equal(json(run).findings.length, 3);
   });
 });
 

@@ -3,6 +3,7 @@
 
 import type { Severity } from '../../core/types.js';
 import type { Report, ReportFinding } from '../report.js';
+import { formatHtml } from './html.js';
 import { formatJson } from './json.js';
 import { formatJunit } from './junit.js';
 import { formatMarkdown } from './markdown.js';
@@ -28,6 +29,7 @@ export const FORMATTERS = {
   sarif: formatSarif,
   junit: formatJunit,
   markdown: formatMarkdown,
+  html: formatHtml,
 } satisfies Record<string, Formatter>;
 
 export type FormatName = keyof typeof FORMATTERS;

@@ -1,6 +1,7 @@
 // Markdown for PR comments and GitHub issues: a status line and one summary table first, then
 // each finding in a collapsed <details> block, so a long report stays readable in a thread.
 
+import { incidentsMarkdown } from '../../incident/markdown.js';
 import type { Finding, Timeline } from '../../core/types.js';
 import { compact } from '../../util/stats.js';
 import { isFailing } from '../exit-code.js';
@@ -26,6 +27,8 @@ export function formatMarkdown(report: Report, options: FormatOptions): string {
       ` · ${report.inputs.length} input(s)`,
     '',
   );
+  const incidents = incidentsMarkdown(report.incidents);
+  if (incidents) out.push(incidents.trimEnd(), '');
 
   const findings = options.findings;
   if (findings.length === 0) out.push('No findings.', '');

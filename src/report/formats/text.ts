@@ -37,7 +37,11 @@ export function formatText(report: Report, options: FormatOptions): string {
   if (unparsed.length > 0) {
     out.push(c.yellow(`  ${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed.slice(0, 3).map((i) => `${i.path} (${i.unparsed})`).join(', ')}`));
   }
+  if (report.proxyVersions && report.proxyVersions.length > 0) {
+    out.push(c.dim(`  proxy versions: ${report.proxyVersions.slice(0, 4).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`).join(', ')}`));
+  }
   out.push('');
+  out.push(...renderIncidents(c, report));
 
   const visible = options.findings;
   for (const severity of SEVERITIES) {
@@ -63,6 +67,28 @@ export function formatText(report: Report, options: FormatOptions): string {
       ` · ${report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS')}${report.errors.length ? c.red(' · input errors') : ''}`,
   );
   return out.join('\n') + '\n';
+}
+
+/** The story first: incidents of more than one finding, with their order, timeline and first action. */
+function renderIncidents(c: ChalkInstance, report: Report): string[] {
+  const incidents = (report.incidents ?? []).filter((i) => i.findings.length > 1);
+  if (incidents.length === 0) return [];
+  const lines = [c.bold(`${incidents.length} INCIDENT${incidents.length === 1 ? '' : 'S'}`), ''];
+  incidents.forEach((inc, n) => {
+    lines.push(`${severityLabel(c, inc.severity, `${n + 1}.`)} ${c.bold(inc.headline)}`);
+    const when = inc.window ? `${inc.window.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} → ${inc.window.end.slice(11).replace(/\.\d+Z$/, 'Z')}` : 'time unknown';
+    lines.push(`   ${c.dim(`${when} · ${inc.findings.length} findings · order ${inc.ordering.confidence}`)}`);
+    if (inc.timeline) {
+      const total = inc.timeline.series[0]!.counts.map((_, i) => inc.timeline!.series.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
+      lines.push(`   ${c.dim(`all signals per ${inc.timeline.bucketSeconds / 60} min`)}  ${c.magenta(sparkline(total))}`);
+      for (const s of inc.timeline.series) lines.push(`   ${c.dim(truncate(s.label, 44).padEnd(44))}  ${c.magenta(sparkline(s.counts))}`);
+    }
+    for (const f of inc.findings) lines.push(`   ${c.dim(`${f.role.padEnd(14)}`)} ${f.title} ${c.dim(`[${f.ruleId}]${f.firstSeen ? ` from ${f.firstSeen.slice(11, 19)}Z` : ''}`)}`);
+    for (const r of inc.ordering.reasoning) lines.push(...wrap(r, 96).map((l, i) => `   ${i === 0 ? c.dim('why ') : '    '}${l}`));
+    lines.push(...wrap(inc.firstAction, 92).map((l, i) => `   ${i === 0 ? c.bold('do now ') : '       '}${l}`));
+    lines.push('');
+  });
+  return lines;
 }
 
 function severityLabel(c: ChalkInstance, severity: Severity, text: string): string {

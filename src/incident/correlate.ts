@@ -1,0 +1,361 @@
+// Groups findings into incidents and tells their story: which signal is the probable cause, what it
+// set off, one merged per-minute timeline, and the first thing to do. The knowledge lives in two
+// tables (CAUSAL_LINKS, PHRASES); the functions only apply them. When no known mechanism links
+// two signals, or the clock disagrees with the mechanism, the ordering is "unclear": a wrong,
+// confident story is worse than none.
+
+import type { Finding, FindingSubject, Severity, Timeline } from '../core/types.js';
+import { workloadOfPod } from '../input/path-meta.js';
+import { componentFromName, componentOfTarget, titleCase, type ControllerComponent } from '../knowledge/control-plane.js';
+import { compact, formatDuration } from '../util/stats.js';
+import { podsOfFinding } from './fix-status.js';
+
+export type Relation = 'component' | 'co-located' | 'pod-or-workload' | 'target' | 'time';
+
+export interface CausalLink {
+  cause: string;
+  effect: string;
+  /** What the two findings must share for the mechanism to apply. */
+  requires: Exclude<Relation, 'time'>;
+  mechanism: string;
+}
+
+/** Known mechanisms, cause → effect. Only these may make an ordering "likely". */
+export const CAUSAL_LINKS: readonly CausalLink[] = [
+  {
+    cause: 'control-plane-unavailable',
+    effect: 'reconnect-storm',
+    requires: 'component',
+    mechanism: 'the controller refused or failed the proxies\' calls, and every proxy that loses its controller connection retries it in a loop (every 500 ms before proxy v2.307)',
+  },
+  {
+    cause: 'control-plane-unavailable',
+    effect: 'reconnect-storm',
+    requires: 'co-located',
+    mechanism:
+      'the destination and policy controllers run in the same linkerd-destination pod behind the same proxy, so when that pod is overloaded or restarting both lose their clients',
+  },
+  {
+    cause: 'fd-exhaustion',
+    effect: 'control-plane-unavailable',
+    requires: 'pod-or-workload',
+    mechanism: 'a controller proxy out of file descriptors cannot accept new connections, so it fails control-plane calls',
+  },
+  {
+    cause: 'dns-ttl-zero',
+    effect: 'dns-query-storm',
+    requires: 'component',
+    mechanism: 'answers with TTL 0 make proxies before v2.289 re-resolve at once, so the queries bunch into bursts',
+  },
+  {
+    cause: 'ingress-pod-ip-bypass',
+    effect: 'metric-cardinality',
+    requires: 'pod-or-workload',
+    mechanism: 'an ingress that balances on pod IPs itself makes its proxy keep endpoint-level series for every pod it has ever sent to',
+  },
+  {
+    cause: 'stale-endpoint-metrics',
+    effect: 'metric-cardinality',
+    requires: 'pod-or-workload',
+    mechanism: 'series for endpoints that are gone stay in the proxy until they have been idle for 10 minutes, and add up across rollouts',
+  },
+];
+
+type Phrase = (f: Finding) => string;
+
+/** How a finding reads inside a headline; rules without an entry use their title. */
+export const PHRASES: Readonly<Record<string, Phrase>> = {
+  'control-plane-unavailable': (f) => {
+    const e = f.evidence as { controller?: string; failures?: number; distinctClients?: number; failureKinds?: Record<string, number> };
+    const name = titleCase(e.controller ?? 'control-plane');
+    const top = Object.entries(e.failureKinds ?? {}).sort((a, b) => b[1] - a[1])[0]?.[0];
+    const state = top === 'service unavailable' ? 'saturated' : 'unavailable';
+    return e.failures ? `${name} controller ${state} (${compact(e.failures)} failed calls from ${e.distinctClients ?? '?'} clients)` : `${name} controller restarting`;
+  },
+  'reconnect-storm': (f) => {
+    const e = f.evidence as { podsAffected?: number; totalLines?: number; window?: { durationSeconds?: number }; topPods?: { pod: string }[] };
+    const workloads = new Set((e.topPods ?? []).map((p) => workloadOfPod(p.pod)));
+    const who = f.subject.workload ?? (workloads.size === 1 ? [...workloads][0] : undefined);
+    const { start, end } = windowOf(f);
+    const seconds = e.window?.durationSeconds ?? (start !== null && end !== null ? (end - start) / 1000 : 0);
+    const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
+    const component = componentOfTarget(f.subject.target);
+    return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(e.totalLines ?? 0)} lines${duration})`;
+  },
+  'metric-cardinality': (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
+};
+
+export interface IncidentFindingRef {
+  ruleId: string;
+  severity: Severity;
+  title: string;
+  subject: FindingSubject;
+  role: 'probable cause' | 'effect' | 'related';
+  firstSeen: string | null;
+}
+
+export interface IncidentTimeline {
+  start: string;
+  bucketSeconds: number;
+  series: { ruleId: string; label: string; target: string; counts: number[] }[];
+}
+
+export interface Incident {
+  id: string;
+  severity: Severity;
+  headline: string;
+  /** Findings in probable-cause order: causes first, then what they set off, then the rest. */
+  findings: IncidentFindingRef[];
+  /** Why the findings were grouped. */
+  links: string[];
+  ordering: { confidence: 'likely' | 'unclear'; reasoning: string[] };
+  window: { start: string; end: string } | null;
+  timeline: IncidentTimeline | null;
+  firstAction: string;
+}
+
+interface Footprint {
+  pods: Set<string>;
+  workloads: Set<string>;
+  components: Set<ControllerComponent>;
+  target: string | null;
+  start: number | null;
+  end: number | null;
+}
+
+const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
+/** Clock skew between collectors and the one-minute buckets of timelines. */
+const TIME_SLACK_MS = 60_000;
+/** Longest merged timeline drawn; longer incidents use coarser buckets. */
+const MAX_MINUTES = 360;
+
+export function footprintOf(f: Finding): Footprint {
+  const pods = new Set(podsOfFinding(f));
+  const workloads = new Set<string>();
+  if (f.subject.workload) workloads.add(f.subject.workload);
+  for (const p of pods) {
+    const w = workloadOfPod(p);
+    if (w && w !== p) workloads.add(w);
+  }
+  const components = new Set<ControllerComponent>();
+  const fromTarget = componentOfTarget(f.subject.target) ?? (f.subject.target ? componentFromName(f.subject.target) : null);
+  if (fromTarget) components.add(fromTarget);
+  const controller = (f.evidence as { controller?: unknown }).controller;
+  if (controller === 'destination' || controller === 'policy' || controller === 'identity') components.add(controller);
+  const { start, end } = windowOf(f);
+  return { pods, workloads, components, target: f.subject.target ?? null, start, end };
+}
+
+/** First and last time of a finding: `evidence.window`, else its timeline's extent. */
+export function windowOf(f: Finding): { start: number | null; end: number | null } {
+  const w = (f.evidence as { window?: { start?: unknown; end?: unknown } }).window;
+  const start = typeof w?.start === 'string' ? Date.parse(w.start) : NaN;
+  const end = typeof w?.end === 'string' ? Date.parse(w.end) : NaN;
+  if (!Number.isNaN(start)) return { start, end: Number.isNaN(end) ? start : end };
+  const t = f.evidence.timeline;
+  if (t?.start) {
+    const s = Date.parse(t.start);
+    const first = t.counts.findIndex((c) => c > 0);
+    let last = t.counts.length - 1;
+    while (last > 0 && t.counts[last] === 0) last--;
+    return { start: s + Math.max(first, 0) * t.bucketSeconds * 1000, end: s + (last + 1) * t.bucketSeconds * 1000 };
+  }
+  return { start: null, end: null };
+}
+
+export function shared(a: Footprint, b: Footprint, relation: Relation): boolean {
+  switch (relation) {
+    case 'component':
+      return [...a.components].some((c) => b.components.has(c));
+    case 'pod-or-workload':
+      return [...a.pods].some((p) => b.pods.has(p)) || [...a.workloads].some((w) => b.workloads.has(w));
+    case 'co-located':
+      // Destination and policy share the linkerd-destination pod; identity lives alone.
+      return [...a.components].some((c) => c !== 'identity' && !b.components.has(c) && [...b.components].some((d) => d !== 'identity' && d !== c));
+    case 'target':
+      return a.target !== null && a.target === b.target;
+    case 'time':
+      return a.start !== null && b.start !== null && a.start <= b.end! + TIME_SLACK_MS && b.start <= a.end! + TIME_SLACK_MS;
+  }
+}
+
+const RELATION_WORDS: Record<Relation, string> = {
+  component: 'the same controller',
+  'co-located': 'controllers in the same pod',
+  'pod-or-workload': 'the same pods or workload',
+  target: 'the same target',
+  time: 'overlapping time windows',
+};
+
+export function correlate(findings: readonly Finding[]): Incident[] {
+  const prints = findings.map(footprintOf);
+  const parent = findings.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+  const linkReasons = new Map<number, Set<string>>();
+  for (let i = 0; i < findings.length; i++) {
+    for (let j = i + 1; j < findings.length; j++) {
+      const relation = (['component', 'pod-or-workload', 'target', 'time'] as const).find((r) => shared(prints[i]!, prints[j]!, r));
+      if (!relation) continue;
+      const ri = root(i);
+      const rj = root(j);
+      const reasons = new Set([...(linkReasons.get(ri) ?? []), ...(linkReasons.get(rj) ?? [])]);
+      reasons.add(`${findings[i]!.ruleId} and ${findings[j]!.ruleId} share ${RELATION_WORDS[relation]}`);
+      parent[rj] = ri;
+      linkReasons.set(ri, reasons);
+    }
+  }
+  const groups = new Map<number, number[]>();
+  findings.forEach((_, i) => {
+    const r = root(i);
+    groups.set(r, [...(groups.get(r) ?? []), i]);
+  });
+  const incidents = [...groups].map(([r, members]) => buildIncident(members.map((i) => findings[i]!), members.map((i) => prints[i]!), [...(linkReasons.get(r) ?? [])]));
+  incidents.sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.findings.length - a.findings.length || (a.window?.start ?? '').localeCompare(b.window?.start ?? ''));
+  incidents.forEach((inc, i) => (inc.id = `incident-${i + 1}`));
+  return incidents;
+}
+
+interface Edge {
+  from: number;
+  to: number;
+  link: CausalLink;
+  contradicted: boolean;
+}
+
+export function causalEdges(members: readonly Finding[], prints: readonly Footprint[]): Edge[] {
+  const edges: Edge[] = [];
+  members.forEach((a, i) =>
+    members.forEach((b, j) => {
+      if (i === j) return;
+      const link = CAUSAL_LINKS.find((l) => l.cause === a.ruleId && l.effect === b.ruleId && shared(prints[i]!, prints[j]!, l.requires));
+      if (!link) return;
+      const ca = prints[i]!.start;
+      const cb = prints[j]!.start;
+      edges.push({ from: i, to: j, link, contradicted: ca !== null && cb !== null && cb < ca - TIME_SLACK_MS });
+    }),
+  );
+  return edges;
+}
+
+function buildIncident(members: Finding[], prints: Footprint[], links: string[]): Incident {
+  const edges = causalEdges(members, prints);
+  const valid = edges.filter((e) => !e.contradicted);
+  const hasIncoming = new Set(valid.map((e) => e.to));
+  const causes = members.map((_, i) => i).filter((i) => !hasIncoming.has(i) && valid.some((e) => e.from === i));
+  const effects = members.map((_, i) => i).filter((i) => hasIncoming.has(i));
+  const related = members.map((_, i) => i).filter((i) => !causes.includes(i) && !effects.includes(i));
+  const byTime = (a: number, b: number) => (prints[a]!.start ?? Infinity) - (prints[b]!.start ?? Infinity) || SEVERITY_RANK[members[b]!.severity] - SEVERITY_RANK[members[a]!.severity];
+  causes.sort(byTime);
+  effects.sort(byTime);
+  related.sort(byTime);
+  const order = [...causes, ...effects, ...related];
+
+  const reasoning: string[] = [];
+  for (const e of valid) reasoning.push(`${members[e.from]!.title} → ${members[e.to]!.title}: ${e.link.mechanism}.${timeNote(prints[e.from]!, prints[e.to]!)}`);
+  for (const e of edges.filter((x) => x.contradicted)) {
+    reasoning.push(
+      `${members[e.from]!.title} would explain ${members[e.to]!.title} (${e.link.mechanism}), but the effect was logged first${timeNote(prints[e.from]!, prints[e.to]!)} Either the cause's logs start late or the effect fed the cause (a storm can keep a controller down); not decided.`,
+    );
+  }
+  let confidence: 'likely' | 'unclear' = 'likely';
+  if (members.length > 1) {
+    if (valid.length === 0) {
+      confidence = 'unclear';
+      reasoning.push(`No known mechanism links these signals; they are listed by first appearance${prints.some((p) => p.start === null) ? ' (some have no wall-clock time)' : ''}.`);
+    } else if (edges.some((e) => e.contradicted) || causes.length > 1) {
+      confidence = 'unclear';
+      if (causes.length > 1) reasoning.push(`${causes.length} independent probable causes; which came first is not decided by a known mechanism.`);
+    }
+    if (related.length > 0 && valid.length > 0) {
+      reasoning.push(`${related.map((i) => members[i]!.title).join(', ')}: grouped by shared pods, targets or time, with no known causal link to the rest.`);
+    }
+  }
+
+  const role = (i: number): IncidentFindingRef['role'] => (causes.includes(i) ? 'probable cause' : effects.includes(i) ? 'effect' : 'related');
+  const phrase = (f: Finding) => (PHRASES[f.ruleId] ?? ((x: Finding) => x.title))(f);
+  // Layers of the causal graph: causes, what they set off, what that set off…
+  const depth = new Map<number, number>(causes.map((i) => [i, 0]));
+  for (let changed = true, guard = 0; changed && guard < members.length; guard++) {
+    changed = false;
+    for (const e of valid) {
+      const d = (depth.get(e.from) ?? -1) + 1;
+      if (d > 0 && d > (depth.get(e.to) ?? -1)) {
+        depth.set(e.to, d);
+        changed = true;
+      }
+    }
+  }
+  const layers: number[][] = [];
+  for (const i of [...causes, ...effects]) (layers[depth.get(i) ?? 0] ??= []).push(i);
+  const chain = layers.filter((l) => l && l.length).map((l) => l.map((i) => phrase(members[i]!)).join('; '));
+  const rest = related.map((i) => phrase(members[i]!));
+  let headline = chain.length > 0 ? chain.join(' → ') + (rest.length ? `; also ${rest.join('; ')}` : '') : rest.join('; ');
+  if (confidence === 'unclear' && members.length > 1) headline = `Order unclear: ${headline}`;
+
+  const starts = prints.map((p) => p.start).filter((t): t is number => t !== null);
+  const ends = prints.map((p) => p.end).filter((t): t is number => t !== null);
+  const first = members[order[0]!]!;
+  return {
+    id: '',
+    severity: members.reduce<Severity>((s, f) => (SEVERITY_RANK[f.severity] > SEVERITY_RANK[s] ? f.severity : s), 'info'),
+    headline,
+    findings: order.map((i) => ({
+      ruleId: members[i]!.ruleId,
+      severity: members[i]!.severity,
+      title: members[i]!.title,
+      subject: members[i]!.subject,
+      role: members.length === 1 ? 'related' : role(i),
+      firstSeen: prints[i]!.start === null ? null : new Date(prints[i]!.start!).toISOString(),
+    })),
+    links,
+    ordering: { confidence: members.length === 1 ? 'likely' : confidence, reasoning },
+    window: starts.length ? { start: new Date(Math.min(...starts)).toISOString(), end: new Date(Math.max(...ends, ...starts)).toISOString() } : null,
+    timeline: mergeTimelines(order.map((i) => members[i]!)),
+    firstAction:
+      confidence === 'unclear' && members.length > 1 ? `Order unclear; start with the earliest signal (${first.title}): ${firstActionOf(first)}` : firstActionOf(first),
+  };
+}
+
+function timeNote(cause: Footprint, effect: Footprint): string {
+  if (cause.start === null || effect.start === null) return ' (no wall-clock time to check the order)';
+  const delta = Math.round((effect.start - cause.start) / 1000);
+  return delta >= 0 ? ` The cause was logged ${formatDuration(delta)} before the effect.` : ` The effect was logged ${formatDuration(-delta)} before the cause.`;
+}
+
+/** The first step of a finding's remediation (rules number their steps; the first is the one to do now). */
+export function firstActionOf(f: Finding): string {
+  const line = f.remediation.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.replace(/^\s*1\.\s*/, '').trim();
+}
+
+/** Every finding's timeline, re-bucketed onto one per-minute axis. */
+export function mergeTimelines(members: readonly Finding[]): IncidentTimeline | null {
+  const timelines = members
+    .map((f) => ({ f, t: f.evidence.timeline as Timeline | undefined }))
+    .filter((x): x is { f: Finding; t: Timeline & { start: string } } => !!x.t && x.t.start !== null && x.t.counts.length > 0);
+  if (timelines.length === 0) return null;
+  const minute = 60_000;
+  const start = Math.floor(Math.min(...timelines.map((x) => Date.parse(x.t.start))) / minute) * minute;
+  const end = Math.max(...timelines.map((x) => Date.parse(x.t.start) + x.t.counts.length * x.t.bucketSeconds * 1000));
+  const minutes = Math.max(1, Math.ceil((end - start) / minute));
+  const factor = Math.ceil(minutes / MAX_MINUTES);
+  const bucketMs = minute * factor;
+  const length = Math.ceil(minutes / factor);
+  const series = timelines.map(({ f, t }) => {
+    const counts = new Array<number>(length).fill(0);
+    const tStart = Date.parse(t.start);
+    t.counts.forEach((c, i) => {
+      if (c === 0) return;
+      const from = tStart + i * t.bucketSeconds * 1000;
+      const to = from + t.bucketSeconds * 1000;
+      // A bucket wider than the axis' is spread evenly over the axis buckets it covers.
+      const first = Math.floor((from - start) / bucketMs);
+      const last = Math.max(first, Math.ceil((to - start) / bucketMs) - 1);
+      for (let b = first; b <= last && b < length; b++) counts[b]! += c / (last - first + 1);
+    });
+    return { ruleId: f.ruleId, label: t.label ?? f.title, target: f.subject.target ?? f.subject.pod ?? f.ruleId, counts: counts.map((c) => Math.round(c)) };
+  });
+  // Two storms both say "reconnect failures per minute": tell them apart by what they are about.
+  for (const s of series) if (series.filter((o) => o.label === s.label).length > 1) s.label = `${s.label} · ${s.target}`;
+  return { start: new Date(start).toISOString(), bucketSeconds: bucketMs / 1000, series };
+}

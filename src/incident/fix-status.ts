@@ -1,0 +1,96 @@
+// Post-processing: tells each finding whether the proxies it concerns already run the release that
+// fixes its symptom. Adds `fixStatus` (structured) and one "Version check" paragraph to the
+// remediation, so every output format shows it without knowing about versions.
+
+import type { Finding, FixStatus } from '../core/types.js';
+import { NOT_VERSION_DEPENDENT, fixesFor, hasFix, parseLinkerdRelease, parseProxyVersion, releaseHasFix, type KnownFix } from '../knowledge/fixes.js';
+import type { PodVersion, ProxyVersions } from './versions.js';
+
+/** Pod names a finding refers to: its subject and any evidence list of objects with a `pod` field. */
+export function podsOfFinding(finding: Pick<Finding, 'subject' | 'evidence'>): string[] {
+  const pods = new Set<string>();
+  if (finding.subject.pod) pods.add(finding.subject.pod);
+  for (const value of Object.values(finding.evidence)) {
+    if (!Array.isArray(value)) continue;
+    for (const item of value) {
+      if (typeof item === 'string' && value === finding.evidence.pods) pods.add(item);
+      else if (item && typeof item === 'object' && typeof (item as { pod?: unknown }).pod === 'string') pods.add((item as { pod: string }).pod);
+    }
+  }
+  return [...pods];
+}
+
+export function fixStatusFor(finding: Pick<Finding, 'ruleId' | 'subject' | 'evidence'>, fix: KnownFix, versions: ProxyVersions): FixStatus {
+  const all = [...versions.byPod.values()];
+  let basis: string;
+  let considered: PodVersion[];
+  let inferred = false;
+  if (fix.side === 'control-plane') {
+    considered = all.filter((p) => p.controlPlane);
+    basis = 'the control-plane pods\' proxies (they come with the control-plane release)';
+    if (considered.length === 0) {
+      considered = all;
+      inferred = true;
+      basis = 'the data-plane proxies (the control plane is at least as new as the proxies it injected)';
+    }
+  } else {
+    const named = new Set(podsOfFinding(finding));
+    considered = all.filter((p) => named.has(p.pod) && !p.controlPlane);
+    basis = `the ${considered.length} pod${considered.length === 1 ? '' : 's'} named in this finding`;
+    if (considered.length === 0) {
+      considered = all.filter((p) => !p.controlPlane);
+      basis = 'every data-plane proxy in the bundle (none of this finding\'s pods reported a version)';
+    }
+  }
+
+  const groups = new Map<string, { version: string; linkerd: string; pods: number; hasFix: boolean }>();
+  for (const p of considered) {
+    const key = p.version ?? p.release!;
+    const g = groups.get(key) ?? { version: key, linkerd: p.linkerd, pods: 0, hasFix: podHasFix(p, fix) };
+    g.pods++;
+    groups.set(key, g);
+  }
+  const list = [...groups.values()].sort((a, b) => b.pods - a.pods || a.version.localeCompare(b.version));
+  const fixed = list.filter((g) => g.hasFix).reduce((n, g) => n + g.pods, 0);
+  const unfixed = list.filter((g) => !g.hasFix).reduce((n, g) => n + g.pods, 0);
+  let status: FixStatus['status'];
+  if (list.length === 0) status = 'unknown';
+  // A newer data plane proves a newer control plane; an older one proves nothing about it.
+  else if (inferred) status = unfixed === 0 ? 'fixed' : 'unknown';
+  else status = unfixed === 0 ? 'fixed' : fixed === 0 ? 'not-fixed' : 'mixed';
+
+  const where = `${fix.fixedInProxy}, ${fix.fixedInLinkerd}`;
+  const seen = list.map((g) => `${g.version}${g.linkerd !== g.version ? ` (${g.linkerd})` : ''} on ${g.pods} pod${g.pods === 1 ? '' : 's'}`).join(', ');
+  const note =
+    status === 'unknown' && list.length === 0
+      ? `Version unknown: no proxy_build_info or release banner in the bundle, so it cannot tell whether the fix (${fix.change}; ${where}) is deployed.`
+      : status === 'unknown'
+        ? `Control-plane version unknown: ${basis} run ${seen}, which does not show whether the control plane has ${fix.change} (${where}).`
+        : status === 'fixed'
+          ? `Already fixed: ${basis} run ${seen}, which include ${fix.change} (${where}); the cause lies elsewhere.`
+          : status === 'not-fixed'
+            ? `Not fixed in this version: ${basis} run ${seen}, older than ${where} (${fix.change}). Upgrade, or meanwhile ${fix.mitigation}.`
+            : `Partly fixed: ${basis} run ${seen}; ${unfixed} pod${unfixed === 1 ? '' : 's'} predate ${where} (${fix.change}).`;
+  return { fix: fix.id, symptom: fix.symptom, fixedIn: { proxy: fix.fixedInProxy, linkerd: fix.fixedInLinkerd }, status, basis, versions: list, note, references: [...fix.references] };
+}
+
+/** A logged Linkerd release wins over a proxy version: a controller's release is the control plane's. */
+function podHasFix(p: PodVersion, fix: KnownFix): boolean {
+  const release = parseLinkerdRelease(p.release ?? undefined);
+  if (release && (fix.side === 'control-plane' || !p.version)) return releaseHasFix(release, fix);
+  return hasFix(parseProxyVersion(p.version!)!, fix);
+}
+
+/** Returns the findings with `fixStatus` set and the version check appended to the remediation. */
+export function annotateFixStatus(findings: readonly Finding[], versions: ProxyVersions): Finding[] {
+  return findings.map((finding) => {
+    const fixes = fixesFor(finding);
+    if (fixes.length === 0) {
+      const reason = NOT_VERSION_DEPENDENT[finding.ruleId];
+      return reason ? { ...finding, fixStatus: [], remediation: `${finding.remediation}\nVersion check: ${reason}.` } : finding;
+    }
+    const fixStatus = fixes.map((fix) => fixStatusFor(finding, fix, versions));
+    const lines = fixStatus.map((s) => `Version check (${s.fix}): ${s.note}`);
+    return { ...finding, fixStatus, remediation: `${finding.remediation}\n${lines.join('\n')}` };
+  });
+}

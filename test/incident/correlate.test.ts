@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { stormBundle, writeBundle } from '../../scripts/fixtures/incident-storm.js';
+import { defaultRules } from '../../src/cli/run-analyze.js';
+import type { Finding, Timeline } from '../../src/core/types.js';
+import { analyzeInputs } from '../../src/engine/analyze.js';
+import { correlate, mergeTimelines } from '../../src/incident/correlate.js';
+import { formatJson } from '../../src/report/formats/json.js';
+import { formatText } from '../../src/report/formats/text.js';
+import { buildReport } from '../../src/report/report.js';
+
+const T0 = Date.parse('2025-03-04T03:12:00Z');
+const iso = (offsetSeconds: number) => new Date(T0 + offsetSeconds * 1000).toISOString();
+
+function finding(ruleId: string, over: Partial<Finding> & { start?: number; end?: number; perMinute?: number[] } = {}): Finding {
+  const { start, end, perMinute, ...rest } = over;
+  const evidence: Finding['evidence'] = { ...(rest.evidence ?? {}) };
+  if (start !== undefined) evidence.window = { start: iso(start), end: iso(end ?? start + 60) };
+  if (perMinute) evidence.timeline = { start: iso(start ?? 0), bucketSeconds: 60, counts: perMinute, label: `${ruleId} per minute` } satisfies Timeline;
+  return {
+    ruleId, severity: 'error', docsUrl: '', title: `${ruleId} title`, message: '', subject: {}, locations: [], remediation: `1. First step for ${ruleId}.\n2. Later.`,
+    ...rest, evidence,
+  };
+}
+
+const controller = (start: number) =>
+  finding('control-plane-unavailable', {
+    title: 'Destination controller unavailable to proxies', start, end: start + 240, perMinute: [300, 280, 310, 120],
+    subject: { namespace: 'linkerd', workload: 'linkerd-destination', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
+    evidence: { controller: 'destination', failures: 1010, distinctClients: 412, failureKinds: { 'service unavailable': 1010 } },
+  });
+const storm = (start: number) =>
+  finding('reconnect-storm', {
+    title: 'Reconnect storm towards the destination controller', start, end: start + 240, perMinute: [8_000_000, 8_500_000, 8_200_000, 8_300_000],
+    subject: { namespace: 'ingress', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
+    evidence: { podsAffected: 412, totalLines: 33_000_000, window: { start: iso(start), end: iso(start + 240), durationSeconds: 240 }, topPods: [{ pod: 'traefik-7d9f8c6b5d-x2x8k', lines: 9 }] },
+  });
+
+describe('correlate', () => {
+  it('ties controller unavailability to the reconnect storm it caused, with the reasoning and the first action', () => {
+    const incidents = correlate([storm(20), controller(0)]);
+    assert.equal(incidents.length, 1);
+    const inc = incidents[0]!;
+    assert.equal(inc.ordering.confidence, 'likely');
+    assert.deepEqual(inc.findings.map((f) => [f.ruleId, f.role]), [['control-plane-unavailable', 'probable cause'], ['reconnect-storm', 'effect']]);
+    assert.equal(inc.headline, 'Destination controller saturated (1,010 failed calls from 412 clients) → 412 traefik proxies in a reconnect storm to destination (33 M lines in 4 min)');
+    assert.match(inc.ordering.reasoning[0]!, /The cause was logged 20 s before the effect/);
+    assert.equal(inc.firstAction, 'First step for control-plane-unavailable.');
+    assert.equal(inc.timeline?.series.length, 2);
+    assert.equal(inc.window?.start, iso(0));
+  });
+
+  it('ties a policy storm to the destination pod too (same pod, same proxy), as a second effect in the headline', () => {
+    const policyStorm = { ...storm(20), title: 'Reconnect storm towards the policy controller', subject: { namespace: 'ingress', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } };
+    const inc = correlate([storm(20), policyStorm, controller(0)])[0]!;
+    assert.deepEqual(inc.findings.map((f) => f.role), ['probable cause', 'effect', 'effect']);
+    assert.match(inc.headline, /^Destination controller saturated \([^)]*\) → 412 traefik proxies in a reconnect storm to destination \([^)]*\); 412 traefik proxies in a reconnect storm to policy/);
+    assert.match(inc.ordering.reasoning.join(' '), /same linkerd-destination pod/);
+    const labels = inc.timeline!.series.map((x) => x.label);
+    assert.equal(new Set(labels).size, 3, labels.join(', '));
+    // Identity lives in its own pod: an identity outage explains no policy storm.
+    const identity = { ...controller(0), evidence: { ...controller(0).evidence, controller: 'identity' }, subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } };
+    const apart = correlate([policyStorm, identity])[0]!;
+    assert.ok(apart.findings.every((f) => f.role === 'related'));
+  });
+
+  it('says "unclear" when the effect was logged well before its supposed cause', () => {
+    const inc = correlate([storm(0), controller(300)])[0]!;
+    assert.equal(inc.ordering.confidence, 'unclear');
+    assert.match(inc.headline, /^Order unclear: /);
+    assert.match(inc.ordering.reasoning.join(' '), /effect was logged first/);
+    assert.match(inc.firstAction, /^Order unclear; start with the earliest signal/);
+  });
+
+  it('groups signals that only overlap in time, without claiming a cause', () => {
+    const dns = finding('dns-query-storm', { title: 'DNS query storm', start: 30, end: 200, subject: { target: 'linkerd-policy.linkerd.svc.cluster.local' } });
+    const inc = correlate([storm(0), dns])[0]!;
+    assert.equal(inc.findings.length, 2);
+    assert.equal(inc.ordering.confidence, 'unclear');
+    assert.ok(inc.findings.every((f) => f.role === 'related'));
+    assert.match(inc.ordering.reasoning.join(' '), /No known mechanism/);
+    assert.match(inc.links.join(' '), /overlapping time windows/);
+  });
+
+  it('keeps unrelated findings apart', () => {
+    const a = finding('metric-cardinality', { subject: { pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' }, keyFigure: { name: 'series', value: 114_906 } });
+    const b = finding('fd-exhaustion', { subject: { pod: 'web-5c9f8d7b6c-abcde' } });
+    const incidents = correlate([a, b]);
+    assert.equal(incidents.length, 2);
+    assert.ok(incidents.every((i) => i.findings.length === 1 && i.timeline === null));
+  });
+
+  it('puts the ingress pod-IP bypass before the cardinality it explains, on the same workload', () => {
+    const card = finding('metric-cardinality', { subject: { pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' }, keyFigure: { name: 'series', value: 114_906 } });
+    const bypass = finding('ingress-pod-ip-bypass', { title: 'Ingress sends to pod IPs', severity: 'warning', subject: { pod: 'traefik-7d9f8c6b5d-b4c5d', workload: 'traefik' } });
+    const inc = correlate([card, bypass])[0]!;
+    assert.deepEqual(inc.findings.map((f) => f.ruleId), ['ingress-pod-ip-bypass', 'metric-cardinality']);
+    assert.equal(inc.ordering.confidence, 'likely');
+    assert.match(inc.headline, /Ingress sends to pod IPs → traefik metric cardinality 115 k series/);
+  });
+
+  it('merges timelines onto one per-minute axis (finer buckets summed, coarser spread)', () => {
+    const perSecond = finding('reconnect-storm', { evidence: { timeline: { start: iso(30), bucketSeconds: 1, counts: new Array(60).fill(2) } } });
+    const fiveMinutes = finding('dns-query-storm', { evidence: { timeline: { start: iso(0), bucketSeconds: 300, counts: [500] } } });
+    const merged = mergeTimelines([perSecond, fiveMinutes])!;
+    assert.equal(merged.start, iso(0));
+    assert.equal(merged.bucketSeconds, 60);
+    assert.deepEqual(merged.series[0]!.counts, [60, 60, 0, 0, 0]);
+    assert.deepEqual(merged.series[1]!.counts, [100, 100, 100, 100, 100]);
+  });
+});
+
+describe('storm bundle report', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it('opens with one incident tying the controller unavailability to the reconnect storm, with the timeline', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ld-incident-'));
+    dirs.push(dir);
+    writeBundle(dir, stormBundle());
+    const report = buildReport(await analyzeInputs([dir], defaultRules()), 'error');
+    const multi = report.incidents!.filter((i) => i.findings.length > 1);
+    assert.equal(multi.length, 1);
+    assert.deepEqual(multi[0]!.findings.map((f) => f.ruleId), ['control-plane-unavailable', 'reconnect-storm']);
+    assert.equal(multi[0]!.ordering.confidence, 'likely');
+    assert.ok(multi[0]!.timeline!.series.every((s) => s.counts.some((c) => c > 0)));
+
+    const text = formatText(report, { color: false, findings: report.findings, failOn: 'error' });
+    const incidentAt = text.indexOf('1 INCIDENT');
+    assert.ok(incidentAt > 0 && incidentAt < text.indexOf('2 ERRORS'), 'incident summary comes before the findings');
+    assert.match(text, /1\. Destination controller saturated \(450 failed calls from \d+ clients\) → 6 traefik proxies in a reconnect storm to destination/);
+    assert.match(text, /do now Relieve the destination controller now/);
+
+    const json = JSON.parse(formatJson(report, { color: false, findings: report.findings, failOn: 'error' })) as { incidents: unknown[]; proxyVersions: { version: string }[] };
+    assert.equal(json.incidents.length, 1);
+    assert.deepEqual(json.proxyVersions.map((v) => v.version), ['v2.210.4']);
+  });
+
+  it('a storm with no controller logs is its own incident, and nothing is invented about its cause', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ld-incident-'));
+    dirs.push(dir);
+    writeBundle(dir, stormBundle({ withController: false }));
+    const report = buildReport(await analyzeInputs([dir], defaultRules()), 'error');
+    assert.deepEqual(report.incidents!.map((i) => i.findings.map((f) => f.role)), [['related']]);
+    assert.doesNotMatch(formatText(report, { color: false, findings: report.findings, failOn: 'error' }), /INCIDENT/);
+  });
+
+  it('the generator is deterministic', () => {
+    assert.deepEqual(stormBundle({ seed: 3 }), stormBundle({ seed: 3 }));
+    assert.notDeepEqual(stormBundle({ seed: 3 }), stormBundle({ seed: 4 }));
+  });
+});
+
+describe('incident markdown', () => {
+  it('renders linked incidents with roles, timeline, reasoning and first action, and nothing otherwise', async () => {
+    const { incidentsMarkdown } = await import('../../src/incident/markdown.js');
+    const text = incidentsMarkdown(correlate([storm(20), controller(0)]));
+    assert.match(text, /^## Incidents \(1\)\n\n### 1\. Destination controller saturated/);
+    assert.match(text, /\| probable cause \| Destination controller unavailable to proxies \| `control-plane-unavailable` \|/);
+    assert.match(text, /\*\*Do now:\*\* First step for control-plane-unavailable\./);
+    assert.match(text, /```\n.*per minute +[▁▂▃▄▅▆▇█ ]+\n/);
+    assert.equal(incidentsMarkdown(correlate([storm(0)])), '');
+  });
+});

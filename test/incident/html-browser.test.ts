@@ -1,0 +1,126 @@
+// Renders the HTML report of a storm bundle in a real headless Chromium (Debian's `chromium`,
+// installed by .ci/run) and checks what an engineer would see. In CI a missing browser is a
+// failure, not a skip; locally it skips with the command to install it.
+// UPDATE_SCREENSHOT=1 also writes docs/html-report.png.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { stormBundle, writeBundle } from '../../scripts/fixtures/incident-storm.js';
+import { defaultRules } from '../../src/cli/run-analyze.js';
+import { analyzeInputs } from '../../src/engine/analyze.js';
+import { formatHtml } from '../../src/report/formats/html.js';
+import { buildReport } from '../../src/report/report.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const inCi = !!process.env.CI && process.env.CI !== 'false';
+const missing = !existsSync(CHROMIUM);
+const skip = missing && !inCi ? `${CHROMIUM} not found; install it with: apt-get install -y chromium` : false;
+
+describe('HTML report in headless Chromium', { skip }, () => {
+  let browser: Browser;
+  let dir: string;
+  let file: string;
+
+  before(async () => {
+    assert.ok(!missing, `${CHROMIUM} is required in CI (CI=${process.env.CI}); .ci/run installs it with apt-get install -y chromium`);
+    dir = mkdtempSync(path.join(tmpdir(), 'ld-html-'));
+    // Four minutes of storm so the per-minute chart has several bars.
+    writeBundle(path.join(dir, 'bundle'), stormBundle({ ingressPods: 8, stormSeconds: 200, controllerLeadSeconds: 40 }));
+    const report = buildReport(await analyzeInputs([path.join(dir, 'bundle')], defaultRules()), 'error');
+    file = path.join(dir, 'report.html');
+    writeFileSync(file, formatHtml(report, { color: false, findings: report.findings, failOn: 'error' }));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(options: { javaScriptEnabled?: boolean; colorScheme?: 'light' | 'dark' } = {}) {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 1300 }, ...options });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    const fetched: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    page.on('request', (r) => {
+      if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) fetched.push(r.url());
+    });
+    await page.goto(`file://${file}`);
+    return { page, context, problems, fetched };
+  }
+
+  it('shows the incident summary, draws bars, and logs no console errors or fetches', async () => {
+    const { page, context, problems, fetched } = await open();
+    try {
+      const headline = page.locator('.incident .headline').first();
+      assert.ok(await headline.isVisible());
+      assert.match(await headline.innerText(), /^Destination controller saturated .* → 8 traefik proxies in a reconnect storm to destination/);
+      assert.match(await page.locator('#summary').innerText(), /2 error\(s\)/);
+      assert.ok(await page.locator('.incident .action').isVisible());
+
+      const timelineBars = page.locator('.incident svg.chart.timeline rect.bar');
+      assert.ok((await timelineBars.count()) >= 8, 'both signals over at least four minutes');
+      const heights = await timelineBars.evaluateAll((rects) => rects.map((r) => (r as unknown as { getBBox(): { height: number } }).getBBox().height));
+      assert.ok(heights.every((h) => h > 0));
+      // Top-k evidence lists (clients, pods) render as bar charts too.
+      assert.ok((await page.locator('svg.chart.bars rect.bar').count()) > 0);
+
+      assert.deepEqual(problems, []);
+      assert.deepEqual(fetched, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('sorts the findings table with JS, and still renders table and charts with JS off', async () => {
+    const { page, context } = await open();
+    try {
+      const firstRule = () => page.locator('#findings-table tbody tr:first-child td:nth-child(2)').innerText();
+      await page.locator('#findings-table th', { hasText: 'Key figure' }).click();
+      const ascending = await firstRule();
+      await page.locator('#findings-table th', { hasText: 'Key figure' }).click();
+      const descending = await firstRule();
+      assert.notEqual(ascending, descending);
+      assert.equal(await page.locator('#findings-table th[aria-sort=descending]').count(), 1);
+    } finally {
+      await context.close();
+    }
+    const noJs = await open({ javaScriptEnabled: false });
+    try {
+      assert.equal(await noJs.page.locator('#findings-table tbody tr').count(), 2);
+      assert.ok((await noJs.page.locator('svg.chart rect.bar').count()) > 0);
+      assert.ok(await noJs.page.locator('.incident .headline').isVisible());
+    } finally {
+      await noJs.context.close();
+    }
+  });
+
+  it('follows the system theme', async () => {
+    const background = async (colorScheme: 'light' | 'dark') => {
+      const { page, context } = await open({ colorScheme });
+      try {
+        if (process.env.UPDATE_SCREENSHOT && colorScheme === 'light') {
+          const docs = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'html-report.png');
+          await page.screenshot({ path: docs });
+        }
+        return await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+      } finally {
+        await context.close();
+      }
+    };
+    const light = await background('light');
+    const dark = await background('dark');
+    assert.equal(light, 'rgb(255, 255, 255)');
+    assert.notEqual(dark, light);
+  });
+});
