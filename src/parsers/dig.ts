@@ -270,6 +270,9 @@ interface Message {
   /** owner/type/rdata keys already seen, to split back-to-back runs that print no separator. */
   seen: Set<string>;
   queryEmitted: DnsQueryRecord | null;
+  /** Owners answering the question (its CNAME chain), for output without section titles. */
+  chain?: Set<string>;
+  untitled?: 'authority' | 'additional';
 }
 
 /** The two lines dig 9.16+ prints for every `.local` question, cluster.local included: no information. */
@@ -611,8 +614,25 @@ class DigParser implements LineParser {
       msg = null;
     }
     if (!msg) msg = this.newMessage(lineNo, format, true);
-    const section = msg.section === 'authority' || msg.section === 'additional' ? msg.section : 'answer';
-    this.pushAnswer(msg, rr, lineNo, section);
+    this.pushAnswer(msg, rr, lineNo, this.sectionOf(msg, rr));
+  }
+
+  /**
+   * The section titles say where a record belongs; `+nocomments` drops them but keeps the question
+   * line and dig's section order, so records outside the question's CNAME chain are the authority
+   * (NS/SOA) and additional sections.
+   */
+  private sectionOf(msg: Message, rr: ParsedRr): 'answer' | 'authority' | 'additional' {
+    if (msg.section === 'answer' || msg.section === 'authority' || msg.section === 'additional') return msg.section;
+    if (msg.name === null) return 'answer';
+    msg.chain ??= new Set([msg.name.toLowerCase()]);
+    if (msg.untitled === undefined && msg.chain.has(rr.name.toLowerCase())) {
+      if (rr.type === 'CNAME') msg.chain.add(rr.data.toLowerCase());
+      return 'answer';
+    }
+    if (msg.untitled !== 'additional' && (rr.type === 'NS' || rr.type === 'SOA')) msg.untitled = 'authority';
+    else msg.untitled = 'additional';
+    return msg.untitled;
   }
 
   /** A zone transfer lists its SOA first and last: a repeated record does not start a new run there. */

@@ -318,16 +318,18 @@ function describeStorm(
   const largest = [...bursts].sort((a, b) => b.queries - a.queries)[0]!;
   const spanSeconds = s.firstTime !== null && s.lastTime !== null ? Math.max(1, (s.lastTime - s.firstTime) / 1000) : 1;
   const ttlSeconds = options.minHealthyTtlSeconds;
-  // What the same clients would send asking once per shortest healthy TTL.
-  const saneQueries = Math.ceil(clients * Math.max(1, spanSeconds / ttlSeconds));
+  // A client's first query in a burst is never a fast repeat, so the rest are its re-asks.
+  const burstClients = Math.max(1, largest.queries - largest.repeats);
+  const burstSeconds = largest.end - largest.start + 1;
+  const perClient = Math.round((largest.queries / burstClients) * 10) / 10;
   const severity = service && big.length > 0 ? 'error' : 'warning';
   const shape = period
     ? `${period.bursts} bursts recur every ~${Math.round(period.periodSeconds)} s (lock-step: all clients re-resolve together when a shared cache entry expires)`
     : `${big.length} burst${big.length === 1 ? '' : 's'} of ${options.burstQueries}+ queries within ${options.burstWindowSeconds} s`;
   const message =
-    `${s.name} ${s.type} was queried ${compact(s.timedQueries)} times by ${clients} client${clients === 1 ? '' : 's'} over ${formatDuration(spanSeconds)}; ` +
-    `${shape}. The largest burst had ${compact(largest.queries)} queries, ${Math.round((largest.repeats / Math.max(1, largest.queries)) * 100)} % of them from clients that had asked less than ${ttlSeconds} s before. ` +
-    `Asking once per ${ttlSeconds} s TTL these clients would send about ${compact(saneQueries)} queries in total.` +
+    `${s.name} ${s.type} was queried ${compact(s.timedQueries)} times by ${clients} client${clients === 1 ? '' : 's'} over ${formatDuration(spanSeconds)}; ${shape}. ` +
+    `In the largest burst about ${burstClients} clients sent ${compact(largest.queries)} queries in ${burstSeconds} s, ${perClient} each, ` +
+    `where a client honouring any healthy TTL (≥ ${ttlSeconds} s) asks once.` +
     (service ? ` This is the ${service} control-plane Service: proxies re-resolving on TTL 0 (linkerd2#13508).` : '');
   const evidence: FindingDraft['evidence'] = {
     name: s.name,
@@ -336,11 +338,11 @@ function describeStorm(
     queries: s.timedQueries,
     distinctClients: clients,
     fastRepeatQueries: s.fastRepeats,
-    windowSeconds: Math.round(spanSeconds),
-    saneQueriesAtMinimumTtl: saneQueries,
+    spanSeconds: Math.round(spanSeconds),
+    queriesPerClientInLargestBurst: perClient,
     bursts: bursts.length,
     burstsOverThreshold: big.length,
-    largestBurst: { start: new Date(largest.start * 1000).toISOString(), seconds: largest.end - largest.start + 1, queries: largest.queries, repeatQueries: largest.repeats, peakQueriesInWindow: largest.peakWindowQueries },
+    largestBurst: { start: new Date(largest.start * 1000).toISOString(), seconds: burstSeconds, queries: largest.queries, repeatQueries: largest.repeats, clients: burstClients, peakQueriesInWindow: largest.peakWindowQueries },
     periodSeconds: period ? Math.round(period.periodSeconds * 10) / 10 : null,
     periodicBursts: period ? period.bursts : 0,
     rcodes: Object.fromEntries(topEntries(s.rcodes, 5).map((e) => [e.key, e.count])),

@@ -100,8 +100,8 @@ const SAMPLES: Record<string, Expected> = {
   '23-srv-tcp.out': { queries: [{ ...dst0, protocol: 'TCP' }] },
   '24-srv-qr.out': { queries: [dst0], check: (p) => assert.equal(p.queries[0]!.line, 19, 'the response, not the ;; Sending: half') },
   '25-srv-nocomments.out': {
-    // Without section titles every record is read as an answer.
-    queries: [{ name: DST, type: 'SRV', status: null, answerTtls: [0, 0, 5, 0, 0, 5], time: T25 }],
+    // No section titles: records outside the question's chain go to authority (NS) and additional.
+    queries: [{ name: DST, type: 'SRV', status: null, answerTtls: [0, 0], authority: 1, additional: 3, time: T25 }],
   },
   '26-trace.out': {
     queries: [
