@@ -53,8 +53,9 @@ export const createCorednsLogParser: ParserFactory = (input, sink) => {
       return;
     }
     // Counted (the input's unparsed tally) but never fatal: a query log is interleaved with these.
-    if (OTHER_COREDNS_LINE.test(text)) sink.unparsed(line, 'CoreDNS message, not a query log line');
-    else sink.unparsed(line, /^\[(?:INFO|DEBUG)\] \S+:\d+ - /.test(text) ? 'query log line in a custom format' : 'not a CoreDNS log line');
+    if (/^\[(?:INFO|DEBUG)\] \S+:\d+ - /.test(text)) sink.unparsed(line, 'query log line in a custom format');
+    else if (OTHER_COREDNS_LINE.test(text)) sink.unparsed(line, 'CoreDNS message, not a query log line');
+    else sink.unparsed(line, 'not a CoreDNS log line');
   };
   const parser: LineParser = {
     line(raw, lineNo) {
