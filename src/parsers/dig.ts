@@ -654,7 +654,8 @@ class DigParser implements LineParser {
   }
 
   private pushAnswer(msg: Message, rr: ParsedRr, lineNo: number, section: 'answer' | 'authority' | 'additional'): void {
-    msg.seen.add(answerKey(rr));
+    // Run splitting only needs the records of one RRset-sized listing; a zone transfer must not grow it without bound.
+    if (msg.seen.size < MAX_BUFFERED_ANSWERS) msg.seen.add(answerKey(rr));
     if (msg.queryEmitted) {
       this.sink.emit(this.answerRecord(msg, msg.queryEmitted, rr, lineNo, section));
       return;

@@ -132,9 +132,14 @@ export function describeRuns(runs: readonly TtlRun[], truncated = 0): string {
   return parts.join(' → ') + (truncated > 0 ? ` (… ${truncated} more)` : '');
 }
 
-function nameState(state: State, name: string): NameState {
+/** Owner names tracked; a capture of a whole zone (AXFR) would otherwise add every record's owner. */
+const MAX_NAMES = 50_000;
+
+function nameState(state: State, name: string, zero: boolean): NameState | null {
   let s = state.names.get(name);
   if (!s) {
+    // Past the cap only names answered with 0 — the ones a finding is about — are still tracked.
+    if (state.names.size >= MAX_NAMES && !zero) return null;
     s = {
       name, types: new Set(), captures: 0, zeroCaptures: 0, coreDnsSignature: 0, staleEde: 0,
       series: new Map(), servers: new Set(), firstZeroTime: null, lastZeroTime: null, samples: [],
@@ -151,7 +156,8 @@ function closeMessage(state: State): void {
   const { query } = msg;
   const everyRecordZero = msg.ttlRecords > 0 && msg.zeroRecords === msg.ttlRecords;
   for (const [owner, first] of msg.owners) {
-    const s = nameState(state, owner);
+    const s = nameState(state, owner, first.ttl === 0);
+    if (!s) continue;
     s.captures++;
     s.types.add(first.type);
     if (query.server && s.servers.size < 20) s.servers.add(query.server);
