@@ -11,6 +11,8 @@ import type { LineParser, ParserFactory, ParserSink } from './parser.js';
 
 /** Answers one message may buffer before its query record is sent ahead without the footer's time. */
 const MAX_BUFFERED_ANSWERS = 5000;
+/** Continuation lines one parenthesised record may take (long DNSKEY/RRSIG/TXT rdata stays far below). */
+const MAX_MULTILINE_LINES = 200;
 
 const RR_TYPES = new Set(
   (
@@ -242,9 +244,12 @@ export function plannedQueries(args: readonly string[]): { queries: PlannedQuery
 
 type Section = 'question' | 'answer' | 'authority' | 'additional' | 'opt' | null;
 
+type RecordSection = DnsAnswerRecord['section'];
+
 interface PendingAnswer {
   line: number;
   rr: ParsedRr;
+  section: RecordSection;
 }
 
 interface Message {
@@ -295,8 +300,8 @@ class DigParser implements LineParser {
   private pendingErrors: string[] = [];
   private captureTime: number | null = null;
   private lastSent: Message | null = null;
-  private multiline: { line: number; text: string; depth: number } | null = null;
-  private yaml: { inError: boolean; errorText: string[]; errorLine: number; section: Section | 'other' } | null = null;
+  private multiline: { line: number; text: string; depth: number; lines: number } | null = null;
+  private yaml: { inError: boolean; errorText: string[]; errorLine: number; section: Section } | null = null;
 
   constructor(
     private readonly input: InputInfo,
@@ -320,10 +325,16 @@ class DigParser implements LineParser {
 
   private handle(text: string, lineNo: number): void {
     if (this.multiline) {
-      this.multiline.text += ' ' + stripComment(text).trim();
-      this.multiline.depth += parenDepth(stripComment(text));
-      if (this.multiline.depth <= 0) this.finishMultiline();
-      return;
+      // dig never puts a blank or `;;` line inside parentheses: a pasted fragment must not swallow the rest.
+      if (text === '' || text.startsWith(';;') || ++this.multiline.lines > MAX_MULTILINE_LINES) {
+        this.sink.unparsed(this.multiline.line, 'unterminated ( in a +multiline record');
+        this.multiline = null;
+      } else {
+        this.multiline.text += ' ' + stripComment(text).trim();
+        this.multiline.depth += parenDepth(stripComment(text));
+        if (this.multiline.depth <= 0) this.finishMultiline();
+        return;
+      }
     }
     if (this.yaml) {
       if (this.yamlLine(text, lineNo)) return;
@@ -344,7 +355,7 @@ class DigParser implements LineParser {
     }
     const rrText = stripComment(text);
     if (parenDepth(rrText) > 0 && parseRrText(rrText.replace(/\(.*$/, '(')) !== null) {
-      this.multiline = { line: lineNo, text: rrText.trim(), depth: parenDepth(rrText) };
+      this.multiline = { line: lineNo, text: rrText.trim(), depth: parenDepth(rrText), lines: 1 };
       return;
     }
     const rr = parseRrText(rrText);
@@ -622,7 +633,7 @@ class DigParser implements LineParser {
    * line and dig's section order, so records outside the question's CNAME chain are the authority
    * (NS/SOA) and additional sections.
    */
-  private sectionOf(msg: Message, rr: ParsedRr): 'answer' | 'authority' | 'additional' {
+  private sectionOf(msg: Message, rr: ParsedRr): RecordSection {
     if (msg.section === 'answer' || msg.section === 'authority' || msg.section === 'additional') return msg.section;
     if (msg.name === null) return 'answer';
     msg.chain ??= new Set([msg.name.toLowerCase()]);
@@ -653,14 +664,14 @@ class DigParser implements LineParser {
     this.pushAnswer(msg, rr, lineNo, 'answer');
   }
 
-  private pushAnswer(msg: Message, rr: ParsedRr, lineNo: number, section: 'answer' | 'authority' | 'additional'): void {
+  private pushAnswer(msg: Message, rr: ParsedRr, lineNo: number, section: RecordSection): void {
     // Run splitting only needs the records of one RRset-sized listing; a zone transfer must not grow it without bound.
     if (msg.seen.size < MAX_BUFFERED_ANSWERS) msg.seen.add(answerKey(rr));
     if (msg.queryEmitted) {
       this.sink.emit(this.answerRecord(msg, msg.queryEmitted, rr, lineNo, section));
       return;
     }
-    msg.answers.push({ line: lineNo, rr: { ...rr, section } as ParsedRr & { section: typeof section } });
+    msg.answers.push({ line: lineNo, rr, section });
     if (msg.answers.length >= MAX_BUFFERED_ANSWERS) this.flushAnswers(msg);
   }
 
@@ -690,10 +701,7 @@ class DigParser implements LineParser {
   /** Emits the query record now, then every buffered answer. */
   private flushAnswers(msg: Message): void {
     const query = msg.queryEmitted ?? this.emitQuery(msg);
-    for (const a of msg.answers) {
-      const section = (a.rr as ParsedRr & { section: 'answer' | 'authority' | 'additional' }).section;
-      this.sink.emit(this.answerRecord(msg, query, a.rr, a.line, section));
-    }
+    for (const a of msg.answers) this.sink.emit(this.answerRecord(msg, query, a.rr, a.line, a.section));
     msg.answers = [];
   }
 
@@ -708,6 +716,8 @@ class DigParser implements LineParser {
     const empty = msg.status === null && msg.error === null && msg.answers.length === 0 && msg.queryEmitted === null && msg.name === null;
     if (empty) return;
     this.flushAnswers(msg);
+    // A `;; Sending:` question names only the failure that directly follows it.
+    this.lastSent = null;
   }
 
   private emitQuery(msg: Message): DnsQueryRecord {
@@ -743,7 +753,7 @@ class DigParser implements LineParser {
     return record;
   }
 
-  private answerRecord(msg: Message, query: DnsQueryRecord, rr: ParsedRr, lineNo: number, section: 'answer' | 'authority' | 'additional'): DnsAnswerRecord {
+  private answerRecord(msg: Message, query: DnsQueryRecord, rr: ParsedRr, lineNo: number, section: RecordSection): DnsAnswerRecord {
     return {
       kind: 'dns-answer',
       path: this.input.path,

@@ -92,6 +92,12 @@ describe('dig parser: captures and loops', () => {
     ]);
   });
 
+  it('does not let an unterminated ( swallow the records after it', async () => {
+    const p = await parseText('cut.txt', ['cluster.local. 5 IN SOA ns.dns.cluster.local. hostmaster.cluster.local. (', '\t1735000000 ; serial', '', 'web.default.svc.cluster.local. 30 IN A 10.96.0.5'].join('\n'));
+    assert.deepEqual(p.unparsed, [{ line: 1, reason: 'unterminated ( in a +multiline record' }]);
+    assert.deepEqual(p.answers.map((a) => a.address), ['10.96.0.5']);
+  });
+
   it('keeps EDE options, strips collector prefixes and counts pasted noise as unparsed', async () => {
     const body = sample('01-srv-ttl0-default.out').replace('; COOKIE:', '; EDE: 3 (Stale Answer)\n; COOKIE:');
     const prefixed = body.split('\n').map((l) => `2026-12-02T12:13:20.5Z ${l}`).join('\n');
