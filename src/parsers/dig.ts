@@ -295,6 +295,7 @@ class DigParser implements LineParser {
   private planned: PlannedQuery[] = [];
   private plannedServer: string | null = null;
   private nextPlanned = 0;
+  private tracing = false;
   /** dig prints retries and communication errors before the banner of the run they belong to. */
   private pendingNotes: string[] = [];
   private pendingErrors: string[] = [];
@@ -384,6 +385,7 @@ class DigParser implements LineParser {
       const args = /<<>> DiG \S+ <<>>(.*)$/.exec(text)?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
       const plan = plannedQueries(args);
       this.planned = plan.queries;
+      this.tracing = args.includes('+trace');
       this.plannedServer = plan.server;
       this.nextPlanned = 0;
       this.lastSent = null;
@@ -467,7 +469,8 @@ class DigParser implements LineParser {
     }
     if ((m = /^Received \d+ bytes from (\S+?)\((.*?)\) in \d+ ms$/.exec(body))) {
       const msg = this.current(lineNo);
-      msg.format = 'trace';
+      // `+identify` prints the same line after a plain answer; only +trace makes it a referral step.
+      if (this.tracing) msg.format = 'trace';
       msg.server = m[1]!;
       this.finishMessage();
       return;
@@ -723,7 +726,7 @@ class DigParser implements LineParser {
   private emitQuery(msg: Message): DnsQueryRecord {
     const planned = msg.format === 'short' ? undefined : this.planned[this.nextPlanned];
     // Only messages dig sends a question for consume a planned query; +trace steps share one.
-    if (planned && msg.format !== 'trace') this.nextPlanned++;
+    if (planned && !this.tracing) this.nextPlanned++;
     const time = msg.time ?? this.captureTime;
     const firstOwner = msg.answers[0]?.rr.name;
     const record: DnsQueryRecord = {

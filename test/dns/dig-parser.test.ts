@@ -108,6 +108,11 @@ describe('dig parser: captures and loops', () => {
     assert.deepEqual(p.unparsed.map((u) => u.line), [1, body.split('\n').length + 2]);
   });
 
+  it('+identify after a plain answer is not a +trace step', async () => {
+    const p = await parseText('id.txt', `${sample('04-srv-noall-answer.out')};; Received 351 bytes from 127.0.0.1#15353(127.0.0.1) in 0 ms\n`);
+    assert.deepEqual([p.queries[0]!.format, p.queries[0]!.server, p.answers.length], ['text', '127.0.0.1#15353', 2]);
+  });
+
   it('+nocomments: records outside the question chain go to authority and additional', async () => {
     const p = await parseText('nc.txt', sample('25-srv-nocomments.out'));
     assert.deepEqual(p.answers.map((a) => a.section), ['answer', 'answer', 'authority', 'additional', 'additional', 'additional']);
