@@ -16,7 +16,7 @@ describe('dig parser: captures and loops', () => {
   it('reads the outputs captured here with dig 9.18.49', async () => {
     const dir = join(DATA, 'captured');
     const files = readdirSync(dir).filter((f) => f.endsWith('.out'));
-    assert.equal(files.length, 5);
+    assert.equal(files.length, 8);
     for (const f of files) {
       const p = await parseFile(join(dir, f));
       assert.equal(p.stats.kind, 'dig', f);
@@ -161,7 +161,7 @@ describe('sniffing', () => {
         count++;
       }
     }
-    assert.equal(count, 36 + 5 + 24);
+    assert.equal(count, 36 + 8 + 24);
   });
 
   it('still calls proxy logs and CoreDNS logs what they are', () => {

@@ -53,6 +53,17 @@ describe('dns-ttl-zero', () => {
     assert.equal(findings[0]!.keyFigure?.value, 1);
   });
 
+  it('reads real dig loops (default, +noall with date, +yaml) against a stale-serving responder', async () => {
+    const captured = (f: string) => ({ path: f, content: readFileSync(join(DATA, 'captured', f), 'utf8') });
+    const { findings } = await runRule(rule, [captured('loop-stale-ttl.out'), captured('loop-stale-noall.out'), captured('loop-stale-yaml.out')]);
+    assert.equal(findings.length, 1);
+    const f = findings[0]!;
+    assert.equal(f.severity, 'error');
+    assert.equal(f.evidence.zeroTtlCaptures, 4);
+    assert.deepEqual((f.evidence.ttlSequences as { path: string; ttls: string }[]).map((s) => s.ttls), ['4 → … → 1 → 0 ×2 → 30 → 29', '4 → … → 1 → 0 ×2 → 30 → 29', '4 → … → 2']);
+    assert.match(String(f.evidence.verdict), /cache serving expired entries/);
+  });
+
   it('says a zone TTL of 0 when every capture is 0', async () => {
     const { findings } = await runRule(rule, [{ path: 'loop.txt', content: noallLoop(DST, [0, 0, 0]) }]);
     assert.equal(findings[0]!.evidence.ttlSequence, '0 ×3');
