@@ -351,6 +351,8 @@ function describeStorm(
     samples: s.samples,
   };
   if (s.hotDropped > 0) evidence.queriesNotBucketed = s.hotDropped;
+  // Lines from inputs without timestamps are counted but cannot be placed in a burst.
+  if (s.queries > s.timedQueries) evidence.queriesWithoutTime = s.queries - s.timedQueries;
   const timeline = toTimeline(s.perMinute, `${s.name} ${s.type} queries per minute`);
   if (timeline) evidence.timeline = timeline;
   return {
