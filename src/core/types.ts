@@ -93,18 +93,35 @@ export interface MetricScrapeErrorRecord extends RecordBase {
   message: string;
 }
 
+/**
+ * How dig printed a message: the default text layout, `+short` (rdata only: no owner, no TTL),
+ * `+yaml`, or one referral step of `+trace`.
+ */
+export type DigFormat = 'text' | 'short' | 'yaml' | 'trace';
+
 export interface DnsQueryRecord extends RecordBase {
   kind: 'dns-query';
+  /** Question name as dig printed it (case kept); '' when the output names none (`+short`). */
   name: string;
   type: string;
   server: string | null;
-  /** Wall time in ms since the epoch, when dig printed `;; WHEN:`. */
+  /** Wall time in ms since the epoch, when dig printed `;; WHEN:` (or a `date` line / collector prefix preceded it). */
   time: number | null;
   status: string | null;
   flags: string[];
   /** Index of this dig invocation within the input, so answers can be tied to it. */
   queryIndex: number;
   error: string | null;
+  format: DigFormat;
+  class: string | null;
+  /** Transport from `;; SERVER: … (UDP)` (BIND 9.17.7+) or the YAML socket_protocol. */
+  protocol: string | null;
+  /** Round trip from `;; Query time:` in milliseconds. */
+  queryTimeMs: number | null;
+  /** Extended DNS Errors from the OPT pseudo-section, e.g. `3 (Stale Answer)`. */
+  ede: string[];
+  /** What dig said around this query: `;; Truncated, retrying in TCP mode.`, `;; communications error …`. */
+  notes: string[];
 }
 
 export interface DnsAnswerRecord extends RecordBase {
@@ -121,6 +138,7 @@ export interface DnsAnswerRecord extends RecordBase {
   cname?: string;
   /** Query time of the owning message, when known. */
   time: number | null;
+  format: DigFormat;
 }
 
 export interface CorednsQueryRecord extends RecordBase {
@@ -136,6 +154,11 @@ export interface CorednsQueryRecord extends RecordBase {
   rcode: string;
   flags: string[];
   durationSeconds: number | null;
+  /** Request size in bytes, the DO bit and the advertised EDNS buffer size (`{size} {>do} {>bufsize}`). */
+  requestSize: number | null;
+  dnssecOk: boolean | null;
+  bufsize: number | null;
+  responseSize: number | null;
 }
 
 export type LdRecord =

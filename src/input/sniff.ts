@@ -15,6 +15,10 @@ const DIG_YAML = /^-?\s*type: (?:MESSAGE|DIG_ERROR)\s*$/;
 const RR_LINE = /^\S+\.?\s+(?:\d+[wdhms\d]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
 const SHORT_SRV = /^\d+ \d+ \d+ \S+\.$/;
 const SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:]+)$/i;
+/** `+short` CNAME/PTR/NS targets are a bare absolute name. */
+const SHORT_NAME = /^[a-z0-9_][-a-z0-9_]*(?:\.[-a-z0-9_]+)*\.$/i;
+/** `+short +identify` appends where the answer came from. */
+const SHORT_IDENTIFY_SUFFIX = / from server \S+ in \d+ ms\.$/;
 const COREDNS_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
 const COREDNS_OTHER = /^\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
 
@@ -34,7 +38,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
     else if (COREDNS_QUERY.test(line)) score['coredns-log'] += 3;
     else if (COREDNS_OTHER.test(line)) score['coredns-log'] += 1;
     else if (RR_LINE.test(line)) score.dig += 1;
-    else if (SHORT_SRV.test(line) || SHORT_IP.test(line)) shortAnswers++;
+    else if (isShortAnswer(line.replace(SHORT_IDENTIFY_SUFFIX, ''))) shortAnswers++;
     else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
     else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
   });
@@ -49,4 +53,8 @@ export function sniffKind(lines: readonly string[]): InputKind {
     }
   }
   return best;
+}
+
+function isShortAnswer(line: string): boolean {
+  return SHORT_SRV.test(line) || SHORT_IP.test(line) || SHORT_NAME.test(line);
 }

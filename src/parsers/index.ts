@@ -1,8 +1,12 @@
 import type { InputKind } from '../core/types.js';
+import { createCorednsLogParser } from './coredns-log.js';
+import { createDigParser } from './dig.js';
 import type { ParserFactory } from './parser.js';
 import { createProxyLogParser } from './proxy-log.js';
 
 /** The parser for each input kind; kinds without one are recognised but not analysed. */
 export const PARSERS: Partial<Record<InputKind, ParserFactory>> = {
   'proxy-log': createProxyLogParser,
+  dig: createDigParser,
+  'coredns-log': createCorednsLogParser,
 };

@@ -1,0 +1,73 @@
+// CoreDNS `log` plugin lines: the default Common Log Format with and without collector prefixes,
+// IPv6 clients, the {combined} variant, and the other lines CoreDNS prints (counted, not fatal).
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseText } from './helpers.js';
+
+const LINE = '[INFO] 10.0.0.1:53000 - 12345 "SRV IN linkerd-dst-headless.linkerd.svc.cluster.local. udp 78 false 1232" NOERROR qr,aa,rd 449 0.000123s';
+
+describe('CoreDNS query-log parser', () => {
+  it('reads every field of the default format', async () => {
+    const p = await parseText('coredns.log', `${LINE}\n`);
+    assert.equal(p.stats.kind, 'coredns-log');
+    const { pod: _pod, ...record } = p.coredns[0]!;
+    assert.deepEqual(
+      record,
+      {
+        kind: 'coredns-query', path: 'coredns.log', line: 1, time: null, client: '10.0.0.1', clientPort: 53000, id: 12345, type: 'SRV', class: 'IN',
+        name: 'linkerd-dst-headless.linkerd.svc.cluster.local.', proto: 'udp', requestSize: 78, dnssecOk: false, bufsize: 1232, rcode: 'NOERROR',
+        flags: ['qr', 'aa', 'rd'], responseSize: 449, durationSeconds: 0.000123,
+      },
+    );
+  });
+
+  it('takes the time from kubectl --timestamps, CRI and CoreDNS ≤ 1.6.2 prefixes', async () => {
+    const p = await parseText(
+      'coredns.log',
+      [
+        `2026-11-18T03:12:00.123456789Z ${LINE}`,
+        `2026-11-18T03:12:01.5Z stdout F ${LINE}`,
+        '2019-10-08T14:41:05.156Z [INFO] 10.233.64.24:40620 - 45219 "A IN linkerd-prometheus.linkerd.svc.cluster.local. udp 62 false 512" NOERROR qr,rd,ra 122 0.000202852s',
+      ].join('\n'),
+    );
+    assert.deepEqual(p.coredns.map((r) => new Date(r.time!).toISOString()), ['2026-11-18T03:12:00.123Z', '2026-11-18T03:12:01.500Z', '2019-10-08T14:41:05.156Z']);
+    assert.equal(p.coredns[2]!.durationSeconds, 0.000202852);
+    assert.equal(p.coredns[2]!.bufsize, 512);
+  });
+
+  it('reads IPv6 clients, the {combined} opcode suffix, TCP and empty flags', async () => {
+    const p = await parseText(
+      'coredns.log',
+      [
+        '[INFO] [::1]:50759 - 29008 "A IN example.org. udp 41 false 4096" NOERROR qr,rd,ra,ad 68 0.037990251s',
+        '[INFO] [fd00:10:42::5]:41000 - 7 "AAAA IN web.default.svc.cluster.local. tcp 60 true 65535" NXDOMAIN - 150 0.5s "QUERY"',
+      ].join('\n'),
+    );
+    assert.deepEqual(p.coredns.map((r) => [r.client, r.clientPort, r.proto, r.rcode, r.flags, r.dnssecOk]), [
+      ['::1', 50759, 'udp', 'NOERROR', ['qr', 'rd', 'ra', 'ad'], false],
+      ['fd00:10:42::5', 41000, 'tcp', 'NXDOMAIN', [], true],
+    ]);
+  });
+
+  it('counts startup, plugin and error lines as unparsed without failing', async () => {
+    const p = await parseText(
+      'coredns.log',
+      [
+        '.:53',
+        '[INFO] plugin/reload: Running configuration SHA512 = abc',
+        'CoreDNS-1.11.1',
+        'linux/amd64, go1.21.8, ae2bbc2',
+        LINE,
+        '[ERROR] plugin/errors: 2 linkerd-dst-headless.linkerd.svc.cluster.local. SRV: read udp 10.0.0.1:1234->10.96.0.10:53: i/o timeout',
+        '[WARNING] plugin/kubernetes: Kubernetes API connection failure',
+        '[INFO] 10.0.0.1:53000 - 12345 custom format {type} {name}',
+        LINE,
+      ].join('\n'),
+    );
+    assert.equal(p.stats.kind, 'coredns-log');
+    assert.equal(p.coredns.length, 2);
+    assert.deepEqual(p.unparsed.map((u) => u.line), [1, 2, 3, 4, 6, 7, 8]);
+    assert.equal(p.unparsed.find((u) => u.line === 8)!.reason, 'query log line in a custom format');
+  });
+});
