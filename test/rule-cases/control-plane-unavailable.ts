@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { fixtureInputs } from '../support/fixture-inputs.js';
 import type { RuleCases } from '../support/rule-cases.js';
 import type { TestInput } from '../support/rule-tester.js';
-
-function logsUnder(dir: string): TestInput[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile() && d.name.endsWith('.log'))
-    .map((d) => path.join(d.parentPath, d.name))
-    .sort()
-    .map((file) => ({ path: file, content: readFileSync(file) }));
-}
 
 /** An application that serves HTTP on 8080 and logs failed requests: not a controller. */
 function appOn8080(): TestInput {
@@ -25,7 +16,7 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'the storm bundle: both destination pods shed inbound gRPC calls as service unavailable',
-      inputs: logsUnder('fixtures/storm/linkerd'),
+      inputs: fixtureInputs('fixtures/storm/linkerd'),
       check: (findings) => {
         assert.equal(findings.length, 1);
         assert.equal(findings[0]!.severity, 'error');
@@ -34,7 +25,7 @@ export const cases: RuleCases = {
     },
   ],
   quiet: [
-    { name: 'the healthy rollout bundle', inputs: logsUnder('fixtures/healthy') },
+    { name: 'the healthy rollout bundle', inputs: fixtureInputs('fixtures/healthy', (name) => name.endsWith('.log')) },
     { name: 'an application failing requests on port 8080 is not the identity controller', inputs: [appOn8080()] },
   ],
 };
