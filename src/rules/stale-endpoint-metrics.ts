@@ -137,10 +137,8 @@ export default defineRule<StaleEndpointOptions, State>({
   finish(state, { options }) {
     const findings: FindingDraft[] = [];
     for (const proxy of state.proxies.values()) {
-      for (const w of proxy.workloads.values()) {
-        const finding = judge(proxy, w, options);
-        if (finding) findings.push(finding);
-      }
+      const verdicts = [...proxy.workloads.values()].map((w) => judge(w, options)).filter((v): v is Verdict => v !== null);
+      if (verdicts.length > 0) findings.push(describe(proxy, verdicts));
     }
     return findings.sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0));
   },
@@ -154,56 +152,77 @@ function ownerOf(record: MetricSampleRecord): { kind: string; name: string } | n
   return null;
 }
 
-function judge(proxy: ProxyState, w: WorkloadState, options: StaleEndpointOptions): FindingDraft | null {
+interface Verdict {
+  w: WorkloadState;
+  generations: [string, Generation][];
+  staleSeries: number;
+  tooManyGenerations: boolean;
+  tooManyPods: boolean;
+  connected: number;
+  idlePods: number;
+  idleSeries: number;
+}
+
+function judge(w: WorkloadState, options: StaleEndpointOptions): Verdict | null {
   const hashes = [...w.generations.entries()].filter(([hash]) => hash !== '');
   // The generation in use is the one the proxy is connected to; without connection data, the largest.
-  const ranked = hashes.sort((a, b) => b[1].openConnections - a[1].openConnections || b[1].series - a[1].series || (a[0] < b[0] ? -1 : 1));
-  const current = ranked[0];
-  const older = ranked.slice(1);
-  const staleSeries = older.reduce((n, [, g]) => n + g.series, 0);
-  const tooManyGenerations = hashes.length > options.maxTemplateHashes && staleSeries >= options.minStaleSeries;
-
+  const generations = hashes.sort((a, b) => b[1].openConnections - a[1].openConnections || b[1].series - a[1].series || (a[0] < b[0] ? -1 : 1));
+  const staleSeries = generations.slice(1).reduce((n, [, g]) => n + g.series, 0);
+  const tooManyGenerations = generations.length > options.maxTemplateHashes && staleSeries >= options.minStaleSeries;
   const connected = w.connectedPods.counts.size;
   const idlePods = w.pods.counts.size - connected;
-  const idleSeries = connected > 0 ? idleSeriesEstimate(w) : 0;
   const tooManyPods = connected > 0 && idlePods >= options.minIdlePods && idlePods >= options.idlePodFactor * connected;
   if (!tooManyGenerations && !tooManyPods) return null;
+  return { w, generations, staleSeries, tooManyGenerations, tooManyPods, connected, idlePods, idleSeries: connected > 0 ? idleSeriesEstimate(w) : 0 };
+}
 
+function workloadName(w: WorkloadState): string {
+  return `${w.owner} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`;
+}
+
+function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
   const label = proxyLabel(proxy.id);
-  const workload = `${w.namespace ? `${w.namespace}/` : ''}${w.name}`;
-  const generations = ranked.map(([hash, g], i) => ({
-    templateHash: hash,
-    series: g.series,
-    pods: g.pods.overflow > 0 ? `≥ ${g.pods.counts.size}` : g.pods.counts.size,
-    openConnections: g.openConnections,
-    role: i === 0 ? (g.openConnections > 0 ? 'in use (open connections)' : 'largest') : g.openConnections > 0 ? 'older, still connected' : 'older, no open connection',
-  }));
-  const parts: string[] = [];
-  if (tooManyGenerations) {
-    parts.push(
-      `${label} holds endpoint series for ${hashes.length} ReplicaSet generations of ${w.owner} ${workload}: ${older.length} older generation${older.length === 1 ? '' : 's'} still account for ${staleSeries.toLocaleString('en-US')} series${current ? ` (current ${current[0]}: ${current[1].series.toLocaleString('en-US')})` : ''}.`,
-    );
+  const staleOf = (v: Verdict) => (v.tooManyGenerations ? v.staleSeries : v.idleSeries);
+  verdicts.sort((a, b) => staleOf(b) - staleOf(a) || (a.w.name < b.w.name ? -1 : 1));
+  const totalStale = verdicts.reduce((n, v) => n + staleOf(v), 0);
+  const worst = verdicts[0]!;
+  const byGeneration = verdicts.filter((v) => v.tooManyGenerations);
+  const byPods = verdicts.filter((v) => v.tooManyPods);
+  const parts = [`${label} holds ${totalStale.toLocaleString('en-US')} endpoint series for destination pods it no longer uses, across ${verdicts.length} workload${verdicts.length === 1 ? '' : 's'}.`];
+  if (byGeneration.length > 0) {
+    const maxGen = Math.max(...byGeneration.map((v) => v.generations.length));
+    parts.push(`${byGeneration.length} workload${byGeneration.length === 1 ? ' has' : 's have'} series from several ReplicaSet generations (up to ${maxGen} dst_pod_template_hash values).`);
   }
-  if (tooManyPods) parts.push(`${w.pods.counts.size.toLocaleString('en-US')} distinct dst_pod values, but the proxy has open connections to only ${connected}: ${idlePods.toLocaleString('en-US')} pods are referenced without a connection.`);
+  if (byPods.length > 0) parts.push(`${byPods.length} workload${byPods.length === 1 ? ' has' : 's have'} far more dst_pod values than pods with an open connection.`);
+  parts.push(`Worst: ${workloadName(worst.w)}, ${staleOf(worst).toLocaleString('en-US')} series outside the generation in use.`);
   parts.push('A rollout leaves two generations for a few minutes; series that outlive it are still referenced (a client dialling old pod IPs, or endpoints the balancer never dropped), so the 10-minute idle eviction cannot remove them.');
   return {
-    title: `Stale endpoint metrics for ${w.owner} ${workload}`,
+    title: `Stale endpoint metrics in ${label}`,
     message: parts.join(' '),
-    subject: { ...subjectOf(proxy.id), target: `${w.owner}/${workload}` },
+    subject: { ...subjectOf(proxy.id), target: `${worst.w.owner}/${worst.w.namespace ? `${worst.w.namespace}/` : ''}${worst.w.name}` },
     evidence: {
       proxy: label,
-      destination: `${w.owner} ${workload}`,
-      series: w.series,
-      templateHashes: hashes.length,
-      staleGenerationSeries: staleSeries,
-      distinctPods: w.pods.overflow > 0 ? `≥ ${w.pods.counts.size}` : w.pods.counts.size,
-      podsWithOpenConnections: connected,
-      ...(tooManyPods ? { seriesOnIdlePods: idleSeries } : {}),
-      generations,
+      staleSeries: totalStale,
+      workloads: verdicts.map((v) => ({
+        destination: workloadName(v.w),
+        series: v.w.series,
+        templateHashes: v.generations.length,
+        staleGenerationSeries: v.staleSeries,
+        distinctPods: v.w.pods.overflow > 0 ? `≥ ${v.w.pods.counts.size}` : v.w.pods.counts.size,
+        podsWithOpenConnections: v.connected,
+      })),
+      worstWorkload: workloadName(worst.w),
+      generations: worst.generations.map(([hash, g], i) => ({
+        templateHash: hash,
+        series: g.series,
+        pods: g.pods.overflow > 0 ? `≥ ${g.pods.counts.size}` : g.pods.counts.size,
+        openConnections: g.openConnections,
+        role: i === 0 ? (g.openConnections > 0 ? 'in use (open connections)' : 'largest') : g.openConnections > 0 ? 'older, still connected' : 'older, no open connection',
+      })),
     },
     locations: [{ path: proxy.id.path, line: proxy.id.line }],
     remediation: REMEDIATION,
-    keyFigure: { name: 'staleSeries', value: tooManyGenerations ? staleSeries : idleSeries },
+    keyFigure: { name: 'staleSeries', value: totalStale },
   };
 }
 

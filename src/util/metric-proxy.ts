@@ -9,9 +9,13 @@ export function proxyKeyOf(record: MetricSampleRecord): string {
   return `${record.path}\u0000${record.section ?? ''}`;
 }
 
-/** Key shared by a pod's metrics and its logs, so both signals land on one proxy when the pod is known. */
+/**
+ * Key shared by a pod's metrics and its logs, so both signals land on one proxy when the pod is
+ * known. The pod name alone: generated names are unique in practice, and a dump's POD header
+ * names the pod without its namespace while a log path may carry one.
+ */
 export function podKeyOf(record: MetricSampleRecord | ProxyLogRecord): string {
-  if (record.pod) return `${record.namespace ?? ''}/${record.pod}`;
+  if (record.pod) return `pod:${record.pod}`;
   return record.kind === 'metric-sample' ? proxyKeyOf(record) : record.path;
 }
 
