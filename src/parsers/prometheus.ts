@@ -302,6 +302,10 @@ export class PrometheusParser implements LineParser {
   private eofLine: number | null = null;
   private loneHashLine: number | null = null;
   private previousWasPodHeader = false;
+  /** Metadata and sample lines in the current section, and whether any POD header was seen. */
+  private sectionContent = 0;
+  private sawPodHeader = false;
+  private lastLine = 0;
   private readonly om: OpenMetricsChecker | null;
 
   constructor(
@@ -313,6 +317,7 @@ export class PrometheusParser implements LineParser {
   }
 
   line(text: string, lineNo: number): void {
+    this.lastLine = lineNo;
     const wasPodHeader = this.previousWasPodHeader;
     this.previousWasPodHeader = false;
     if (text === '#') {
@@ -351,6 +356,7 @@ export class PrometheusParser implements LineParser {
     }
     if (this.strict && isSpace(text.charCodeAt(0))) this.om?.violation(lineNo, 'leading whitespace');
     const trimmed = text.trimStart();
+    this.sectionContent++;
     if (trimmed.charCodeAt(0) === 35 /* # */) {
       this.comment(trimmed, lineNo);
       return;
@@ -359,7 +365,7 @@ export class PrometheusParser implements LineParser {
   }
 
   end(): void {
-    this.finishSection();
+    this.finishSection(true);
   }
 
   private podFields(): { pod?: string; namespace?: string; container?: string } {
@@ -372,17 +378,21 @@ export class PrometheusParser implements LineParser {
   }
 
   private startSection(section: Section, _lineNo: number): void {
-    this.finishSection();
+    this.finishSection(false);
     this.section = section;
+    this.sawPodHeader = true;
     this.resetFamilies();
   }
 
-  private finishSection(): void {
+  private finishSection(final: boolean): void {
     if (this.om) {
       if (this.loneHashLine !== null) this.om.violation(this.loneHashLine, 'a lone "#" is not OpenMetrics');
       this.loneHashLine = null;
-      this.om.endSection(this.eofLine !== null);
+      // A section needs `# EOF` once it exposed anything; so does an input without any POD section.
+      const needsEof = this.sectionContent > 0 || (final && !this.sawPodHeader);
+      this.om.endSection(this.eofLine !== null || !needsEof, this.lastLine);
     }
+    this.sectionContent = 0;
   }
 
   private resetFamilies(): void {
@@ -552,9 +562,9 @@ class OpenMetricsChecker {
     this.eofSeen = true;
   }
 
-  endSection(eofSeen: boolean): void {
-    this.closeFamily(0);
-    if (!eofSeen && !this.eofSeen) this.violation(0, 'missing "# EOF" at the end of the exposition');
+  endSection(complete: boolean, lastLine: number): void {
+    this.closeFamily(lastLine);
+    if (!complete) this.violation(lastLine, 'missing "# EOF" at the end of the exposition');
   }
 
   metadata(line: number, keyword: 'HELP' | 'TYPE' | 'UNIT', name: string, rest: string): void {
