@@ -275,17 +275,54 @@ export function parseNumber(text: string): number | null {
   return null;
 }
 
-/** A 52-bit hash (two FNV-1a variants), so a Set of numbers can remember series cheaply. */
-function seriesHash(text: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 13;
+/**
+ * Remembers series by a 64-bit hash (two 32-bit FNV-style hashes) in an open-addressing table of
+ * typed arrays: 8 bytes per slot, so tracking the cap of 500,000 series costs at most 8 MiB.
+ */
+class SeriesSet {
+  private hi = new Uint32Array(1024);
+  private lo = new Uint32Array(1024);
+  size = 0;
+
+  /** Adds the series; returns false when it was already there. Beyond the cap nothing is added. */
+  add(text: string): boolean {
+    let a = 0x811c9dc5;
+    let b = 0x01000193 ^ text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    const hi = a >>> 0;
+    const lo = b >>> 0 || 1;
+    const mask = this.hi.length - 1;
+    let slot = hi & mask;
+    while (this.lo[slot] !== 0) {
+      if (this.hi[slot] === hi && this.lo[slot] === lo) return false;
+      slot = (slot + 1) & mask;
+    }
+    if (this.size >= DUPLICATE_TRACKING_CAP) return true;
+    this.hi[slot] = hi;
+    this.lo[slot] = lo;
+    if (++this.size * 2 > this.hi.length) this.grow();
+    return true;
   }
-  return (a >>> 0) * 0x100000 + ((b >>> 0) & 0xfffff);
+
+  private grow(): void {
+    const oldHi = this.hi;
+    const oldLo = this.lo;
+    this.hi = new Uint32Array(oldHi.length * 2);
+    this.lo = new Uint32Array(oldLo.length * 2);
+    const mask = this.hi.length - 1;
+    for (let i = 0; i < oldHi.length; i++) {
+      if (oldLo[i] === 0) continue;
+      let slot = oldHi[i]! & mask;
+      while (this.lo[slot] !== 0) slot = (slot + 1) & mask;
+      this.hi[slot] = oldHi[i]!;
+      this.lo[slot] = oldLo[i]!;
+    }
+  }
 }
 
 interface Section {
@@ -298,7 +335,7 @@ export class PrometheusParser implements LineParser {
   private section: Section = { name: null, index: null, of: null };
   private meta = new Map<string, FamilyMeta>();
   private resolved = new Map<string, { family: string; type: MetricType }>();
-  private seen = new Set<number>();
+  private seen = new SeriesSet();
   private eofLine: number | null = null;
   private loneHashLine: number | null = null;
   private previousWasPodHeader = false;
@@ -398,7 +435,7 @@ export class PrometheusParser implements LineParser {
   private resetFamilies(): void {
     this.meta = new Map();
     this.resolved = new Map();
-    this.seen = new Set();
+    this.seen = new SeriesSet();
     this.eofLine = null;
     this.om?.reset();
   }
@@ -445,10 +482,7 @@ export class PrometheusParser implements LineParser {
       return;
     }
     const { family, type } = this.resolve(lexed.name);
-    let duplicate = false;
-    const hash = seriesHash(lexed.seriesText);
-    if (this.seen.has(hash)) duplicate = true;
-    else if (this.seen.size < DUPLICATE_TRACKING_CAP) this.seen.add(hash);
+    const duplicate = !this.seen.add(lexed.seriesText);
     if (this.om) {
       for (const v of lexed.violations) this.om.violation(lineNo, v);
       this.om.sample(lineNo, lexed);

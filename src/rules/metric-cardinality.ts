@@ -6,7 +6,7 @@
 // what the reporters of linkerd2#12916 measured with `cut -d{ -f1 | sort | uniq -c | sort -nr`.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
-import { cappedBump, cappedCounts, compact, mergeCapped, topEntries, type CappedCounts } from '../util/stats.js';
+import { cappedBump, cappedCounts, compact, detach, mergeCapped, topEntries, type CappedCounts } from '../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
 
 export interface MetricCardinalityOptions {
@@ -76,7 +76,7 @@ export default defineRule<MetricCardinalityOptions, State>({
         return;
       }
       cappedBump(card.families, record.family);
-      if (!card.familyTypes.has(record.family) && card.familyTypes.size < MAX_NAMES) card.familyTypes.set(record.family, record.type);
+      if (!card.familyTypes.has(record.family) && card.familyTypes.size < MAX_NAMES) card.familyTypes.set(detach(record.family), record.type);
       cappedBump(card.names, record.name);
       for (const name in record.labels) {
         let stats = card.labels.get(name);
@@ -86,7 +86,7 @@ export default defineRule<MetricCardinalityOptions, State>({
             continue;
           }
           stats = { series: 0, values: cappedCounts(state.options.maxLabelValues) };
-          card.labels.set(name, stats);
+          card.labels.set(detach(name), stats);
         }
         stats.series++;
         cappedBump(stats.values, record.labels[name]!);

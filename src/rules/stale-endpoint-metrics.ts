@@ -6,7 +6,7 @@
 // any open connection are the other tell: a balancer keeps connections to the endpoints it uses.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
-import { cappedBump, cappedCounts, mergeCapped, type CappedCounts } from '../util/stats.js';
+import { cappedBump, cappedCounts, detach, mergeCapped, type CappedCounts } from '../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
 
 export interface StaleEndpointOptions {
@@ -18,9 +18,11 @@ export interface StaleEndpointOptions {
 
 /** `dst_<kind>` labels the destination controller derives from the pod's owner. */
 const OWNER_LABELS = ['dst_deployment', 'dst_statefulset', 'dst_daemonset', 'dst_replicaset', 'dst_k8s_job', 'dst_replicationcontroller', 'dst_rollout', 'dst_cronjob'];
-const MAX_WORKLOADS = 2_000;
+const MAX_WORKLOADS = 1_000;
 const MAX_GENERATIONS = 64;
 const MAX_PODS = 5_000;
+/** Pod names remembered per proxy across all workloads, so memory stays bounded on any dump. */
+const MAX_PODS_PER_PROXY = 25_000;
 
 interface Generation {
   series: number;
@@ -42,6 +44,7 @@ interface WorkloadState {
 interface ProxyState {
   id: ProxyIdentity;
   workloads: Map<string, WorkloadState>;
+  trackedPods: number;
 }
 
 interface State {
@@ -75,7 +78,7 @@ export default defineRule<StaleEndpointOptions, State>({
       const key = proxyKeyOf(record);
       let proxy = state.proxies.get(key);
       if (!proxy) {
-        proxy = { id: identityOf(record), workloads: new Map() };
+        proxy = { id: identityOf(record), workloads: new Map(), trackedPods: 0 };
         state.proxies.set(key, proxy);
       }
       const namespace = record.labels.dst_namespace ?? null;
@@ -83,17 +86,24 @@ export default defineRule<StaleEndpointOptions, State>({
       let w = proxy.workloads.get(wKey);
       if (!w) {
         if (proxy.workloads.size >= MAX_WORKLOADS) return;
-        w = { owner: owner.kind, name: owner.name, namespace, series: 0, generations: new Map(), pods: cappedCounts(MAX_PODS), connectedPods: cappedCounts(MAX_PODS) };
-        proxy.workloads.set(wKey, w);
+        w = { owner: owner.kind, name: detach(owner.name), namespace: namespace === null ? null : detach(namespace), series: 0, generations: new Map(), pods: cappedCounts(MAX_PODS), connectedPods: cappedCounts(MAX_PODS) };
+        proxy.workloads.set(detach(wKey), w);
       }
       const pod = record.labels.dst_pod;
       w.series++;
+      if (!w.pods.counts.has(pod)) {
+        if (proxy.trackedPods >= MAX_PODS_PER_PROXY) {
+          w.pods.overflow++;
+          return;
+        }
+        proxy.trackedPods++;
+      }
       cappedBump(w.pods, pod);
       const hash = record.labels.dst_pod_template_hash ?? '';
       let g = w.generations.get(hash);
       if (!g && w.generations.size < MAX_GENERATIONS) {
         g = { series: 0, pods: cappedCounts(MAX_PODS), openConnections: 0 };
-        w.generations.set(hash, g);
+        w.generations.set(detach(hash), g);
       }
       const open = record.name === 'tcp_open_connections' && record.labels.peer === 'dst' && record.value > 0;
       if (open) cappedBump(w.connectedPods, pod, record.value);
@@ -112,6 +122,7 @@ export default defineRule<StaleEndpointOptions, State>({
         into.proxies.set(key, proxy);
         continue;
       }
+      mine.trackedPods += proxy.trackedPods;
       for (const [wKey, w] of proxy.workloads) {
         const existing = mine.workloads.get(wKey);
         if (!existing) {

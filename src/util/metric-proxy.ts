@@ -3,6 +3,7 @@
 
 import type { FindingSubject, MetricSampleRecord, ProxyLogRecord } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
+import { detach } from './stats.js';
 
 /** Key of the proxy that exposed a sample: file plus POD section. */
 export function proxyKeyOf(record: MetricSampleRecord): string {
@@ -30,8 +31,8 @@ export interface ProxyIdentity {
 export function identityOf(record: MetricSampleRecord | ProxyLogRecord): ProxyIdentity {
   return {
     path: record.path,
-    section: record.kind === 'metric-sample' ? record.section : null,
-    pod: record.pod ?? null,
+    section: record.kind === 'metric-sample' && record.section !== null ? detach(record.section) : null,
+    pod: record.pod ? detach(record.pod) : null,
     namespace: record.namespace ?? null,
     line: record.line,
   };
@@ -65,7 +66,7 @@ export function cappedSet(cap: number): CappedSet {
 
 export function cappedAdd(set: CappedSet, value: string): void {
   if (set.values.has(value)) return;
-  if (set.values.size < set.cap) set.values.add(value);
+  if (set.values.size < set.cap) set.values.add(detach(value));
   else set.overflow = true;
 }
 
