@@ -17,6 +17,7 @@ export interface IngressBypassOptions {
 }
 
 const SET_CAP = 10_000;
+const ADMIN_PORT = '4191';
 const SAMPLE_LINES = 3;
 /** Families whose series exist per Service backend when the proxy balances (2.13+). */
 const BALANCER_FAMILY = /^outbound_(?:http|tcp|tls)_balancer_/;
@@ -81,7 +82,8 @@ export default defineRule<IngressBypassOptions, State>({
         return;
       }
       if (ip && (labels.peer === 'dst' || ENDPOINT_FAMILIES.has(record.family))) cappedAdd(p.connected, ip);
-      if (labels.dst_pod === undefined || !ENDPOINT_FAMILIES.has(record.family)) return;
+      // Scrapers reach the proxy admin port (4191) by pod IP by design; that is not application traffic.
+      if (labels.dst_pod === undefined || !ENDPOINT_FAMILIES.has(record.family) || labels.target_port === ADMIN_PORT) return;
       p.endpointSeries++;
       if (labels.dst_service) {
         cappedAdd(p.serviceTargets, labels.dst_pod);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sniffKind } from '../../src/input/sniff.js';
 import { lexSample } from '../../src/parsers/prometheus.js';
 import { parseDump, podSection } from './helpers.js';
 
@@ -160,12 +159,6 @@ describe('prometheus parser', () => {
     const om = '# TYPE a counter\na_total 1\n# EOF\n';
     const framed = await parseDump(podSection('p-1', 1, 2, om) + podSection('p-2', 2, 2, om), { strict: true });
     assert.deepEqual(framed.unparsed, []);
-  });
-
-  it('is chosen by the sniffer for dumps, POD headers and bare samples', () => {
-    assert.equal(sniffKind(['#', '# POD web-1 (1 of 2)', '#', '# HELP a b']), 'prometheus');
-    assert.equal(sniffKind(['request_total{direction="inbound"} 1', 'tcp_open_total{peer="src"} 2']), 'prometheus');
-    assert.equal(sniffKind(HYBRID.split('\n')), 'prometheus');
   });
 
   it('lexes value, timestamp and exemplar separators exactly', () => {
