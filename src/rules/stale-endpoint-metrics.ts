@@ -178,7 +178,10 @@ function judge(w: WorkloadState, options: StaleEndpointOptions): Verdict | null 
   const hashes = [...w.generations.entries()].filter(([hash]) => hash !== '');
   // The generation in use is the one the proxy is connected to; without connection data, the largest.
   const generations = hashes.sort((a, b) => b[1].openConnections - a[1].openConnections || b[1].series - a[1].series || (a[0] < b[0] ? -1 : 1));
-  const staleSeries = generations.slice(1).reduce((n, [, g]) => n + g.series, 0);
+  // An older generation the proxy still has connections to is live (a rollout in progress); only
+  // generations without any open connection are stale. Without connection data every older one is.
+  const connectionData = generations.some(([, g]) => g.openConnections > 0);
+  const staleSeries = generations.slice(1).reduce((n, [, g]) => (connectionData && g.openConnections > 0 ? n : n + g.series), 0);
   const tooManyGenerations = generations.length > options.maxTemplateHashes && staleSeries >= options.minStaleSeries;
   const connected = w.connectedPods.counts.size;
   const idlePods = w.pods.counts.size - connected;

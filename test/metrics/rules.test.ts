@@ -135,6 +135,13 @@ describe('stale-endpoint-metrics', () => {
     assert.deepEqual((await runRule(staleEndpointMetrics, [{ path: 'd.txt', content: legacyEndpointDump(current) }])).findings, []);
   });
 
+  it('stays quiet while a rollout is in progress: the old generation still has open connections', async () => {
+    const stillServing = endpoints(6, { hash: 'bbbbbbbbbb', open: 1, ipBase: 100, statuses: ['200', '500'] });
+    assert.deepEqual((await runRule(staleEndpointMetrics, [{ path: 'd.txt', content: legacyEndpointDump([...current, ...stillServing]) }])).findings, []);
+    const { findings } = await runRule(staleEndpointMetrics, [{ path: 'd.txt', content: legacyEndpointDump([...current, ...stillServing, ...old2]) }]);
+    assert.equal(findings[0]!.keyFigure?.value, 6 * (1 + 2 * 28 + 1), 'only the unconnected generation counts as stale');
+  });
+
   it('reads maxTemplateHashes and minStaleSeries from the options', async () => {
     const content = legacyEndpointDump([...current, ...old1, ...old2]);
     assert.deepEqual((await runRule(staleEndpointMetrics, [{ path: 'd.txt', content }], { maxTemplateHashes: 3 })).findings, []);
