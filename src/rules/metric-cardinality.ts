@@ -19,6 +19,9 @@ export interface MetricCardinalityOptions {
 export const PER_ENDPOINT_LABELS = ['target_addr', 'target_ip', 'dst_pod', 'dst_pod_template_hash', 'authority', 'client_id', 'dst_service', 'dst_replicaset', 'server_id', 'sni'];
 
 const MAX_LABEL_NAMES = 128;
+const MAX_VALUES_PER_PROXY = 50_000;
+/** Distinct client-supplied inbound authorities from which the finding points at the 2.18 change. */
+const INBOUND_AUTHORITY_HINT = 100;
 const MAX_NAMES = 4096;
 const TOP = 10;
 
@@ -41,6 +44,9 @@ interface ProxyCard {
   names: CappedCounts;
   labels: Map<string, LabelStats>;
   droppedLabelNames: number;
+  trackedValues: number;
+  inboundAuthoritySeries: number;
+  inboundAuthorities: CappedCounts;
   histograms: Map<string, HistogramStats>;
 }
 
@@ -89,7 +95,20 @@ export default defineRule<MetricCardinalityOptions, State>({
           card.labels.set(detach(name), stats);
         }
         stats.series++;
-        cappedBump(stats.values, record.labels[name]!);
+        const value = record.labels[name]!;
+        if (!stats.values.counts.has(value)) {
+          // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
+          if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
+            stats.values.overflow++;
+            continue;
+          }
+          if (stats.values.counts.size < stats.values.cap) card.trackedValues++;
+        }
+        cappedBump(stats.values, value);
+      }
+      if (record.labels.direction === 'inbound' && record.labels.authority !== undefined) {
+        card.inboundAuthoritySeries++;
+        cappedBump(card.inboundAuthorities, record.labels.authority);
       }
       if (record.type === 'histogram') {
         let h = card.histograms.get(record.family);
@@ -124,6 +143,9 @@ export default defineRule<MetricCardinalityOptions, State>({
         }
       }
       existing.droppedLabelNames += card.droppedLabelNames;
+      existing.trackedValues += card.trackedValues;
+      existing.inboundAuthoritySeries += card.inboundAuthoritySeries;
+      mergeCapped(existing.inboundAuthorities, card.inboundAuthorities);
       for (const [f, h] of card.histograms) {
         const mine = existing.histograms.get(f);
         if (!mine) existing.histograms.set(f, h);
@@ -152,7 +174,7 @@ function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   if (!card) {
     card = {
       id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyTypes: new Map(), names: cappedCounts(MAX_NAMES),
-      labels: new Map(), droppedLabelNames: 0, histograms: new Map(),
+      labels: new Map(), droppedLabelNames: 0, trackedValues: 0, inboundAuthoritySeries: 0, inboundAuthorities: cappedCounts(1_000), histograms: new Map(),
     };
     state.proxies.set(key, card);
   }
@@ -212,6 +234,12 @@ function describe(card: ProxyCard, series: number, options: MetricCardinalityOpt
   if (histograms[0]) parts.push(`Each ${histograms[0].family} label set costs ${histograms[0].linesPerLabelSet} lines (${histograms[0].bucketsPerLabelSet} buckets + _sum + _count) across ${histograms[0].labelSets.toLocaleString('en-US')} label sets.`);
   if (widest) parts.push(`${widest.label} has ${widest.distinctValues} distinct values on ${widest.series.toLocaleString('en-US')} series.`);
   if (endpointSeries > series / 2) parts.push('Most series are per-endpoint: they name individual destination pods, so they grow with every pod the proxy has talked to and fall only when eviction runs.');
+  const inboundAuthorities = card.inboundAuthorities.counts.size;
+  if (inboundAuthorities >= INBOUND_AUTHORITY_HINT) {
+    parts.push(
+      `Inbound series carry ${distinct(card.inboundAuthorities)} distinct client-supplied authority values (${card.inboundAuthoritySeries.toLocaleString('en-US')} series): proxies before v2.277 (Linkerd 2.18) label inbound metrics with the request's Host/:authority, which any client can vary.`,
+    );
+  }
   if (card.duplicates > 0) parts.push(`${card.duplicates.toLocaleString('en-US')} sample lines repeat a series already seen (known proxy bug, linkerd2#13821).`);
 
   return {
@@ -230,6 +258,7 @@ function describe(card: ProxyCard, series: number, options: MetricCardinalityOpt
       topFamilies,
       topLabels,
       perEndpointLabels: endpointLabels,
+      ...(card.inboundAuthoritySeries > 0 ? { inboundAuthorities: distinct(card.inboundAuthorities), inboundAuthoritySeries: card.inboundAuthoritySeries } : {}),
       histograms,
     },
     locations: [{ path: card.id.path, line: card.id.line }],

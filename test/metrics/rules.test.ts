@@ -103,6 +103,17 @@ describe('metric-cardinality', () => {
     assert.equal(findings[0]!.evidence.duplicateLines, 4);
   });
 
+  it('shows capped distinct-value counts as lower bounds and points at client-controlled inbound authorities', async () => {
+    const lines = ['# TYPE request_total counter'];
+    for (let i = 0; i < 300; i++) lines.push(`request_total{direction="inbound",authority="tenant-${i}.example.com",target_addr="10.0.0.9:8080",tls="true"} 1`);
+    const { findings } = await runRule(metricCardinality, [{ path: 'web-1.txt', content: lines.join('\n') + '\n' }], { warningSeries: 100, maxLabelValues: 50 });
+    const f = findings[0]!;
+    const authority = (f.evidence.perEndpointLabels as { label: string; distinctValues: number | string }[]).find((l) => l.label === 'authority');
+    assert.equal(authority?.distinctValues, '≥ 50');
+    assert.equal(f.evidence.inboundAuthorities, 300);
+    assert.match(f.message, /v2\.277 \(Linkerd 2\.18\)/);
+  });
+
   it('stays quiet on the real linkerd2 dump and the healthy 2.15+ dump', async () => {
     assert.deepEqual((await runRule(metricCardinality, [{ path: 'sampleMetrics.txt', content: sampleMetrics }])).findings, []);
     assert.deepEqual((await runRule(metricCardinality, [{ path: 'healthy.txt', content: healthyDump }])).findings, []);
