@@ -388,7 +388,7 @@ export class PrometheusParser implements LineParser {
       this.resetFamilies();
     }
     if (text.trim() === '') {
-      if (text !== '' || this.strict) this.om?.violation(lineNo, 'blank line');
+      this.om?.violation(lineNo, 'blank line');
       return;
     }
     if (this.strict && isSpace(text.charCodeAt(0))) this.om?.violation(lineNo, 'leading whitespace');

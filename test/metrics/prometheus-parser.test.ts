@@ -170,3 +170,22 @@ describe('prometheus parser', () => {
     assert.equal(typeof lexSample('a'), 'string');
   });
 });
+
+describe('prometheus parser robustness', () => {
+  it('never throws on arbitrary lines, in lenient or strict mode, and emits only well-formed records', async () => {
+    const fc = await import('fast-check');
+    const fragment = fc.constantFrom('#', '# POD p (1 of 2)', '# EOF', '# TYPE a histogram', '# HELP a x', '# UNIT a_s s', 'a_bucket{le="+Inf"} 1', 'a{b="c\\"', '{"x"} 1', 'a 1 2 # {} 3', '', ' ', '\t', 'x{', '}', '"', '=', '1');
+    const line = fc.oneof(fc.string({ maxLength: 40 }), fc.array(fragment, { maxLength: 4 }).map((parts) => parts.join(' ')));
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 30 }), fc.boolean(), async (lines, strict) => {
+        const { samples } = await parseDump(lines.join('\n'), { strict });
+        for (const s of samples) {
+          assert.equal(typeof s.name, 'string');
+          assert.equal(typeof s.family, 'string');
+          assert.equal(typeof s.value, 'number');
+        }
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+  });
+});
