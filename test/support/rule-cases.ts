@@ -1,0 +1,23 @@
+// The fire/quiet case registry the rule meta-test runs. Every rule id in RULES must have a module
+// test/rule-cases/<id>.ts exporting `cases: RuleCases`; the meta-test fails for a rule without one,
+// for an empty list, for a "fires" case that finds nothing and for a "quiet" case that finds
+// something or is skipped for missing input (a quiet case must prove the rule looked and saw no
+// problem). Rule test files can import the same cases so nothing is written twice.
+
+import type { Finding } from '../../src/core/types.js';
+import type { TestInput } from './rule-tester.js';
+
+export interface RuleCase {
+  /** What the case shows, e.g. "24 pods refused by the destination controller for 60 s". */
+  name: string;
+  inputs: TestInput[];
+  /** Partial options merged over the rule's defaults. */
+  options?: object;
+  /** Further checks on the findings of a firing case (severity, subject…). */
+  check?: (findings: Finding[]) => void;
+}
+
+export interface RuleCases {
+  fires: RuleCase[];
+  quiet: RuleCase[];
+}
