@@ -43,7 +43,13 @@ describe('rule registry', () => {
     for (const id of ['metric-cardinality', 'stale-endpoint-metrics', 'ingress-pod-ip-bypass', 'fd-exhaustion']) {
       const rule = findRule(id);
       assert.ok(rule, id);
-      assert.ok(readFileSync(new URL(`../../docs/rules/${id}.md`, import.meta.url), 'utf8').includes('## How to fix it'), id);
+      const page = readFileSync(new URL(`../../docs/rules/${id}.md`, import.meta.url), 'utf8');
+      const sections = new Map(page.split(/^## +/m).slice(1).map((chunk) => [chunk.slice(0, chunk.indexOf('\n')).trim(), chunk.slice(chunk.indexOf('\n')).trim()]));
+      for (const name of ['What it means', 'Evidence', 'How to fix it', 'False positives', 'References']) {
+        assert.ok((sections.get(name)?.length ?? 0) >= 40, `${id}: section "${name}"`);
+      }
+      assert.match(sections.get('How to fix it')!, /\bv?\d+\.\d+|\bedge-\d|\bstable-\d/, `${id}: fix names a version`);
+      assert.match(sections.get('References')!, /#\d+|https?:\/\//, `${id}: references cite upstream`);
     }
     assert.deepEqual(
       { warningSeries: metricCardinality.meta.defaultOptions.warningSeries, errorSeries: metricCardinality.meta.defaultOptions.errorSeries },
