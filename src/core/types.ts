@@ -84,6 +84,14 @@ export interface MetricSampleRecord extends RecordBase {
   labels: Record<string, string>;
   value: number;
   timestamp: number | null;
+  /** The value as written when it is not finite (`NaN`, `+Inf`, `-Inf`), since JSON cannot carry those. */
+  valueText?: string;
+  /** From `# UNIT`, when the family declared one. */
+  unit?: string;
+  /** OpenMetrics exemplar after `#` on the sample line. */
+  exemplar?: { labels: Record<string, string>; value: number; timestamp: number | null };
+  /** Set when the same series (name and label set) already appeared earlier in this section. */
+  duplicate?: true;
 }
 
 /** A `# ERROR …` line for a pod that `linkerd diagnostics proxy-metrics` could not scrape. */

@@ -2,11 +2,13 @@ import type { InputKind } from '../core/types.js';
 import { createCorednsLogParser } from './coredns-log.js';
 import { createDigParser } from './dig.js';
 import type { ParserFactory } from './parser.js';
+import { createPrometheusParser } from './prometheus.js';
 import { createProxyLogParser } from './proxy-log.js';
 
-/** The parser for each input kind; kinds without one are recognised but not analysed. */
+/** The parser for each input kind; `unknown` inputs are listed but not analysed. */
 export const PARSERS: Partial<Record<InputKind, ParserFactory>> = {
   'proxy-log': createProxyLogParser,
+  prometheus: createPrometheusParser,
   dig: createDigParser,
   'coredns-log': createCorednsLogParser,
 };

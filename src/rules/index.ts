@@ -2,10 +2,23 @@ import type { AnyRule } from '../core/types.js';
 import controlPlaneUnavailable from './control-plane-unavailable.js';
 import dnsQueryStorm from './dns-query-storm.js';
 import dnsTtlZero from './dns-ttl-zero.js';
+import fdExhaustion from './fd-exhaustion.js';
+import ingressPodIpBypass from './ingress-pod-ip-bypass.js';
+import metricCardinality from './metric-cardinality.js';
 import reconnectStorm from './reconnect-storm.js';
+import staleEndpointMetrics from './stale-endpoint-metrics.js';
 
-/** Every rule, in report order. Add a rule here and give it docs/rules/<id>.md. */
-export const RULES: readonly AnyRule[] = [reconnectStorm, controlPlaneUnavailable, dnsTtlZero, dnsQueryStorm];
+/** Every rule, in report order: logs, metrics, DNS. Add a rule here and give it docs/rules/<id>.md. */
+export const RULES: readonly AnyRule[] = [
+  reconnectStorm,
+  controlPlaneUnavailable,
+  metricCardinality,
+  staleEndpointMetrics,
+  ingressPodIpBypass,
+  fdExhaustion,
+  dnsTtlZero,
+  dnsQueryStorm,
+];
 
 export function findRule(id: string): AnyRule | undefined {
   return RULES.find((r) => r.meta.id === id);

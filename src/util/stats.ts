@@ -55,8 +55,16 @@ export function cappedCounts(cap: number): CappedCounts {
 export function cappedBump(c: CappedCounts, key: string, by = 1): void {
   const current = c.counts.get(key);
   if (current !== undefined) c.counts.set(key, current + by);
-  else if (c.counts.size < c.cap) c.counts.set(key, by);
+  else if (c.counts.size < c.cap) c.counts.set(detach(key), by);
   else c.overflow += by;
+}
+
+/**
+ * A copy of `s` that does not share memory with the line it was cut from. V8 keeps a substring as a
+ * view of its parent, so one stored label value would otherwise pin its whole input line.
+ */
+export function detach(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
 
 export function mergeCapped(into: CappedCounts, from: CappedCounts): void {

@@ -1,0 +1,119 @@
+// File descriptors of the proxy process. Every accepted and every opened connection costs one;
+// at the limit accept() and connect() fail with EMFILE, which the proxy logs as
+// `Too many open files (os error 24)`. process_max_fds reports 0 when the limit is unlimited.
+
+import { defineRule, type FindingDraft } from '../core/types.js';
+import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
+
+export interface FdExhaustionOptions {
+  ratio: number;
+  errorRatio: number;
+}
+
+const SAMPLE_LINES = 3;
+const EMFILE = /Too many open files|os error 24\b/;
+
+interface ProxyFds {
+  id: ProxyIdentity;
+  open: number | null;
+  max: number | null;
+  emfileLines: number;
+  samples: { path: string; line: number; text: string }[];
+}
+
+interface State {
+  proxies: Map<string, ProxyFds>;
+}
+
+export default defineRule<FdExhaustionOptions, State>({
+  meta: {
+    id: 'fd-exhaustion',
+    code: 'LD2004',
+    title: 'Proxy running out of file descriptors',
+    description: 'process_open_fds close to process_max_fds, or "Too many open files (os error 24)" in proxy logs.',
+    defaultSeverity: 'warning',
+    inputs: ['prometheus', 'proxy-log'],
+    defaultOptions: { ratio: 0.8, errorRatio: 0.95 },
+    optionSchema: {
+      ratio: { type: 'number', minimum: 0, maximum: 1, description: 'process_open_fds / process_max_fds from which the rule warns.' },
+      errorRatio: { type: 'number', minimum: 0, maximum: 1, description: 'Ratio from which the finding is an error (connections are about to fail).' },
+    },
+  },
+
+  createState: () => ({ proxies: new Map() }),
+
+  visitors: {
+    'metric-sample'(state, record) {
+      if (record.name !== 'process_open_fds' && record.name !== 'process_max_fds') return;
+      const p = proxyFor(state, podKeyOf(record), identityOf(record));
+      if (record.name === 'process_open_fds') p.open = Math.max(p.open ?? 0, record.value);
+      else p.max = record.value;
+    },
+    'proxy-log'(state, record) {
+      if (!EMFILE.test(record.raw)) return;
+      const p = proxyFor(state, podKeyOf(record), identityOf(record));
+      p.emfileLines++;
+      if (p.samples.length < SAMPLE_LINES) p.samples.push({ path: record.path, line: record.line, text: record.raw });
+    },
+  },
+
+  merge(into, from) {
+    for (const [key, p] of from.proxies) {
+      const mine = into.proxies.get(key);
+      if (!mine) {
+        into.proxies.set(key, p);
+        continue;
+      }
+      if (p.open !== null) mine.open = Math.max(mine.open ?? 0, p.open);
+      if (p.max !== null) mine.max = p.max;
+      mine.emfileLines += p.emfileLines;
+      mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
+    }
+  },
+
+  finish(state, { options }) {
+    const findings: FindingDraft[] = [];
+    for (const p of state.proxies.values()) {
+      // 0 (or a missing gauge) means no limit: nothing to run out of.
+      const limited = p.open !== null && p.max !== null && p.max > 0;
+      const ratio = limited ? p.open! / p.max! : null;
+      const nearLimit = ratio !== null && ratio >= options.ratio;
+      if (!nearLimit && p.emfileLines === 0) continue;
+      const label = proxyLabel(p.id);
+      const severity = p.emfileLines > 0 || (ratio !== null && ratio >= options.errorRatio) ? 'error' : 'warning';
+      const parts: string[] = [];
+      if (ratio !== null && nearLimit) parts.push(`${label} has ${p.open} of ${p.max} file descriptors open (${Math.round(ratio * 100)} %, threshold ${Math.round(options.ratio * 100)} %).`);
+      if (p.emfileLines > 0) parts.push(`${p.emfileLines} log line${p.emfileLines === 1 ? '' : 's'} of ${label} report "Too many open files (os error 24)": new connections are being refused or cannot be opened.`);
+      findings.push({
+        severity,
+        title: `File descriptors exhausted in ${label}`,
+        message: parts.join(' '),
+        subject: subjectOf(p.id),
+        evidence: {
+          proxy: label,
+          ...(p.open !== null ? { openFds: p.open } : {}),
+          ...(p.max !== null ? { maxFds: p.max === 0 ? 'unlimited (0)' : p.max } : {}),
+          ...(ratio !== null ? { ratio: Math.round(ratio * 1000) / 1000 } : {}),
+          ...(p.emfileLines > 0 ? { emfileLogLines: p.emfileLines, samples: p.samples } : {}),
+        },
+        locations: p.samples.length > 0 ? p.samples.map((s) => ({ path: s.path, line: s.line })) : [{ path: p.id.path, line: p.id.line }],
+        remediation: [
+          '1. Find what holds the descriptors: tcp_open_connections by direction and peer in the same dump (a client leaking connections, an ingress holding pools to many pod IPs, or a connection storm).',
+          '2. Raise the limit of the proxy container: the proxy inherits the container runtime\'s nofile limit (containerd/CRI-O `LimitNOFILE`, or the runtime default); on nodes with a low default (1024) set a higher limit in the runtime configuration.',
+          '3. If the count keeps growing with endpoints, fix the cause rather than the limit (see metric-cardinality and ingress-pod-ip-bypass for proxies dialling pod IPs).',
+        ].join('\n'),
+        keyFigure: { name: 'openFds', value: p.open ?? p.emfileLines },
+      });
+    }
+    return findings;
+  },
+});
+
+function proxyFor(state: State, key: string, id: ProxyIdentity): ProxyFds {
+  let p = state.proxies.get(key);
+  if (!p) {
+    p = { id, open: null, max: null, emfileLines: 0, samples: [] };
+    state.proxies.set(key, p);
+  }
+  return p;
+}

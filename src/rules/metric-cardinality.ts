@@ -1,0 +1,277 @@
+// Series held by one proxy. linkerd2-proxy keeps a legacy series (request/response/latency, tcp_*)
+// until it has been idle for LINKERD2_PROXY_METRICS_RETAIN_IDLE (10 min) AND nothing still
+// references it, and it only evicts while being scraped. Labels that name individual endpoints
+// (target_addr/target_ip, dst_pod, dst_pod_template_hash) multiply with every pod the proxy ever
+// talked to, and every latency label set costs 26 buckets plus _sum and _count. The rule measures
+// what the reporters of linkerd2#12916 measured with `cut -d{ -f1 | sort | uniq -c | sort -nr`.
+
+import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
+import { cappedBump, cappedCounts, compact, detach, mergeCapped, topEntries, type CappedCounts } from '../util/stats.js';
+import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
+
+export interface MetricCardinalityOptions {
+  warningSeries: number;
+  errorSeries: number;
+  maxLabelValues: number;
+}
+
+/** Labels whose values name individual endpoints, pods or clients: the ones that grow with churn. */
+export const PER_ENDPOINT_LABELS = ['target_addr', 'target_ip', 'dst_pod', 'dst_pod_template_hash', 'authority', 'client_id', 'dst_service', 'dst_replicaset', 'server_id', 'sni'];
+
+const MAX_LABEL_NAMES = 128;
+const MAX_VALUES_PER_PROXY = 50_000;
+/** Distinct client-supplied inbound authorities from which the finding points at the 2.18 change. */
+const INBOUND_AUTHORITY_HINT = 100;
+const MAX_NAMES = 4096;
+const TOP = 10;
+
+interface HistogramStats {
+  buckets: number;
+  labelSets: number;
+}
+
+interface LabelStats {
+  series: number;
+  values: CappedCounts;
+}
+
+interface ProxyCard {
+  id: ProxyIdentity;
+  samples: number;
+  duplicates: number;
+  families: CappedCounts;
+  familyTypes: Map<string, string>;
+  names: CappedCounts;
+  labels: Map<string, LabelStats>;
+  droppedLabelNames: number;
+  trackedValues: number;
+  inboundAuthoritySeries: number;
+  inboundAuthorities: CappedCounts;
+  histograms: Map<string, HistogramStats>;
+}
+
+interface State {
+  options: MetricCardinalityOptions;
+  proxies: Map<string, ProxyCard>;
+}
+
+export default defineRule<MetricCardinalityOptions, State>({
+  meta: {
+    id: 'metric-cardinality',
+    code: 'LD2001',
+    title: 'Proxy metric cardinality',
+    description: 'Series per proxy in a metrics dump, with the families, labels and histogram buckets that drive them.',
+    defaultSeverity: 'warning',
+    inputs: ['prometheus'],
+    defaultOptions: { warningSeries: 10_000, errorSeries: 50_000, maxLabelValues: 5_000 },
+    optionSchema: {
+      warningSeries: { type: 'integer', minimum: 1, description: 'Series held by one proxy from which the rule warns.' },
+      errorSeries: { type: 'integer', minimum: 1, description: 'Series held by one proxy from which the finding is an error.' },
+      maxLabelValues: { type: 'integer', minimum: 10, description: 'Distinct values remembered per label and proxy; beyond this the count is shown as a lower bound.' },
+    },
+  },
+
+  createState: (options) => ({ options, proxies: new Map() }),
+
+  visitors: {
+    'metric-sample'(state, record) {
+      const card = cardFor(state, record);
+      card.samples++;
+      if (record.duplicate) {
+        card.duplicates++;
+        return;
+      }
+      cappedBump(card.families, record.family);
+      if (!card.familyTypes.has(record.family) && card.familyTypes.size < MAX_NAMES) card.familyTypes.set(detach(record.family), record.type);
+      cappedBump(card.names, record.name);
+      for (const name in record.labels) {
+        let stats = card.labels.get(name);
+        if (!stats) {
+          if (card.labels.size >= MAX_LABEL_NAMES) {
+            card.droppedLabelNames++;
+            continue;
+          }
+          stats = { series: 0, values: cappedCounts(state.options.maxLabelValues) };
+          card.labels.set(detach(name), stats);
+        }
+        stats.series++;
+        const value = record.labels[name]!;
+        if (!stats.values.counts.has(value)) {
+          // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
+          if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
+            stats.values.overflow++;
+            continue;
+          }
+          if (stats.values.counts.size < stats.values.cap) card.trackedValues++;
+        }
+        cappedBump(stats.values, value);
+      }
+      if (record.labels.direction === 'inbound' && record.labels.authority !== undefined) {
+        card.inboundAuthoritySeries++;
+        cappedBump(card.inboundAuthorities, record.labels.authority);
+      }
+      if (record.type === 'histogram') {
+        let h = card.histograms.get(record.family);
+        if (!h) {
+          h = { buckets: 0, labelSets: 0 };
+          card.histograms.set(record.family, h);
+        }
+        if (record.name.endsWith('_bucket')) h.buckets++;
+        else if (record.name.endsWith('_count')) h.labelSets++;
+      }
+    },
+  },
+
+  merge(into, from) {
+    for (const [key, card] of from.proxies) {
+      const existing = into.proxies.get(key);
+      if (!existing) {
+        into.proxies.set(key, card);
+        continue;
+      }
+      existing.samples += card.samples;
+      existing.duplicates += card.duplicates;
+      mergeCapped(existing.families, card.families);
+      for (const [f, t] of card.familyTypes) if (!existing.familyTypes.has(f)) existing.familyTypes.set(f, t);
+      mergeCapped(existing.names, card.names);
+      for (const [name, stats] of card.labels) {
+        const mine = existing.labels.get(name);
+        if (!mine) existing.labels.set(name, stats);
+        else {
+          mine.series += stats.series;
+          mergeCapped(mine.values, stats.values);
+        }
+      }
+      existing.droppedLabelNames += card.droppedLabelNames;
+      existing.trackedValues += card.trackedValues;
+      existing.inboundAuthoritySeries += card.inboundAuthoritySeries;
+      mergeCapped(existing.inboundAuthorities, card.inboundAuthorities);
+      for (const [f, h] of card.histograms) {
+        const mine = existing.histograms.get(f);
+        if (!mine) existing.histograms.set(f, h);
+        else {
+          mine.buckets += h.buckets;
+          mine.labelSets += h.labelSets;
+        }
+      }
+    }
+  },
+
+  finish(state, { options }) {
+    const findings: FindingDraft[] = [];
+    const cards = [...state.proxies.values()].map((card) => ({ card, series: card.samples - card.duplicates }));
+    for (const { card, series } of cards.sort((a, b) => b.series - a.series)) {
+      if (series < options.warningSeries) continue;
+      findings.push(describe(card, series, options));
+    }
+    return findings;
+  },
+});
+
+function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
+  const key = proxyKeyOf(record);
+  let card = state.proxies.get(key);
+  if (!card) {
+    card = {
+      id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyTypes: new Map(), names: cappedCounts(MAX_NAMES),
+      labels: new Map(), droppedLabelNames: 0, trackedValues: 0, inboundAuthoritySeries: 0, inboundAuthorities: cappedCounts(1_000), histograms: new Map(),
+    };
+    state.proxies.set(key, card);
+  }
+  return card;
+}
+
+function share(part: number, whole: number): string {
+  return whole === 0 ? '0 %' : `${((part / whole) * 100).toFixed(1)} %`;
+}
+
+function distinct(c: CappedCounts): number | string {
+  return c.overflow > 0 ? `≥ ${c.counts.size}` : c.counts.size;
+}
+
+function describe(card: ProxyCard, series: number, options: MetricCardinalityOptions): FindingDraft {
+  const severity = series >= options.errorSeries ? 'error' : 'warning';
+  const label = proxyLabel(card.id);
+  const topNames = topEntries(card.names.counts, TOP).map(({ key, count }) => ({ metric: key, series: count, share: share(count, series) }));
+  const topFamilies = topEntries(card.families.counts, TOP).map(({ key, count }) => {
+    const h = card.histograms.get(key);
+    return {
+      family: key,
+      type: card.familyTypes.get(key) ?? 'untyped',
+      series: count,
+      share: share(count, series),
+      ...(h && h.labelSets > 0 ? { labelSets: h.labelSets, bucketsPerLabelSet: Math.round((h.buckets / h.labelSets) * 10) / 10 } : {}),
+    };
+  });
+  const labelRows = [...card.labels].map(([name, stats]) => ({ label: name, distinctValues: distinct(stats.values), size: stats.values.counts.size, series: stats.series }));
+  const topLabels = labelRows
+    .sort((a, b) => b.size - a.size || b.series - a.series || (a.label < b.label ? -1 : 1))
+    .slice(0, TOP)
+    .map(({ label: l, distinctValues, series: s }) => ({ label: l, distinctValues, series: s, perEndpoint: PER_ENDPOINT_LABELS.includes(l) }));
+  const endpointLabels = PER_ENDPOINT_LABELS.filter((l) => card.labels.has(l)).map((l) => {
+    const stats = card.labels.get(l)!;
+    return { label: l, distinctValues: distinct(stats.values), series: stats.series, share: share(stats.series, series) };
+  });
+  const histograms = [...card.histograms]
+    .filter(([, h]) => h.labelSets > 0)
+    .sort((a, b) => b[1].buckets - a[1].buckets)
+    .slice(0, 5)
+    .map(([family, h]) => ({
+      family,
+      labelSets: h.labelSets,
+      bucketsPerLabelSet: Math.round((h.buckets / h.labelSets) * 10) / 10,
+      linesPerLabelSet: Math.round(((h.buckets + 2 * h.labelSets) / h.labelSets) * 10) / 10,
+      bucketSeries: h.buckets,
+    }));
+
+  const top = topNames[0];
+  const endpointSeries = Math.max(0, ...endpointLabels.filter((l) => ['target_addr', 'target_ip', 'dst_pod'].includes(l.label)).map((l) => l.series));
+  const widest = topLabels.find((l) => l.perEndpoint);
+  const parts = [
+    `${label} holds ${series.toLocaleString('en-US')} series (${severity} threshold ${(severity === 'error' ? options.errorSeries : options.warningSeries).toLocaleString('en-US')}).`,
+  ];
+  if (top) parts.push(`${top.metric} alone is ${top.series.toLocaleString('en-US')} (${top.share}).`);
+  if (histograms[0]) parts.push(`Each ${histograms[0].family} label set costs ${histograms[0].linesPerLabelSet} lines (${histograms[0].bucketsPerLabelSet} buckets + _sum + _count) across ${histograms[0].labelSets.toLocaleString('en-US')} label sets.`);
+  if (widest) parts.push(`${widest.label} has ${widest.distinctValues} distinct values on ${widest.series.toLocaleString('en-US')} series.`);
+  if (endpointSeries > series / 2) parts.push('Most series are per-endpoint: they name individual destination pods, so they grow with every pod the proxy has talked to and fall only when eviction runs.');
+  const inboundAuthorities = card.inboundAuthorities.counts.size;
+  if (inboundAuthorities >= INBOUND_AUTHORITY_HINT) {
+    parts.push(
+      `Inbound series carry ${distinct(card.inboundAuthorities)} distinct client-supplied authority values (${card.inboundAuthoritySeries.toLocaleString('en-US')} series): proxies before v2.277 (Linkerd 2.18) label inbound metrics with the request's Host/:authority, which any client can vary.`,
+    );
+  }
+  if (card.duplicates > 0) parts.push(`${card.duplicates.toLocaleString('en-US')} sample lines repeat a series already seen (known proxy bug, linkerd2#13821).`);
+
+  return {
+    severity,
+    title: `${compact(series)} metric series in one proxy`,
+    message: parts.join(' '),
+    subject: subjectOf(card.id),
+    evidence: {
+      proxy: label,
+      ...(card.id.section ? { section: card.id.section } : {}),
+      series,
+      sampleLines: card.samples,
+      duplicateLines: card.duplicates,
+      families: card.families.counts.size,
+      topMetrics: topNames,
+      topFamilies,
+      topLabels,
+      perEndpointLabels: endpointLabels,
+      ...(card.inboundAuthoritySeries > 0 ? { inboundAuthorities: distinct(card.inboundAuthorities), inboundAuthoritySeries: card.inboundAuthoritySeries } : {}),
+      histograms,
+    },
+    locations: [{ path: card.id.path, line: card.id.line }],
+    remediation: REMEDIATION,
+    keyFigure: { name: 'series', value: series },
+  };
+}
+
+const REMEDIATION = [
+  'Why the series stay: the proxy evicts a legacy series (request_total, response_*, response_latency_ms_*, tcp_*, route_*, control_*) only when it has been idle for LINKERD2_PROXY_METRICS_RETAIN_IDLE (default 10 min) and no live stack still references it, and it evicts only while /metrics is being scraped. An unscraped proxy never evicts; an endpoint that a client keeps dialling directly (or that the balancer still believes in) never goes idle.',
+  '1. If per-endpoint labels dominate (target_addr, target_ip, dst_pod, dst_pod_template_hash): make the client go through Services so the proxy balances and old pods leave with discovery. For ingresses see ingress-pod-ip-bypass (inject: ingress with l5d-dst-override, Traefik nativeLB, nginx service-upstream); check stale-endpoint-metrics for generations that are gone.',
+  '2. Upgrade: stale-endpoint fixes landed in stable-2.14.2 (linkerd2-proxy #2484/#2486) and the p2c pool balancer in 2.15; proxy v2.277 (edge-25.2.1, 2.18) dropped the client-controlled inbound authority label; duplicate series were fixed in linkerd2-proxy #3987 (edge-25.7.1).',
+  '3. Make sure something scrapes every proxy (linkerd-viz Prometheus or your own): eviction runs inside the scrape. A shorter LINKERD2_PROXY_METRICS_RETAIN_IDLE (Helm proxy.additionalEnv, Linkerd 2.15+) evicts sooner; restarting the pod drops everything at once as a stop-gap.',
+  '4. Keep memory in check meanwhile: raise the proxy memory limit (config.linkerd.io/proxy-memory-limit) rather than letting it OOM.',
+  'Upstream: linkerd2#12916 (idle metrics not evicted, OOM), discussion linkerd2#12924 (Traefik, 114,906 series), linkerd2#2692 (331 dst_pod values), linkerd2#5746 (authority × target_addr), linkerd2#9582 (limit proxy metrics), linkerd2-proxy#781 (transport metric expiry).',
+].join('\n');

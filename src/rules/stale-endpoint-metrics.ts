@@ -1,0 +1,254 @@
+// Endpoint metrics that outlived their pods. Every outbound endpoint series carries the
+// destination pod's labels (dst_pod, dst_pod_template_hash, dst_<owner kind>). A Deployment runs
+// one ReplicaSet generation (two for the minutes a rollout takes), so a proxy holding series for
+// several dst_pod_template_hash values of one workload still references endpoints from rollouts
+// that finished long ago: the series cannot be evicted while something holds them. Pods without
+// any open connection are the other tell: a balancer keeps connections to the endpoints it uses.
+
+import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
+import { cappedBump, cappedCounts, detach, mergeCapped, type CappedCounts } from '../util/stats.js';
+import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
+
+export interface StaleEndpointOptions {
+  maxTemplateHashes: number;
+  minStaleSeries: number;
+  minIdlePods: number;
+  idlePodFactor: number;
+}
+
+/** `dst_<kind>` labels the destination controller derives from the pod's owner. */
+const OWNER_LABELS = ['dst_deployment', 'dst_statefulset', 'dst_daemonset', 'dst_replicaset', 'dst_k8s_job', 'dst_replicationcontroller', 'dst_rollout', 'dst_cronjob'];
+const MAX_WORKLOADS = 1_000;
+const MAX_GENERATIONS = 64;
+const MAX_PODS = 5_000;
+/** Pod names remembered per proxy across all workloads, so memory stays bounded on any dump. */
+const MAX_PODS_PER_PROXY = 25_000;
+
+interface Generation {
+  series: number;
+  pods: CappedCounts;
+  openConnections: number;
+}
+
+interface WorkloadState {
+  owner: string;
+  name: string;
+  namespace: string | null;
+  series: number;
+  generations: Map<string, Generation>;
+  pods: CappedCounts;
+  /** Pods with tcp_open_connections{peer="dst"} > 0. */
+  connectedPods: CappedCounts;
+}
+
+interface ProxyState {
+  id: ProxyIdentity;
+  workloads: Map<string, WorkloadState>;
+  trackedPods: number;
+}
+
+interface State {
+  proxies: Map<string, ProxyState>;
+}
+
+export default defineRule<StaleEndpointOptions, State>({
+  meta: {
+    id: 'stale-endpoint-metrics',
+    code: 'LD2002',
+    title: 'Metrics held for destination pods that are gone',
+    description: 'Outbound endpoint series of one destination workload spread over several ReplicaSet generations, or over far more pods than the proxy is connected to.',
+    defaultSeverity: 'warning',
+    inputs: ['prometheus'],
+    defaultOptions: { maxTemplateHashes: 1, minStaleSeries: 100, minIdlePods: 20, idlePodFactor: 3 },
+    optionSchema: {
+      maxTemplateHashes: { type: 'integer', minimum: 1, description: 'Distinct dst_pod_template_hash values per destination workload that are normal; more fire the rule.' },
+      minStaleSeries: { type: 'integer', minimum: 1, description: 'Series that the older generations must hold together before the rule fires (a rollout in progress holds few).' },
+      minIdlePods: { type: 'integer', minimum: 1, description: 'Destination pods without an open connection, per workload, from which the pod-count signal fires.' },
+      idlePodFactor: { type: 'number', minimum: 1, description: 'The pod-count signal needs this many times more idle pods than connected ones.' },
+    },
+  },
+
+  createState: () => ({ proxies: new Map() }),
+
+  visitors: {
+    'metric-sample'(state, record) {
+      if (record.duplicate || record.labels.dst_pod === undefined) return;
+      const owner = ownerOf(record);
+      if (!owner) return;
+      const key = proxyKeyOf(record);
+      let proxy = state.proxies.get(key);
+      if (!proxy) {
+        proxy = { id: identityOf(record), workloads: new Map(), trackedPods: 0 };
+        state.proxies.set(key, proxy);
+      }
+      const namespace = record.labels.dst_namespace ?? null;
+      const wKey = `${namespace ?? ''}/${owner.kind}/${owner.name}`;
+      let w = proxy.workloads.get(wKey);
+      if (!w) {
+        if (proxy.workloads.size >= MAX_WORKLOADS) return;
+        w = { owner: owner.kind, name: detach(owner.name), namespace: namespace === null ? null : detach(namespace), series: 0, generations: new Map(), pods: cappedCounts(MAX_PODS), connectedPods: cappedCounts(MAX_PODS) };
+        proxy.workloads.set(detach(wKey), w);
+      }
+      const pod = record.labels.dst_pod;
+      w.series++;
+      if (!w.pods.counts.has(pod)) {
+        if (proxy.trackedPods >= MAX_PODS_PER_PROXY) {
+          w.pods.overflow++;
+          return;
+        }
+        proxy.trackedPods++;
+      }
+      cappedBump(w.pods, pod);
+      const hash = record.labels.dst_pod_template_hash ?? '';
+      let g = w.generations.get(hash);
+      if (!g && w.generations.size < MAX_GENERATIONS) {
+        g = { series: 0, pods: cappedCounts(MAX_PODS), openConnections: 0 };
+        w.generations.set(detach(hash), g);
+      }
+      const open = record.name === 'tcp_open_connections' && record.labels.peer === 'dst' && record.value > 0;
+      if (open) cappedBump(w.connectedPods, pod, record.value);
+      if (g) {
+        g.series++;
+        cappedBump(g.pods, pod);
+        if (open) g.openConnections += record.value;
+      }
+    },
+  },
+
+  merge(into, from) {
+    for (const [key, proxy] of from.proxies) {
+      const mine = into.proxies.get(key);
+      if (!mine) {
+        into.proxies.set(key, proxy);
+        continue;
+      }
+      mine.trackedPods += proxy.trackedPods;
+      for (const [wKey, w] of proxy.workloads) {
+        const existing = mine.workloads.get(wKey);
+        if (!existing) {
+          mine.workloads.set(wKey, w);
+          continue;
+        }
+        existing.series += w.series;
+        mergeCapped(existing.pods, w.pods);
+        mergeCapped(existing.connectedPods, w.connectedPods);
+        for (const [hash, g] of w.generations) {
+          const eg = existing.generations.get(hash);
+          if (!eg) existing.generations.set(hash, g);
+          else {
+            eg.series += g.series;
+            eg.openConnections += g.openConnections;
+            mergeCapped(eg.pods, g.pods);
+          }
+        }
+      }
+    }
+  },
+
+  finish(state, { options }) {
+    const findings: FindingDraft[] = [];
+    for (const proxy of state.proxies.values()) {
+      const verdicts = [...proxy.workloads.values()].map((w) => judge(w, options)).filter((v): v is Verdict => v !== null);
+      if (verdicts.length > 0) findings.push(describe(proxy, verdicts));
+    }
+    return findings.sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0));
+  },
+});
+
+function ownerOf(record: MetricSampleRecord): { kind: string; name: string } | null {
+  for (const label of OWNER_LABELS) {
+    const name = record.labels[label];
+    if (name) return { kind: label.slice(4), name };
+  }
+  return null;
+}
+
+interface Verdict {
+  w: WorkloadState;
+  generations: [string, Generation][];
+  staleSeries: number;
+  tooManyGenerations: boolean;
+  tooManyPods: boolean;
+  connected: number;
+  idlePods: number;
+  idleSeries: number;
+}
+
+function judge(w: WorkloadState, options: StaleEndpointOptions): Verdict | null {
+  const hashes = [...w.generations.entries()].filter(([hash]) => hash !== '');
+  // The generation in use is the one the proxy is connected to; without connection data, the largest.
+  const generations = hashes.sort((a, b) => b[1].openConnections - a[1].openConnections || b[1].series - a[1].series || (a[0] < b[0] ? -1 : 1));
+  // An older generation the proxy still has connections to is live (a rollout in progress); only
+  // generations without any open connection are stale. Without connection data every older one is.
+  const connectionData = generations.some(([, g]) => g.openConnections > 0);
+  const staleSeries = generations.slice(1).reduce((n, [, g]) => (connectionData && g.openConnections > 0 ? n : n + g.series), 0);
+  const tooManyGenerations = generations.length > options.maxTemplateHashes && staleSeries >= options.minStaleSeries;
+  const connected = w.connectedPods.counts.size;
+  const idlePods = w.pods.counts.size - connected;
+  const tooManyPods = connected > 0 && idlePods >= options.minIdlePods && idlePods >= options.idlePodFactor * connected;
+  if (!tooManyGenerations && !tooManyPods) return null;
+  return { w, generations, staleSeries, tooManyGenerations, tooManyPods, connected, idlePods, idleSeries: connected > 0 ? idleSeriesEstimate(w) : 0 };
+}
+
+function workloadName(w: WorkloadState): string {
+  return `${w.owner} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`;
+}
+
+function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
+  const label = proxyLabel(proxy.id);
+  const staleOf = (v: Verdict) => (v.tooManyGenerations ? v.staleSeries : v.idleSeries);
+  verdicts.sort((a, b) => staleOf(b) - staleOf(a) || (a.w.name < b.w.name ? -1 : 1));
+  const totalStale = verdicts.reduce((n, v) => n + staleOf(v), 0);
+  const worst = verdicts[0]!;
+  const byGeneration = verdicts.filter((v) => v.tooManyGenerations);
+  const byPods = verdicts.filter((v) => v.tooManyPods);
+  const parts = [`${label} holds ${totalStale.toLocaleString('en-US')} endpoint series for destination pods it no longer uses, across ${verdicts.length} workload${verdicts.length === 1 ? '' : 's'}.`];
+  if (byGeneration.length > 0) {
+    const maxGen = Math.max(...byGeneration.map((v) => v.generations.length));
+    parts.push(`${byGeneration.length} workload${byGeneration.length === 1 ? ' has' : 's have'} series from several ReplicaSet generations (up to ${maxGen} dst_pod_template_hash values).`);
+  }
+  if (byPods.length > 0) parts.push(`${byPods.length} workload${byPods.length === 1 ? ' has' : 's have'} far more dst_pod values than pods with an open connection.`);
+  parts.push(`Worst: ${workloadName(worst.w)}, ${staleOf(worst).toLocaleString('en-US')} series outside the generation in use.`);
+  parts.push('A rollout leaves two generations for a few minutes; series that outlive it are still referenced (a client dialling old pod IPs, or endpoints the balancer never dropped), so the 10-minute idle eviction cannot remove them.');
+  return {
+    title: `Stale endpoint metrics in ${label}`,
+    message: parts.join(' '),
+    subject: { ...subjectOf(proxy.id), target: `${worst.w.owner}/${worst.w.namespace ? `${worst.w.namespace}/` : ''}${worst.w.name}` },
+    evidence: {
+      proxy: label,
+      staleSeries: totalStale,
+      workloads: verdicts.map((v) => ({
+        destination: workloadName(v.w),
+        series: v.w.series,
+        templateHashes: v.generations.length,
+        staleGenerationSeries: v.staleSeries,
+        distinctPods: v.w.pods.overflow > 0 ? `≥ ${v.w.pods.counts.size}` : v.w.pods.counts.size,
+        podsWithOpenConnections: v.connected,
+      })),
+      worstWorkload: workloadName(worst.w),
+      generations: worst.generations.map(([hash, g], i) => ({
+        templateHash: hash,
+        series: g.series,
+        pods: g.pods.overflow > 0 ? `≥ ${g.pods.counts.size}` : g.pods.counts.size,
+        openConnections: g.openConnections,
+        role: i === 0 ? (g.openConnections > 0 ? 'in use (open connections)' : 'largest') : g.openConnections > 0 ? 'older, still connected' : 'older, no open connection',
+      })),
+    },
+    locations: [{ path: proxy.id.path, line: proxy.id.line }],
+    remediation: REMEDIATION,
+    keyFigure: { name: 'staleSeries', value: totalStale },
+  };
+}
+
+function idleSeriesEstimate(w: WorkloadState): number {
+  let n = 0;
+  for (const [pod, count] of w.pods.counts) if (!w.connectedPods.counts.has(pod)) n += count;
+  return n;
+}
+
+const REMEDIATION = [
+  '1. Find who holds the old endpoints. If this proxy belongs to an ingress or any client that picks pod IPs itself, it keeps dialling (or pooling) pods of old generations; route it through the Service (see ingress-pod-ip-bypass). Otherwise compare with `linkerd diagnostics endpoints <svc>.<ns>.svc.cluster.local:<port>` and the proxy\'s outbound_http_balancer_p2c_endpoints / outbound_http_balancer_endpoints: old IPs still listed there mean the destination controller or balancer never removed them.',
+  '2. Upgrade: stale-endpoint fixes shipped in edge-23.10.3 / stable-2.14.2 (linkerd2-proxy #2484, #2486) and the p2c pool balancer in Linkerd 2.15; in linkerd2#12916 (2.14.8) three generations gone for 12 h held 11,881, 12,608 and 20,149 lines.',
+  '3. Stop-gap: `kubectl rollout restart` the client workload to drop every series at once, and make sure its proxies are scraped (eviction only runs during a scrape, after LINKERD2_PROXY_METRICS_RETAIN_IDLE, 10 min by default).',
+  'Upstream: linkerd2#12916, linkerd2#2692 (331 dst_pod values where ~20 run), linkerd2#6683.',
+].join('\n');
