@@ -9,7 +9,7 @@ export default class Analyze extends Command {
 
 Exit codes, the same for every --format: 0 no finding at or above --fail-on; 1 at least one (suppressed findings never count; with --baseline only new or worse ones do); 2 usage, config or input error (the error names the file).
 
-Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working directory (per rule: enabled, severity, options; suppress entries with a reason); flags override them. See docs/ci-gate.md.`;
+Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working directory (per rule: enabled, severity, options; suppress entries with a reason); flags override them. See the README, "Using linkerd-doctor as a CI gate".`;
 
   static override examples = [
     '<%= config.bin %> analyze ./bundle/',
