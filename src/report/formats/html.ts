@@ -8,6 +8,7 @@ import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
+import { formatValue, humanize, truncate } from './values.js';
 
 const SERIES_COLOURS = 6;
 const MAX_BARS = 12;
@@ -244,21 +245,6 @@ function listTable(key: string, items: unknown[]): string {
   const rows = items.slice(0, 20) as Record<string, unknown>[];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   return `<table class="list"><caption>${escapeHtml(humanize(key))}${items.length > rows.length ? ` (first ${rows.length} of ${items.length})` : ''}</caption><thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(humanize(c))}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${columns.map((c) => `<td>${escapeHtml(formatValue(r[c]))}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
-}
-
-function formatValue(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : String(Math.round(v * 100) / 100);
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
-}
-
-function humanize(key: string): string {
-  return key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
 const STYLE = `

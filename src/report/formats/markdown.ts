@@ -9,6 +9,7 @@ import { subjectKey } from '../fingerprint.js';
 import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './index.js';
 import { sparkline } from './text.js';
+import { formatValue, humanize } from './values.js';
 
 /** GitHub rejects comments over 65,536 characters; keep well below with room for the table. */
 const MAX_DETAILS = 25;
@@ -110,17 +111,6 @@ function evidenceRows(f: Finding): { rows: [string, string][]; lists: string[] }
   }
   if (timeline && timeline.counts.length > 0) rows.push([timeline.label ?? 'timeline', `\`${sparkline(timeline.counts)}\` ${timeline.bucketSeconds} s buckets from ${timeline.start ?? 'start'}, peak ${compact(Math.max(...timeline.counts))}`]);
   return { rows, lists };
-}
-
-function formatValue(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : String(Math.round(v * 100) / 100);
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
-}
-
-function humanize(key: string): string {
-  return key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
 /** A table cell: one line, pipes escaped, HTML neutralised. */

@@ -8,6 +8,7 @@ import { SEVERITIES, type Finding, type Severity, type Timeline } from '../../co
 import { compact, maxOf } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
+import { formatValue, humanize, truncate } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 const BORDERLESS = {
@@ -145,21 +146,6 @@ function renderList(c: ChalkInstance, key: string, items: unknown[]): string[] {
   for (const r of rows) table.push(columns.map((col) => truncate(formatValue(r[col]), 60)));
   const more = items.length > MAX_LIST_ROWS ? c.dim(` (top ${MAX_LIST_ROWS} of ${items.length})`) : '';
   return [`  ${c.dim(humanize(key))}${more}`, ...table.toString().split('\n').map((l) => `    ${l}`)];
-}
-
-function formatValue(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : String(Math.round(v * 100) / 100);
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
-}
-
-function humanize(key: string): string {
-  return key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
 function wrap(text: string, width: number): string[] {
