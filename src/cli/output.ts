@@ -1,3 +1,4 @@
+import { unlinkSync } from 'node:fs';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -31,5 +32,47 @@ export function writeStdout(text: string): Promise<void> {
   return new Promise((resolve) => {
     if (text === '') return resolve();
     process.stdout.write(text, () => resolve());
+  });
+}
+
+export const EXIT_ON_SIGINT = 130;
+export const EXIT_ON_SIGTERM = 143;
+
+/** Removes every temporary report file still being written; safe to call from a signal handler. */
+export function removeTemporaries(): void {
+  for (const tmp of pendingTemporaries) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // Already renamed into place or never created: nothing partial is left either way.
+    }
+  }
+  pendingTemporaries.clear();
+}
+
+let guardsInstalled = false;
+
+/**
+ * Process-level behaviour every command shares: Ctrl-C exits 130 (SIGTERM 143) without leaving a
+ * partial --output file, and a closed stdout (`| head`) ends the run quietly instead of crashing
+ * with EPIPE.
+ */
+export function installProcessGuards(): void {
+  if (guardsInstalled) return;
+  guardsInstalled = true;
+  const interrupted = (code: number) => () => {
+    removeTemporaries();
+    // The progress bar hides the cursor; give it back before leaving.
+    if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\n');
+    process.stderr.write(`linkerd-doctor: interrupted; no report written\n`);
+    process.exit(code);
+  };
+  process.once('SIGINT', interrupted(EXIT_ON_SIGINT));
+  process.once('SIGTERM', interrupted(EXIT_ON_SIGTERM));
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') return;
+    // The reader went away: nobody wants the rest of the output, so stop reading inputs too.
+    removeTemporaries();
+    process.exit(process.exitCode ?? 0);
   });
 }

@@ -56,7 +56,8 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
     sniffBuffer = null;
     const skipped = sniffOverlong;
     start(forcedKind ?? sniffKind(skipped ? buffered.filter((_, i) => !skipped.has(i)) : buffered));
-    if (parser) buffered.forEach((l, i) => skipped?.has(i) || parser!.line(l, i + 1));
+    if (!parser) return;
+    buffered.forEach((l, i) => (skipped?.has(i) ? sink.unparsed(i + 1, OVERLONG_LINE_REASON) : parser!.line(l, i + 1)));
   };
 
   const onLine = (text: string) => {
@@ -69,14 +70,16 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
     }
     parser?.line(text, stats.lines);
   };
+  // Inputs of unknown kind are not analysed, so only a parsed kind counts an overlong line as unparsed.
   const onOverlong = () => {
     stats.lines++;
-    sink.unparsed(stats.lines, OVERLONG_LINE_REASON);
-    if (sniffBuffer) {
-      (sniffOverlong ??= new Set()).add(sniffBuffer.length);
-      sniffBuffer.push('');
-      if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
+    if (!sniffBuffer) {
+      if (parser) sink.unparsed(stats.lines, OVERLONG_LINE_REASON);
+      return;
     }
+    (sniffOverlong ??= new Set()).add(sniffBuffer.length);
+    sniffBuffer.push('');
+    if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
   };
 
   let error: InputError | undefined;

@@ -24,9 +24,13 @@ const MAX_TIMELINE_BUCKETS = 240;
 
 export function toTimeline(b: TimeBuckets, label?: string): Timeline | undefined {
   if (b.counts.size === 0) return undefined;
-  const keys = [...b.counts.keys()];
-  const first = Math.min(...keys);
-  const last = Math.max(...keys);
+  // A loop, not Math.min(...keys): a long capture can have more buckets than the stack takes arguments.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const k of b.counts.keys()) {
+    if (k < first) first = k;
+    if (k > last) last = k;
+  }
   const span = last - first + 1;
   const factor = Math.ceil(span / MAX_TIMELINE_BUCKETS);
   const counts = new Array<number>(Math.ceil(span / factor)).fill(0);
