@@ -52,6 +52,7 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
 
     for (const e of result.errors) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
     if (!flags.quiet) {
+      for (const n of result.notices) process.stderr.write(`linkerd-doctor: notice: ${n.toLine()}\n`);
       for (const i of result.inputs) {
         if (i.unparsed > 0) process.stderr.write(`linkerd-doctor: notice: ${i.path}: ${i.unparsed} of ${i.lines} lines did not parse as ${i.kind}\n`);
       }

@@ -27,6 +27,8 @@ export interface ReadOptions extends ParserOptions {
 export interface ReadResult {
   inputs: InputStats[];
   errors: InputError[];
+  /** Skipped on purpose and not fatal (symlink loops, FIFOs in a folder): printed as notices. */
+  notices: InputError[];
 }
 
 /** Streams every record of every input to `onRecord`, in input order. */
@@ -59,7 +61,7 @@ export async function readInputs(args: readonly string[], onRecord: (record: LdR
   if (inputs.length > 0 && inputs.every((i) => i.kind === 'unknown') && discovery.containers.length === 0 && errors.length === 0) {
     errors.push(new InputError(inputs.map((i) => i.path).join(', '), 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
   }
-  return { inputs, errors };
+  return { inputs, errors, notices: discovery.notices };
 }
 
 function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {
