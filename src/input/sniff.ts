@@ -23,10 +23,8 @@ export function sniffKind(lines: readonly string[]): InputKind {
   let shortAnswers = 0;
   let nonBlank = 0;
   const prefixes = new CollectorPrefixReader();
-  lines.forEach((raw, i) => {
-    const collected = prefixes.feed(raw, i + 1);
-    if (!collected) return;
-    const line = collected.content.replace(/^\uFEFF/, '').trimEnd();
+  const scoreLine = (content: string) => {
+    const line = content.replace(/^\uFEFF/, '').trimEnd();
     if (line === '') return;
     nonBlank++;
     if (PROM_COMMENT.test(line)) score.prometheus += 2;
@@ -37,6 +35,12 @@ export function sniffKind(lines: readonly string[]): InputKind {
     else if (SHORT_SRV.test(line) || SHORT_IP.test(line)) shortAnswers++;
     else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
     else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
+  };
+  lines.forEach((raw, i) => {
+    const collected = prefixes.feed(i === 0 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, i + 1);
+    const displaced = prefixes.takeDisplaced();
+    if (displaced) scoreLine(displaced.content);
+    if (collected) scoreLine(collected.content);
   });
   // `dig +short` prints nothing but rdata: only call it dig when every line looks like that.
   if (nonBlank > 0 && shortAnswers === nonBlank) return 'dig';
