@@ -2,12 +2,13 @@
 // Runs the oclif CLI with the project's error contract: every failure is ONE line on stderr and
 // exit 2 (oclif's own handler would print the usage block for an unknown flag, and a stack trace
 // for anything unexpected).
-import { Errors, flush, run } from '@oclif/core';
 import { installProcessGuards } from '../dist/cli/output.js';
 
 const USAGE_OR_INPUT = 2;
 
+// Before oclif loads, so a Ctrl-C during start-up already gets the interrupt handling.
 installProcessGuards();
+const { Errors, flush, run } = await import('@oclif/core');
 // Whatever escapes the commands' own handling still ends as one line, never a stack trace.
 const crash = (err) => {
   fail(`internal error: ${firstLine(err)}`);
