@@ -10,7 +10,7 @@ import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
 import type { LineParser, ParserOptions } from '../parsers/parser.js';
 
-/** Lines longer than this (in characters) are not real log lines; they are counted as unparsed and skipped. */
+/** Lines longer than this (in bytes) are not real log lines; they are counted as unparsed and skipped. */
 export const MAX_LINE_BYTES = 1 << 20;
 export const OVERLONG_LINE_REASON = `line longer than ${MAX_LINE_BYTES / (1 << 20)} MiB; skipped`;
 

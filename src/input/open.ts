@@ -18,7 +18,9 @@ export interface InputEntry {
   size: number | null;
 }
 
-const READ_CHUNK = 1 << 20;
+// 64 KiB, Node's default: with 1 MiB chunks dead buffers piled up in the old generation between major
+// GCs (an address bomb peaked at 220 MB RSS instead of 150 MB) for no gain in throughput.
+const READ_CHUNK = 1 << 16;
 const TAR_HEADER = 512;
 
 export function isGzip(head: Buffer): boolean {

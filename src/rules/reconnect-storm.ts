@@ -8,6 +8,7 @@
 import { defineRule, type FindingDraft, type ProxyLogRecord } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
+import { detached } from '../util/strings.js';
 import { bump, cappedBump, cappedCounts, compact, formatDuration, median, mergeCapped, mergeCounts, topEntries, type CappedCounts } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
@@ -146,11 +147,12 @@ export default defineRule<ReconnectStormOptions, State>({
           state.droppedLoops++;
           return;
         }
+        // Detached copies: the loop outlives the record, and must not pin its log line.
         loop = {
-          pod, namespace: record.namespace, group, endpoint: endpoint ?? '', count: 0, first: t, last: t, runStart: t, longestRun: 0,
+          pod, namespace: record.namespace, group: g.target, endpoint: detached(endpoint ?? ''), count: 0, first: t, last: t, runStart: t, longestRun: 0,
           currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
         };
-        state.loops.set(key, loop);
+        state.loops.set(detached(key), loop);
       } else {
         const gap = t - loop.last;
         if (gap < 0 || gap > state.options.maxGapSeconds) loop.runStart = t;
@@ -248,6 +250,7 @@ function groupFor(state: State, target: string, controlPlane: boolean): GroupSta
   let g = state.groups.get(target);
   if (!g) {
     if (state.groups.size >= state.options.maxTargets) return null;
+    target = detached(target);
     g = {
       target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
       pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(), namespaces: new Map(),
