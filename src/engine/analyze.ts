@@ -70,6 +70,7 @@ function belongsTo(input: InputStats, container: string, sources: readonly Input
 }
 
 async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
+  let failedEntry: InputError | null = null;
   try {
     for await (const entry of openSource(source, options.stdin)) {
       options.progress?.file(entry.path);
@@ -78,10 +79,18 @@ async function readSource(source: InputSource, callbacks: EntryCallbacks, option
       if (result.error) {
         errors.push(result.error);
         if (result.error.path !== entry.path) return;
+        failedEntry = result.error;
       }
     }
   } catch (err) {
-    errors.push(err instanceof InputError ? err : new InputError(source.path, err instanceof Error ? err.message : String(err)));
+    const archiveError = err instanceof InputError ? err : new InputError(source.path, err instanceof Error ? err.message : String(err));
+    // A member that broke mid-read and the archive breaking are one failure: report it once, at
+    // the member and line, with the archive's explanation.
+    if (failedEntry && errors[errors.length - 1] === failedEntry) {
+      errors[errors.length - 1] = new InputError(failedEntry.path, archiveError.message, failedEntry.line);
+    } else {
+      errors.push(archiveError);
+    }
   }
 }
 

@@ -93,7 +93,8 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
       lines.write(chunk);
     });
     entry.stream.once('error', (err: unknown) => {
-      lines.end();
+      // The error names the input and where it broke; the cut-off fragment is not a line.
+      lines.abandon();
       reject(err instanceof InputError ? err : new InputError(entry.path, describeSystemError(err), stats.lines + 1));
     });
     entry.stream.once('end', () => {

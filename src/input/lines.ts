@@ -61,6 +61,13 @@ export class LineSplitter {
     }
   }
 
+  /** The input broke off: a line cut by a read error is not data, so it is dropped, not delivered. */
+  abandon(): void {
+    this.pending = [];
+    this.pendingLength = 0;
+    this.skipping = false;
+  }
+
   end(): void {
     if (!this.skipping && this.pendingLength > 0) {
       const rest = Buffer.concat(this.pending);

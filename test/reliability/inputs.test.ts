@@ -68,6 +68,21 @@ describe('tar members with hostile names', () => {
   });
 });
 
+describe('broken archives', () => {
+  it('reports a tar cut mid-member once, at the member and line, and keeps what was read', async () => {
+    const whole = await tarOf([{ name: 'a.log', body: LOG }, { name: 'b.log', body: LOG.repeat(2_000) }]);
+    const archive = path.join(dir, 'cut.tar');
+    writeFileSync(archive, whole.subarray(0, whole.length - 100_000));
+    let records = 0;
+    const result = await readInputs([archive], () => records++);
+    assert.equal(result.errors.length, 1);
+    assert.match(result.errors[0]!.toLine(), new RegExp(`^${archive.replace(/[.\\/]/g, '\\$&')}:b\\.log:\\d+: broken tar archive: unexpected end of data`));
+    assert.equal(result.inputs[0]!.records, 4);
+    assert.ok(result.inputs[1]!.records > 0);
+    assert.equal(records, result.inputs[0]!.records + result.inputs[1]!.records);
+  });
+});
+
 describe('decompression bombs', () => {
   it('stops a gzip that inflates past both limits, with one line naming the file', async () => {
     const bomb = path.join(dir, 'bomb.log.gz');

@@ -124,16 +124,21 @@ export async function parseBytes(path: string, chunks: Buffer | readonly Buffer[
 
 /** Physical lines as a reader of the bytes sees them: split on LF, one CR before it dropped, BOM dropped. */
 export function physicalLines(bytes: Buffer): string[] {
-  const lines: string[] = [];
+  return physicalLineBytes(bytes).map((b, i) => {
+    const text = b.toString('utf8');
+    return i === 0 && text.startsWith('\uFEFF') ? text.slice(1) : text;
+  });
+}
+
+function physicalLineBytes(bytes: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
   let start = 0;
   for (let nl = bytes.indexOf(0x0a); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
-    lines.push(bytes.toString('utf8', start, nl));
+    lines.push(bytes.subarray(start, nl));
     start = nl + 1;
   }
-  if (start < bytes.length) lines.push(bytes.toString('utf8', start));
-  const cleaned = lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (cleaned.length > 0 && cleaned[0]!.startsWith('\uFEFF')) cleaned[0] = cleaned[0]!.slice(1);
-  return cleaned;
+  if (start < bytes.length) lines.push(bytes.subarray(start));
+  return lines.map((l) => (l[l.length - 1] === 0x0d ? l.subarray(0, -1) : l));
 }
 
 const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query']);
@@ -199,8 +204,9 @@ export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Out
     return records.length + unparsed.length === 0 ? null : `kind ${kind} has no parser but produced output`;
   }
   for (const line of recordLines) if (unparsedLines.has(line)) return `line ${line} is both a record and unparsed`;
+  const lineBytes = physicalLineBytes(bytes);
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.length > MAX_LINE_BYTES && !unparsed.some((u) => u.line === i + 1 && u.reason === OVERLONG_LINE_REASON)) return `overlong line ${i + 1} not reported`;
+    if (lineBytes[i]!.length > MAX_LINE_BYTES && !unparsed.some((u) => u.line === i + 1 && u.reason === OVERLONG_LINE_REASON)) return `overlong line ${i + 1} not reported`;
   }
   if ((ACCOUNTING[kind] ?? 'block') === 'line') {
     for (let i = 0; i < lines.length; i++) {
