@@ -1,6 +1,7 @@
 import { unlinkSync } from 'node:fs';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { InputError, describeSystemError } from '../core/errors.js';
 
 /**
  * Writes a report file atomically: a temporary sibling is renamed into place, so an interrupted
@@ -14,7 +15,7 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
     await rename(tmp, file);
   } catch (err) {
     await unlink(tmp).catch(() => {});
-    throw err;
+    throw new InputError(file, `cannot write the report: ${describeSystemError(err)}`);
   } finally {
     pendingTemporaries.delete(tmp);
   }
@@ -70,9 +71,10 @@ export function installProcessGuards(): void {
   process.once('SIGINT', interrupted(EXIT_ON_SIGINT));
   process.once('SIGTERM', interrupted(EXIT_ON_SIGTERM));
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') return;
-    // The reader went away: nobody wants the rest of the output, so stop reading inputs too.
     removeTemporaries();
-    process.exit(process.exitCode ?? 0);
+    // The reader went away: nobody wants the rest of the output, so stop reading inputs too.
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    process.stderr.write(`linkerd-doctor: stdout: cannot write the report: ${describeSystemError(err)}\n`);
+    process.exit(2);
   });
 }

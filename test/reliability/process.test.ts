@@ -112,6 +112,20 @@ describe('CLI process behaviour', { concurrency: true }, () => {
     assert.equal(r.code, 2);
   });
 
+  it('an --output that cannot be written is one line naming the file', async () => {
+    const result = await cli(['analyze', bigLog, '--output', path.join(dir, 'missing', 'report.txt')]);
+    assert.equal(result.code, 2);
+    assertOneLine(result.stderr);
+    assert.match(result.stderr, /missing\/report\.txt: cannot write the report: no such file or directory/);
+  });
+
+  it('a full disk on stdout is one line, not a crash', { skip: !existsSync('/dev/full') }, async () => {
+    const r = await collect(spawn('sh', ['-c', `${process.execPath} ${BIN} analyze ${bigLog} > /dev/full`], { cwd: dir }));
+    assert.equal(r.code, 2);
+    assertOneLine(r.stderr);
+    assert.match(r.stderr, /^linkerd-doctor: stdout: cannot write the report/);
+  });
+
   for (const [what, args, pattern] of [
     ['an unknown flag', ['analyze', '--bogus', 'x'], /^linkerd-doctor: Nonexistent flag: --bogus/],
     ['a bad option value', ['analyze', '--fail-on', 'sometimes', 'x'], /^linkerd-doctor: Expected --fail-on=sometimes to be one of/],
