@@ -108,6 +108,19 @@ const CASES: Case[] = [
     exit: [0, 1],
   },
   {
+    name: 'bogus-clock',
+    what: 'a reconnect storm with wall-clock timestamps plus one line stamped 1971',
+    prepare: (dir) => {
+      const cri = (ms: number, uptime: number) =>
+        `${new Date(ms).toISOString()} stdout F ${PROXY_LINE(uptime, 'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.12:8086}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)')}`;
+      const start = Date.UTC(2024, 5, 6, 11);
+      const lines = [cri(Date.UTC(1971, 0, 1), 1), ...Array.from({ length: 600 }, (_, i) => cri(start + i * 1000, 100 + i)), cri(Date.UTC(2099, 0, 1), 5000)];
+      writeFileSync(path.join(dir, 'bogus-clock.log'), lines.join('\n') + '\n');
+    },
+    args: ['analyze', 'bogus-clock.log'],
+    exit: [0, 1],
+  },
+  {
     name: 'random-bytes',
     what: '32 MiB of random bytes',
     prepare: (dir) => {

@@ -343,7 +343,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
   const secondCounts = [...g.perSecond.counts.values()];
   const windowSeconds = g.firstTime !== null && g.lastTime !== null ? (g.lastTime - g.firstTime) / 1000 : maxOf(loops.map((l) => l.last - l.first));
   const clusterSeconds = g.firstTime !== null && g.lastTime !== null ? Math.floor(g.lastTime / 1000) - Math.floor(g.firstTime / 1000) + 1 : 0;
-  const clusterMedian = clusterSeconds > 0 ? median([...secondCounts, ...new Array<number>(Math.max(0, clusterSeconds - secondCounts.length)).fill(0)]) : null;
+  const clusterMedian = clusterSeconds > 0 ? medianWithZeros(secondCounts, Math.max(0, clusterSeconds - secondCounts.length)) : null;
 
   const what = component ? `the ${component} controller (${g.target})` : g.controlPlane ? `controller ${g.target}` : `endpoint ${g.target}`;
   const topError = topEntries(g.errors, 1)[0]?.key ?? 'failures';
@@ -401,6 +401,19 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
     remediation: remediationFor(component, g.controlPlane),
     keyFigure: { name: 'totalLines', value: g.lines },
   };
+}
+
+/**
+ * Median of `values` plus `zeros` implicit zero entries, without building the padded list: one
+ * line with a bogus clock decades off would otherwise allocate an entry per second in between.
+ */
+function medianWithZeros(values: readonly number[], zeros: number): number | null {
+  const total = values.length + zeros;
+  if (total === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (i: number) => (i < zeros ? 0 : sorted[i - zeros]!);
+  const mid = total >> 1;
+  return total % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
 }
 
 /** Math.max without spreading: a label bomb can put more values in the list than the call stack takes arguments. */

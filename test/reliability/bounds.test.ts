@@ -65,3 +65,15 @@ describe('reconnect-storm under an address bomb', () => {
     assert.ok((evidence.topTargets as unknown[]).length <= 10);
   });
 });
+
+describe('reconnect-storm under hostile timestamps', () => {
+  it('survives one line with a bogus wall clock decades away from the storm', async () => {
+    const cri = (iso: string, uptime: number) => `${iso} stdout F ${failure(uptime, '10.42.0.12:8086', CONTROLLER)}`;
+    const storm = Array.from({ length: 60 }, (_, i) => cri(new Date(Date.UTC(2024, 5, 6, 11, 0, i * 2)).toISOString(), 100 + i * 2));
+    const content = [cri('1971-01-01T00:00:00Z', 1), ...storm].join('\n') + '\n';
+    const run = await runRule(reconnectStorm, [{ path: 'default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', content }]);
+    assert.equal(run.findings.length, 1);
+    const rate = (run.findings[0]!.evidence as { rate: { medianLinesPerSecondCluster: number } }).rate;
+    assert.equal(rate.medianLinesPerSecondCluster, 0);
+  });
+});
