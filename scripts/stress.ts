@@ -20,6 +20,9 @@ const BIN = path.join(ROOT, 'bin', 'run.js');
 const RSS_LIMIT_MB = Number(process.env.STRESS_RSS_LIMIT_MB ?? 300);
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 const IS_ROOT = process.getuid?.() === 0;
+const NOBODY = { uid: 65534, gid: 65534 };
+/** As root, permission cases run as nobody, which must be able to reach the checkout (not so under /root). */
+const NOBODY_CAN_RUN = !IS_ROOT || spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(BIN)}, 4)`], NOBODY).status === 0;
 
 interface Case {
   name: string;
@@ -369,7 +372,7 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   const node = TIME ? `${TIME} -v -o ${rssFile} ${process.execPath}` : `${process.execPath} --import ${hook}`;
   const cli = `${node} ${BIN}`;
   const command = c.shell ? c.shell.replaceAll('$CLI', cli) : `${cli} ${c.args!.map((a) => `'${a}'`).join(' ')}`;
-  const asNobody = c.asNobody && IS_ROOT ? { uid: 65534, gid: 65534 } : {};
+  const asNobody = c.asNobody && IS_ROOT ? NOBODY : {};
   const started = Date.now();
   const child = spawn('bash', ['-c', command], {
     cwd: dir,
@@ -420,7 +423,11 @@ async function main(): Promise<number> {
     return 2;
   }
   const only = process.env.STRESS_ONLY?.split(',');
-  const cases = only ? CASES.filter((c) => only.includes(c.name)) : CASES;
+  const selected = only ? CASES.filter((c) => only.includes(c.name)) : CASES;
+  const cases = selected.filter((c) => {
+    if (c.asNobody && !NOBODY_CAN_RUN) console.log(`skip ${c.name}: running as root and user nobody cannot read ${BIN}`);
+    return !(c.asNobody && !NOBODY_CAN_RUN);
+  });
   const base = mkdtempSync(path.join(tmpdir(), 'ld-stress-'));
   chmodSync(base, 0o755);
   console.log(`stress: ${cases.length} hostile inputs in ${base}; peak RSS from ${TIME ? '/usr/bin/time -v' : 'process.resourceUsage()'}; limit ${RSS_LIMIT_MB} MB`);
