@@ -1,6 +1,7 @@
 // Streams one input entry line by line: sniff its kind from the first lines, then hand every
 // line to that kind's parser. Memory is bounded by the sniff window and the longest line.
 
+import { finished } from 'node:stream';
 import { InputError, describeSystemError } from '../core/errors.js';
 import type { InputKind, InputStats, LdRecord } from '../core/types.js';
 import { LineSplitter } from '../input/lines.js';
@@ -92,14 +93,17 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
       callbacks.bytes?.(chunk.length);
       lines.write(chunk);
     });
-    entry.stream.once('error', (err: unknown) => {
+    // finished() also settles when the stream is destroyed without an error or an end, which
+    // would otherwise leave the run waiting forever.
+    finished(entry.stream, (err) => {
+      if (!err) {
+        lines.end();
+        return resolve();
+      }
       // The error names the input and where it broke; the cut-off fragment is not a line.
       lines.abandon();
-      reject(err instanceof InputError ? err : new InputError(entry.path, describeSystemError(err), stats.lines + 1));
-    });
-    entry.stream.once('end', () => {
-      lines.end();
-      resolve();
+      const reason = (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'input closed before its end' : describeSystemError(err);
+      reject(err instanceof InputError ? err : new InputError(entry.path, reason, stats.lines + 1));
     });
   })
     .catch((err: unknown) => {

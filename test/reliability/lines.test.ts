@@ -112,3 +112,15 @@ describe('CRI partial lines', () => {
     assert.ok(handedOn >= 5, `only ${handedOn} pieces handed on`);
   });
 });
+
+describe('streams that stop without ending', () => {
+  it('ends with an error naming the input when the stream is destroyed mid-way, keeping what was read', async () => {
+    const stream = new Readable({ read() {} });
+    stream.push(`${LINE}\n${LINE}\n`);
+    setImmediate(() => stream.destroy());
+    let records = 0;
+    const result = await readEntry({ path: 'vanished.log', stream, size: null }, { record: () => records++ }, {}, 'proxy-log');
+    assert.equal(records, 2);
+    assert.equal(result.error!.toLine(), 'vanished.log:3: input closed before its end');
+  });
+});
