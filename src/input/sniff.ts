@@ -12,9 +12,11 @@ const PROM_COMMENT = /^# (?:HELP|TYPE|UNIT|POD|EOF|ERROR)\b/;
 const PROM_SAMPLE = /^(?:[A-Za-z_:][\w:]*|\{"[^"]+")(?:\{.*\})?\s+(?:[-+]?(?:\d|Inf|NaN|inf|nan)[^\s]*)(?:\s+\S+)?\s*$/;
 const DIG_MARKER = /^(?:; <<>> DiG |;; ->>HEADER<<-|;; (?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|;; global options:|;; connection timed out|;; communications error|;; Got answer:|;; Query time:|;; WHEN:|;; Received \d+ bytes)/;
 const DIG_YAML = /^-?\s*type: (?:MESSAGE|DIG_ERROR)\s*$/;
-const RR_LINE = /^\S+\.?\s+(?:\d+[wdhms\d]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
+// Patterns are written so no two quantifiers can split the same run of characters: lines of up to
+// 1 MiB reach the sniffer, and an ambiguous `\d+[\d…]*` backtracks quadratically (minutes per line).
+const RR_LINE = /^\S+\s+(?:\d[\dwdhms]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
 const SHORT_SRV = /^\d+ \d+ \d+ \S+\.$/;
-const SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:]+)$/i;
+const SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[^:]*:)[0-9a-f:]+)$/i;
 const COREDNS_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
 const COREDNS_OTHER = /^\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
 
