@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { InputKind } from '../../src/core/types.js';
+import { MAX_LINE_BYTES } from '../../src/engine/pipeline.js';
 import { PARSERS } from '../../src/parsers/index.js';
 import {
   accountingViolation,
@@ -65,6 +66,23 @@ describe('parser fuzzing', () => {
           );
         });
       }
+
+      it('accounts for a line over 1 MiB anywhere in the input, and keeps the numbering after it', async () => {
+        const withLongLine = fc.tuple(hostileInput, fc.nat(), fc.integer({ min: 1, max: 4096 }), fc.boolean()).map(([bytes, at, extra, newline]) => {
+          const cut = bytes.length === 0 ? 0 : at % bytes.length;
+          const long = Buffer.alloc(MAX_LINE_BYTES + extra, 'x'.charCodeAt(0));
+          return Buffer.concat([bytes.subarray(0, cut), Buffer.from('\n'), long, Buffer.from(newline ? '\n' : ''), bytes.subarray(cut)]);
+        });
+        await checkProperty(
+          `${label(kind)} overlong line`,
+          fc.asyncProperty(withLongLine, chunkCuts, async (bytes, cuts) => {
+            const outcome = await parseBytes('fuzz/long.log', toChunks(bytes, cuts), { kind });
+            const violation = accountingViolation(outcome.stats.kind, bytes, outcome);
+            assert.equal(violation, null, violation ?? '');
+          }),
+          10,
+        );
+      });
 
       it('never leaks state from one input into the next', async () => {
         await checkProperty(
