@@ -334,7 +334,7 @@ const CASES: Case[] = [
     // stdin stays open (the script holds it), so the CLI is still reading when Ctrl-C arrives.
     interruptAfterMs: 2500,
     exit: [130],
-    stderr: /interrupted; no report written/,
+    stderr: /interrupted; unfinished report files removed/,
     check: (dir) => (readdirSync(dir).some((f) => f.includes('interrupted.json')) ? 'a report or temporary file was left behind' : null),
   },
   {

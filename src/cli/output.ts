@@ -2,6 +2,7 @@ import { unlinkSync } from 'node:fs';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError, describeSystemError } from '../core/errors.js';
+import { EXIT_INTERRUPTED, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 
 /**
  * Writes a report file atomically: a temporary sibling is renamed into place, so an interrupted
@@ -36,8 +37,8 @@ export function writeStdout(text: string): Promise<void> {
   });
 }
 
-export const EXIT_ON_SIGINT = 130;
-export const EXIT_ON_SIGTERM = 143;
+/** 128 + the signal number, as shells report a process ended by SIGTERM. */
+const EXIT_ON_SIGTERM = 143;
 
 /** Removes every temporary report file still being written; safe to call from a signal handler. */
 export function removeTemporaries(): void {
@@ -65,16 +66,16 @@ export function installProcessGuards(): void {
     removeTemporaries();
     // The progress bar hides the cursor; give it back before leaving.
     if (process.stderr.isTTY) process.stderr.write('\x1b[?25h\n');
-    process.stderr.write(`linkerd-doctor: interrupted; no report written\n`);
+    process.stderr.write('linkerd-doctor: interrupted; unfinished report files removed\n');
     process.exit(code);
   };
-  process.once('SIGINT', interrupted(EXIT_ON_SIGINT));
+  process.once('SIGINT', interrupted(EXIT_INTERRUPTED));
   process.once('SIGTERM', interrupted(EXIT_ON_SIGTERM));
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     removeTemporaries();
     // The reader went away: nobody wants the rest of the output, so stop reading inputs too.
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     process.stderr.write(`linkerd-doctor: stdout: cannot write the report: ${describeSystemError(err)}\n`);
-    process.exit(2);
+    process.exit(EXIT_USAGE_OR_INPUT);
   });
 }
