@@ -50,10 +50,10 @@ export async function discoverInputs(args: readonly string[]): Promise<Discovery
       info = await stat(arg);
     } catch (err) {
       if (fg.isDynamicPattern(arg)) {
-        const matches = await walk(arg, process.cwd(), discovery.errors);
+        const matches = await walk(arg, process.cwd(), discovery);
         if (matches.length === 0) discovery.errors.push(new InputError(arg, 'glob matched no files'));
         discovery.containers.push(arg);
-        for (const m of matches) addFile(m.path, m.size, arg);
+        for (const m of matches) addFile(m.path, m.size, arg, m.identity);
         continue;
       }
       discovery.errors.push(new InputError(arg, describeSystemError(err)));
@@ -142,35 +142,41 @@ async function walkDirectory(root: string, discovery: Discovery): Promise<Walked
   return files;
 }
 
-/** Glob arguments: fast-glob's matcher, without following links into loops. */
-async function walk(pattern: string, cwd: string, errors: InputError[]): Promise<{ path: string; size: number }[]> {
+/**
+ * Glob arguments: fast-glob's matcher without following links while walking (no loops), but a
+ * matched link to a file is read: `/var/log/containers/*.log` is nothing but links.
+ */
+async function walk(pattern: string, cwd: string, discovery: Discovery): Promise<{ path: string; size: number; identity: string }[]> {
   const entries = await fg(pattern, {
     cwd,
     dot: false,
-    onlyFiles: true,
+    onlyFiles: false,
     followSymbolicLinks: false,
     stats: true,
     ignore: WALK_IGNORE,
     suppressErrors: true,
     unique: true,
   });
-  const files: { path: string; size: number }[] = [];
+  const files: { path: string; size: number; identity: string }[] = [];
   for (const entry of entries) {
-    if (!entry.stats) continue;
+    if (!entry.stats || entry.stats.isDirectory()) continue;
     let info: Stats = entry.stats;
     if (info.isSymbolicLink()) {
       try {
-        info = await stat(path.join(cwd, entry.path));
+        info = await stat(path.resolve(cwd, entry.path));
       } catch (err) {
-        errors.push(new InputError(entry.path, describeSystemError(err)));
+        const code = (err as NodeJS.ErrnoException).code;
+        const reason = code === 'ELOOP' ? 'symbolic link loop; skipped' : code === 'ENOENT' ? 'dangling symbolic link; skipped' : describeSystemError(err);
+        discovery.notices.push(new InputError(entry.path, reason));
         continue;
       }
+      if (info.isDirectory()) continue;
     }
     if (!info.isFile()) {
-      errors.push(new InputError(path.join(cwd === process.cwd() ? '' : cwd, entry.path), 'not a regular file; skipped'));
+      discovery.notices.push(new InputError(entry.path, 'not a regular file (FIFO, socket or device); not read'));
       continue;
     }
-    files.push({ path: entry.path, size: info.size });
+    files.push({ path: entry.path, size: info.size, identity: `${info.dev}:${info.ino}` });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -172,3 +172,24 @@ describe('directory walks', () => {
     assert.deepEqual(out.errors, [`${path.join(root, 'secret')}: permission denied; folder skipped`]);
   });
 });
+
+describe('glob walks', () => {
+  it('reads files a glob matches through links, skips folders, and notes FIFOs and dangling links', async () => {
+    const root = path.join(dir, 'containers');
+    mkdirSync(path.join(root, 'pods', 'ns_web-7d9f8c6b5-x2x8k_0123456789abcdef0123456789abcdef', 'linkerd-proxy'), { recursive: true });
+    const real = path.join(root, 'pods', 'ns_web-7d9f8c6b5-x2x8k_0123456789abcdef0123456789abcdef', 'linkerd-proxy', '0.log');
+    writeFileSync(real, LOG);
+    mkdirSync(path.join(root, 'containers'));
+    const link = path.join(root, 'containers', `web-7d9f8c6b5-x2x8k_ns_linkerd-proxy-${'a'.repeat(64)}.log`);
+    symlinkSync(real, link);
+    symlinkSync(path.join(root, 'nowhere'), path.join(root, 'containers', 'gone.log'));
+    execFileSync('mkfifo', [path.join(root, 'containers', 'pipe.log')]);
+    mkdirSync(path.join(root, 'containers', 'folder.log'));
+    const discovery = await discoverInputs([path.join(root, 'containers', '*.log')]);
+    assert.deepEqual(discovery.errors, []);
+    assert.deepEqual(discovery.sources.map((s) => s.path), [link]);
+    assert.deepEqual(discovery.notices.map((n) => n.message).sort(), ['dangling symbolic link; skipped', 'not a regular file (FIFO, socket or device); not read']);
+    const result = await readInputs([path.join(root, 'containers', '*.log')], () => {});
+    assert.deepEqual(result.inputs.map((i) => [i.pod, i.namespace, i.container, i.records]), [['web-7d9f8c6b5-x2x8k', 'ns', 'linkerd-proxy', 4]]);
+  });
+});
