@@ -3,7 +3,8 @@
 // stack trace), and that peak RSS stays under the limit. Peak RSS comes from `/usr/bin/time -v`
 // when it exists, else from process.resourceUsage() read by a preloaded exit hook.
 //
-// Environment: STRESS_RSS_LIMIT_MB (default 300), STRESS_KEEP=1 keeps the folder, STRESS_ONLY=name.
+// Environment: STRESS_RSS_LIMIT_MB (default 300), STRESS_KEEP=1 keeps the folder, STRESS_ONLY=name,…,
+// STRESS_NO_TIME=1 measures with the process.resourceUsage() fallback even when /usr/bin/time exists.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,7 +19,7 @@ import { seeded } from './fixtures/prng.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
 const RSS_LIMIT_MB = Number(process.env.STRESS_RSS_LIMIT_MB ?? 300);
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const TIME = existsSync('/usr/bin/time') && !process.env.STRESS_NO_TIME ? '/usr/bin/time' : null;
 const IS_ROOT = process.getuid?.() === 0;
 const NOBODY = { uid: 65534, gid: 65534 };
 /** As root, permission cases run as nobody, which must be able to reach the checkout (not so under /root). */
