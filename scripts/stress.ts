@@ -167,6 +167,16 @@ const CASES: Case[] = [
     stderr: /no-newline\.log: nothing recognisable/,
   },
   {
+    name: 'wide-lines',
+    what: '100 lines just under 1 MiB each, in two-byte characters (the sniff window holds 64 of them)',
+    prepare: (dir) => {
+      const line = PROXY_LINE(1, 'linkerd_reconnect: Failed to connect error=') + 'é'.repeat(((1 << 20) - 100) / 2) + '\n';
+      writeFileSync(path.join(dir, 'wide.log'), line.repeat(100));
+    },
+    args: ['analyze', 'wide.log'],
+    exit: [0, 1],
+  },
+  {
     name: 'encodings',
     what: 'BOM, CRLF, lone CR, NUL bytes and invalid UTF-8 around valid lines',
     prepare: (dir) => {
@@ -239,6 +249,16 @@ const CASES: Case[] = [
       const extra = readdirSync(dir).filter((f) => !['paths.tar'].includes(f) && !f.startsWith('stress-'));
       return extra.length > 0 ? `unexpected files appeared: ${extra.join(', ')}` : null;
     },
+  },
+  {
+    name: 'tar-many-members',
+    what: 'a tar.gz bundle with 20,000 small members',
+    prepare: async (dir) => {
+      const body = validLog(3);
+      writeFileSync(path.join(dir, 'many.tgz'), gzipSync(await tarOf(Array.from({ length: 20_000 }, (_, i) => ({ name: `ns/web-${i}/linkerd-proxy.log`, body })))));
+    },
+    args: ['analyze', 'many.tgz', '--quiet'],
+    exit: [0, 1],
   },
   {
     name: 'truncated-gzip',
