@@ -225,7 +225,7 @@ export default defineRule<ReconnectStormOptions, State>({
       const sustained = loops.filter((l) => l.longestRun >= options.sustainSeconds);
       const podsWithRuns = new Set(loops.filter((l) => l.longestRun >= options.clusterRunSeconds).map((l) => l.pod));
       if (sustained.length === 0 && podsWithRuns.size < options.minPods) continue;
-      findings.push(describeStorm(g, loops, sustained, podsWithRuns.size, options));
+      findings.push(describeStorm(g, loops, sustained, podsWithRuns.size, options, state.droppedLoops));
     }
     return findings;
   },
@@ -328,7 +328,7 @@ export function backoffVerdict(medianGap: { low: number; high: number } | null):
   return { verdict: `median retry interval ${range}: consistent with the longer backoff of proxy v2.307+ (60 s outbound, 10 s inbound) or a custom backoff`, exceedsBackoff: false };
 }
 
-function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[], podsWithRuns: number, options: ReconnectStormOptions): FindingDraft {
+function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[], podsWithRuns: number, options: ReconnectStormOptions, droppedLoops: number): FindingDraft {
   const podCount = distinctCount(g.distinctPods);
   const endpointCount = distinctCount(g.distinctEndpoints);
   const pods = podCount.value;
@@ -363,6 +363,8 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
     podsFailingAtLeastClusterRun: podsWithRuns,
     loops: loops.length,
     sustainedLoops: sustained.length,
+    // Past maxLoops new loops are not tracked, so the loop figures above are lower bounds.
+    ...(droppedLoops > 0 ? { loopsNotTracked: droppedLoops } : {}),
     window: {
       start: g.firstTime !== null ? new Date(g.firstTime).toISOString() : null,
       end: g.lastTime !== null ? new Date(g.lastTime).toISOString() : null,

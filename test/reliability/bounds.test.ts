@@ -63,6 +63,16 @@ describe('reconnect-storm under an address bomb', () => {
     assert.equal(evidence.podsAffected, 1);
     assert.equal(evidence.podsAffectedEstimated, undefined);
     assert.ok((evidence.topTargets as unknown[]).length <= 10);
+    assert.equal(evidence.loopsNotTracked, undefined);
+  });
+
+  it('says how many loops went untracked past maxLoops', async () => {
+    const bomb = Array.from({ length: 500 }, (_, i) => failure(100 + i * 0.01, `${ip(i)}:8086`, CONTROLLER));
+    const sustained = Array.from({ length: 40 }, (_, i) => failure(10 + i * 2, '10.200.0.1:8086', CONTROLLER));
+    const run = await runRule(reconnectStorm, [{ path: 'default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', content: [...sustained, ...bomb].join('\n') + '\n' }], { maxLoops: 100 });
+    const evidence = run.findings[0]!.evidence as Record<string, unknown>;
+    assert.equal(evidence.loops, 100);
+    assert.equal(evidence.loopsNotTracked, 401);
   });
 });
 
