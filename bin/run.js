@@ -1,7 +1,39 @@
 #!/usr/bin/env node
-import { execute } from '@oclif/core';
+// Runs the oclif CLI with the project's error contract: every failure is ONE line on stderr and
+// exit 2 (oclif's own handler would print the usage block for an unknown flag, and a stack trace
+// for anything unexpected).
 import { fileURLToPath } from 'node:url';
+import { installProcessGuards } from '../dist/cli/output.js';
 
-// No user-installed oclif plugins: a diagnostics tool must behave the same on every machine, and
-// must not depend on the home directory being readable (CI users, `runuser`, containers).
-await execute({ loadOptions: { root: fileURLToPath(new URL('..', import.meta.url)), userPlugins: false } });
+const USAGE_OR_INPUT = 2;
+
+// Before oclif loads, so a Ctrl-C during start-up already gets the interrupt handling.
+installProcessGuards();
+const { Errors, flush, run } = await import('@oclif/core');
+// Whatever escapes the commands' own handling still ends as one line, never a stack trace.
+const crash = (err) => {
+  fail(`internal error: ${firstLine(err)}`);
+  process.exit(USAGE_OR_INPUT);
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
+
+try {
+  // No user-installed oclif plugins: the tool must behave the same on every machine and must not
+  // depend on the home directory being readable (CI users, runuser, containers).
+  await run(process.argv.slice(2), { root: fileURLToPath(new URL('..', import.meta.url)), userPlugins: false });
+  await flush();
+} catch (err) {
+  if (err instanceof Errors.ExitError) process.exitCode = err.oclif.exit;
+  else fail(firstLine(err), err?.oclif?.exit ?? USAGE_OR_INPUT);
+}
+
+function firstLine(err) {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown error';
+}
+
+function fail(message, code = USAGE_OR_INPUT) {
+  process.stderr.write(`linkerd-doctor: ${message}\n`);
+  process.exitCode = code;
+}

@@ -90,7 +90,10 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     }
 
     for (const e of result.errors) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
-    if (!flags.quiet) writeNotices(report, result.inputs);
+    if (!flags.quiet) {
+      for (const n of result.notices) process.stderr.write(`linkerd-doctor: notice: ${n.toLine()}\n`);
+      writeNotices(report, result.inputs);
+    }
 
     const findings = visibleFindings(report, minSeverity);
     let unwritten = 0;

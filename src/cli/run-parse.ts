@@ -60,6 +60,7 @@ export async function runParse(argv: string[], flags: ParseFlags): Promise<numbe
       },
     );
     await out.end();
+    for (const n of result.notices) process.stderr.write(`linkerd-doctor: notice: ${n.toLine()}\n`);
     const errors = [...result.errors, ...strictErrors];
     for (const e of errors.slice(0, 20)) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
     if (errors.length > 20) process.stderr.write(`linkerd-doctor: … and ${errors.length - 20} more errors\n`);

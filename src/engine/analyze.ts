@@ -29,6 +29,8 @@ export interface ReadOptions extends ParserOptions {
 export interface ReadResult {
   inputs: InputStats[];
   errors: InputError[];
+  /** Skipped on purpose and not fatal (symlink loops, FIFOs in a folder): printed as notices. */
+  notices: InputError[];
 }
 
 /** Streams every record of every input to `onRecord`, in input order. */
@@ -61,7 +63,7 @@ export async function readInputs(args: readonly string[], onRecord: (record: LdR
   if (inputs.length > 0 && inputs.every((i) => i.kind === 'unknown') && discovery.containers.length === 0 && errors.length === 0) {
     errors.push(new InputError(inputs.map((i) => i.path).join(', '), 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
   }
-  return { inputs, errors };
+  return { inputs, errors, notices: discovery.notices };
 }
 
 function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {
@@ -70,23 +72,27 @@ function belongsTo(input: InputStats, container: string, sources: readonly Input
 }
 
 async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
-  // A member of a broken archive fails first, then the archive itself: report the archive once.
-  let pendingMemberError: InputError | null = null;
+  let failedEntry: InputError | null = null;
   try {
     for await (const entry of openSource(source, options.stdin)) {
-      if (pendingMemberError) errors.push(pendingMemberError);
-      pendingMemberError = null;
       options.progress?.file(entry.path);
       const result = await readEntry(entry, callbacks, options);
       inputs.push(result.stats);
-      if (result.error) pendingMemberError = result.error;
+      if (result.error) {
+        errors.push(result.error);
+        if (result.error.path !== entry.path) return;
+        failedEntry = result.error;
+      }
     }
-    if (pendingMemberError) errors.push(pendingMemberError);
   } catch (err) {
     const archiveError = err instanceof InputError ? err : new InputError(source.path, err instanceof Error ? err.message : String(err));
-    if (pendingMemberError && pendingMemberError.path !== archiveError.path) {
-      errors.push(new InputError(archiveError.path, `${archiveError.message} (in ${pendingMemberError.path.slice(archiveError.path.length + 1)})`));
-    } else errors.push(archiveError);
+    // A member that broke mid-read and the archive breaking are one failure: report it once, at
+    // the member and line, with the archive's explanation.
+    if (failedEntry && errors[errors.length - 1] === failedEntry) {
+      errors[errors.length - 1] = new InputError(failedEntry.path, archiveError.message, failedEntry.line);
+    } else {
+      errors.push(archiveError);
+    }
   }
 }
 

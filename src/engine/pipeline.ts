@@ -1,17 +1,19 @@
 // Streams one input entry line by line: sniff its kind from the first lines, then hand every
 // line to that kind's parser. Memory is bounded by the sniff window and the longest line.
 
-import split2 from 'split2';
-import { InputError } from '../core/errors.js';
+import { finished } from 'node:stream';
+import { InputError, describeSystemError } from '../core/errors.js';
 import type { InputKind, InputStats, LdRecord } from '../core/types.js';
+import { LineSplitter } from '../input/lines.js';
 import { metaFromPath } from '../input/path-meta.js';
 import type { InputEntry } from '../input/open.js';
 import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
 import type { LineParser, ParserOptions } from '../parsers/parser.js';
 
-/** Lines longer than this are not real log lines; they are counted as unparsed and skipped. */
+/** Lines longer than this (in bytes) are not real log lines; they are counted as unparsed and skipped. */
 export const MAX_LINE_BYTES = 1 << 20;
+export const OVERLONG_LINE_REASON = `line longer than ${MAX_LINE_BYTES / (1 << 20)} MiB; skipped`;
 
 export interface EntryCallbacks {
   record(record: LdRecord): void;
@@ -30,6 +32,8 @@ export interface EntryResult {
 export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, options: ParserOptions = {}, forcedKind?: InputKind): Promise<EntryResult> {
   const stats: InputStats = { path: entry.path, kind: 'unknown', bytes: 0, records: 0, unparsed: 0, lines: 0, ...metaFromPath(entry.path) };
   let sniffBuffer: string[] | null = [];
+  /** Sniff-window positions of overlong lines, which the parser never sees. */
+  let sniffOverlong: Set<number> | null = null;
   let parser: LineParser | null = null;
 
   const sink = {
@@ -51,8 +55,10 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
   const flushSniff = () => {
     const buffered = sniffBuffer ?? [];
     sniffBuffer = null;
-    start(forcedKind ?? sniffKind(buffered));
-    if (parser) buffered.forEach((l, i) => parser!.line(l, i + 1));
+    const skipped = sniffOverlong;
+    start(forcedKind ?? sniffKind(skipped ? buffered.filter((_, i) => !skipped.has(i)) : buffered));
+    if (!parser) return;
+    buffered.forEach((l, i) => (skipped?.has(i) ? sink.unparsed(i + 1, OVERLONG_LINE_REASON) : parser!.line(l, i + 1)));
   };
 
   const onLine = (text: string) => {
@@ -65,23 +71,40 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
     }
     parser?.line(text, stats.lines);
   };
+  // Inputs of unknown kind are not analysed, so only a parsed kind counts an overlong line as unparsed.
+  const onOverlong = () => {
+    stats.lines++;
+    if (!sniffBuffer) {
+      if (parser) sink.unparsed(stats.lines, OVERLONG_LINE_REASON);
+      return;
+    }
+    (sniffOverlong ??= new Set()).add(sniffBuffer.length);
+    sniffBuffer.push('');
+    if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
+  };
 
   let error: InputError | undefined;
   await new Promise<void>((resolve, reject) => {
-    // skipOverflow is supported by split2 but missing from its type definitions.
-    const lines = split2({ maxLength: MAX_LINE_BYTES, skipOverflow: true } as split2.Options);
+    // Lines are handled synchronously inside 'data', so the stream cannot outrun the parser and
+    // nothing queues up between them.
+    const lines = new LineSplitter(MAX_LINE_BYTES, { line: onLine, overlong: onOverlong });
     entry.stream.on('data', (chunk: Buffer) => {
       stats.bytes += chunk.length;
       callbacks.bytes?.(chunk.length);
+      lines.write(chunk);
     });
-    entry.stream.once('error', (err: unknown) => {
-      lines.destroy();
-      reject(err instanceof InputError ? err : new InputError(entry.path, String((err as Error)?.message ?? err)));
+    // finished() also settles when the stream is destroyed without an error or an end, which
+    // would otherwise leave the run waiting forever.
+    finished(entry.stream, (err) => {
+      if (!err) {
+        lines.end();
+        return resolve();
+      }
+      // The error names the input and where it broke; the cut-off fragment is not a line.
+      lines.abandon();
+      const reason = (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'input closed before its end' : describeSystemError(err);
+      reject(err instanceof InputError ? err : new InputError(entry.path, reason, stats.lines + 1));
     });
-    lines.on('data', onLine);
-    lines.once('end', resolve);
-    lines.once('error', (err: Error) => reject(new InputError(entry.path, err.message, stats.lines + 1)));
-    entry.stream.pipe(lines);
   })
     .catch((err: unknown) => {
       error = err instanceof InputError ? err : new InputError(entry.path, String(err));

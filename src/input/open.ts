@@ -4,10 +4,10 @@
 // Nothing is ever extracted to disk.
 
 import { createReadStream } from 'node:fs';
-import { pipeline, Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { pipeline, Readable, Transform } from 'node:stream';
+import { createGunzip, type Gunzip } from 'node:zlib';
 import * as tar from 'tar-stream';
-import { InputError, describeSystemError } from '../core/errors.js';
+import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 import type { InputSource } from './discover.js';
 
 export interface InputEntry {
@@ -18,7 +18,9 @@ export interface InputEntry {
   size: number | null;
 }
 
-const READ_CHUNK = 1 << 20;
+// 64 KiB, Node's default: with 1 MiB chunks dead buffers piled up in the old generation between major
+// GCs (an address bomb peaked at 220 MB RSS instead of 150 MB) for no gain in throughput.
+const READ_CHUNK = 1 << 16;
 const TAR_HEADER = 512;
 
 export function isGzip(head: Buffer): boolean {
@@ -83,8 +85,67 @@ function describeTarError(err: unknown): string {
 
 function gunzip(displayPath: string, stream: Readable): Readable {
   const out = createGunzip();
-  pipeline(stream, out, () => {});
-  return tagErrors(displayPath, out);
+  const guarded = bombGuard(displayPath, out, decompressionLimits());
+  pipeline(stream, out, guarded, () => {});
+  return tagErrors(displayPath, guarded);
+}
+
+export interface DecompressionLimits {
+  /** Decompressed bytes past which the ratio is checked. */
+  maxBytes: number;
+  /** Decompressed/compressed ratio that, past maxBytes, stops the input. */
+  maxRatio: number;
+}
+
+export const DEFAULT_DECOMPRESSION_LIMITS: DecompressionLimits = { maxBytes: 1 << 30, maxRatio: 1000 };
+
+/** Limits from LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES and LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO (0 disables). */
+export function decompressionLimits(env: NodeJS.ProcessEnv = process.env): DecompressionLimits {
+  const read = (name: string, fallback: number) => {
+    const text = env[name];
+    if (text === undefined || text.trim() === '') return fallback;
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < 0) throw new UsageError(`${name}=${text} is not a non-negative number`);
+    return value === 0 ? Infinity : value;
+  };
+  return {
+    maxBytes: read('LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES', DEFAULT_DECOMPRESSION_LIMITS.maxBytes),
+    maxRatio: read('LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO', DEFAULT_DECOMPRESSION_LIMITS.maxRatio),
+  };
+}
+
+/**
+ * Stops a gzip stream that inflates past both limits: streaming already keeps memory flat, but a
+ * few kilobytes that inflate to terabytes would still keep the run busy for hours. Real logs and
+ * metric dumps compress 5–200×, so a legitimate input never meets both conditions.
+ */
+function bombGuard(displayPath: string, inflater: Gunzip, limits: DecompressionLimits): Transform {
+  let inflated = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      inflated += chunk.length;
+      if (inflated > limits.maxBytes) {
+        const ratio = inflated / Math.max(inflater.bytesWritten, 1);
+        if (ratio > limits.maxRatio) {
+          done(
+            new InputError(
+              displayPath,
+              `decompression stopped at ${formatSize(inflated)} (${Math.round(ratio)}:1 from ${formatSize(inflater.bytesWritten)} compressed): looks like a decompression bomb; ` +
+                'raise LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES or LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO (0 = no limit) if it is genuine',
+            ),
+          );
+          return;
+        }
+      }
+      done(null, chunk);
+    },
+  });
+}
+
+function formatSize(bytes: number): string {
+  if (bytes >= 1 << 30) return `${(bytes / (1 << 30)).toFixed(1)} GiB`;
+  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+  return `${Math.ceil(bytes / 1024)} KiB`;
 }
 
 /** Re-labels stream errors as InputErrors naming the file, once. */

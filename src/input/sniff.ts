@@ -12,9 +12,11 @@ const PROM_COMMENT = /^# (?:HELP|TYPE|UNIT|POD|EOF|ERROR)\b/;
 const PROM_SAMPLE = /^(?:[A-Za-z_:][\w:]*|\{"[^"]+")(?:\{.*\})?\s+(?:[-+]?(?:\d|Inf|NaN|inf|nan)[^\s]*)(?:\s+\S+)?\s*$/;
 const DIG_MARKER = /^(?:; <<>> DiG |;; ->>HEADER<<-|;; (?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|;; global options:|;; connection timed out|;; communications error|;; Got answer:|;; Query time:|;; WHEN:|;; Received \d+ bytes)/;
 const DIG_YAML = /^-?\s*type: (?:MESSAGE|DIG_ERROR)\s*$/;
-const RR_LINE = /^\S+\.?\s+(?:\d+[wdhms\d]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
+// Patterns are written so no two quantifiers can split the same run of characters: lines of up to
+// 1 MiB reach the sniffer, and an ambiguous `\d+[\d…]*` backtracks quadratically (minutes per line).
+const RR_LINE = /^\S+\s+(?:\d[\dwdhms]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
 const SHORT_SRV = /^\d+ \d+ \d+ \S+\.$/;
-const SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f:]*:[0-9a-f:]+)$/i;
+const SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[^:]*:)[0-9a-f:]+)$/i;
 /** `+short` CNAME/PTR/NS targets are a bare absolute name. */
 const SHORT_NAME = /^[a-z0-9_][-a-z0-9_]*(?:\.[-a-z0-9_]+)*\.$/i;
 /** `+short +identify` appends where the answer came from. */
@@ -27,10 +29,8 @@ export function sniffKind(lines: readonly string[]): InputKind {
   let shortAnswers = 0;
   let nonBlank = 0;
   const prefixes = new CollectorPrefixReader();
-  lines.forEach((raw, i) => {
-    const collected = prefixes.feed(raw, i + 1);
-    if (!collected) return;
-    const line = collected.content.replace(/^\uFEFF/, '').trimEnd();
+  const scoreLine = (content: string) => {
+    const line = content.replace(/^\uFEFF/, '').trimEnd();
     if (line === '') return;
     nonBlank++;
     if (PROM_COMMENT.test(line)) score.prometheus += 2;
@@ -41,6 +41,12 @@ export function sniffKind(lines: readonly string[]): InputKind {
     else if (isShortAnswer(line.replace(SHORT_IDENTIFY_SUFFIX, ''))) shortAnswers++;
     else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
     else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
+  };
+  lines.forEach((raw, i) => {
+    const collected = prefixes.feed(i === 0 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, i + 1);
+    const displaced = prefixes.takeDisplaced();
+    if (displaced) scoreLine(displaced.content);
+    if (collected) scoreLine(collected.content);
   });
   // `dig +short` prints nothing but rdata: only call it dig when every line looks like that.
   if (nonBlank > 0 && shortAnswers === nonBlank) return 'dig';

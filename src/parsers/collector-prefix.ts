@@ -39,8 +39,23 @@ export function parseRfc3339(text: string): number | null {
   return whole + fraction * 1000;
 }
 
+/** A CRI partial line joined past this many characters is handed on as it is; the rest starts a new line. */
+const MAX_JOINED_PARTIAL = 1 << 20;
+
 export class CollectorPrefixReader {
-  private partial: { time: number | null; stream: 'stdout' | 'stderr'; parts: string[]; line: number } | null = null;
+  private partial: { time: number | null; stream: 'stdout' | 'stderr'; parts: string[]; length: number; line: number } | null = null;
+  /**
+   * A partial line that had to be handed on before the line just fed (it never got its final
+   * chunk, or grew past the cap). Callers take it with takeDisplaced() before the fed line, so
+   * nothing read is dropped.
+   */
+  displaced: CollectedLine | null = null;
+
+  takeDisplaced(): CollectedLine | null {
+    const line = this.displaced;
+    this.displaced = null;
+    return line;
+  }
 
   /** Returns the logical line, or null while a CRI partial line is still being assembled. */
   feed(raw: string, lineNo: number): CollectedLine | null {
@@ -54,8 +69,11 @@ export class CollectorPrefixReader {
         const stream = cri[2] as 'stdout' | 'stderr';
         const body = cri[4]!;
         if (cri[3] === 'P') {
-          if (this.partial) this.partial.parts.push(body);
-          else this.partial = { time, stream, parts: [body], line: lineNo };
+          if (this.partial && this.partial.length + body.length > MAX_JOINED_PARTIAL) this.releasePartial();
+          if (this.partial) {
+            this.partial.parts.push(body);
+            this.partial.length += body.length;
+          } else this.partial = { time, stream, parts: [body], length: body.length, line: lineNo };
           return null;
         }
         if (this.partial) {
@@ -66,6 +84,11 @@ export class CollectorPrefixReader {
         }
         return { time, stream, content: body, line: lineNo };
       }
+    }
+    // Only a CRI line can continue a partial one; anything else means its final chunk is missing.
+    if (this.partial) this.releasePartial();
+
+    if (first >= 48 && first <= 57) {
       const kubectl = KUBECTL_TS.exec(text);
       if (kubectl) {
         const time = parseRfc3339(kubectl[1]!);
@@ -77,12 +100,12 @@ export class CollectorPrefixReader {
       const docker = parseDockerJson(text);
       if (docker) return { ...docker, line: lineNo };
     }
-    if (this.partial) {
-      // A partial line that never got its final chunk: flush it as-is before this one.
-      this.partial = null;
-    }
     text = text.endsWith('\r') ? text.slice(0, -1) : text;
     return this.withTailer(text, null, lineNo);
+  }
+
+  private releasePartial(): void {
+    this.displaced = this.flush();
   }
 
   /** Flushes a dangling CRI partial line at end of input. */

@@ -36,6 +36,7 @@ class ProxyLogParser implements LineParser {
 
   line(text: string, lineNo: number): void {
     const collected = this.prefixes.feed(text, lineNo);
+    if (this.prefixes.displaced !== null) this.handle(this.prefixes.takeDisplaced()!);
     if (collected) this.handle(collected);
   }
 

@@ -7,7 +7,9 @@
 
 import { defineRule, type FindingDraft, type ProxyLogRecord } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
-import { bump, compact, formatDuration, maxOf, median, mergeCounts, topEntries } from '../util/stats.js';
+import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
+import { detached } from '../util/strings.js';
+import { bump, cappedBump, cappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, topEntries, type CappedCounts } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
 export interface ReconnectStormOptions {
@@ -17,7 +19,11 @@ export interface ReconnectStormOptions {
   minPods: number;
   errorMinPods: number;
   maxLoops: number;
+  maxTargets: number;
 }
+
+/** Pods and endpoints listed individually per target; distinct counts go on in a sketch. */
+const LISTED_PER_TARGET = 1_000;
 
 /** Upper edges (seconds) of the inter-arrival histogram kept per loop. */
 const GAP_EDGES = [0.05, 0.15, 0.3, 0.45, 0.55, 0.8, 1.2, 1.7, 2.5, 5, 9, 15, 30, 50, 70, Infinity];
@@ -51,9 +57,11 @@ interface GroupState {
   failedToConnect: number;
   serviceFailed: number;
   /** Lines per source: the pod name, or `(path)` when the capture did not say which pod wrote it. */
-  pods: Map<string, number>;
+  pods: CappedCounts;
+  distinctPods: DistinctCounter;
   namespaces: Map<string, number>;
-  endpoints: Map<string, number>;
+  endpoints: CappedCounts;
+  distinctEndpoints: DistinctCounter;
   errors: Map<string, number>;
   perSecond: TimeBuckets;
   perMinute: TimeBuckets;
@@ -67,6 +75,8 @@ interface State {
   loops: Map<string, LoopState>;
   groups: Map<string, GroupState>;
   droppedLoops: number;
+  /** Lines towards targets beyond maxTargets: counted, not analysed (an address bomb must not grow memory). */
+  droppedTargetLines: number;
   recordsWithoutWallTime: number;
 }
 
@@ -80,7 +90,7 @@ export default defineRule<ReconnectStormOptions, State>({
     description: 'Sustained linkerd_reconnect "Failed to connect" warnings, per reconnect loop and across pods, compared with what the proxy backoff allows.',
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
-    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 100_000 },
+    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 100_000, maxTargets: 10_000 },
     optionSchema: {
       sustainSeconds: { type: 'number', minimum: 1, description: 'A loop failing continuously for this long fires the rule.' },
       maxGapSeconds: {
@@ -92,10 +102,11 @@ export default defineRule<ReconnectStormOptions, State>({
       minPods: { type: 'integer', minimum: 1, description: 'Pods failing towards one target, each for clusterRunSeconds, that fire the rule even when no single loop is sustained.' },
       errorMinPods: { type: 'integer', minimum: 1, description: 'Affected pods from which a control-plane storm is an error rather than a warning.' },
       maxLoops: { type: 'integer', minimum: 1, description: 'Reconnect loops tracked individually; beyond this only totals are kept.' },
+      maxTargets: { type: 'integer', minimum: 1, description: 'Distinct controller/endpoint targets analysed; lines towards further targets are only counted.' },
     },
   },
 
-  createState: (options) => ({ options, loops: new Map(), groups: new Map(), droppedLoops: 0, recordsWithoutWallTime: 0 }),
+  createState: (options) => ({ options, loops: new Map(), groups: new Map(), droppedLoops: 0, droppedTargetLines: 0, recordsWithoutWallTime: 0 }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -106,12 +117,20 @@ export default defineRule<ReconnectStormOptions, State>({
       const group = controller ?? endpoint ?? 'unknown';
       const pod = record.pod ?? `(${record.path})`;
       const g = groupFor(state, group, controller !== null || isControlPlaneAddress(group));
+      if (!g) {
+        state.droppedTargetLines++;
+        return;
+      }
       g.lines++;
       if (failedToConnect) g.failedToConnect++;
       else g.serviceFailed++;
-      bump(g.pods, pod);
+      cappedBump(g.pods, pod);
+      addDistinct(g.distinctPods, pod);
       if (record.namespace) bump(g.namespaces, record.namespace);
-      if (endpoint) bump(g.endpoints, endpoint);
+      if (endpoint) {
+        cappedBump(g.endpoints, endpoint);
+        addDistinct(g.distinctEndpoints, endpoint);
+      }
       bump(g.errors, classifyError(record.fields.error ?? ''));
       if (g.samples.length < SAMPLE_LINES) g.samples.push({ path: record.path, line: record.line, text: record.raw });
       if (record.time !== null) {
@@ -132,11 +151,12 @@ export default defineRule<ReconnectStormOptions, State>({
           state.droppedLoops++;
           return;
         }
+        // Detached copies: the loop outlives the record, and must not pin its log line.
         loop = {
-          pod, namespace: record.namespace, group, endpoint: endpoint ?? '', count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
+          pod, namespace: record.namespace, group: g.target, endpoint: detached(endpoint ?? ''), count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
           currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
         };
-        state.loops.set(key, loop);
+        state.loops.set(detached(key), loop);
       } else {
         // Direction-agnostic, so exports that list the newest line first still form runs; a
         // restart (uptime reset) or a pause longer than any backoff starts a new run.
@@ -167,8 +187,10 @@ export default defineRule<ReconnectStormOptions, State>({
   merge(into, from) {
     for (const [key, loop] of from.loops) {
       const existing = into.loops.get(key);
-      if (!existing) into.loops.set(key, loop);
-      else {
+      if (!existing) {
+        if (into.loops.size >= into.options.maxLoops) into.droppedLoops++;
+        else into.loops.set(key, loop);
+      } else {
         existing.count += loop.count;
         existing.first = Math.min(existing.first, loop.first);
         existing.last = Math.max(existing.last, loop.last);
@@ -180,15 +202,18 @@ export default defineRule<ReconnectStormOptions, State>({
     for (const [key, g] of from.groups) {
       const existing = into.groups.get(key);
       if (!existing) {
-        into.groups.set(key, g);
+        if (into.groups.size >= into.options.maxTargets) into.droppedTargetLines += g.lines;
+        else into.groups.set(key, g);
         continue;
       }
       existing.lines += g.lines;
       existing.failedToConnect += g.failedToConnect;
       existing.serviceFailed += g.serviceFailed;
-      mergeCounts(existing.pods, g.pods);
+      mergeCapped(existing.pods, g.pods);
+      mergeDistinct(existing.distinctPods, g.distinctPods);
       mergeCounts(existing.namespaces, g.namespaces);
-      mergeCounts(existing.endpoints, g.endpoints);
+      mergeCapped(existing.endpoints, g.endpoints);
+      mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);
       mergeCounts(existing.errors, g.errors);
       mergeBuckets(existing.perSecond, g.perSecond);
       mergeBuckets(existing.perMinute, g.perMinute);
@@ -197,6 +222,7 @@ export default defineRule<ReconnectStormOptions, State>({
       existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
     }
     into.droppedLoops += from.droppedLoops;
+    into.droppedTargetLines += from.droppedTargetLines;
     into.recordsWithoutWallTime += from.recordsWithoutWallTime;
   },
 
@@ -213,7 +239,7 @@ export default defineRule<ReconnectStormOptions, State>({
       const sustained = loops.filter((l) => l.longestRun >= options.sustainSeconds);
       const podsWithRuns = new Set(loops.filter((l) => l.longestRun >= options.clusterRunSeconds).map((l) => l.pod));
       if (sustained.length === 0 && podsWithRuns.size < options.minPods) continue;
-      findings.push(describeStorm(g, loops, sustained, podsWithRuns.size, options));
+      findings.push(describeStorm(g, loops, sustained, podsWithRuns.size, options, state.droppedLoops));
     }
     return findings;
   },
@@ -234,12 +260,15 @@ function loopAddresses(record: ProxyLogRecord): { controller: string | null; end
   return { controller, endpoint };
 }
 
-function groupFor(state: State, target: string, controlPlane: boolean): GroupState {
+function groupFor(state: State, target: string, controlPlane: boolean): GroupState | null {
   let g = state.groups.get(target);
   if (!g) {
+    if (state.groups.size >= state.options.maxTargets) return null;
+    target = detached(target);
     g = {
-      target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0, pods: new Map(), namespaces: new Map(), endpoints: new Map(),
-      errors: new Map(), perSecond: timeBuckets(1), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+      target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
+      pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(), namespaces: new Map(),
+      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(), errors: new Map(), perSecond: timeBuckets(1), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
     };
     state.groups.set(target, g);
   }
@@ -313,8 +342,10 @@ export function backoffVerdict(medianGap: { low: number; high: number } | null):
   return { verdict: `median retry interval ${range}: consistent with the longer backoff of proxy v2.307+ (60 s outbound, 10 s inbound) or a custom backoff`, exceedsBackoff: false };
 }
 
-function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[], podsWithRuns: number, options: ReconnectStormOptions): FindingDraft {
-  const pods = g.pods.size;
+function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[], podsWithRuns: number, options: ReconnectStormOptions, droppedLoops: number): FindingDraft {
+  const podCount = distinctCount(g.distinctPods);
+  const endpointCount = distinctCount(g.distinctEndpoints);
+  const pods = podCount.value;
   const component = controlPlaneComponent(g.target);
   const severity = g.controlPlane && component && pods >= options.errorMinPods ? 'error' : 'warning';
   const allGaps = new Array<number>(GAP_EDGES.length).fill(0);
@@ -326,12 +357,12 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
   const secondCounts = [...g.perSecond.counts.values()];
   const windowSeconds = g.firstTime !== null && g.lastTime !== null ? (g.lastTime - g.firstTime) / 1000 : maxOf(loops.map((l) => l.last - l.first));
   const clusterSeconds = g.firstTime !== null && g.lastTime !== null ? Math.floor(g.lastTime / 1000) - Math.floor(g.firstTime / 1000) + 1 : 0;
-  const clusterMedian = clusterSeconds > 0 ? median([...secondCounts, ...new Array<number>(Math.max(0, clusterSeconds - secondCounts.length)).fill(0)]) : null;
+  const clusterMedian = clusterSeconds > 0 ? medianWithZeros(secondCounts, Math.max(0, clusterSeconds - secondCounts.length)) : null;
 
   const what = component ? `the ${component} controller (${g.target})` : g.controlPlane ? `controller ${g.target}` : `endpoint ${g.target}`;
   const topError = topEntries(g.errors, 1)[0]?.key ?? 'failures';
   const message =
-    `${pods} pod${pods === 1 ? '' : 's'} logged ${compact(g.lines)} reconnect failures (${topError}) towards ${what} ` +
+    `${describeDistinct(podCount)} pod${pods === 1 ? '' : 's'} logged ${compact(g.lines)} reconnect failures (${topError}) towards ${what} ` +
     `over ${formatDuration(windowSeconds)}; ${sustained.length} of ${loops.length} reconnect loops failed for ${options.sustainSeconds} s or longer. ` +
     `${backoff.verdict}.`;
 
@@ -340,9 +371,14 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
     failedToConnect: g.failedToConnect,
     serviceFailed: g.serviceFailed,
     podsAffected: pods,
+    ...(podCount.estimated ? { podsAffectedEstimated: true } : {}),
+    distinctEndpoints: endpointCount.value,
+    ...(endpointCount.estimated ? { distinctEndpointsEstimated: true } : {}),
     podsFailingAtLeastClusterRun: podsWithRuns,
     loops: loops.length,
     sustainedLoops: sustained.length,
+    // Past maxLoops new loops are not tracked, so the loop figures above are lower bounds.
+    ...(droppedLoops > 0 ? { loopsNotTracked: droppedLoops } : {}),
     window: {
       start: g.firstTime !== null ? new Date(g.firstTime).toISOString() : null,
       end: g.lastTime !== null ? new Date(g.lastTime).toISOString() : null,
@@ -357,15 +393,15 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
     },
     backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [`≤${e}s`, allGaps[i]])) },
     errors: Object.fromEntries(topEntries(g.errors, 5).map((e) => [e.key, e.count])),
-    topPods: topEntries(g.pods, 10).map((e) => ({ pod: e.key, lines: e.count })),
-    topTargets: topEntries(g.endpoints, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
+    topPods: topEntries(g.pods.counts, 10).map((e) => ({ pod: e.key, lines: e.count })),
+    topTargets: topEntries(g.endpoints.counts, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
     samples: g.samples,
   };
   const timeline = toTimeline(g.perMinute, 'reconnect failures per minute');
   if (timeline) evidence.timeline = timeline;
 
   const namespace = topEntries(g.namespaces, 1)[0]?.key;
-  const podList = [...g.pods.keys()];
+  const podList = [...g.pods.counts.keys()];
   return {
     severity,
     title: component ? `Reconnect storm towards the ${component} controller` : `Reconnect storm towards ${g.target}`,
@@ -382,6 +418,20 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
   };
 }
 
+/**
+ * Median of `values` plus `zeros` implicit zero entries, without building the padded list: one
+ * line with a bogus clock decades off would otherwise allocate an entry per second in between.
+ */
+function medianWithZeros(values: readonly number[], zeros: number): number | null {
+  const total = values.length + zeros;
+  if (total === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (i: number) => (i < zeros ? 0 : sorted[i - zeros]!);
+  const mid = total >> 1;
+  return total % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+}
+
+/** Math.max without spreading: a label bomb can put more values in the list than the call stack takes arguments. */
 function round(n: number | null): number | null {
   return n === null ? null : Math.round(n * 100) / 100;
 }

@@ -1,0 +1,485 @@
+// `npm run stress`: generates hostile inputs in a temporary folder and runs the BUILT CLI
+// (node bin/run.js) on each, asserting the exit code, that stderr is at most one line (never a
+// stack trace), and that peak RSS stays under the limit. Peak RSS comes from `/usr/bin/time -v`
+// when it exists, else from process.resourceUsage() read by a preloaded exit hook.
+//
+// Environment: STRESS_RSS_LIMIT_MB (default 300), STRESS_KEEP=1 keeps the folder, STRESS_ONLY=name,…,
+// STRESS_NO_TIME=1 measures with the process.resourceUsage() fallback even when /usr/bin/time exists.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { createGzip, gzipSync } from 'node:zlib';
+import * as tar from 'tar-stream';
+import { seeded } from './fixtures/prng.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'run.js');
+const RSS_LIMIT_MB = Number(process.env.STRESS_RSS_LIMIT_MB ?? 300);
+const TIME = existsSync('/usr/bin/time') && !process.env.STRESS_NO_TIME ? '/usr/bin/time' : null;
+const IS_ROOT = process.getuid?.() === 0;
+const NOBODY = { uid: 65534, gid: 65534 };
+/** As root, permission cases run as nobody, which must be able to reach the checkout (not so under /root). */
+const NOBODY_CAN_RUN = !IS_ROOT || spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(BIN)}, 4)`], NOBODY).status === 0;
+
+interface Case {
+  name: string;
+  /** What the case throws at the CLI, for the summary. */
+  what: string;
+  prepare(dir: string): Promise<void> | void;
+  /** CLI arguments, or a shell command line using $CLI for `node bin/run.js`. */
+  args?: string[];
+  shell?: string;
+  env?: Record<string, string>;
+  /** Acceptable exit codes: a hostile input ends in a report (0/1, findings depend on the rules) or in exit 2. */
+  exit: number[];
+  /** stderr must match this when set (it is at most one line anyway). */
+  stderr?: RegExp;
+  /** Send SIGINT after this many milliseconds of reading. */
+  interruptAfterMs?: number;
+  /** Extra check after the run; returns a problem or null. */
+  check?(dir: string): string | null;
+  /** Run as an unprivileged user (needed for permission cases when running as root). */
+  asNobody?: boolean;
+}
+
+const PROXY_LINE = (uptime: number, rest: string) => `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${rest}`;
+
+/** Streams `count` generated lines to a file in 1 MiB batches, with back-pressure. */
+async function writeLines(file: string, count: number, line: (i: number) => string, gzip = false): Promise<void> {
+  const out = createWriteStream(file);
+  const sink = gzip ? createGzip({ level: 1 }) : null;
+  if (sink) sink.pipe(out);
+  const target: Writable = sink ?? out;
+  let batch: string[] = [];
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const l = line(i) + '\n';
+    batch.push(l);
+    size += l.length;
+    if (size >= 1 << 20) {
+      if (!target.write(batch.join(''))) await once(target, 'drain');
+      batch = [];
+      size = 0;
+    }
+  }
+  target.end(batch.join(''));
+  await once(out, 'close');
+}
+
+async function tarOf(members: { name: string; body: Buffer | string; type?: 'file' | 'symlink' | 'link'; linkname?: string }[]): Promise<Buffer> {
+  const pack = tar.pack();
+  for (const m of members) {
+    if (m.type && m.type !== 'file') pack.entry({ name: m.name, type: m.type, linkname: m.linkname });
+    else pack.entry({ name: m.name }, m.body);
+  }
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of pack) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+const validLog = (n: number) => Array.from({ length: n }, (_, i) => PROXY_LINE(10 + i, 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)')).join('\n') + '\n';
+
+const CASES: Case[] = [
+  {
+    name: 'label-bomb',
+    what: 'metrics dump with 5,000,000 distinct label values',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'label-bomb.prom'), 5_000_001, (i) =>
+        i === 0 ? '# TYPE request_total counter' : `request_total{direction="outbound",dst_pod="web-${i.toString(36)}",tls="true"} ${i}`,
+      ),
+    args: ['analyze', 'label-bomb.prom', '--format', 'json', '--output', 'label-bomb.json'],
+    exit: [0, 1],
+  },
+  {
+    name: 'address-bomb',
+    what: 'proxy log with 2,000,000 distinct endpoint addresses (half under one controller)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'address-bomb.log'), 2_000_000, (i) =>
+        PROXY_LINE(
+          10 + i * 0.001,
+          i % 2 === 0
+            ? `outbound:endpoint{addr=${ip(i)}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`
+            : `dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=${ip(i)}:8086}: linkerd_reconnect: Failed to connect error=connect timed out after 1s`,
+        ),
+      ),
+    args: ['analyze', 'address-bomb.log', '--format', 'json', '--output', 'address-bomb.json'],
+    exit: [0, 1],
+  },
+  {
+    name: 'bogus-clock',
+    what: 'a reconnect storm with wall-clock timestamps plus one line stamped 1971',
+    prepare: (dir) => {
+      const cri = (ms: number, uptime: number) =>
+        `${new Date(ms).toISOString()} stdout F ${PROXY_LINE(uptime, 'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.12:8086}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)')}`;
+      const start = Date.UTC(2024, 5, 6, 11);
+      const lines = [cri(Date.UTC(1971, 0, 1), 1), ...Array.from({ length: 600 }, (_, i) => cri(start + i * 1000, 100 + i)), cri(Date.UTC(2099, 0, 1), 5000)];
+      writeFileSync(path.join(dir, 'bogus-clock.log'), lines.join('\n') + '\n');
+    },
+    args: ['analyze', 'bogus-clock.log'],
+    exit: [0, 1],
+  },
+  {
+    name: 'random-bytes',
+    what: '32 MiB of random bytes',
+    prepare: (dir) => {
+      const r = seeded(9);
+      const bytes = Buffer.alloc(32 << 20);
+      for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32LE(Math.floor(r.next() * 0x100000000), i);
+      writeFileSync(path.join(dir, 'random.bin'), bytes);
+    },
+    args: ['analyze', 'random.bin'],
+    exit: [2],
+    stderr: /random\.bin: nothing recognisable/,
+  },
+  {
+    name: 'long-line',
+    what: 'a 256 MiB line with no newline between valid proxy lines',
+    prepare: async (dir) => {
+      const out = createWriteStream(path.join(dir, 'long-line.log'));
+      out.write(validLog(100));
+      const chunk = Buffer.alloc(1 << 20, 'x');
+      for (let i = 0; i < 256; i++) if (!out.write(chunk)) await once(out, 'drain');
+      out.end('\n' + validLog(100));
+      await once(out, 'close');
+    },
+    args: ['analyze', 'long-line.log'],
+    exit: [0, 1],
+    stderr: /long-line\.log: 1 of 201 lines did not parse/,
+  },
+  {
+    name: 'no-newline',
+    what: '512 MiB without a single newline',
+    prepare: async (dir) => {
+      const out = createWriteStream(path.join(dir, 'no-newline.log'));
+      const chunk = Buffer.alloc(1 << 20, '[');
+      for (let i = 0; i < 512; i++) if (!out.write(chunk)) await once(out, 'drain');
+      out.end();
+      await once(out, 'close');
+    },
+    args: ['analyze', 'no-newline.log'],
+    exit: [2],
+    stderr: /no-newline\.log: nothing recognisable/,
+  },
+  {
+    name: 'wide-lines',
+    what: '100 lines just under 1 MiB each, in two-byte characters (the sniff window holds 64 of them)',
+    prepare: (dir) => {
+      const line = PROXY_LINE(1, 'linkerd_reconnect: Failed to connect error=') + 'é'.repeat(((1 << 20) - 100) / 2) + '\n';
+      writeFileSync(path.join(dir, 'wide.log'), line.repeat(100));
+    },
+    args: ['analyze', 'wide.log'],
+    exit: [0, 1],
+  },
+  {
+    name: 'encodings',
+    what: 'BOM, CRLF, lone CR, NUL bytes and invalid UTF-8 around valid lines',
+    prepare: (dir) => {
+      const good = PROXY_LINE(5, 'linkerd_reconnect: Failed to connect error=Connection refused');
+      const parts = [Buffer.from(good + '\r\n'), Buffer.from('a\rb\r\n'), Buffer.from([0, 0, 0, 0x0a]), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x0a]), Buffer.from(good + '\r\n')];
+      writeFileSync(path.join(dir, 'encodings.log'), Buffer.concat([Buffer.from('\uFEFF'), ...Array.from({ length: 2000 }, () => parts).flat()]));
+    },
+    args: ['analyze', 'encodings.log'],
+    exit: [0, 1],
+    stderr: /encodings\.log: 6000 of 10000 lines did not parse as proxy-log/,
+  },
+  {
+    name: 'mixed-formats',
+    what: 'proxy log, metrics, dig and CoreDNS lines in one file',
+    prepare: (dir) => {
+      const lines = [
+        PROXY_LINE(1, 'linkerd_reconnect: Failed to connect error=Connection refused'),
+        '# TYPE request_total counter',
+        'request_total{direction="inbound"} 3',
+        ';; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 1',
+        '[INFO] 10.244.0.7:48557 - 28515 "AAAA IN web.emojivoto.svc.cluster.local. udp 49 false 512" NOERROR qr,aa,rd 142 0.000149388s',
+      ];
+      writeFileSync(path.join(dir, 'mixed.log'), Array.from({ length: 20_000 }, (_, i) => lines[i % lines.length]).join('\n'));
+    },
+    args: ['analyze', 'mixed.log', '--quiet'],
+    exit: [0, 1],
+  },
+  {
+    name: 'gzip-bomb',
+    what: '1.5 GiB of zeros gzipped to ~1.5 MiB (default limits: 1 GiB at 1000:1)',
+    prepare: async (dir) => {
+      const out = createWriteStream(path.join(dir, 'bomb.log.gz'));
+      const gz = createGzip({ level: 9 });
+      gz.pipe(out);
+      const zeros = Buffer.alloc(16 << 20);
+      for (let i = 0; i < 96; i++) if (!gz.write(zeros)) await once(gz, 'drain');
+      gz.end();
+      await once(out, 'close');
+    },
+    args: ['analyze', 'bomb.log.gz'],
+    exit: [2],
+    stderr: /bomb\.log\.gz: decompression stopped at 1\.0 GiB .*decompression bomb/,
+  },
+  {
+    name: 'tar-gz-bomb',
+    what: 'a tar.gz bundle whose member inflates 1000:1 past a 64 MiB limit',
+    prepare: async (dir) => writeFileSync(path.join(dir, 'bomb.tgz'), gzipSync(await tarOf([{ name: 'ns/pod/linkerd-proxy.log', body: Buffer.alloc(128 << 20) }]))),
+    args: ['analyze', 'bomb.tgz'],
+    env: { LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(64 << 20) },
+    exit: [2],
+    stderr: /bomb\.tgz: decompression stopped/,
+  },
+  {
+    name: 'tar-paths',
+    what: 'tar members named /etc/…, ../../…, plus symlink and hard-link members',
+    prepare: async (dir) =>
+      writeFileSync(
+        path.join(dir, 'paths.tar'),
+        await tarOf([
+          { name: '/tmp/ld-stress-absolute.log', body: validLog(50) },
+          { name: '../../ld-stress-escape.log', body: validLog(50) },
+          { name: 'evil-link', body: '', type: 'symlink', linkname: '/etc/passwd' },
+          { name: 'hard-link', body: '', type: 'link', linkname: '../../ld-stress-escape.log' },
+        ]),
+      ),
+    args: ['analyze', 'paths.tar', '--quiet'],
+    exit: [0, 1],
+    check: (dir) => {
+      if (existsSync('/tmp/ld-stress-absolute.log') || existsSync(path.resolve(dir, '../../ld-stress-escape.log'))) return 'a tar member was written to disk';
+      const extra = readdirSync(dir).filter((f) => !['paths.tar'].includes(f) && !f.startsWith('stress-'));
+      return extra.length > 0 ? `unexpected files appeared: ${extra.join(', ')}` : null;
+    },
+  },
+  {
+    name: 'tar-many-members',
+    what: 'a tar.gz bundle with 20,000 small members',
+    prepare: async (dir) => {
+      const body = validLog(3);
+      writeFileSync(path.join(dir, 'many.tgz'), gzipSync(await tarOf(Array.from({ length: 20_000 }, (_, i) => ({ name: `ns/web-${i}/linkerd-proxy.log`, body })))));
+    },
+    args: ['analyze', 'many.tgz', '--quiet'],
+    exit: [0, 1],
+  },
+  {
+    name: 'truncated-gzip',
+    what: 'a gzip file cut in half',
+    prepare: (dir) => {
+      const gz = gzipSync(Buffer.from(validLog(20_000)));
+      writeFileSync(path.join(dir, 'truncated.log.gz'), gz.subarray(0, gz.length >> 1));
+    },
+    args: ['analyze', 'truncated.log.gz'],
+    exit: [2],
+    stderr: /truncated\.log\.gz(:\d+)?: truncated gzip data/,
+  },
+  {
+    name: 'truncated-tar',
+    what: 'a tar bundle cut mid-member',
+    prepare: async (dir) => {
+      const t = await tarOf([{ name: 'a.log', body: validLog(50) }, { name: 'b.log', body: validLog(5_000) }]);
+      writeFileSync(path.join(dir, 'truncated.tar'), t.subarray(0, t.length - 200_000));
+    },
+    args: ['analyze', 'truncated.tar'],
+    exit: [2],
+    stderr: /truncated\.tar:b\.log:\d+: broken tar archive: unexpected end of data/,
+  },
+  {
+    name: 'symlink-loop',
+    what: 'a folder with a symlink pointing back at its parent',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'loop', 'ns', 'pod'), { recursive: true });
+      writeFileSync(path.join(dir, 'loop', 'ns', 'pod', 'linkerd-proxy.log'), validLog(100));
+      symlinkSync('../..', path.join(dir, 'loop', 'ns', 'pod', 'back'));
+    },
+    args: ['analyze', 'loop'],
+    exit: [0, 1],
+    stderr: /notice: loop\/ns\/pod\/back: symbolic link to a folder already walked; skipped/,
+  },
+  {
+    name: 'fifo',
+    what: 'a folder holding a FIFO nobody writes to (reading it would hang)',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'fifo-dir'));
+      writeFileSync(path.join(dir, 'fifo-dir', 'proxy.log'), validLog(100));
+      spawnSync('mkfifo', [path.join(dir, 'fifo-dir', 'pipe.log')]);
+    },
+    args: ['analyze', 'fifo-dir'],
+    exit: [0, 1],
+    stderr: /fifo-dir\/pipe\.log: not a regular file/,
+  },
+  {
+    name: 'unreadable-folder',
+    what: 'a bundle with a sub-folder the user cannot read',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'locked', 'secret'), { recursive: true });
+      writeFileSync(path.join(dir, 'locked', 'proxy.log'), validLog(100));
+      writeFileSync(path.join(dir, 'locked', 'secret', 'proxy.log'), validLog(100));
+      chmodSync(path.join(dir, 'locked', 'secret'), 0o000);
+    },
+    args: ['analyze', 'locked'],
+    asNobody: true,
+    exit: [2],
+    stderr: /locked\/secret: permission denied; folder skipped/,
+  },
+  {
+    name: 'proc',
+    what: '/proc named directly (never read)',
+    prepare: () => {},
+    args: ['analyze', '/proc/self'],
+    exit: [2],
+    stderr: /\/proc\/self: on a kernel pseudo file system/,
+  },
+  {
+    name: 'many-files',
+    what: '5,000 small log files in one folder',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'many'));
+      const body = validLog(5);
+      for (let i = 0; i < 5000; i++) writeFileSync(path.join(dir, 'many', `web-${i}.log`), body);
+    },
+    args: ['analyze', 'many', '--quiet'],
+    exit: [0, 1],
+  },
+  {
+    name: 'parse-head',
+    what: '`parse big.log | head -n 1` (EPIPE must end quietly)',
+    prepare: (dir) => writeLines(path.join(dir, 'big.log'), 1_000_000, (i) => PROXY_LINE(i, 'linkerd_reconnect: Failed to connect error=Connection refused')),
+    shell: 'set -o pipefail; $CLI parse big.log | head -n 1 > /dev/null',
+    exit: [0],
+    stderr: /^$/,
+  },
+  {
+    name: 'sigint',
+    what: 'Ctrl-C while analysing stdin with --output (exit 130, no report left)',
+    prepare: () => {},
+    args: ['analyze', '-', '--format', 'json', '--output', 'interrupted.json'],
+    // stdin stays open (the script holds it), so the CLI is still reading when Ctrl-C arrives.
+    interruptAfterMs: 2500,
+    exit: [130],
+    stderr: /interrupted; unfinished report files removed/,
+    check: (dir) => (readdirSync(dir).some((f) => f.includes('interrupted.json')) ? 'a report or temporary file was left behind' : null),
+  },
+  {
+    name: 'stdin-closed-early',
+    what: 'stdin ending in the middle of a line',
+    prepare: () => {},
+    shell: `printf '%s' '${PROXY_LINE(1, 'linkerd_reconnect: Failed to conn')}' | $CLI parse -`,
+    exit: [0],
+    stderr: /^$/,
+  },
+  {
+    name: 'unknown-flag',
+    what: 'an unknown flag (oclif must not print its usage block)',
+    prepare: () => {},
+    args: ['analyze', '--no-such-flag', 'x'],
+    exit: [2],
+    stderr: /^linkerd-doctor: Nonexistent flag: --no-such-flag$/,
+  },
+];
+
+interface Outcome {
+  name: string;
+  exit: number | null;
+  stderr: string;
+  rssMb: number | null;
+  seconds: number;
+  problems: string[];
+}
+
+async function run(c: Case, dir: string): Promise<Outcome> {
+  const rssFile = path.join(dir, `stress-${c.name}.rss`);
+  const hook = path.join(dir, 'stress-rss-hook.mjs');
+  // Fallback measurement: a preload writes this process's own peak RSS (kB) when it exits.
+  writeFileSync(hook, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.STRESS_RSS_FILE, String(process.resourceUsage().maxRSS)));\n`);
+  const node = TIME ? `${TIME} -v -o ${rssFile} ${process.execPath}` : `${process.execPath} --import ${hook}`;
+  const cli = `${node} ${BIN}`;
+  const command = c.shell ? c.shell.replaceAll('$CLI', cli) : `${cli} ${c.args!.map((a) => `'${a}'`).join(' ')}`;
+  const asNobody = c.asNobody && IS_ROOT ? NOBODY : {};
+  const started = Date.now();
+  const child = spawn('bash', ['-c', command], {
+    cwd: dir,
+    // HOME: oclif reads its data folder there, which root's HOME does not allow nobody to.
+    env: { ...process.env, ...c.env, STRESS_RSS_FILE: rssFile, NO_COLOR: '1', ...(c.asNobody && IS_ROOT ? { HOME: dir } : {}) },
+    stdio: [c.interruptAfterMs ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+    detached: true,
+    ...asNobody,
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  if (c.interruptAfterMs) {
+    child.stdin!.on('error', () => {});
+    child.stdin!.write(validLog(1000));
+    setTimeout(() => {
+      // Ctrl-C reaches the whole foreground process group: send it to the group.
+      process.kill(-child.pid!, 'SIGINT');
+    }, c.interruptAfterMs);
+  }
+  const exit = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const seconds = (Date.now() - started) / 1000;
+  // /usr/bin/time writes "Command exited with non-zero status" and the stats to its -o file, not stderr.
+  const rssMb = readRss(rssFile);
+  const problems: string[] = [];
+  if (exit === null || !c.exit.includes(exit)) problems.push(`exit ${exit}, expected ${c.exit.join(' or ')}`);
+  const lines = stderr.split('\n').filter((l) => l !== '');
+  if (lines.length > 1) problems.push(`stderr has ${lines.length} lines`);
+  if (/\n\s+at .+:\d+:\d+/.test(stderr)) problems.push('stderr holds a stack trace');
+  if (c.stderr && !c.stderr.test(stderr.trim())) problems.push(`stderr ${JSON.stringify(stderr.trim().slice(0, 200))} does not match ${c.stderr}`);
+  if (rssMb === null) problems.push('peak RSS not measured');
+  else if (rssMb > RSS_LIMIT_MB) problems.push(`peak RSS ${rssMb} MB over ${RSS_LIMIT_MB} MB`);
+  const extra = c.check?.(dir);
+  if (extra) problems.push(extra);
+  return { name: c.name, exit, stderr: stderr.trim(), rssMb, seconds, problems };
+}
+
+function readRss(file: string): number | null {
+  if (!existsSync(file)) return null;
+  const text = readFileSync(file, 'utf8');
+  const fromTime = /Maximum resident set size \(kbytes\): (\d+)/.exec(text);
+  const kb = fromTime ? Number(fromTime[1]) : Number(text.trim());
+  return Number.isFinite(kb) && kb > 0 ? Math.round(kb / 1024) : null;
+}
+
+async function main(): Promise<number> {
+  if (!existsSync(path.join(ROOT, 'dist', 'commands', 'analyze.js'))) {
+    console.error('stress: dist/ is missing; run `npm run build` first');
+    return 2;
+  }
+  const only = process.env.STRESS_ONLY?.split(',');
+  const selected = only ? CASES.filter((c) => only.includes(c.name)) : CASES;
+  const cases = selected.filter((c) => {
+    if (c.asNobody && !NOBODY_CAN_RUN) console.log(`skip ${c.name}: running as root and user nobody cannot read ${BIN}`);
+    return !(c.asNobody && !NOBODY_CAN_RUN);
+  });
+  const base = mkdtempSync(path.join(tmpdir(), 'ld-stress-'));
+  chmodSync(base, 0o755);
+  console.log(`stress: ${cases.length} hostile inputs in ${base}; peak RSS from ${TIME ? '/usr/bin/time -v' : 'process.resourceUsage()'}; limit ${RSS_LIMIT_MB} MB`);
+  const outcomes: Outcome[] = [];
+  try {
+    for (const c of cases) {
+      const dir = path.join(base, c.name);
+      mkdirSync(dir);
+      chmodSync(dir, 0o777);
+      const prepStart = Date.now();
+      await c.prepare(dir);
+      const prepSeconds = (Date.now() - prepStart) / 1000;
+      const outcome = await run(c, dir);
+      outcomes.push(outcome);
+      const verdict = outcome.problems.length === 0 ? 'ok  ' : 'FAIL';
+      console.log(
+        `${verdict} ${c.name.padEnd(19)} exit ${String(outcome.exit).padEnd(4)} rss ${String(outcome.rssMb ?? '?').padStart(4)} MB  ${outcome.seconds.toFixed(1).padStart(5)} s (+${prepSeconds.toFixed(1)} s to generate)  ${c.what}`,
+      );
+      if (outcome.stderr) console.log(`     stderr: ${outcome.stderr.split('\n').slice(0, 3).join(' ⏎ ').slice(0, 220)}`);
+      for (const p of outcome.problems) console.log(`     problem: ${p}`);
+      // Free the disk as we go: the bombs are hundreds of megabytes each.
+      spawnSync('chmod', ['-R', 'u+rwx', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    if (!process.env.STRESS_KEEP) rmSync(base, { recursive: true, force: true });
+  }
+  const failed = outcomes.filter((o) => o.problems.length > 0);
+  const peak = Math.max(...outcomes.map((o) => o.rssMb ?? 0));
+  console.log(`stress: ${outcomes.length - failed.length}/${outcomes.length} passed; highest peak RSS ${peak} MB`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,86 @@
+// Splits a byte stream into physical lines synchronously, with a hard cap on line length. A line
+// over the cap is reported (so it keeps its line number and is counted as unparsed) and its bytes
+// are dropped as they arrive, so a 1 GiB file without a newline never sits in memory.
+//
+// Lines are found in the bytes and each is decoded on its own. Decoding a whole chunk and slicing
+// it would be no faster, and every slice would pin its 1 MiB chunk: a rule keeping one address
+// string per loop would then keep the whole input alive.
+
+export interface LineHandlers {
+  line(text: string): void;
+  /** A physical line longer than the cap; reported once, when the cap is crossed. */
+  overlong(): void;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * `\n` ends a line and one `\r` before it is removed (CRLF files read like LF files). A lone `\r`
+ * is data: no Linkerd, kubectl or dig output uses classic-Mac line ends. Invalid UTF-8 decodes to
+ * U+FFFD; a multi-byte character split across chunks is decoded whole, since LF never occurs
+ * inside one.
+ */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingLength = 0;
+  /** Inside a line that already crossed the cap: drop everything up to the next newline. */
+  private skipping = false;
+
+  constructor(
+    /** In bytes, not counting the line end. */
+    private readonly maxLength: number,
+    private readonly handlers: LineHandlers,
+  ) {}
+
+  write(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
+      if (this.skipping) {
+        this.skipping = false;
+      } else if (this.pendingLength > 0) {
+        this.pending.push(chunk.subarray(start, nl));
+        const joined = Buffer.concat(this.pending);
+        this.pending = [];
+        this.pendingLength = 0;
+        this.deliver(joined, 0, joined.length);
+      } else {
+        this.deliver(chunk, start, nl);
+      }
+      start = nl + 1;
+    }
+    if (this.skipping || start === chunk.length) return;
+    this.pending.push(start === 0 ? chunk : chunk.subarray(start));
+    this.pendingLength += chunk.length - start;
+    if (this.pendingLength > this.maxLength + 1) {
+      // +1 leaves room for the CR of a CRLF line that is exactly at the cap.
+      this.pending = [];
+      this.pendingLength = 0;
+      this.skipping = true;
+      this.handlers.overlong();
+    }
+  }
+
+  /** The input broke off: a line cut by a read error is not data, so it is dropped, not delivered. */
+  abandon(): void {
+    this.pending = [];
+    this.pendingLength = 0;
+    this.skipping = false;
+  }
+
+  end(): void {
+    if (!this.skipping && this.pendingLength > 0) {
+      const rest = Buffer.concat(this.pending);
+      this.deliver(rest, 0, rest.length);
+    }
+    this.pending = [];
+    this.pendingLength = 0;
+    this.skipping = false;
+  }
+
+  private deliver(bytes: Buffer, start: number, end: number): void {
+    if (end > start && bytes[end - 1] === CR) end--;
+    if (end - start > this.maxLength) this.handlers.overlong();
+    else this.handlers.line(bytes.toString('utf8', start, end));
+  }
+}

@@ -1,0 +1,89 @@
+// Label and address bombs against the reconnect-storm rule: its per-loop and per-target maps stay
+// capped, distinct counts past the cap become estimates, and the finding says so.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ProxyLogRecord } from '../../src/core/types.js';
+import reconnectStorm from '../../src/rules/reconnect-storm.js';
+import { parseBytes } from '../support/fuzz.js';
+import { runRule } from '../support/rule-tester.js';
+
+const CONTROLLER = 'linkerd-dst-headless.linkerd.svc.cluster.local:8086';
+const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+const failure = (uptime: number, endpoint: string, controller: string | null) =>
+  `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${controller ? `dst:controller{addr=${controller}}:` : 'outbound:'}endpoint{addr=${endpoint}}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
+
+async function records(lines: string[]): Promise<ProxyLogRecord[]> {
+  const outcome = await parseBytes('default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', Buffer.from(lines.join('\n') + '\n'), { kind: 'proxy-log' });
+  return outcome.records as ProxyLogRecord[];
+}
+
+function stateAfter(list: ProxyLogRecord[], options: Partial<typeof reconnectStorm.meta.defaultOptions>) {
+  const state = reconnectStorm.createState({ ...reconnectStorm.meta.defaultOptions, ...options });
+  for (const r of list) reconnectStorm.visitors['proxy-log']!(state, r);
+  return state;
+}
+
+describe('reconnect-storm under an address bomb', () => {
+  it('caps the targets it analyses and counts the lines towards the rest', async () => {
+    const list = await records(Array.from({ length: 5_000 }, (_, i) => failure(10 + i * 0.01, `${ip(i)}:80`, null)));
+    const state = stateAfter(list, { maxTargets: 50 });
+    assert.equal(state.groups.size, 50);
+    assert.equal(state.droppedTargetLines, 4_950);
+    assert.doesNotThrow(() => reconnectStorm.finish(state, { options: state.options, inputs: [] }));
+  });
+
+  it('caps the loops it tracks individually', async () => {
+    const list = await records(Array.from({ length: 5_000 }, (_, i) => failure(10 + i * 0.01, `${ip(i)}:8086`, CONTROLLER)));
+    const state = stateAfter(list, { maxLoops: 100 });
+    assert.equal(state.loops.size, 100);
+    assert.equal(state.droppedLoops, 4_900);
+  });
+
+  it('keeps caps when states are merged', async () => {
+    const first = stateAfter(await records(Array.from({ length: 40 }, (_, i) => failure(10 + i, `${ip(i)}:80`, null))), { maxTargets: 50, maxLoops: 60 });
+    const second = stateAfter(await records(Array.from({ length: 40 }, (_, i) => failure(10 + i, `${ip(1000 + i)}:80`, null))), { maxTargets: 50, maxLoops: 60 });
+    reconnectStorm.merge(first, second);
+    assert.equal(first.groups.size, 50);
+    assert.equal(first.loops.size, 60);
+    assert.equal(first.droppedTargetLines, 30);
+  });
+
+  it('estimates distinct endpoints past the cap and says it is an estimate', async () => {
+    const endpoints = 15_000;
+    const bomb = Array.from({ length: endpoints }, (_, i) => failure(100 + i * 0.004, `${ip(i)}:8086`, CONTROLLER));
+    // One loop that really is sustained, so the rule fires and reports the bomb's figures.
+    const sustained = Array.from({ length: 40 }, (_, i) => failure(10 + i * 2, '10.200.0.1:8086', CONTROLLER));
+    const run = await runRule(reconnectStorm, [{ path: 'default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', content: [...sustained, ...bomb].join('\n') + '\n' }]);
+    assert.equal(run.findings.length, 1);
+    const evidence = run.findings[0]!.evidence as Record<string, unknown>;
+    assert.equal(evidence.distinctEndpointsEstimated, true);
+    const estimate = evidence.distinctEndpoints as number;
+    assert.ok(Math.abs(estimate - (endpoints + 1)) / (endpoints + 1) < 0.03, `estimate ${estimate}`);
+    assert.equal(evidence.podsAffected, 1);
+    assert.equal(evidence.podsAffectedEstimated, undefined);
+    assert.ok((evidence.topTargets as unknown[]).length <= 10);
+    assert.equal(evidence.loopsNotTracked, undefined);
+  });
+
+  it('says how many loops went untracked past maxLoops', async () => {
+    const bomb = Array.from({ length: 500 }, (_, i) => failure(100 + i * 0.01, `${ip(i)}:8086`, CONTROLLER));
+    const sustained = Array.from({ length: 40 }, (_, i) => failure(10 + i * 2, '10.200.0.1:8086', CONTROLLER));
+    const run = await runRule(reconnectStorm, [{ path: 'default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', content: [...sustained, ...bomb].join('\n') + '\n' }], { maxLoops: 100 });
+    const evidence = run.findings[0]!.evidence as Record<string, unknown>;
+    assert.equal(evidence.loops, 100);
+    assert.equal(evidence.loopsNotTracked, 401);
+  });
+});
+
+describe('reconnect-storm under hostile timestamps', () => {
+  it('survives one line with a bogus wall clock decades away from the storm', async () => {
+    const cri = (iso: string, uptime: number) => `${iso} stdout F ${failure(uptime, '10.42.0.12:8086', CONTROLLER)}`;
+    const storm = Array.from({ length: 60 }, (_, i) => cri(new Date(Date.UTC(2024, 5, 6, 11, 0, i * 2)).toISOString(), 100 + i * 2));
+    const content = [cri('1971-01-01T00:00:00Z', 1), ...storm].join('\n') + '\n';
+    const run = await runRule(reconnectStorm, [{ path: 'default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', content }]);
+    assert.equal(run.findings.length, 1);
+    const rate = (run.findings[0]!.evidence as { rate: { medianLinesPerSecondCluster: number } }).rate;
+    assert.equal(rate.medianLinesPerSecondCluster, 0);
+  });
+});

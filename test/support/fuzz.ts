@@ -1,0 +1,222 @@
+// Shared pieces of the property-based tests: a fixed seed (override with LD_FUZZ_SEED to explore,
+// and it is printed on every failure so a CI failure can be replayed), hostile-input generators,
+// a helper that runs one input through the real pipeline, and the per-kind accounting oracle.
+
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import type { InputError } from '../../src/core/errors.js';
+import type { InputKind, InputStats, LdRecord } from '../../src/core/types.js';
+import { MAX_LINE_BYTES, OVERLONG_LINE_REASON, readEntry } from '../../src/engine/pipeline.js';
+import { PARSERS } from '../../src/parsers/index.js';
+import { ALL_LINES } from '../reliability/corpus.js';
+
+export const FUZZ_SEED = Number(process.env.LD_FUZZ_SEED ?? 20251202);
+export const FUZZ_RUNS = Number(process.env.LD_FUZZ_RUNS ?? 100);
+
+/** Runs a property with the suite's seed; a failure names the seed and how to replay it. */
+export async function checkProperty<T>(name: string, property: fc.IAsyncPropertyWithHooks<T> | fc.IPropertyWithHooks<T>, numRuns = FUZZ_RUNS): Promise<void> {
+  try {
+    await fc.assert(property as fc.IAsyncProperty<T>, { seed: FUZZ_SEED, numRuns });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(`property "${name}" failed with seed ${FUZZ_SEED} (replay: LD_FUZZ_SEED=${FUZZ_SEED} npm run test:unit)\n${message}`);
+  }
+}
+
+// ---------------------------------------------------------------- generators
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** Byte sequences that are not valid UTF-8, plus NUL, CR and a stray BOM. */
+const HOSTILE_BYTES: readonly Buffer[] = [
+  Buffer.from([0x00]),
+  Buffer.from([0xff]),
+  Buffer.from([0xc3]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xf0, 0x9f]),
+  Buffer.from([0xfe, 0xff]),
+  Buffer.from([0x0d]),
+  BOM,
+  Buffer.from([0x1b, 0x5b, 0x33, 0x31, 0x6d]),
+];
+
+const corpusLine = fc.constantFrom(...ALL_LINES);
+const cut = (text: string, n: number) => n % (text.length + 1);
+
+/** One real line, possibly truncated, duplicated, spliced with another, or salted with bad bytes. */
+export const mutatedLine: fc.Arbitrary<Buffer> = fc.oneof(
+  { weight: 4, arbitrary: corpusLine.map((l) => Buffer.from(l)) },
+  { weight: 2, arbitrary: fc.tuple(corpusLine, fc.nat()).map(([l, n]) => Buffer.from(l.slice(0, cut(l, n)))) },
+  { weight: 1, arbitrary: fc.tuple(corpusLine, fc.nat()).map(([l, n]) => Buffer.from(l + l.slice(cut(l, n)))) },
+  { weight: 2, arbitrary: fc.tuple(corpusLine, corpusLine, fc.nat(), fc.nat()).map(([a, b, i, j]) => Buffer.from(a.slice(0, cut(a, i)) + b.slice(cut(b, j)))) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(corpusLine, fc.nat(), fc.constantFrom(...HOSTILE_BYTES)).map(([l, n, bad]) => {
+      const bytes = Buffer.from(l);
+      const at = n % (bytes.length + 1);
+      return Buffer.concat([bytes.subarray(0, at), bad, bytes.subarray(at)]);
+    }),
+  },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 120 }).map((b) => Buffer.from(b)) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 60, unit: 'grapheme' }).map((s) => Buffer.from(s)) },
+);
+
+const separator = fc.constantFrom('\n', '\n', '\n', '\n', '\r\n', '\r', '\n\n');
+
+/** A whole hostile file: mutated lines of every format, mixed line ends, maybe a BOM. */
+export const hostileInput: fc.Arbitrary<Buffer> = fc
+  .record({
+    bom: fc.boolean(),
+    lines: fc.array(fc.tuple(mutatedLine, separator), { maxLength: 60 }),
+    trailingNewline: fc.boolean(),
+  })
+  .map(({ bom, lines, trailingNewline }) => {
+    const parts: Buffer[] = bom ? [BOM] : [];
+    lines.forEach(([line, sep], i) => {
+      parts.push(line);
+      if (i < lines.length - 1 || trailingNewline) parts.push(Buffer.from(sep));
+    });
+    return Buffer.concat(parts);
+  });
+
+/** A line no format accepts: starts with a control character, never blank. */
+export const garbageLine: fc.Arbitrary<string> = fc
+  .string({ minLength: 1, maxLength: 30, unit: fc.constantFrom(...'abcxyzXYZ0189 :{}=#;[]"') })
+  .map((s) => `\u0001${s}`);
+
+/** Where to cut a buffer into chunks, so lines and UTF-8 sequences straddle chunk boundaries. */
+export const chunkCuts = fc.array(fc.nat(), { maxLength: 12 });
+
+export function toChunks(bytes: Buffer, cuts: readonly number[]): Buffer[] {
+  if (bytes.length === 0) return [];
+  const offsets = [...new Set(cuts.map((c) => c % bytes.length))].filter((c) => c > 0).sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let start = 0;
+  for (const o of [...offsets, bytes.length]) {
+    chunks.push(bytes.subarray(start, o));
+    start = o;
+  }
+  return chunks;
+}
+
+// ---------------------------------------------------------------- running the pipeline
+
+export interface Outcome {
+  stats: InputStats;
+  records: LdRecord[];
+  unparsed: { line: number; reason: string }[];
+  error?: InputError;
+}
+
+export async function parseBytes(path: string, chunks: Buffer | readonly Buffer[], options: { kind?: InputKind; strict?: boolean } = {}): Promise<Outcome> {
+  const records: LdRecord[] = [];
+  const unparsed: { line: number; reason: string }[] = [];
+  const list = Buffer.isBuffer(chunks) ? [chunks] : [...chunks];
+  const result = await readEntry(
+    { path, stream: Readable.from(list), size: null },
+    { record: (r) => records.push(r), unparsed: (_s, line, reason) => unparsed.push({ line, reason }) },
+    { strict: options.strict },
+    options.kind,
+  );
+  return { stats: result.stats, records, unparsed, ...(result.error ? { error: result.error } : {}) };
+}
+
+// ---------------------------------------------------------------- the accounting oracle
+
+/** Physical lines as a reader of the bytes sees them: split on LF, one CR before it dropped, BOM dropped. */
+export function physicalLines(bytes: Buffer): string[] {
+  return physicalLineBytes(bytes).map((b, i) => {
+    const text = b.toString('utf8');
+    return i === 0 && text.startsWith('\uFEFF') ? text.slice(1) : text;
+  });
+}
+
+function physicalLineBytes(bytes: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let nl = bytes.indexOf(0x0a); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
+    lines.push(bytes.subarray(start, nl));
+    start = nl + 1;
+  }
+  if (start < bytes.length) lines.push(bytes.subarray(start));
+  return lines.map((l) => (l[l.length - 1] === 0x0d ? l.subarray(0, -1) : l));
+}
+
+const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query']);
+
+/**
+ * How each kind accounts for its lines (docs/reliability.md):
+ * - `line` kinds (proxy-log): every non-blank line starts a record or is unparsed, except the
+ *   lines a collector joins into the record before them (CRI `P` continuation) and collector
+ *   lines whose payload is empty.
+ * - `block` kinds (prometheus, dig, coredns-log, and any kind added later): metadata, comments and
+ *   multi-line constructs may consume lines without a record, but a line is never both a record
+ *   start and unparsed, and a line no format accepts is always reported unparsed.
+ */
+export const ACCOUNTING: Partial<Record<InputKind, 'line' | 'block'>> = { 'proxy-log': 'line' };
+
+// eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC.
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
+const CRI_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) ([FP]) ?/s;
+const TIMESTAMP_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /s;
+
+function payloadIsBlank(line: string): boolean {
+  let text = line.replace(ANSI, '');
+  if (text.startsWith('{"log":')) {
+    try {
+      const doc = JSON.parse(text) as { log?: unknown };
+      if (typeof doc.log === 'string') return doc.log.trim() === '';
+    } catch {
+      // not Docker JSON after all
+    }
+  }
+  text = text.replace(CRI_PREFIX, '').replace(TIMESTAMP_PREFIX, '');
+  return text.trim() === '';
+}
+
+export function isCriPartial(line: string): boolean {
+  return CRI_PREFIX.exec(line.replace(ANSI, ''))?.[1] === 'P';
+}
+
+/** Checks the accounting invariants; returns a description of the first violation, or null. */
+export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Outcome): string | null {
+  const { stats, records, unparsed } = outcome;
+  if (outcome.error) return `read error: ${outcome.error.toLine()}`;
+  if (stats.records !== records.length) return `stats.records ${stats.records} but ${records.length} records delivered`;
+  if (stats.unparsed !== unparsed.length) return `stats.unparsed ${stats.unparsed} but ${unparsed.length} reported`;
+  const lines = physicalLines(bytes);
+  if (stats.lines !== lines.length) return `stats.lines ${stats.lines} but the bytes hold ${lines.length} lines`;
+  const recordLines = new Set<number>();
+  for (const r of records) {
+    if (!RECORD_KINDS.has(r.kind)) return `unknown record kind ${r.kind}`;
+    if (r.path !== stats.path) return `record path ${r.path} is not the input path`;
+    if (!Number.isInteger(r.line) || r.line < 1 || r.line > stats.lines) return `record line ${r.line} outside 1..${stats.lines}`;
+    JSON.stringify(r);
+    recordLines.add(r.line);
+  }
+  const unparsedLines = new Set<number>();
+  for (const u of unparsed) {
+    if (!Number.isInteger(u.line) || u.line < 1 || u.line > stats.lines) return `unparsed line ${u.line} outside 1..${stats.lines}`;
+    if (unparsedLines.has(u.line)) return `line ${u.line} reported unparsed twice`;
+    if (typeof u.reason !== 'string' || u.reason === '') return `line ${u.line} unparsed without a reason`;
+    unparsedLines.add(u.line);
+  }
+  if (!PARSERS[kind]) {
+    return records.length + unparsed.length === 0 ? null : `kind ${kind} has no parser but produced output`;
+  }
+  for (const line of recordLines) if (unparsedLines.has(line)) return `line ${line} is both a record and unparsed`;
+  const lineBytes = physicalLineBytes(bytes);
+  for (let i = 0; i < lines.length; i++) {
+    if (lineBytes[i]!.length > MAX_LINE_BYTES && !unparsed.some((u) => u.line === i + 1 && u.reason === OVERLONG_LINE_REASON)) return `overlong line ${i + 1} not reported`;
+  }
+  if ((ACCOUNTING[kind] ?? 'block') === 'line') {
+    for (let i = 0; i < lines.length; i++) {
+      const n = i + 1;
+      const line = lines[i]!;
+      if (line.trim() === '' || recordLines.has(n) || unparsedLines.has(n)) continue;
+      const continuation = i > 0 && isCriPartial(lines[i - 1]!) && CRI_PREFIX.test(line.replace(ANSI, ''));
+      if (continuation || payloadIsBlank(line)) continue;
+      return `line ${n} (${JSON.stringify(line.slice(0, 80))}) is neither a record nor unparsed`;
+    }
+  }
+  return null;
+}
