@@ -88,7 +88,9 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
     // Lines are handled synchronously inside 'data', so the stream cannot outrun the parser and
     // nothing queues up between them.
     const lines = new LineSplitter(MAX_LINE_BYTES, { line: onLine, overlong: onOverlong });
-    entry.stream.on('data', (chunk: Buffer) => {
+    entry.stream.on('data', (data: Buffer | string) => {
+      // Object-mode streams (Readable.from of strings) hand over text; everything else is bytes.
+      const chunk = typeof data === 'string' ? Buffer.from(data) : data;
       stats.bytes += chunk.length;
       callbacks.bytes?.(chunk.length);
       lines.write(chunk);

@@ -136,7 +136,7 @@ describe('input pipeline', () => {
     writeFileSync(path.join(dir, 'broken.tar'), archive.subarray(0, 5000));
     const { errors } = await read([path.join(dir, 'broken.tar')]);
     assert.equal(errors.length, 1);
-    assert.equal(errors[0]!.path, path.join(dir, 'broken.tar'));
+    assert.ok(errors[0]!.path.startsWith(path.join(dir, 'broken.tar')), 'names the archive (and the member it broke in)');
     assert.match(errors[0]!.message, /broken tar archive/);
   });
 
