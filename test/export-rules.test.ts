@@ -8,8 +8,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { docsUrlFor } from '../src/core/docs.js';
-import { InputError } from '../src/core/errors.js';
-import { loadRuleOptionOverrides, parseRuleOptions } from '../src/export/config.js';
+import { UsageError } from '../src/core/errors.js';
+import { loadRuleOptionOverrides } from '../src/export/config.js';
 import { runExportRules, type ExportRulesFlags } from '../src/export/run.js';
 import type { RuleGroup } from '../src/export/types.js';
 import { fleetLookup } from './support/export-rules.js';
@@ -35,23 +35,28 @@ function alerts(yamlText: string): Map<string, { expr: string; for?: string; lab
 }
 
 describe('config file', () => {
-  test('reads rules.<id>.options and ignores keys owned by other commands', () => {
-    const rules = parseRuleOptions('failOn: warning\nrules:\n  fd-exhaustion:\n    severity: error\n    options:\n      ratio: 0.9\n  dns-ttl-zero:\n', 'x.yaml');
-    assert.deepEqual([...rules], [['fd-exhaustion', { ratio: 0.9 }]]);
-    assert.equal(parseRuleOptions('', 'x.yaml').size, 0);
+  test('is read by the same loader as analyze: options merged over the defaults, disabled rules left out', async () => {
+    const config = path.join(dir, 'shared.yaml');
+    await writeFile(config, 'failOn: warning\nrules:\n  fd-exhaustion:\n    severity: error\n    options:\n      ratio: 0.9\n  dns-ttl-zero: false\n');
+    const overrides = await loadRuleOptionOverrides(config, dir);
+    assert.equal(overrides.rules.get('fd-exhaustion')!.ratio, 0.9);
+    assert.deepEqual(overrides.disabled, ['dns-ttl-zero']);
+    assert.equal(overrides.rules.has('dns-ttl-zero'), false);
   });
 
-  test('bad YAML and bad shapes are one-line errors naming the file and line', () => {
-    assert.throws(() => parseRuleOptions('rules:\n  fd-exhaustion:\n    options: [1, 2]\n', 'x.yaml'), (e: unknown) => e instanceof InputError && e.path === 'x.yaml' && e.line === 3);
-    assert.throws(() => parseRuleOptions('rules: {a: 1\n', 'x.yaml'), (e: unknown) => e instanceof InputError && /invalid YAML/.test(e.message));
-    assert.throws(() => parseRuleOptions('- a\n- b\n', 'x.yaml'), InputError);
+  test('bad config is a one-line usage error naming the file, line and key', async () => {
+    const config = path.join(dir, 'bad.yaml');
+    await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: lots\n');
+    await assert.rejects(loadRuleOptionOverrides(config, dir), (e: unknown) => e instanceof UsageError && /bad\.yaml:4: rules\.fd-exhaustion\.options\.ratio/.test(e.message));
   });
 
   test('an explicit --config must exist; the default file is optional', async () => {
-    await assert.rejects(loadRuleOptionOverrides(path.join(dir, 'missing.yaml'), dir), (e: unknown) => e instanceof InputError && /no such file/.test(e.message));
+    await assert.rejects(loadRuleOptionOverrides(path.join(dir, 'missing.yaml'), dir), (e: unknown) => e instanceof UsageError && /no such file/.test(e.message));
     const empty = await mkdtemp(path.join(tmpdir(), 'ld-empty-'));
     try {
-      assert.deepEqual(await loadRuleOptionOverrides(undefined, empty), { source: null, rules: new Map() });
+      const none = await loadRuleOptionOverrides(undefined, empty);
+      assert.equal(none.source, null);
+      assert.deepEqual(none.disabled, []);
     } finally {
       await rm(empty, { recursive: true, force: true });
     }

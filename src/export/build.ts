@@ -28,6 +28,10 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
   const exporters = opts.exporters ?? EXPORTERS;
   const groups: RuleGroup[] = [];
   for (const exporter of exporters) {
+    if (opts.overrides.disabled?.includes(exporter.ruleId)) {
+      opts.notice(`skipping ${exporter.ruleId}: disabled in ${opts.overrides.source}`);
+      continue;
+    }
     const rule = lookup(exporter.ruleId);
     if (!rule) {
       opts.notice(`skipping ${exporter.ruleId}: the rule is not part of this build`);
@@ -49,9 +53,6 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
   }
   for (const rule of opts.registered ?? RULES) {
     if (!exporters.some((e) => e.ruleId === rule.meta.id)) opts.notice(`${rule.meta.id} has no live alert equivalent yet; it runs offline only`);
-  }
-  for (const id of opts.overrides.rules.keys()) {
-    if (!lookup(id)) opts.notice(`${opts.overrides.source}: rules.${id} names no rule in this build; its options are ignored`);
   }
   return groups;
 }
