@@ -43,9 +43,11 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
       continue;
     }
     const options = resolveRuleOptions(rule.meta, opts.overrides.rules.get(exporter.ruleId), opts.overrides.source) as Record<string, unknown>;
-    const missing = exporter.reads.filter((name) => typeof options[name] !== 'number');
-    if (missing.length > 0) {
-      opts.notice(`skipping ${exporter.ruleId}: its options have no numeric ${missing.join(', ')}, which the ${opts.target} export reads`);
+    const missingNumbers = exporter.reads.filter((name) => typeof options[name] !== 'number');
+    const missingText = (exporter.readsText ?? []).filter((name) => typeof options[name] !== 'string');
+    if (missingNumbers.length > 0 || missingText.length > 0) {
+      const missing = [missingNumbers.length > 0 && `numeric ${missingNumbers.join(', ')}`, missingText.length > 0 && `string ${missingText.join(', ')}`].filter(Boolean).join(' and ');
+      opts.notice(`skipping ${exporter.ruleId}: its options have no ${missing}, which the ${opts.target} export reads`);
       continue;
     }
     const rules = build({ options, severity: rule.meta.defaultSeverity, settings: opts.settings });
