@@ -8,8 +8,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { docsUrlFor } from '../src/core/docs.js';
-import { InputError } from '../src/core/errors.js';
-import { loadRuleOptionOverrides, parseRuleOptions } from '../src/export/config.js';
+import { UsageError } from '../src/core/errors.js';
+import { loadRuleOptionOverrides } from '../src/export/config.js';
 import { runExportRules, type ExportRulesFlags } from '../src/export/run.js';
 import type { RuleGroup } from '../src/export/types.js';
 import { fleetLookup } from './support/export-rules.js';
@@ -35,23 +35,28 @@ function alerts(yamlText: string): Map<string, { expr: string; for?: string; lab
 }
 
 describe('config file', () => {
-  test('reads rules.<id>.options and ignores keys owned by other commands', () => {
-    const rules = parseRuleOptions('failOn: warning\nrules:\n  fd-exhaustion:\n    severity: error\n    options:\n      ratio: 0.9\n  dns-ttl-zero:\n', 'x.yaml');
-    assert.deepEqual([...rules], [['fd-exhaustion', { ratio: 0.9 }]]);
-    assert.equal(parseRuleOptions('', 'x.yaml').size, 0);
+  test('is read by the same loader as analyze: options merged over the defaults, disabled rules left out', async () => {
+    const config = path.join(dir, 'shared.yaml');
+    await writeFile(config, 'failOn: warning\nrules:\n  fd-exhaustion:\n    severity: error\n    options:\n      ratio: 0.9\n  dns-ttl-zero: false\n');
+    const overrides = await loadRuleOptionOverrides(config, dir);
+    assert.equal(overrides.rules.get('fd-exhaustion')!.ratio, 0.9);
+    assert.deepEqual(overrides.disabled, ['dns-ttl-zero']);
+    assert.equal(overrides.rules.has('dns-ttl-zero'), false);
   });
 
-  test('bad YAML and bad shapes are one-line errors naming the file and line', () => {
-    assert.throws(() => parseRuleOptions('rules:\n  fd-exhaustion:\n    options: [1, 2]\n', 'x.yaml'), (e: unknown) => e instanceof InputError && e.path === 'x.yaml' && e.line === 3);
-    assert.throws(() => parseRuleOptions('rules: {a: 1\n', 'x.yaml'), (e: unknown) => e instanceof InputError && /invalid YAML/.test(e.message));
-    assert.throws(() => parseRuleOptions('- a\n- b\n', 'x.yaml'), InputError);
+  test('bad config is a one-line usage error naming the file, line and key', async () => {
+    const config = path.join(dir, 'bad.yaml');
+    await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: lots\n');
+    await assert.rejects(loadRuleOptionOverrides(config, dir), (e: unknown) => e instanceof UsageError && /bad\.yaml:4: rules\.fd-exhaustion\.options\.ratio/.test(e.message));
   });
 
   test('an explicit --config must exist; the default file is optional', async () => {
-    await assert.rejects(loadRuleOptionOverrides(path.join(dir, 'missing.yaml'), dir), (e: unknown) => e instanceof InputError && /no such file/.test(e.message));
+    await assert.rejects(loadRuleOptionOverrides(path.join(dir, 'missing.yaml'), dir), (e: unknown) => e instanceof UsageError && /no such file/.test(e.message));
     const empty = await mkdtemp(path.join(tmpdir(), 'ld-empty-'));
     try {
-      assert.deepEqual(await loadRuleOptionOverrides(undefined, empty), { source: null, rules: new Map() });
+      const none = await loadRuleOptionOverrides(undefined, empty);
+      assert.equal(none.source, null);
+      assert.deepEqual(none.disabled, []);
     } finally {
       await rm(empty, { recursive: true, force: true });
     }
@@ -61,19 +66,44 @@ describe('config file', () => {
 describe('export-rules', () => {
   test('exported thresholds change when the config file changes', async () => {
     const defaults = alerts((await exportRules({})).stdout);
-    assert.match(defaults.get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.8$/);
+    assert.match(defaults.get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.8 < 0\.95$/);
+    assert.match(defaults.get('LinkerdProxyFileDescriptorsExhausted')!.expr, />= 0\.95$/);
     assert.match(defaults.get('LinkerdProxyMetricCardinalityCritical')!.expr, />= 50000$/);
+    assert.match(defaults.get('LinkerdControllerPodRestarting')!.expr, /\) >= 2$/);
 
     const config = path.join(dir, 'tuned.yaml');
-    await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: 0.65\n  metric-cardinality:\n    options:\n      warningSeries: 20000\n      errorSeries: 80000\n  reconnect-storm:\n    options:\n      errorMinPods: 12\n');
+    await writeFile(
+      config,
+      'rules:\n  fd-exhaustion:\n    options:\n      ratio: 0.65\n      errorRatio: 0.9\n  metric-cardinality:\n    options:\n      warningSeries: 20000\n      errorSeries: 80000\n' +
+        '  reconnect-storm:\n    options:\n      errorMinPods: 12\n  control-plane-unavailable:\n    options:\n      minRestarts: 4\n  stale-endpoint-metrics:\n    options:\n      minIdlePods: 50\n' +
+        '  dns-query-storm:\n    options:\n      controlPlaneNames: "linkerd-dst-headless, mesh-policy"\n',
+    );
     const tuned = await exportRules({ config });
     assert.equal(tuned.code, 0, tuned.stderr);
     const rules = alerts(tuned.stdout);
-    assert.match(rules.get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.65$/);
+    assert.match(rules.get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.65 < 0\.9$/);
+    assert.match(rules.get('LinkerdProxyFileDescriptorsExhausted')!.expr, />= 0\.9$/);
     assert.match(rules.get('LinkerdProxyMetricCardinalityHigh')!.expr, />= 20000 < 80000$/);
     assert.match(rules.get('LinkerdProxyMetricCardinalityCritical')!.expr, />= 80000$/);
     assert.match(rules.get('LinkerdControlPlaneRequestsFailingFleetWide')!.expr, /\) >= 12$/);
-    assert.match(tuned.stdout, new RegExp(`thresholds from ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(rules.get('LinkerdControllerPodRestarting')!.expr, /\) >= 4$/);
+    assert.match(rules.get('LinkerdProxyRetainsSeriesOfUnconnectedPods')!.expr, /\) >= 50\n/);
+    // The header names the file as the loader shows it (relative to the working directory).
+    assert.match(tuned.stdout, /thresholds from tuned\.yaml\./);
+
+    // A string option: the control-plane names become the name regex of the Loki storm alerts.
+    const loki = alerts((await exportRules({ config, target: 'loki' })).stdout);
+    assert.match(loki.get('CoreDNSQueryBurstForLinkerdControlPlane')!.expr, /qname=~"\(\?i\)\(\[\^\.\]\+\[\.\]\)\*\(linkerd-dst-headless\|mesh-policy\)/);
+    assert.doesNotMatch(loki.get('CoreDNSQueryBurstForLinkerdControlPlane')!.expr, /linkerd-identity/);
+  });
+
+  test('a rule disabled in the config is not exported', async () => {
+    const config = path.join(dir, 'disabled.yaml');
+    await writeFile(config, 'rules:\n  fd-exhaustion: false\n');
+    const result = await exportRules({ config });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(![...alerts(result.stdout).values()].some((r) => r.labels.linkerd_doctor_rule === 'fd-exhaustion'));
+    assert.match(result.stderr, /notice: skipping fd-exhaustion: disabled in .*disabled\.yaml/);
   });
 
   test('.linkerd-doctor.yaml in the working directory is read without --config', async () => {
@@ -81,7 +111,7 @@ describe('export-rules', () => {
     try {
       await writeFile(path.join(cwd, '.linkerd-doctor.yaml'), 'rules:\n  fd-exhaustion:\n    options:\n      ratio: 0.7\n');
       const result = await exportRules({}, cwd);
-      assert.match(alerts(result.stdout).get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.7$/);
+      assert.match(alerts(result.stdout).get('LinkerdProxyFileDescriptorsNearLimit')!.expr, />= 0\.7 < 0\.95$/);
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }
@@ -93,13 +123,14 @@ describe('export-rules', () => {
     const typo = await exportRules({ config });
     assert.equal(typo.code, 2);
     assert.equal(typo.stdout, '');
-    assert.match(typo.stderr, /rules\.fd-exhaustion\.options\.ration is not an option of fd-exhaustion \(options: ratio\)/);
+    assert.match(typo.stderr, /typo\.yaml:4: rules\.fd-exhaustion\.options\.ration: unknown option \(known: ratio, errorRatio\)/);
     assert.equal(typo.stderr.trim().split('\n').length, 1);
 
     await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: "80%"\n');
     const mistyped = await exportRules({ config });
     assert.equal(mistyped.code, 2);
-    assert.match(mistyped.stderr, /ratio must be a number, got "80%"/);
+    assert.match(mistyped.stderr, /typo\.yaml:4: rules\.fd-exhaustion\.options\.ratio: must be a number, got string "80%"/);
+    assert.equal(mistyped.stderr.trim().split('\n').length, 1);
   });
 
   test('every alert carries severity, the rule id label, summary, description and the rule\'s runbook', async () => {
@@ -136,9 +167,23 @@ describe('export-rules', () => {
     };
     const result = await exportRules({}, dir, renamed);
     assert.equal(result.code, 0);
-    assert.match(result.stderr, /skipping fd-exhaustion: its options have no numeric ratio, which the prometheus export reads/);
+    assert.match(result.stderr, /skipping fd-exhaustion: its options have no numeric ratio, errorRatio, which the prometheus export reads/);
     assert.ok(![...alerts(result.stdout).values()].some((r) => r.labels.linkerd_doctor_rule === 'fd-exhaustion'));
     assert.ok(alerts(result.stdout).has('LinkerdProxyMetricCardinalityCritical'));
+  });
+
+  test('a string option the exporter reads must be a string in the registered rule', async () => {
+    const withoutNames = (id: string) => {
+      const rule = fleetLookup(id);
+      if (id !== 'dns-query-storm' || !rule) return rule;
+      const { controlPlaneNames: _names, ...defaultOptions } = rule.meta.defaultOptions as Record<string, unknown>;
+      const { controlPlaneNames: _spec, ...optionSchema } = rule.meta.optionSchema as Record<string, unknown>;
+      return { ...rule, meta: { ...rule.meta, defaultOptions, optionSchema } } as typeof rule;
+    };
+    const result = await exportRules({ target: 'loki' }, dir, withoutNames);
+    assert.equal(result.code, 0);
+    assert.match(result.stderr, /skipping dns-query-storm: its options have no string controlPlaneNames, which the loki export reads/);
+    assert.ok(![...alerts(result.stdout).values()].some((r) => r.labels.linkerd_doctor_rule === 'dns-query-storm'));
   });
 
   test('with the real registry, the rules registered today are exported', async () => {

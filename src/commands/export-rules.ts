@@ -5,7 +5,7 @@ import { EXPORT_FORMATS, EXPORT_TARGETS } from '../export/types.js';
 export default class ExportRules extends Command {
   static override summary = 'Write the rules as Prometheus alerting rules or Loki ruler rules, with the thresholds of the offline rules.';
 
-  static override description = `Thresholds come from each rule's defaults and the rules.<id>.options of the config file (--config, or .linkerd-doctor.yaml in the current directory), so one file drives analyze and the live alerts. Each alert carries a severity label, a linkerd_doctor_rule label with the rule id, and a runbook_url to the rule's page. Rules whose signal a target cannot see are skipped with a notice on stderr. See docs/fleet.md.`;
+  static override description = `Thresholds come from each rule's defaults and the rules.<id>.options of the config file (--config, or .linkerd-doctor.yaml in the current directory), read by the same loader as analyze, so one file drives analyze and the live alerts; rules disabled there are not exported. Each alert carries a severity label, a linkerd_doctor_rule label with the rule id, and a runbook_url to the rule's page. Rules whose signal a target cannot see are skipped with a notice on stderr. See docs/fleet.md.`;
 
   static override examples = [
     '<%= config.bin %> export-rules --target prometheus > linkerd-doctor.rules.yaml',

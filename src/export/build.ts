@@ -28,6 +28,10 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
   const exporters = opts.exporters ?? EXPORTERS;
   const groups: RuleGroup[] = [];
   for (const exporter of exporters) {
+    if (opts.overrides.disabled?.includes(exporter.ruleId)) {
+      opts.notice(`skipping ${exporter.ruleId}: disabled in ${opts.overrides.source}`);
+      continue;
+    }
     const rule = lookup(exporter.ruleId);
     if (!rule) {
       opts.notice(`skipping ${exporter.ruleId}: the rule is not part of this build`);
@@ -39,9 +43,11 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
       continue;
     }
     const options = resolveRuleOptions(rule.meta, opts.overrides.rules.get(exporter.ruleId), opts.overrides.source) as Record<string, unknown>;
-    const missing = exporter.reads.filter((name) => typeof options[name] !== 'number');
-    if (missing.length > 0) {
-      opts.notice(`skipping ${exporter.ruleId}: its options have no numeric ${missing.join(', ')}, which the ${opts.target} export reads`);
+    const missingNumbers = exporter.reads.filter((name) => typeof options[name] !== 'number');
+    const missingText = (exporter.readsText ?? []).filter((name) => typeof options[name] !== 'string');
+    if (missingNumbers.length > 0 || missingText.length > 0) {
+      const missing = [missingNumbers.length > 0 && `numeric ${missingNumbers.join(', ')}`, missingText.length > 0 && `string ${missingText.join(', ')}`].filter(Boolean).join(' and ');
+      opts.notice(`skipping ${exporter.ruleId}: its options have no ${missing}, which the ${opts.target} export reads`);
       continue;
     }
     const rules = build({ options, severity: rule.meta.defaultSeverity, settings: opts.settings });
@@ -49,9 +55,6 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
   }
   for (const rule of opts.registered ?? RULES) {
     if (!exporters.some((e) => e.ruleId === rule.meta.id)) opts.notice(`${rule.meta.id} has no live alert equivalent yet; it runs offline only`);
-  }
-  for (const id of opts.overrides.rules.keys()) {
-    if (!lookup(id)) opts.notice(`${opts.overrides.source}: rules.${id} names no rule in this build; its options are ignored`);
   }
   return groups;
 }

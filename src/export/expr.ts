@@ -77,3 +77,35 @@ export function alertingRule(spec: AlertSpec): AlertingRule {
 function unique(labels: readonly string[]): string[] {
   return [...new Set(labels.filter((l) => l !== ''))];
 }
+
+/** A value as a double-quoted PromQL/LogQL string literal (both use Go's escaping for `\` and `"`). */
+export function quoted(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** RE2 alternation matching exactly one of `values`, each taken literally. */
+export function literalAlternation(values: readonly string[]): string {
+  return `(${values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+}
+
+/**
+ * RE2 matching the decimal integers 0 … n-1 written without leading zeros (n ≥ 1), e.g. for a
+ * "fewer than n seconds" filter on a number extracted from a log line.
+ */
+export function integersBelow(n: number): string {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`integersBelow needs a whole number ≥ 1, got ${n}`);
+  const digits = String(n);
+  const parts: string[] = [];
+  // Shorter numbers: any single digit, then every length from 2 up to one less than n's.
+  if (digits.length > 1) parts.push('[0-9]');
+  for (let len = 2; len < digits.length; len++) parts.push(`[1-9][0-9]{${len - 1}}`);
+  // Same length: n's prefix, then a smaller digit at position i, then anything.
+  for (let i = 0; i < digits.length; i++) {
+    const d = Number(digits[i]);
+    const low = i === 0 && digits.length > 1 ? 1 : 0;
+    if (d - 1 < low) continue;
+    const rest = digits.length - i - 1;
+    parts.push(`${digits.slice(0, i)}[${low}-${d - 1}]${rest > 0 ? `[0-9]{${rest}}` : ''}`);
+  }
+  return `(${parts.join('|')})`;
+}

@@ -63,6 +63,8 @@ export interface RuleExporter<O extends object = object> {
   ruleId: string;
   /** Numeric options the exporter reads; a build whose rule lacks one skips the exporter with a notice. */
   reads: readonly (keyof O & string)[];
+  /** String options the exporter reads (e.g. a comma-separated list of names it turns into a regex). */
+  readsText?: readonly (keyof O & string)[];
   prometheus?: (input: ExporterInput<O>) => AlertingRule[];
   loki?: (input: ExporterInput<O>) => AlertingRule[];
   /** What the target cannot see of this rule, printed as a notice when nothing is exported for it. */

@@ -233,7 +233,7 @@ const INGRESSES: { pattern: RegExp; kind: IngressKind }[] = [
 ];
 
 /** Clients that dial pod IPs by design: a finding for them is informational. */
-const SCRAPERS = /prometheus|datadog|otel|opentelemetry|vmagent|victoria|grafana-agent|alloy|telegraf/;
+export const SCRAPERS = /prometheus|datadog|otel|opentelemetry|vmagent|victoria|grafana-agent|alloy|telegraf/;
 
 function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | null {
   const noServiceTargets = p.noServiceTargets.values.size;

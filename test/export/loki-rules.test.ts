@@ -9,6 +9,7 @@ import { renderRuleFile } from '../../src/export/render.js';
 import type { AlertingRule } from '../../src/export/types.js';
 import { fleetGroups, overrides } from '../support/export-rules.js';
 import { logqlProblems, rulerFileProblems } from '../support/loki-ruler.js';
+import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/rules/dns-ttl-zero.js';
 
 const { groups, notices } = fleetGroups('loki');
 const lokiRules = groups.flatMap((g) => g.rules);
@@ -42,11 +43,11 @@ describe('exported Loki rules', () => {
   });
 
   test('metric-only rules are skipped with a notice naming them', () => {
-    for (const id of ['metric-cardinality', 'fd-exhaustion', 'ingress-pod-ip-bypass', 'stale-endpoint-metrics']) {
+    for (const id of ['metric-cardinality', 'ingress-pod-ip-bypass', 'stale-endpoint-metrics']) {
       assert.ok(notices.some((n) => n.startsWith(`no loki rules for ${id}:`)), `${id}: ${notices.join(' | ')}`);
       assert.ok(!groups.some((g) => g.name.endsWith(id)));
     }
-    assert.deepEqual(groups.map((g) => g.name), ['linkerd-doctor.reconnect-storm', 'linkerd-doctor.control-plane-unavailable', 'linkerd-doctor.dns-ttl-zero', 'linkerd-doctor.dns-query-storm']);
+    assert.deepEqual(groups.map((g) => g.name), ['linkerd-doctor.reconnect-storm', 'linkerd-doctor.control-plane-unavailable', 'linkerd-doctor.fd-exhaustion', 'linkerd-doctor.dns-ttl-zero', 'linkerd-doctor.dns-query-storm']);
   });
 
   test('storm thresholds come from the reconnect-storm options', () => {
@@ -80,16 +81,25 @@ describe('exported Loki rules', () => {
 
 // ---------------------------------------------------------------- the pipeline on real line shapes
 
-/** Line filters (`|= "x"`, `|~ "re"`) and regexp stages of a LogQL pipeline, run the way Loki runs them. */
+/**
+ * Line filters (`|= "x"`, `|~ "re"`), regexp stages and regex label filters (`| l=~"re"`, `| l!~"re"`)
+ * of a LogQL pipeline, in order, run the way Loki runs them: null when the line is dropped.
+ */
 function runPipeline(expr: string, line: string): Record<string, string> | null {
   const labels: Record<string, string> = {};
-  for (const m of expr.matchAll(/\|= "([^"]*)"|\|~ "([^"]*)"|\| regexp `([^`]*)`/g)) {
+  for (const m of expr.matchAll(/\|= "([^"]*)"|\|~ "([^"]*)"|\| regexp `([^`]*)`|\| (\w+)(=~|!~)("(?:[^"\\]|\\.)*")/g)) {
     if (m[1] !== undefined && !line.includes(m[1])) return null;
     if (m[2] !== undefined && !new RegExp(m[2]).test(line)) return null;
     if (m[3] !== undefined) {
       // RE2 named groups `(?P<name>…)` are JS `(?<name>…)`; a regexp stage that does not match keeps the line.
       const found = new RegExp(m[3].replace(/\(\?P</g, '(?<')).exec(line);
-      if (found?.groups) Object.assign(labels, found.groups);
+      if (found?.groups) for (const [k, v] of Object.entries(found.groups)) if (v !== undefined) labels[k] = v;
+    }
+    if (m[4] !== undefined) {
+      // Label regexes are anchored; a missing label is the empty string. RE2's leading (?i) is JS's i flag.
+      const source = JSON.parse(m[6]!) as string;
+      const re = new RegExp(`^(?:${source.replace(/^\(\?i\)/, '')})$`, source.startsWith('(?i)') ? 'i' : '');
+      if (re.test(labels[m[4]] ?? '') !== (m[5] === '=~')) return null;
     }
   }
   return labels;
@@ -101,6 +111,18 @@ const JSON_CP =
   '"spans":[{"name":"policy"},{"addr":"linkerd-policy.linkerd.svc.cluster.local:8090","name":"controller"},{"addr":"10.42.0.16:8090","name":"endpoint"}],"threadId":"ThreadId(1)"}';
 const PLAIN_DATA_PLANE = '[   300.104512s]  WARN ThreadId(02) outbound:proxy{addr=10.96.0.20:80}:service{ns=shop name=web port=80}:endpoint{addr=10.42.1.7:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.42.1.7:8080: Connection refused (os error 111)';
 const UNRELATED = '[   300.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.0.20:80}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=Failed to connect to upstream';
+const CONTROLLER_SHED =
+  '[ 73137.020135s]  INFO ThreadId(01) inbound:server{port=8086}:rescue{client.addr=10.2.118.24:47634}: linkerd_app_core::errors::respond: gRPC request failed error=client 10.2.118.24:47634: server: 10.2.24.49:8086: server 10.2.24.49:8086: service linkerd-dst-headless.linkerd.svc.cluster.local:8086: service unavailable';
+const CONTROLLER_SHED_JSON =
+  '{"timestamp":"2025-12-12T19:55:11.333411Z","level":"INFO","fields":{"message":"gRPC request failed","error":"server 10.2.24.49:8090: service linkerd-policy.linkerd.svc.cluster.local:8090: service unavailable"},"target":"linkerd_app_core::errors::respond",' +
+  '"spans":[{"name":"inbound"},{"port":8090,"name":"server"},{"client.addr":"10.2.7.9:40112","name":"rescue"}],"threadId":"ThreadId(1)"}';
+const CONTROLLER_FAILFAST = '[   410.5s]  WARN ThreadId(01) inbound:server{port=8090}: linkerd_stack::failfast: Service entering failfast after 3s';
+/** A client proxy's failed request to the destination controller: reconnect-storm's side, not this rule's. */
+const CLIENT_OUTBOUND = '[   120.0s]  INFO ThreadId(01) outbound:proxy{addr=10.2.24.49:8086}:rescue{client.addr=10.2.7.9:40112}: linkerd_app_core::errors::respond: gRPC request failed error=service linkerd-dst-headless.linkerd.svc.cluster.local:8086: service unavailable';
+const EMFILE = '[  8812.4s]  WARN ThreadId(01) inbound: linkerd_app_core::serve: Failed to accept connection error=Too many open files (os error 24)';
+/** The second line of the panic (linkerd2#14954); the first names control.rs. */
+const PANIC = '`period` must be non-zero.';
+const COREDNS_V6 = '[INFO] [::1]:50759 - 29008 "A IN example.org. udp 41 false 4096" NOERROR qr,rd,ra,ad 68 0.037990251s';
 const COREDNS = '[INFO] 10.42.0.9:40620 - 45219 "SRV IN linkerd-dst-headless.linkerd.svc.cluster.local. udp 62 false 512" NOERROR qr,aa,rd 351 0.000202852s';
 
 describe('Loki pipelines on real line shapes', () => {
@@ -126,20 +148,92 @@ describe('Loki pipelines on real line shapes', () => {
     for (const addr of ['10.42.1.7:8080', 'web.shop.svc.cluster.local:8086', 'linkerd-dst-headless.linkerd.svc.cluster.local:443']) assert.ok(!anchored.test(addr), addr);
   });
 
-  test('control-plane failure lines match, ordinary warnings do not', () => {
-    const expr = alertNamed(lokiRules, 'LinkerdProxyControlPlaneUnavailable').expr;
-    const lines = [
-      '[     3.1s]  WARN ThreadId(01) linkerd_app_core::control: Failed to resolve control-plane component error=failed SRV and A record lookups',
-      '[    60.0s]  WARN ThreadId(01) watch{port=8080}: linkerd_app_inbound::policy::api: Unexpected policy controller response; retrying with a backoff grpc.status=Deadline expired before operation could complete',
-      '[    10.0s] ERROR ThreadId(02) identity:identity{server.addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unavailable',
-    ];
-    for (const line of lines) assert.notEqual(runPipeline(expr, line), null, line);
-    assert.equal(runPipeline(expr, PLAIN_DATA_PLANE), null);
+  test('controller proxies\' failed inbound requests match with their port, client-side and data-plane lines do not', () => {
+    const failing = alertNamed(lokiRules, 'LinkerdControllerFailingProxyRequests');
+    assert.equal(failing.labels.severity, 'error');
+    assert.match(failing.expr, /pod=~"linkerd-\(destination\|identity\)-\.\+"/);
+    assert.match(failing.expr, /\[5m\]\)\n\) >= 20$/, 'minFailures 20');
+    assert.deepEqual(runPipeline(failing.expr, CONTROLLER_SHED), { port: '8086', uptime: '73137' });
+    assert.deepEqual(runPipeline(failing.expr, CONTROLLER_SHED_JSON), { port: '8090' });
+    for (const line of [CLIENT_OUTBOUND, PLAIN_DATA_PLANE, PLAIN_CP]) assert.equal(runPipeline(failing.expr, line), null, line);
+    // The port filter keeps only the controller ports, as CONTROLLER_PORTS offline.
+    assert.match(failing.expr, /\| port=~"\(8080\|8086\|8090\)"/);
   });
 
-  test('the CoreDNS query-log regexp extracts the name and type', () => {
-    const expr = alertNamed(lokiRules, 'CoreDNSQueryBurstForOneName').expr;
-    assert.deepEqual(runPipeline(expr, COREDNS), { qtype: 'SRV', qname: 'linkerd-dst-headless.linkerd.svc.cluster.local.' });
-    assert.match(expr, /\[2s\]\)\) >= 50$/);
+  test('failures in the controller proxy\'s first startupGraceSeconds are left out', () => {
+    const expr = alertNamed(lokiRules, 'LinkerdControllerFailingProxyRequests').expr;
+    const below = /\| uptime!~"([^"]+)"/.exec(expr)![1]!;
+    const startup = new RegExp(`^(?:${below})$`);
+    for (const uptime of ['0', '3', '9']) assert.ok(startup.test(uptime), uptime);
+    for (const uptime of ['10', '11', '73137']) assert.ok(!startup.test(uptime), uptime);
+    const tuned = fleetGroups('loki', { overrides: overrides({ 'control-plane-unavailable': { startupGraceSeconds: 45.5, minFailures: 5 } }) }).groups.flatMap((g) => g.rules);
+    const tunedExpr = alertNamed(tuned, 'LinkerdControllerFailingProxyRequests').expr;
+    const tunedBelow = new RegExp(`^(?:${/\| uptime!~"([^"]+)"/.exec(tunedExpr)![1]!})$`);
+    assert.ok(tunedBelow.test('45') && !tunedBelow.test('46'));
+    assert.match(tunedExpr, /\) >= 5$/);
+    const noGrace = fleetGroups('loki', { overrides: overrides({ 'control-plane-unavailable': { startupGraceSeconds: 0 } }) }).groups.flatMap((g) => g.rules);
+    assert.doesNotMatch(alertNamed(noGrace, 'LinkerdControllerFailingProxyRequests').expr, /uptime/);
+  });
+
+  test('fail-fast entries of a controller proxy match, with minFailfastEpisodes', () => {
+    const failfast = alertNamed(lokiRules, 'LinkerdControllerInFailfast');
+    assert.equal(failfast.labels.severity, 'error');
+    assert.match(failfast.expr, /\) >= 2$/);
+    assert.deepEqual(runPipeline(failfast.expr, CONTROLLER_FAILFAST), { port: '8090' });
+    assert.equal(runPipeline(failfast.expr, CONTROLLER_SHED), null);
+  });
+
+  test('"Too many open files" proxy lines are an fd-exhaustion error', () => {
+    const emfile = alertNamed(lokiRules, 'LinkerdProxyTooManyOpenFiles');
+    assert.equal(emfile.labels.severity, 'error');
+    assert.notEqual(runPipeline(emfile.expr, EMFILE), null);
+    assert.equal(runPipeline(emfile.expr, UNRELATED), null);
+  });
+
+  test('the CoreDNS query-log regexp extracts the client, name and type; bursts use burstQueries and burstWindowSeconds', () => {
+    const cp = alertNamed(lokiRules, 'CoreDNSQueryBurstForLinkerdControlPlane').expr;
+    const other = alertNamed(lokiRules, 'CoreDNSQueryBurstForOneName').expr;
+    assert.deepEqual(runPipeline(cp, COREDNS), { client: '10.42.0.9', qtype: 'SRV', qname: 'linkerd-dst-headless.linkerd.svc.cluster.local.' });
+    assert.equal(runPipeline(cp, COREDNS_V6), null, 'not a control-plane name');
+    assert.deepEqual(runPipeline(other, COREDNS_V6), { client: '[::1]', qtype: 'A', qname: 'example.org.' });
+    assert.equal(runPipeline(other, COREDNS), null, 'control-plane names are the error alert\'s');
+    for (const expr of [cp, other]) {
+      assert.match(expr, /\[2s\]\)\) >= 100\nand\n/);
+      assert.match(expr, />= 2 \* count by \(qname, qtype\) \(sum by \(qname, qtype, client\)/, 'at least half the queries are repeats');
+    }
+    assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForLinkerdControlPlane').labels.severity, 'error');
+    assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForOneName').labels.severity, 'warning');
+    const tuned = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { burstQueries: 40, burstWindowSeconds: 1.5 } }) }).groups.flatMap((g) => g.rules);
+    assert.match(alertNamed(tuned, 'CoreDNSQueryBurstForOneName').expr, /\[1500ms\]\)\) >= 40\n/);
+  });
+
+  test('controlPlaneNames becomes an escaped name regex that grades names as offline', () => {
+    const names = (expr: string, op: string) => JSON.parse(new RegExp(`\\| qname${op}("(?:[^"\\\\]|\\\\.)*")`).exec(expr)![1]!) as string;
+    const cp = alertNamed(lokiRules, 'CoreDNSQueryBurstForLinkerdControlPlane').expr;
+    const other = alertNamed(lokiRules, 'CoreDNSQueryBurstForOneName').expr;
+    assert.equal(names(cp, '=~'), names(other, '!~'));
+    // RE2's (?i) is JavaScript's i flag; label regexes are anchored.
+    const matches = (regex: string, name: string) => new RegExp(`^(?:${regex.replace(/^\(\?i\)/, '')})$`, 'i').test(name);
+    const services = serviceSet(DEFAULT_CONTROL_PLANE_NAMES);
+    for (const name of ['linkerd-dst-headless.linkerd.svc.cluster.local.', 'LINKERD-POLICY.linkerd.svc.cluster.local.', 'linkerd-identity-headless.linkerd', '10-42-0-12.linkerd-dst-headless.linkerd.svc.cluster.local.', 'web.shop.svc.cluster.local.', 'linkerd-dst-headless.example.com.', 'linkerd-dstx.linkerd.svc.cluster.local.', 'api.linkerd-policy.example.com.']) {
+      assert.equal(matches(names(cp, '=~'), name), controlPlaneService(name, services) !== null, name);
+    }
+    // Names are literals: regex characters in the option are escaped, and reach the engine as a valid string.
+    const custom = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { controlPlaneNames: 'mesh.dst, dst+x' } }) }).groups.flatMap((g) => g.rules);
+    const customExpr = alertNamed(custom, 'CoreDNSQueryBurstForLinkerdControlPlane').expr;
+    assert.deepEqual(logqlProblems(customExpr), []);
+    const customRegex = names(customExpr, '=~');
+    assert.ok(matches(customRegex, 'dst+x.linkerd.svc.cluster.local.') && matches(customRegex, 'mesh.dst.linkerd.svc.cluster.local.'));
+    assert.ok(!matches(customRegex, 'dsttx.linkerd.svc.cluster.local.') && !matches(customRegex, 'meshxdst.linkerd.svc.cluster.local.'));
+    // No control-plane names: every storm is a warning.
+    const none = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { controlPlaneNames: '' } }) }).groups.flatMap((g) => g.rules);
+    assert.ok(!none.some((r) => r.alert === 'CoreDNSQueryBurstForLinkerdControlPlane'));
+    assert.doesNotMatch(alertNamed(none, 'CoreDNSQueryBurstForOneName').expr, /qname[=!]~/);
+  });
+
+  test('dns-ttl-zero: the zero-negative-TTL panic is an error (it happens only for control-plane lookups)', () => {
+    const panic = alertNamed(lokiRules, 'LinkerdProxyPanicOnZeroNegativeTtl');
+    assert.equal(panic.labels.severity, 'error');
+    assert.notEqual(runPipeline(panic.expr, PANIC), null);
   });
 });

@@ -25,7 +25,6 @@ interface AlertCase {
 
 const PROXY = 'job="linkerd-proxy"';
 const DST = 'linkerd-dst-headless.linkerd.svc.cluster.local:8086';
-const POLICY = 'linkerd-policy.linkerd.svc.cluster.local:8090';
 const STEP = '15s';
 
 function proxySeries(name: string, labels: string, values: string): Series {
@@ -45,6 +44,11 @@ function endpointSeries(pod: string, i: number, extra: string): Series[] {
   return [proxySeries('request_total', `namespace="ingress", pod="${pod}", direction="outbound", ${target}, dst_pod="web-5d8f-${i}", dst_deployment="web", dst_namespace="shop"${extra}`, '0+10x80')];
 }
 
+function fds(pod: string, open: string, max: string): Series[] {
+  const labels = `namespace="shop", pod="${pod}", instance="${pod}:4191"`;
+  return [proxySeries('process_open_fds', labels, open), proxySeries('process_max_fds', labels, max)];
+}
+
 function balancer(pod: string): Series {
   return proxySeries('outbound_http_balancer_endpoints', `namespace="ingress", pod="${pod}", endpoint_state="ready", parent_kind="Service", parent_name="web", backend_kind="Service", backend_name="web"`, '6x80');
 }
@@ -56,6 +60,22 @@ function generation(hash: string, endpoints: number, requests: string): Series[]
     const labels = `namespace="shop", pod="frontend-1", direction="outbound", dst_namespace="shop", dst_deployment="cart", dst_service="cart", dst_pod_template_hash="${hash}", dst_pod="cart-${hash}-${e}"`;
     out.push(proxySeries('request_total', labels, requests));
     for (let b = 1; b <= 20; b++) out.push(proxySeries('response_latency_ms_bucket', `${labels}, le="${b * 10}"`, requests));
+  }
+  return out;
+}
+
+/** kube-state-metrics' per-container restart counter of a pod in the linkerd namespace. */
+function restarts(pod: string, container: string, values: string): Series {
+  return { series: `kube_pod_container_status_restarts_total{job="kube-state-metrics", namespace="linkerd", pod="${pod}", container="${container}", uid="0f1e2d3c"}`, values };
+}
+
+/** 21 outbound series (request_total and 20 latency buckets) per destination pod of one workload, with `extra` labels. */
+function destinationPods(workload: string, pods: number, connected: number): Series[] {
+  const out: Series[] = [];
+  for (let p = 0; p < pods; p++) {
+    const labels = `namespace="shop", pod="frontend-1", direction="outbound", dst_namespace="shop", dst_deployment="${workload}", dst_service="${workload}", dst_pod="${workload}-6c7d8-${p}"`;
+    out.push(proxySeries('request_total', labels, '0+1x100'));
+    if (p < connected) out.push(proxySeries('tcp_open_connections', `${labels}, peer="dst"`, '1x100'));
   }
   return out;
 }
@@ -85,19 +105,19 @@ const CASES: AlertCase[] = [
     evalTime: '10m',
     firing: [],
   },
-  // control-plane-unavailable
+  // control-plane-unavailable (kube-state-metrics restart counters)
   {
-    title: 'one proxy whose policy watches keep failing',
-    alert: 'LinkerdProxyControlRequestsFailing',
-    series: [cpFailures('web-0', POLICY, '0+1x40')],
-    evalTime: '8m',
-    firing: [{ ...rule('control-plane-unavailable', 'error'), namespace: 'shop', pod: 'web-0', addr: POLICY }],
+    title: 'a destination controller pod restarting three times within the hour',
+    alert: 'LinkerdControllerPodRestarting',
+    series: [restarts('linkerd-destination-7d9c4-x2vq8', 'destination', '0x20 1x20 2x20 3x100')],
+    evalTime: '40m',
+    firing: [{ ...rule('control-plane-unavailable', 'warning'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8' }],
   },
   {
-    title: 'a single failure in five minutes',
-    alert: 'LinkerdProxyControlRequestsFailing',
-    series: [cpFailures('web-0', POLICY, '0x10 1x30')],
-    evalTime: '8m',
+    title: 'one controller restart (below minRestarts), and an application pod in a crash loop',
+    alert: 'LinkerdControllerPodRestarting',
+    series: [restarts('linkerd-identity-5f6b7-k9d2m', 'identity', '0x40 1x120'), { ...restarts('web-5d8f-abcde', 'web', '0+1x160'), series: restarts('web-5d8f-abcde', 'web', '').series.replace('namespace="linkerd"', 'namespace="shop"') }],
+    evalTime: '40m',
     firing: [],
   },
   // metric-cardinality
@@ -136,26 +156,39 @@ const CASES: AlertCase[] = [
     evalTime: '20m',
     firing: [],
   },
-  // fd-exhaustion
+  // fd-exhaustion: warning from ratio (0.8), error from errorRatio (0.95)
   {
-    title: '900 of 1024 descriptors open',
+    title: '850 of 1024 descriptors open',
     alert: 'LinkerdProxyFileDescriptorsNearLimit',
-    series: [
-      proxySeries('process_open_fds', 'namespace="shop", pod="web-0", instance="10.42.0.8:4191"', '900x40'),
-      proxySeries('process_max_fds', 'namespace="shop", pod="web-0", instance="10.42.0.8:4191"', '1024x40'),
-    ],
+    series: fds('web-0', '850x40', '1024x40'),
     evalTime: '8m',
-    firing: [{ ...rule('fd-exhaustion', 'error'), namespace: 'shop', pod: 'web-0' }],
+    firing: [{ ...rule('fd-exhaustion', 'warning'), namespace: 'shop', pod: 'web-0' }],
   },
   {
     title: '100 of 1024 descriptors, and an unlimited proxy (max_fds 0) with 5000 open',
     alert: 'LinkerdProxyFileDescriptorsNearLimit',
-    series: [
-      proxySeries('process_open_fds', 'namespace="shop", pod="web-0", instance="10.42.0.8:4191"', '100x40'),
-      proxySeries('process_max_fds', 'namespace="shop", pod="web-0", instance="10.42.0.8:4191"', '1024x40'),
-      proxySeries('process_open_fds', 'namespace="shop", pod="web-1", instance="10.42.0.9:4191"', '5000x40'),
-      proxySeries('process_max_fds', 'namespace="shop", pod="web-1", instance="10.42.0.9:4191"', '0x40'),
-    ],
+    series: [...fds('web-0', '100x40', '1024x40'), ...fds('web-1', '5000x40', '0x40')],
+    evalTime: '8m',
+    firing: [],
+  },
+  {
+    title: 'a proxy at 98% is exhausted, not also near the limit',
+    alert: 'LinkerdProxyFileDescriptorsNearLimit',
+    series: fds('web-0', '1000x40', '1024x40'),
+    evalTime: '8m',
+    firing: [],
+  },
+  {
+    title: '1000 of 1024 descriptors open',
+    alert: 'LinkerdProxyFileDescriptorsExhausted',
+    series: fds('web-0', '1000x40', '1024x40'),
+    evalTime: '8m',
+    firing: [{ ...rule('fd-exhaustion', 'error'), namespace: 'shop', pod: 'web-0' }],
+  },
+  {
+    title: '900 of 1024 descriptors (88%, under errorRatio)',
+    alert: 'LinkerdProxyFileDescriptorsExhausted',
+    series: fds('web-0', '900x40', '1024x40'),
     evalTime: '8m',
     firing: [],
   },
@@ -191,18 +224,60 @@ const CASES: AlertCase[] = [
     evalTime: '15m',
     firing: [],
   },
-  // stale-endpoint-metrics
   {
-    title: 'a caller still exporting 63 series of an idle ReplicaSet generation',
+    title: 'an ingress dialling six pod IPs whose only balancer is the API server\'s default/kubernetes',
+    alert: 'LinkerdProxyBypassedByPodIpDialling',
+    series: [
+      ...pods(6, (i) => endpointSeries('traefik-0', i, '')),
+      proxySeries('outbound_http_balancer_endpoints', 'namespace="ingress", pod="traefik-0", endpoint_state="ready", parent_kind="Service", parent_namespace="default", parent_name="kubernetes", backend_kind="Service", backend_name="kubernetes"', '1x80'),
+    ],
+    evalTime: '15m',
+    firing: [{ ...rule('ingress-pod-ip-bypass', 'warning'), namespace: 'ingress', pod: 'traefik-0' }],
+  },
+  {
+    title: 'six pod-IP endpoints, but half the endpoint series go through a Service (under minNoServiceRatio)',
+    alert: 'LinkerdProxyBypassedByPodIpDialling',
+    series: [...pods(6, (i) => endpointSeries('traefik-0', i, '')), ...pods(6, (i) => endpointSeries('traefik-0', i + 10, ', dst_service="web"'))],
+    evalTime: '15m',
+    firing: [],
+  },
+  {
+    title: 'a metrics scraper dialling eight pods on their application port',
+    alert: 'LinkerdProxyBypassedByPodIpDialling',
+    series: pods(8, (i) => [proxySeries('request_total', `namespace="monitoring", pod="vmagent-0", direction="outbound", target_addr="10.42.2.${i}:8080", target_port="8080", dst_pod="web-${i}", dst_deployment="web", dst_namespace="shop"`, '0+1x80')]),
+    evalTime: '15m',
+    firing: [],
+  },
+  // stale-endpoint-metrics: more than maxTemplateHashes (1) generations and minStaleSeries (100) stale series
+  {
+    title: 'a caller still exporting 105 series of an idle ReplicaSet generation',
     alert: 'LinkerdProxyRetainsStaleEndpointMetrics',
-    series: [...generation('7c9f', 3, '500x120'), ...generation('5b6d', 3, '0+20x120')],
+    series: [...generation('7c9f', 5, '500x120'), ...generation('5b6d', 3, '0+20x120')],
     evalTime: '20m',
     firing: [{ ...rule('stale-endpoint-metrics', 'warning'), namespace: 'shop', pod: 'frontend-1', dst_namespace: 'shop', dst_deployment: 'cart' }],
   },
   {
+    title: 'an idle generation holding 84 series (under minStaleSeries)',
+    alert: 'LinkerdProxyRetainsStaleEndpointMetrics',
+    series: [...generation('7c9f', 4, '500x120'), ...generation('5b6d', 3, '0+20x120')],
+    evalTime: '20m',
+    firing: [],
+  },
+  {
+    title: 'an older generation without requests that the proxy is still connected to',
+    alert: 'LinkerdProxyRetainsStaleEndpointMetrics',
+    series: [
+      ...generation('7c9f', 5, '500x120'),
+      ...pods(5, (e) => [proxySeries('tcp_open_connections', `namespace="shop", pod="frontend-1", direction="outbound", peer="dst", dst_namespace="shop", dst_deployment="cart", dst_pod_template_hash="7c9f", dst_pod="cart-7c9f-${e}"`, '2x120')]),
+      ...generation('5b6d', 3, '0+20x120'),
+    ],
+    evalTime: '20m',
+    firing: [],
+  },
+  {
     title: 'a rollout in progress: both generations still serve requests',
     alert: 'LinkerdProxyRetainsStaleEndpointMetrics',
-    series: [...generation('7c9f', 3, '0+5x120'), ...generation('5b6d', 3, '0+20x120')],
+    series: [...generation('7c9f', 5, '0+5x120'), ...generation('5b6d', 3, '0+20x120')],
     evalTime: '20m',
     firing: [],
   },
@@ -213,13 +288,35 @@ const CASES: AlertCase[] = [
     evalTime: '20m',
     firing: [],
   },
+  // stale-endpoint-metrics: minIdlePods (20) unconnected pods, idlePodFactor (3) times the connected ones
+  {
+    title: 'series for 25 pods of one workload, two of them connected',
+    alert: 'LinkerdProxyRetainsSeriesOfUnconnectedPods',
+    series: destinationPods('api', 25, 2),
+    evalTime: '20m',
+    firing: [{ ...rule('stale-endpoint-metrics', 'warning'), namespace: 'shop', pod: 'frontend-1', dst_namespace: 'shop', dst_deployment: 'api' }],
+  },
+  {
+    title: '25 unconnected of 40 pods (under idlePodFactor × 15 connected), and 19 of 20 (under minIdlePods)',
+    alert: 'LinkerdProxyRetainsSeriesOfUnconnectedPods',
+    series: [...destinationPods('api', 40, 15), ...destinationPods('cart', 20, 1)],
+    evalTime: '20m',
+    firing: [],
+  },
+  {
+    title: 'series for 25 pods and no connection data at all',
+    alert: 'LinkerdProxyRetainsSeriesOfUnconnectedPods',
+    series: destinationPods('api', 25, 0),
+    evalTime: '20m',
+    firing: [],
+  },
   // dns-ttl-zero
   {
     title: 'node-local-dns serving stale (TTL 0) answers',
     alert: 'CoreDNSServingStaleAnswersWithTtlZero',
     series: [{ series: 'coredns_cache_served_stale_total{job="node-local-dns", instance="10.0.3.4:9253", server="dns://169.254.20.10:53", zones="cluster.local.", view=""}', values: '0+40x40' }],
     evalTime: '8m',
-    firing: [{ ...rule('dns-ttl-zero', 'error'), job: 'node-local-dns', instance: '10.0.3.4:9253', server: 'dns://169.254.20.10:53' }],
+    firing: [{ ...rule('dns-ttl-zero', 'warning'), job: 'node-local-dns', instance: '10.0.3.4:9253', server: 'dns://169.254.20.10:53' }],
   },
   {
     title: 'a cache that served stale answers long ago and none since',
@@ -230,9 +327,9 @@ const CASES: AlertCase[] = [
   },
   // dns-query-storm
   {
-    title: 'SRV queries at 30/s for five minutes',
+    title: 'SRV queries at 60/s for ten minutes',
     alert: 'CoreDNSSrvQueryStorm',
-    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+450x40' }],
+    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+900x40' }],
     evalTime: '6m',
     firing: [{ ...rule('dns-query-storm', 'warning'), job: 'coredns', instance: '10.42.0.2:9153' }],
   },
@@ -249,8 +346,15 @@ const CASES: AlertCase[] = [
   {
     title: 'an SRV spike shorter than the periodic-burst span',
     alert: 'CoreDNSSrvQueryStorm',
-    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+15x20 300+450x4 2100+15x20' }],
+    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+15x20 300+900x4 3900+15x20' }],
     evalTime: '6m30s',
+    firing: [],
+  },
+  {
+    title: 'SRV queries at 45/s for ten minutes (under burstQueries 100 per 2 s)',
+    alert: 'CoreDNSSrvQueryStorm',
+    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+675x40' }],
+    evalTime: '6m',
     firing: [],
   },
 ];
@@ -366,7 +470,7 @@ describe('exported Prometheus rules (promtool)', () => {
               exp_alerts: [
                 {
                   exp_labels: firing.firing[0],
-                  exp_annotations: { summary: 'Proxy shop/web-0 uses 87.89% of its file descriptors', description: fd.annotations.description, runbook_url: fd.annotations.runbook_url },
+                  exp_annotations: { summary: 'Proxy shop/web-0 uses 83.01% of its file descriptors', description: fd.annotations.description, runbook_url: fd.annotations.runbook_url },
                 },
               ],
             },

@@ -1,5 +1,4 @@
-// Stand-ins for the rules other branches are writing, with the option names and defaults agreed in
-// the brief, so every exporter can be exercised here. Only `meta` matters to the exporters.
+// Helpers for the export-rules tests: the registry, rule groups built from it, and promtool runs.
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -7,45 +6,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import type { AnyRule, RuleOptionSpec, Severity } from '../../src/core/types.js';
+import type { AnyRule } from '../../src/core/types.js';
 import { buildRuleGroups } from '../../src/export/build.js';
 import type { RuleOptionOverrides } from '../../src/export/config.js';
 import { renderRuleFile } from '../../src/export/render.js';
 import { DEFAULT_SETTINGS, type ExportSettings, type ExportTarget, type RuleGroup } from '../../src/export/types.js';
-import reconnectStorm from '../../src/rules/reconnect-storm.js';
+import { findRule, RULES } from '../../src/rules/index.js';
 
 const run = promisify(execFile);
 
-function standIn(id: string, defaultSeverity: Severity, defaultOptions: Record<string, number>): AnyRule {
-  const optionSchema: Record<string, RuleOptionSpec> = {};
-  for (const name of Object.keys(defaultOptions)) optionSchema[name] = { type: 'number', minimum: 0, description: name };
-  return {
-    meta: { id, code: 'LD0000', title: id, description: id, defaultSeverity, inputs: [], defaultOptions, optionSchema },
-    createState: () => ({}),
-    visitors: {},
-    merge: () => {},
-    finish: () => [],
-  };
-}
+/** The real registry: the exported thresholds are the offline rules' own defaults. */
+export const FLEET_RULES: readonly AnyRule[] = RULES;
 
-/** The agreed rules; numbers the brief leaves open (minEndpoints, minFailures…) are plausible stand-ins. */
-export const FLEET_RULES: readonly AnyRule[] = [
-  reconnectStorm,
-  standIn('control-plane-unavailable', 'error', { minFailures: 3 }),
-  standIn('metric-cardinality', 'warning', { warningSeries: 10_000, errorSeries: 50_000 }),
-  standIn('fd-exhaustion', 'error', { ratio: 0.8 }),
-  standIn('ingress-pod-ip-bypass', 'warning', { minEndpoints: 5 }),
-  standIn('stale-endpoint-metrics', 'warning', { maxTemplateHashes: 1, minStaleSeries: 50 }),
-  standIn('dns-ttl-zero', 'error', {}),
-  standIn('dns-query-storm', 'warning', { burstWindowSeconds: 2, burstQueries: 50, minPeriodicBursts: 3 }),
-];
+export const fleetLookup = findRule;
 
-export const fleetLookup = (id: string): AnyRule | undefined => FLEET_RULES.find((r) => r.meta.id === id);
-
-export const NO_OVERRIDES: RuleOptionOverrides = { source: null, rules: new Map() };
+export const NO_OVERRIDES: RuleOptionOverrides = { source: null, rules: new Map(), disabled: [] };
 
 export function overrides(rules: Record<string, Record<string, unknown>>): RuleOptionOverrides {
-  return { source: 'test.yaml', rules: new Map(Object.entries(rules)) };
+  return { source: 'test.yaml', rules: new Map(Object.entries(rules)), disabled: [] };
 }
 
 export function fleetGroups(target: ExportTarget, opts: { overrides?: RuleOptionOverrides; settings?: Partial<ExportSettings> } = {}): { groups: RuleGroup[]; notices: string[] } {

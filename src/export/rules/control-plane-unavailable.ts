@@ -1,62 +1,107 @@
-// control-plane-unavailable live: proxies that cannot use the destination, policy or identity
-// controllers, from their WARN/ERROR lines (Loki) and from control_response_total (Prometheus).
+// control-plane-unavailable live: the controllers' side of an outage, as the offline rule reads it
+// — the proxies in front of the destination, policy and identity containers failing inbound
+// control-plane requests or entering fail-fast (Loki), and controller pods restarting (Prometheus,
+// from kube-state-metrics). Clients' reconnect loops are reconnect-storm's alerts.
 
-import { alertingRule, byClause, labelRef, num, podLabels, selector } from '../expr.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../types.js';
-
-export interface ControlPlaneUnavailableOptions {
-  minFailures: number;
-}
+import type { ControlPlaneUnavailableOptions } from '../../rules/control-plane-unavailable.js';
+import { CONTROLLER_PORTS } from '../../knowledge/control-plane.js';
+import { alertingRule, byClause, integersBelow, labelRef, literalAlternation, num, selector } from '../expr.js';
+import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../types.js';
 
 const RULE_ID = 'control-plane-unavailable';
 
 /**
- * Five times the 60 s maximum connect backoff of proxy v2.307+: even the slowest-retrying proxy
- * gets several attempts in the window, so minFailures means repeated failures, not one blip.
+ * Five times the 60 s maximum connect backoff of proxy v2.307+: clients retry several times in the
+ * window, so minFailures failed requests mean the controller keeps refusing work, not one blip.
  */
 const WINDOW_SECONDS = 300;
 
-/** Lines that say the proxy could not use its control plane (messages from proxy-logs research §5). */
-const CONTROL_PLANE_FAILURES = [
-  'Failed to resolve control-plane component',
-  'Unexpected (policy|destination) controller response',
-  'Failed to obtain identity',
-].join('|');
+/** Restarts within an hour: a rollout replaces pods (their restart count starts at 0), a crash loop restarts them. */
+const RESTART_WINDOW_SECONDS = 3600;
+
+/** Pods of the Deployments that run the controllers (policy runs in linkerd-destination). */
+const CONTROLLER_PODS = 'linkerd-(destination|identity)-.+';
+
+const PORTS = literalAlternation(Object.keys(CONTROLLER_PORTS));
+
+/**
+ * What the offline rule counts as a failed inbound request or a fail-fast entry: a log target and a
+ * message, as separate filters because JSON logs put them in separate fields.
+ */
+const FAILED_REQUEST = ['linkerd2?_app_core::errors', '(gRPC |HTTP/1.1 |HTTP/2.0 )?[Rr]equest failed|Failed to proxy request'];
+const FAILFAST = ['(linkerd_stack|linkerd_timeout)::failfast|linkerd_proxy_balance_queue::worker', '[Ee]ntering failfast'];
+
+function controllerStreams(settings: ExportSettings): string {
+  return selector(settings.logSelector, `${settings.podLabel}=~"${CONTROLLER_PODS}"`);
+}
+
+/**
+ * The inbound controller port, from the first span: plain `inbound:server{port=8086}` or JSON
+ * `{"name":"inbound"},{"port":8086,"name":"server"}`. Lines on other ports are dropped.
+ */
+const INBOUND_PORT = [
+  '| regexp `inbound:server\\{port=(?P<port>[0-9]+)\\}`',
+  '| regexp `\\{"name":"inbound"\\},\\{"port":"?(?P<port>[0-9]+)"?,"name":"server"\\}`',
+  `| port=~"${PORTS}"`,
+];
 
 function loki(input: ExporterInput<ControlPlaneUnavailableOptions>): AlertingRule[] {
-  const { options: o, settings, severity } = input;
-  const expr =
-    `sum ${byClause(podLabels(settings))} (\n` +
-    `  count_over_time(${selector(settings.logSelector)} |~ "${CONTROL_PLANE_FAILURES}" [${WINDOW_SECONDS / 60}m])\n` +
-    `) >= ${num(o.minFailures)}`;
+  const { options: o, settings } = input;
+  const group = [...settings.groupBy, settings.namespaceLabel, 'port'];
+  // Plain lines start with the proxy's uptime; failures in its first startupGraceSeconds are the
+  // container still starting and do not count, as offline. JSON lines carry no uptime and count.
+  const grace = Math.ceil(o.startupGraceSeconds);
+  const startup = grace > 0 ? ['| regexp `^\\[ *(?P<uptime>[0-9]+)[.][0-9]*s\\]`', `| uptime!~"${integersBelow(grace)}"`] : [];
+  const pipeline = (filters: string[], extra: string[]) => [`${controllerStreams(settings)} ${filters.map((f) => `|~ "${f}"`).join(' ')}`, ...INBOUND_PORT, ...extra].join('\n    ');
+  const window = `[${WINDOW_SECONDS / 60}m]`;
+  const controller = `the controller on port ${labelRef('port')} (8086 destination, 8090 policy, 8080 identity) in ${labelRef(settings.namespaceLabel)}`;
   return [
     alertingRule({
       ruleId: RULE_ID,
-      alert: 'LinkerdProxyControlPlaneUnavailable',
-      expr,
-      severity,
-      summary: `Proxy ${labelRef(settings.namespaceLabel)}/${labelRef(settings.podLabel)} cannot use the Linkerd control plane ({{ $value }} failures in 5m)`,
+      alert: 'LinkerdControllerFailingProxyRequests',
+      expr: `sum ${byClause(group)} (\n  count_over_time(\n    ${pipeline(FAILED_REQUEST, startup)}\n  ${window})\n) >= ${num(o.minFailures)}`,
+      severity: 'error',
+      summary: `The Linkerd controller on port ${labelRef('port')} failed {{ $value }} proxy requests in 5m`,
       description:
-        `The proxy logged at least ${o.minFailures} control-plane failures in 5 minutes (unresolvable controller names, failing destination/policy watches, or no identity). ` +
-        'Without the control plane it cannot discover new endpoints or policies, and without identity it never becomes ready.',
+        `The proxies in front of ${controller} failed at least ${o.minFailures} inbound control-plane requests in 5 minutes ` +
+        `(after their first ${o.startupGraceSeconds} s of uptime): load shedding ("service unavailable"), fail-fast or a controller container that refuses connections. ` +
+        'Proxies cannot get discovery, policy or certificates from it meanwhile. Scale the controller out or find why it is not serving.',
+    }),
+    alertingRule({
+      ruleId: RULE_ID,
+      alert: 'LinkerdControllerInFailfast',
+      expr: `sum ${byClause(group)} (\n  count_over_time(\n    ${pipeline(FAILFAST, [])}\n  ${window})\n) >= ${num(o.minFailfastEpisodes)}`,
+      severity: 'error',
+      summary: `The Linkerd controller on port ${labelRef('port')} entered fail-fast {{ $value }} times in 5m`,
+      description:
+        `The proxies in front of ${controller} put their inbound service into fail-fast at least ${o.minFailfastEpisodes} times in 5 minutes: ` +
+        'each time the controller did not answer for the whole fail-fast timeout.',
     }),
   ];
 }
 
+/** kube-state-metrics' restart counter; the offline rule counts the same restarts from the pods' logs. */
 function prometheus(input: ExporterInput<ControlPlaneUnavailableOptions>): AlertingRule[] {
-  const { options: o, settings, severity } = input;
-  const failing = selector(settings.proxySelector, 'classification="failure"');
-  const expr = `sum ${byClause(podLabels(settings, 'addr'))} (increase(control_response_total${failing}[${WINDOW_SECONDS / 60}m])) >= ${num(o.minFailures)}`;
+  const { options: o, settings } = input;
+  const restarts = `kube_pod_container_status_restarts_total${selector(`${settings.podLabel}=~"${CONTROLLER_PODS}"`)}`;
+  const pods = [...settings.groupBy, settings.namespaceLabel, settings.podLabel];
   return [
     alertingRule({
       ruleId: RULE_ID,
-      alert: 'LinkerdProxyControlRequestsFailing',
-      expr,
-      severity,
-      summary: `Proxy ${labelRef(settings.namespaceLabel)}/${labelRef(settings.podLabel)}: {{ $value | humanize }} failed requests to ${labelRef('addr')} in 5m`,
-      description: `control_response_total counted at least ${o.minFailures} failed requests (classification="failure") from this proxy to the controller ${labelRef('addr')} in 5 minutes.`,
+      alert: 'LinkerdControllerPodRestarting',
+      expr: `max ${byClause(pods)} (increase(${restarts}[${RESTART_WINDOW_SECONDS / 3600}h])) >= ${num(o.minRestarts)}`,
+      severity: 'warning',
+      summary: `Linkerd controller pod ${labelRef(settings.namespaceLabel)}/${labelRef(settings.podLabel)} restarted {{ $value | humanize }} times in 1h`,
+      description:
+        `A container of the controller pod restarted at least ${o.minRestarts} times within an hour (kube_pod_container_status_restarts_total, from kube-state-metrics). ` +
+        'While it restarts, proxies lose discovery, policy or identity; check `kubectl describe pod` for OOMKilled or failing probes and the previous container logs.',
     }),
   ];
 }
 
-export const controlPlaneUnavailableExporter: RuleExporter<ControlPlaneUnavailableOptions> = { ruleId: RULE_ID, reads: ['minFailures'], prometheus, loki };
+export const controlPlaneUnavailableExporter: RuleExporter<ControlPlaneUnavailableOptions> = {
+  ruleId: RULE_ID,
+  reads: ['minFailures', 'minFailfastEpisodes', 'minRestarts', 'startupGraceSeconds'],
+  prometheus,
+  loki,
+};

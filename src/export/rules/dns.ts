@@ -6,17 +6,22 @@
 // zones, view} counts answers served from expired cache entries, which carry TTL 0 unless the
 // cache plugin sets keepttl or (v1.14.7+) a serve_stale RESPONSE_TTL.
 
-import { alertingRule, byClause, labelRef, num, podLabels, selector } from '../expr.js';
+import type { DnsQueryStormOptions } from '../../rules/dns-query-storm.js';
+import { serviceSet, type DnsTtlZeroOptions } from '../../rules/dns-ttl-zero.js';
+import { alertingRule, byClause, duration, labelRef, literalAlternation, num, podLabels, quoted, selector } from '../expr.js';
 import type { AlertingRule, ExporterInput, RuleExporter } from '../types.js';
 
-export interface DnsQueryStormOptions {
-  burstWindowSeconds: number;
-  burstQueries: number;
-  minPeriodicBursts: number;
+/**
+ * Query names (as CoreDNS logs them: lower-case, trailing dot) that belong to one of the
+ * `controlPlaneNames` Services, the way the offline rules match them: `<svc>`, `<svc>.<ns>`,
+ * `<svc>.<ns>.svc.<zone>`, or a record under one (`10-42-0-12.linkerd-dst-headless.linkerd.svc…`).
+ * Null when the list is empty. Anchored by the engines, as label regexes are.
+ */
+export function controlPlaneNameRegex(controlPlaneNames: string): string | null {
+  const services = [...serviceSet(controlPlaneNames)];
+  if (services.length === 0) return null;
+  return `(?i)([^.]+[.])*${literalAlternation(services)}([.][^.]+([.]svc([.].*)?)?)?[.]?`;
 }
-
-/** dns-ttl-zero has no numeric threshold: a TTL of 0 is the mechanism. */
-export type DnsTtlZeroOptions = object;
 
 /**
  * node-local-dns caps cluster.local answers at 30 s, so a TTL-0 loop recurs each time the shared
@@ -24,14 +29,19 @@ export type DnsTtlZeroOptions = object;
  */
 const CACHE_PERIOD_SECONDS = 30;
 
+/**
+ * Warning, as offline for names outside controlPlaneNames: CoreDNS counts stale answers per
+ * server, not per name, so the alert cannot tell whether a Linkerd name was among them (the
+ * offline rule makes that an error once dig shows it).
+ */
 function dnsTtlZeroPrometheus(input: ExporterInput<DnsTtlZeroOptions>): AlertingRule[] {
-  const { settings, severity } = input;
+  const { settings } = input;
   return [
     alertingRule({
       ruleId: 'dns-ttl-zero',
       alert: 'CoreDNSServingStaleAnswersWithTtlZero',
       expr: `sum ${byClause([...settings.groupBy, 'job', 'instance', 'server'])} (increase(coredns_cache_served_stale_total${selector(settings.corednsSelector)}[5m])) > 0`,
-      severity,
+      severity: 'warning',
       summary: `CoreDNS ${labelRef('instance')} served {{ $value | humanize }} stale answers in 5m`,
       description:
         'The cache plugin is answering from expired entries (serve_stale), which it sends with TTL 0 unless keepttl or a serve_stale RESPONSE_TTL is set. ' +
@@ -40,14 +50,18 @@ function dnsTtlZeroPrometheus(input: ExporterInput<DnsTtlZeroOptions>): Alerting
   ];
 }
 
+/**
+ * Error, as the offline negative-TTL finding: the panic comes from the proxy's control-plane client
+ * (linkerd/app/core/src/control.rs), so the name was a control-plane one by construction.
+ */
 function dnsTtlZeroLoki(input: ExporterInput<DnsTtlZeroOptions>): AlertingRule[] {
-  const { settings, severity } = input;
+  const { settings } = input;
   return [
     alertingRule({
       ruleId: 'dns-ttl-zero',
       alert: 'LinkerdProxyPanicOnZeroNegativeTtl',
       expr: `sum ${byClause(podLabels(settings))} (count_over_time(${selector(settings.logSelector)} |= "must be non-zero" [5m])) > 0`,
-      severity,
+      severity: 'error',
       summary: `Proxy ${labelRef(settings.namespaceLabel)}/${labelRef(settings.podLabel)} panicked on a zero DNS TTL`,
       description:
         'The proxy panicked with "period must be non-zero": a negative DNS answer (NXDOMAIN/NODATA) for a control-plane name carried TTL 0 (linkerd2#14954, fixed in proxy v2.343 / edge-26.3.3). ' +
@@ -56,8 +70,12 @@ function dnsTtlZeroLoki(input: ExporterInput<DnsTtlZeroOptions>): AlertingRule[]
   ];
 }
 
+/**
+ * Warning: CoreDNS metrics have no per-name label, so this cannot tell a control-plane storm (an
+ * error offline) from any other SRV storm.
+ */
 function dnsQueryStormPrometheus(input: ExporterInput<DnsQueryStormOptions>): AlertingRule[] {
-  const { options: o, settings, severity } = input;
+  const { options: o, settings } = input;
   const burstRate = o.burstQueries / o.burstWindowSeconds;
   return [
     alertingRule({
@@ -65,7 +83,7 @@ function dnsQueryStormPrometheus(input: ExporterInput<DnsQueryStormOptions>): Al
       alert: 'CoreDNSSrvQueryStorm',
       expr: `sum ${byClause([...settings.groupBy, 'job', 'instance'])} (rate(coredns_dns_requests_total${selector(settings.corednsSelector, 'type="SRV"')}[1m])) >= ${num(burstRate)}`,
       forSeconds: o.minPeriodicBursts * CACHE_PERIOD_SECONDS,
-      severity,
+      severity: 'warning',
       summary: `CoreDNS ${labelRef('instance')} answers {{ $value | humanize }} SRV queries per second`,
       description:
         `SRV queries have stayed at or above the burst rate of the offline rule (${o.burstQueries} in ${o.burstWindowSeconds} s) for ${o.minPeriodicBursts} cache periods. ` +
@@ -75,23 +93,61 @@ function dnsQueryStormPrometheus(input: ExporterInput<DnsQueryStormOptions>): Al
   ];
 }
 
-/** With the CoreDNS `log` plugin on, the query log names the queried name, as the offline rule sees it. */
+/**
+ * With the CoreDNS `log` plugin on, the query log names the client and the queried name, as the
+ * offline rule sees them. As offline, a burst is burstQueries queries for one name within
+ * burstWindowSeconds of which at least half are repeats — live, at least twice as many queries as
+ * distinct clients (within a window shorter than any healthy TTL, a client's second query is a
+ * repeat); many clients asking once each is a shared cache expiring. Control-plane names are
+ * errors, other names warnings, as offline.
+ */
 function dnsQueryStormLoki(input: ExporterInput<DnsQueryStormOptions>): AlertingRule[] {
-  const { options: o, settings, severity } = input;
-  const queries = `${selector(settings.corednsLogSelector)} |= " IN " | regexp \`"(?P<qtype>[A-Z0-9]+) IN (?P<qname>[^ "]+) \``;
-  return [
+  const { options: o, settings } = input;
+  const names = controlPlaneNameRegex(o.controlPlaneNames);
+  const queries = `${selector(settings.corednsLogSelector)} |= " IN " | regexp \`(?P<client>[^ ]+):[0-9]+ - [0-9]+ "(?P<qtype>[A-Z0-9]+) IN (?P<qname>[^ "]+) \``;
+  const perName = [...settings.groupBy, 'qname', 'qtype'];
+  const window = `[${duration(o.burstWindowSeconds)}]`;
+  const burst = (filter: string) => {
+    const counted = `count_over_time(${queries}${filter} ${window})`;
+    return (
+      `sum ${byClause(perName)} (${counted}) >= ${num(o.burstQueries)}\n` +
+      `and\nsum ${byClause(perName)} (${counted})\n  >= 2 * count ${byClause(perName)} (sum ${byClause([...perName, 'client'])} (${counted}))`
+    );
+  };
+  const summary = `{{ $value }} queries for ${labelRef('qname')} ${labelRef('qtype')} within ${o.burstWindowSeconds} s`;
+  const what = `CoreDNS logged at least ${o.burstQueries} queries for one name within ${o.burstWindowSeconds} s, at least twice as many as the clients asking: clients re-asking far sooner than any healthy TTL.`;
+  const recurrence = `The offline rule also finds storms from ${o.minPeriodicBursts} bursts recurring on a steady period; an alert rule sees one window, so check the recurrence in Grafana.`;
+  const rules: AlertingRule[] = [];
+  if (names) {
+    rules.push(
+      alertingRule({
+        ruleId: 'dns-query-storm',
+        alert: 'CoreDNSQueryBurstForLinkerdControlPlane',
+        expr: burst(` | qname=~${quoted(names)}`),
+        severity: 'error',
+        summary,
+        description: `${what} ${labelRef('qname')} is a Linkerd control-plane Service: proxies re-resolving it in a loop on TTL-0 answers (linkerd2#13508). ${recurrence}`,
+      }),
+    );
+  }
+  rules.push(
     alertingRule({
       ruleId: 'dns-query-storm',
       alert: 'CoreDNSQueryBurstForOneName',
-      expr: `sum ${byClause([...settings.groupBy, 'qname', 'qtype'])} (count_over_time(${queries} [${o.burstWindowSeconds}s])) >= ${num(o.burstQueries)}`,
-      severity,
-      summary: `{{ $value }} queries for ${labelRef('qname')} ${labelRef('qtype')} within ${o.burstWindowSeconds} s`,
-      description:
-        `CoreDNS logged at least ${o.burstQueries} queries for one name within ${o.burstWindowSeconds} s. For linkerd-dst-headless / linkerd-policy SRV names this is the TTL-0 re-resolution loop of linkerd2#13508. ` +
-        `The offline rule also requires ${o.minPeriodicBursts} periodic bursts; an alert rule sees one window, so check the recurrence in Grafana.`,
+      expr: burst(names ? ` | qname!~${quoted(names)}` : ''),
+      severity: 'warning',
+      summary,
+      description: `${what} Look for TTL-0 answers from a cache (dns-ttl-zero), an application without a DNS cache, or a retry loop on NXDOMAIN/SERVFAIL. ${recurrence}`,
     }),
-  ];
+  );
+  return rules;
 }
 
 export const dnsTtlZeroExporter: RuleExporter<DnsTtlZeroOptions> = { ruleId: 'dns-ttl-zero', reads: [], prometheus: dnsTtlZeroPrometheus, loki: dnsTtlZeroLoki };
-export const dnsQueryStormExporter: RuleExporter<DnsQueryStormOptions> = { ruleId: 'dns-query-storm', reads: ['burstWindowSeconds', 'burstQueries', 'minPeriodicBursts'], prometheus: dnsQueryStormPrometheus, loki: dnsQueryStormLoki };
+export const dnsQueryStormExporter: RuleExporter<DnsQueryStormOptions> = {
+  ruleId: 'dns-query-storm',
+  reads: ['burstWindowSeconds', 'burstQueries', 'minPeriodicBursts'],
+  readsText: ['controlPlaneNames'],
+  prometheus: dnsQueryStormPrometheus,
+  loki: dnsQueryStormLoki,
+};
