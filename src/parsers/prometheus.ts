@@ -19,8 +19,8 @@ const SCRAPE_ERROR = /^# ERROR:? ?(.*)$/;
 const LEGACY_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /** OpenMetrics `realnumber` / `number`: decimal only (no hex, no `_`), inf/infinity/nan in any case. */
-const OM_NUMBER = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])$/;
-const OM_REAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const OM_NUMBER = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])$/;
+const OM_REAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const OM_TYPES = new Set<string>(['counter', 'gauge', 'histogram', 'gaugehistogram', 'stateset', 'info', 'summary', 'unknown']);
 const TEXT_TYPES = new Set<string>([...OM_TYPES, 'untyped']);
 /** Exemplar label sets longer than this (names and values, in code points) are invalid OpenMetrics. */

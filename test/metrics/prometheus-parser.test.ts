@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lexSample } from '../../src/parsers/prometheus.js';
+import { lexSample, parseNumber } from '../../src/parsers/prometheus.js';
 import { parseDump, podSection } from './helpers.js';
 
 const HYBRID = [
@@ -172,6 +172,19 @@ describe('prometheus parser', () => {
 });
 
 describe('prometheus parser robustness', () => {
+  // Found by the linear-time fuzz property on a proxy-log line (`[ 1111…1.5s]`): the number pattern
+  // was written \d+\.?\d*, so a long digit run that is not a number was split between \d+ and \d*
+  // in every possible way before failing; 64 KiB of digits took seconds.
+  it('rejects a 64 KiB run of digits that is not a number in linear time, and reads numbers as before', () => {
+    const started = performance.now();
+    const lexed = lexSample(`a ${'1'.repeat(64 << 10)}s]`);
+    const ms = performance.now() - started;
+    assert.ok(ms < 250, `${ms.toFixed(0)} ms`);
+    assert.ok(typeof lexed === 'string' && lexed.startsWith('invalid value'));
+    const readings = ['1', '1.', '1.5', '.5', '1.e5', '1.5E-3', '+1', '-0.5', '01.10', '.', 'e5', '1e', '1..2', '1.5.'].map((v) => parseNumber(v));
+    assert.deepEqual(readings, [1, 1, 1.5, 0.5, 100000, 0.0015, 1, -0.5, 1.1, null, null, null, null, null]);
+  });
+
   it('never throws on arbitrary lines, in lenient or strict mode, and emits only well-formed records', async () => {
     const fc = await import('fast-check');
     const fragment = fc.constantFrom('#', '# POD p (1 of 2)', '# EOF', '# TYPE a histogram', '# HELP a x', '# UNIT a_s s', 'a_bucket{le="+Inf"} 1', 'a{b="c\\"', '{"x"} 1', 'a 1 2 # {} 3', '', ' ', '\t', 'x{', '}', '"', '=', '1');
