@@ -18,6 +18,13 @@ const POD_HEADER = /^# POD (.+) \((\d+) of (\d+)\)\s*$/;
 const SCRAPE_ERROR = /^# ERROR:? ?(.*)$/;
 const LEGACY_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/**
+ * The lenient reader tolerates names outside the OpenMetrics character set, but no exposition
+ * writer puts a control character in a name: such a line is binary garbage (or another format
+ * salted with it) and must be reported unparsed, not turned into a sample.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 /** OpenMetrics `realnumber` / `number`: decimal only (no hex, no `_`), inf/infinity/nan in any case. */
 const OM_NUMBER = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])$/;
 const OM_REAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -74,7 +81,7 @@ export function lexSample(text: string): LexedSample | string {
     while (pos < text.length && !isSpace(text.charCodeAt(pos)) && text.charCodeAt(pos) !== 123) pos++;
     name = text.slice(0, pos);
     if (!LEGACY_NAME.test(name)) {
-      if (name === '' || /["=,}]/.test(name)) return 'invalid metric name';
+      if (name === '' || /["=,}]/.test(name) || CONTROL_CHARACTER.test(name)) return 'invalid metric name';
       violations.push(`metric name "${name}" is outside the OpenMetrics character set`);
     }
   }
@@ -220,6 +227,7 @@ function lexLabelBlock(
       while (pos < text.length && !isSpace(text.charCodeAt(pos)) && !'=,}"'.includes(text[pos]!)) pos++;
       labelName = text.slice(nameStart, pos);
       if (labelName === '') return 'missing label name';
+      if (CONTROL_CHARACTER.test(labelName)) return 'invalid label name';
       if (!LABEL_NAME.test(labelName)) violations.push(`label name "${labelName}" is invalid`);
     }
     const eqStart = pos;

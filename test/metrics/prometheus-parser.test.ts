@@ -143,6 +143,15 @@ describe('prometheus parser', () => {
     assert.deepEqual(unparsed.map((u) => u.line), [2, 3, 4]);
   });
 
+  // Found by the garbage fuzz property: `\x01 1` became a sample named "\x01" because the lenient
+  // reader accepts any name outside the OpenMetrics set that holds no `"=,}`.
+  it('reports names holding control characters as unparsed instead of reading them as samples', async () => {
+    const body = '\u0001 1\na\u007f{x="1"} 2\nb{\u0001="1"} 3\nc\u0000 4\n[     0.002035s]  INFO ThreadId(01) linkerd2_proxy: release 2.210.4\nok 5\n';
+    const { samples, unparsed } = await parseDump(body);
+    assert.deepEqual(samples.map((s) => [s.line, s.name]), [[6, 'ok']]);
+    assert.deepEqual(unparsed.map((u) => [u.line, u.reason]), [[1, 'invalid metric name'], [2, 'invalid metric name'], [3, 'invalid label name'], [4, 'invalid metric name'], [5, 'invalid value "0.002035s]"']]);
+  });
+
   it('tolerates text after # EOF in lenient mode and rejects it in strict mode', async () => {
     const body = 'a 1\n# EOF\n# TYPE a gauge\na 2\n';
     const lenient = await parseDump(body);
