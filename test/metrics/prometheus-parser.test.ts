@@ -162,6 +162,21 @@ describe('prometheus parser', () => {
     assert.ok(strict.unparsed.some((u) => u.reason.includes('after "# EOF"')));
   });
 
+  // Found by the accounting fuzz property in strict mode: a line breaking a lenient rule and a
+  // grammar rule (or a rule the checker reports later, like the missing `# EOF` on the last line)
+  // was reported twice.
+  it('in strict mode rejects a line once, for the reason that makes it unreadable when there is one', async () => {
+    const { unparsed } = await parseDump('# TYPE foo bogus\n x\nok 1\n# EOF\ny\nz\n', { strict: true });
+    assert.deepEqual(unparsed, [
+      { line: 1, reason: 'unknown metric type "bogus"' },
+      { line: 2, reason: 'missing value' },
+      { line: 5, reason: 'missing value' },
+      { line: 6, reason: 'missing value' },
+    ]);
+    const lenient = await parseDump('# TYPE foo bogus\n x\nok 1\n# EOF\ny\nz\n');
+    assert.deepEqual(lenient.unparsed, unparsed);
+  });
+
   it('in strict mode rejects legacy 0.0.4 counters and accepts the POD framing around OpenMetrics bodies', async () => {
     const legacy = await parseDump('# TYPE request_total counter\nrequest_total 1\n# EOF\n', { strict: true });
     assert.ok(legacy.unparsed.some((u) => u.reason.includes('not a sample name of a counter family')));
