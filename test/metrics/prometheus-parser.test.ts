@@ -177,6 +177,26 @@ describe('prometheus parser', () => {
     assert.deepEqual(lenient.unparsed, unparsed);
   });
 
+  // Found by the accounting fuzz property: the empty input (the OpenMetrics suite's bad_no_eof)
+  // was rejected at line 0 by accident. It is now the documented way to reject an input that has
+  // no line to name (ParserSink.unparsed).
+  it('in strict mode rejects an empty input as a whole (line 0) and accepts it in lenient mode', async () => {
+    assert.deepEqual((await parseDump('', { strict: true })).unparsed, [{ line: 0, reason: 'OpenMetrics: missing "# EOF" at the end of the exposition' }]);
+    assert.deepEqual((await parseDump('')).unparsed, []);
+  });
+
+  // The fuzz counterexample `# ERROR\0 …` in strict mode: strict reads the same scrape error as
+  // lenient mode, and rejects the input for its missing `# EOF` on that (last) line.
+  it('in strict mode reads the records lenient mode reads, and may reject a record line', async () => {
+    const body = '# ERROR\u0000 web-7d9f8c6b5-q4w2z: failed to connect: connection refused';
+    const strict = await parseDump(body, { strict: true });
+    const lenient = await parseDump(body);
+    assert.deepEqual(strict.errors, lenient.errors);
+    assert.deepEqual(strict.errors.map((e) => [e.line, e.message]), [[1, '\u0000 web-7d9f8c6b5-q4w2z: failed to connect: connection refused']]);
+    assert.deepEqual(lenient.unparsed, []);
+    assert.deepEqual(strict.unparsed, [{ line: 1, reason: 'OpenMetrics: missing "# EOF" at the end of the exposition' }]);
+  });
+
   it('in strict mode rejects legacy 0.0.4 counters and accepts the POD framing around OpenMetrics bodies', async () => {
     const legacy = await parseDump('# TYPE request_total counter\nrequest_total 1\n# EOF\n', { strict: true });
     assert.ok(legacy.unparsed.some((u) => u.reason.includes('not a sample name of a counter family')));
