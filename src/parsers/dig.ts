@@ -313,12 +313,12 @@ class DigParser implements LineParser {
     const collected = this.prefixes.feed(raw, lineNo);
     if (!collected) return;
     if (collected.time !== null) this.captureTime = collected.time;
-    this.handle(collected.content.replace(/\s+$/, ''), collected.line);
+    this.handle(collected.content.trimEnd(), collected.line);
   }
 
   end(): void {
     const pending = this.prefixes.flush();
-    if (pending) this.handle(pending.content.replace(/\s+$/, ''), pending.line);
+    if (pending) this.handle(pending.content.trimEnd(), pending.line);
     if (this.multiline) this.finishMultiline();
     this.closeYamlError();
     this.finishMessage();

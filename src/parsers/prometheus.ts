@@ -18,9 +18,16 @@ const POD_HEADER = /^# POD (.+) \((\d+) of (\d+)\)\s*$/;
 const SCRAPE_ERROR = /^# ERROR:? ?(.*)$/;
 const LEGACY_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/**
+ * The lenient reader tolerates names outside the OpenMetrics character set, but no exposition
+ * writer puts a control character in a name: such a line is binary garbage (or another format
+ * salted with it) and must be reported unparsed, not turned into a sample.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 /** OpenMetrics `realnumber` / `number`: decimal only (no hex, no `_`), inf/infinity/nan in any case. */
-const OM_NUMBER = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])$/;
-const OM_REAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const OM_NUMBER = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])$/;
+const OM_REAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const OM_TYPES = new Set<string>(['counter', 'gauge', 'histogram', 'gaugehistogram', 'stateset', 'info', 'summary', 'unknown']);
 const TEXT_TYPES = new Set<string>([...OM_TYPES, 'untyped']);
 /** Exemplar label sets longer than this (names and values, in code points) are invalid OpenMetrics. */
@@ -74,7 +81,7 @@ export function lexSample(text: string): LexedSample | string {
     while (pos < text.length && !isSpace(text.charCodeAt(pos)) && text.charCodeAt(pos) !== 123) pos++;
     name = text.slice(0, pos);
     if (!LEGACY_NAME.test(name)) {
-      if (name === '' || /["=,}]/.test(name)) return 'invalid metric name';
+      if (name === '' || /["=,}]/.test(name) || CONTROL_CHARACTER.test(name)) return 'invalid metric name';
       violations.push(`metric name "${name}" is outside the OpenMetrics character set`);
     }
   }
@@ -220,6 +227,7 @@ function lexLabelBlock(
       while (pos < text.length && !isSpace(text.charCodeAt(pos)) && !'=,}"'.includes(text[pos]!)) pos++;
       labelName = text.slice(nameStart, pos);
       if (labelName === '') return 'missing label name';
+      if (CONTROL_CHARACTER.test(labelName)) return 'invalid label name';
       if (!LABEL_NAME.test(labelName)) violations.push(`label name "${labelName}" is invalid`);
     }
     const eqStart = pos;
@@ -344,13 +352,28 @@ export class PrometheusParser implements LineParser {
   private sawPodHeader = false;
   private lastLine = 0;
   private readonly om: OpenMetricsChecker | null;
+  /**
+   * Lines already reported (strict mode only): a line can break several rules, and the grammar
+   * checker reports some of them later (a histogram group when it closes, a missing `# EOF`),
+   * but one bad line is one rejection. Lenient mode reports at most once per line by construction.
+   */
+  private readonly rejected: Set<number> | null;
 
   constructor(
     private readonly input: InputInfo,
     private readonly sink: ParserSink,
     private readonly strict: boolean,
   ) {
-    this.om = strict ? new OpenMetricsChecker((line, reason) => sink.unparsed(line, reason)) : null;
+    this.rejected = strict ? new Set() : null;
+    this.om = strict ? new OpenMetricsChecker((line, reason) => this.reject(line, `OpenMetrics: ${reason}`)) : null;
+  }
+
+  private reject(line: number, reason: string): void {
+    if (this.rejected) {
+      if (this.rejected.has(line)) return;
+      this.rejected.add(line);
+    }
+    this.sink.unparsed(line, reason);
   }
 
   line(text: string, lineNo: number): void {
@@ -380,25 +403,24 @@ export class PrometheusParser implements LineParser {
         return;
       }
     }
-    if (this.eofLine !== null) {
+    const afterEof = this.eofLine !== null;
+    if (afterEof) {
       if (text.trim() === '') return;
       // Text after `# EOF` without a new POD header: a second exposition glued on. Read it as a new
       // section of the same pod so its repeated HELP/TYPE lines are not clashes.
-      this.om?.violation(lineNo, 'text after "# EOF"');
       this.resetFamilies();
     }
     if (text.trim() === '') {
       this.om?.violation(lineNo, 'blank line');
       return;
     }
-    if (this.strict && isSpace(text.charCodeAt(0))) this.om?.violation(lineNo, 'leading whitespace');
     const trimmed = text.trimStart();
     this.sectionContent++;
-    if (trimmed.charCodeAt(0) === 35 /* # */) {
-      this.comment(trimmed, lineNo);
-      return;
-    }
-    this.sample(trimmed, lineNo);
+    if (trimmed.charCodeAt(0) === 35 /* # */) this.comment(trimmed, lineNo);
+    else this.sample(trimmed, lineNo);
+    // After the line's own verdict, so a line that cannot be read at all is named for that.
+    if (afterEof) this.om?.violation(lineNo, 'text after "# EOF"');
+    if (isSpace(text.charCodeAt(0))) this.om?.violation(lineNo, 'leading whitespace');
   }
 
   end(): void {
@@ -425,7 +447,9 @@ export class PrometheusParser implements LineParser {
     if (this.om) {
       if (this.loneHashLine !== null) this.om.violation(this.loneHashLine, 'a lone "#" is not OpenMetrics');
       this.loneHashLine = null;
-      // A section needs `# EOF` once it exposed anything; so does an input without any POD section.
+      // A section needs `# EOF` once it exposed anything; so does an input without any POD section,
+      // even an empty one (the OpenMetrics suite's bad_no_eof). An input without a single line has
+      // no line to name, so that rejection goes to line 0, the input as a whole (see ParserSink).
       const needsEof = this.sectionContent > 0 || (final && !this.sawPodHeader);
       this.om.endSection(this.eofLine !== null || !needsEof, this.lastLine);
     }
@@ -455,19 +479,18 @@ export class PrometheusParser implements LineParser {
     const keyword = m[1] as 'HELP' | 'TYPE' | 'UNIT';
     const name = m[2];
     const rest = m[4];
+    const type = (rest ?? '').trim().toLowerCase();
+    // Before the grammar checker, which also objects to the type: the lenient verdict names the line.
+    const unknownType = keyword === 'TYPE' && name !== undefined && !TEXT_TYPES.has(type);
+    if (unknownType) this.reject(lineNo, `unknown metric type "${rest ?? ''}"`);
     if (this.om) {
       const exact = /^# (HELP|TYPE|UNIT) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/s.exec(text);
       if (!exact) this.om.violation(lineNo, `malformed # ${keyword} line`);
       else this.om.metadata(lineNo, keyword, exact[2]!, exact[3]!);
     }
-    if (name === undefined) return;
+    if (name === undefined || unknownType) return;
     const meta = this.meta.get(name) ?? {};
     if (keyword === 'TYPE') {
-      const type = (rest ?? '').trim().toLowerCase();
-      if (!TEXT_TYPES.has(type)) {
-        this.sink.unparsed(lineNo, `unknown metric type "${rest ?? ''}"`);
-        return;
-      }
       meta.type = type;
       this.resolved.clear();
     } else if (keyword === 'HELP') meta.help = true;
@@ -478,7 +501,7 @@ export class PrometheusParser implements LineParser {
   private sample(text: string, lineNo: number): void {
     const lexed = lexSample(text);
     if (typeof lexed === 'string') {
-      this.sink.unparsed(lineNo, lexed);
+      this.reject(lineNo, lexed);
       return;
     }
     const { family, type } = this.resolve(lexed.name);
@@ -574,15 +597,12 @@ class OpenMetricsChecker {
   /** Family names and the sample names they own, to catch clashes and interleaving. */
   private used = new Set<string>();
   private eofSeen = false;
-  private reported = new Set<number>();
 
+  /** `report` receives each violation; the parser keeps it to one rejection per line. */
   constructor(private readonly report: (line: number, reason: string) => void) {}
 
   violation(line: number, reason: string): void {
-    // One report per line keeps counts meaningful (a bad line is one rejection).
-    if (this.reported.has(line)) return;
-    this.reported.add(line);
-    this.report(line, `OpenMetrics: ${reason}`);
+    this.report(line, reason);
   }
 
   reset(): void {

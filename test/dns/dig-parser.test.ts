@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sniffKind } from '../../src/input/sniff.js';
-import { parseDigWhen, parseRrText, parseTtl, plannedQueries } from '../../src/parsers/dig.js';
+import type { LdRecord } from '../../src/core/types.js';
+import { createDigParser, parseDigWhen, parseRrText, parseTtl, plannedQueries } from '../../src/parsers/dig.js';
 import { DATA, parseFile, parseText } from './helpers.js';
 
 const SAMPLES = join(DATA, 'dig-samples');
@@ -116,6 +117,30 @@ describe('dig parser: captures and loops', () => {
   it('+nocomments: records outside the question chain go to authority and additional', async () => {
     const p = await parseText('nc.txt', sample('25-srv-nocomments.out'));
     assert.deepEqual(p.answers.map((a) => a.section), ['answer', 'answer', 'authority', 'additional', 'additional', 'additional']);
+  });
+});
+
+describe('dig parser: long lines', () => {
+  // Found by the linear-time fuzz property: trailing whitespace was stripped with /\s+$/, which
+  // retries from every position of a whitespace run that does not reach the end of the line, so a
+  // 64 KiB run of blanks inside a line took seconds (quadratic) instead of microseconds.
+  it('reads a record with a 64 KiB whitespace run inside and after it in linear time, as the plain record', () => {
+    const read = (line: string) => {
+      const records: LdRecord[] = [];
+      const unparsed: number[] = [];
+      const parser = createDigParser({ path: 'wide.txt', kind: 'dig' }, { emit: (r) => records.push(r), unparsed: (n) => unparsed.push(n) }, {});
+      const started = performance.now();
+      parser.line(line, 1);
+      parser.end();
+      return { records, unparsed, ms: performance.now() - started };
+    };
+    const blanks = ' '.repeat(64 << 10);
+    const plain = read('web.emojivoto.svc.cluster.local. 5 IN A 10.96.120.14');
+    const wide = read(`web.emojivoto.svc.cluster.local.${blanks}5 IN A 10.96.120.14${blanks}\t`);
+    assert.ok(wide.ms < 250, `${wide.ms.toFixed(0)} ms for a 128 KiB line`);
+    assert.deepEqual(wide.records, plain.records);
+    assert.deepEqual(wide.unparsed, []);
+    assert.equal(plain.records.filter((r) => r.kind === 'dns-answer').length, 1);
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lexSample } from '../../src/parsers/prometheus.js';
+import { lexSample, parseNumber } from '../../src/parsers/prometheus.js';
 import { parseDump, podSection } from './helpers.js';
 
 const HYBRID = [
@@ -143,6 +143,15 @@ describe('prometheus parser', () => {
     assert.deepEqual(unparsed.map((u) => u.line), [2, 3, 4]);
   });
 
+  // Found by the garbage fuzz property: `\x01 1` became a sample named "\x01" because the lenient
+  // reader accepts any name outside the OpenMetrics set that holds no `"=,}`.
+  it('reports names holding control characters as unparsed instead of reading them as samples', async () => {
+    const body = '\u0001 1\na\u007f{x="1"} 2\nb{\u0001="1"} 3\nc\u0000 4\n[     0.002035s]  INFO ThreadId(01) linkerd2_proxy: release 2.210.4\nok 5\n';
+    const { samples, unparsed } = await parseDump(body);
+    assert.deepEqual(samples.map((s) => [s.line, s.name]), [[6, 'ok']]);
+    assert.deepEqual(unparsed.map((u) => [u.line, u.reason]), [[1, 'invalid metric name'], [2, 'invalid metric name'], [3, 'invalid label name'], [4, 'invalid metric name'], [5, 'invalid value "0.002035s]"']]);
+  });
+
   it('tolerates text after # EOF in lenient mode and rejects it in strict mode', async () => {
     const body = 'a 1\n# EOF\n# TYPE a gauge\na 2\n';
     const lenient = await parseDump(body);
@@ -151,6 +160,41 @@ describe('prometheus parser', () => {
     assert.equal(lenient.samples[1]!.type, 'gauge');
     const strict = await parseDump(body, { strict: true });
     assert.ok(strict.unparsed.some((u) => u.reason.includes('after "# EOF"')));
+  });
+
+  // Found by the accounting fuzz property in strict mode: a line breaking a lenient rule and a
+  // grammar rule (or a rule the checker reports later, like the missing `# EOF` on the last line)
+  // was reported twice.
+  it('in strict mode rejects a line once, for the reason that makes it unreadable when there is one', async () => {
+    const { unparsed } = await parseDump('# TYPE foo bogus\n x\nok 1\n# EOF\ny\nz\n', { strict: true });
+    assert.deepEqual(unparsed, [
+      { line: 1, reason: 'unknown metric type "bogus"' },
+      { line: 2, reason: 'missing value' },
+      { line: 5, reason: 'missing value' },
+      { line: 6, reason: 'missing value' },
+    ]);
+    const lenient = await parseDump('# TYPE foo bogus\n x\nok 1\n# EOF\ny\nz\n');
+    assert.deepEqual(lenient.unparsed, unparsed);
+  });
+
+  // Found by the accounting fuzz property: the empty input (the OpenMetrics suite's bad_no_eof)
+  // was rejected at line 0 by accident. It is now the documented way to reject an input that has
+  // no line to name (ParserSink.unparsed).
+  it('in strict mode rejects an empty input as a whole (line 0) and accepts it in lenient mode', async () => {
+    assert.deepEqual((await parseDump('', { strict: true })).unparsed, [{ line: 0, reason: 'OpenMetrics: missing "# EOF" at the end of the exposition' }]);
+    assert.deepEqual((await parseDump('')).unparsed, []);
+  });
+
+  // The fuzz counterexample `# ERROR\0 …` in strict mode: strict reads the same scrape error as
+  // lenient mode, and rejects the input for its missing `# EOF` on that (last) line.
+  it('in strict mode reads the records lenient mode reads, and may reject a record line', async () => {
+    const body = '# ERROR\u0000 web-7d9f8c6b5-q4w2z: failed to connect: connection refused';
+    const strict = await parseDump(body, { strict: true });
+    const lenient = await parseDump(body);
+    assert.deepEqual(strict.errors, lenient.errors);
+    assert.deepEqual(strict.errors.map((e) => [e.line, e.message]), [[1, '\u0000 web-7d9f8c6b5-q4w2z: failed to connect: connection refused']]);
+    assert.deepEqual(lenient.unparsed, []);
+    assert.deepEqual(strict.unparsed, [{ line: 1, reason: 'OpenMetrics: missing "# EOF" at the end of the exposition' }]);
   });
 
   it('in strict mode rejects legacy 0.0.4 counters and accepts the POD framing around OpenMetrics bodies', async () => {
@@ -172,6 +216,19 @@ describe('prometheus parser', () => {
 });
 
 describe('prometheus parser robustness', () => {
+  // Found by the linear-time fuzz property on a proxy-log line (`[ 1111…1.5s]`): the number pattern
+  // was written \d+\.?\d*, so a long digit run that is not a number was split between \d+ and \d*
+  // in every possible way before failing; 64 KiB of digits took seconds.
+  it('rejects a 64 KiB run of digits that is not a number in linear time, and reads numbers as before', () => {
+    const started = performance.now();
+    const lexed = lexSample(`a ${'1'.repeat(64 << 10)}s]`);
+    const ms = performance.now() - started;
+    assert.ok(ms < 250, `${ms.toFixed(0)} ms`);
+    assert.ok(typeof lexed === 'string' && lexed.startsWith('invalid value'));
+    const readings = ['1', '1.', '1.5', '.5', '1.e5', '1.5E-3', '+1', '-0.5', '01.10', '.', 'e5', '1e', '1..2', '1.5.'].map((v) => parseNumber(v));
+    assert.deepEqual(readings, [1, 1, 1.5, 0.5, 100000, 0.0015, 1, -0.5, 1.1, null, null, null, null, null]);
+  });
+
   it('never throws on arbitrary lines, in lenient or strict mode, and emits only well-formed records', async () => {
     const fc = await import('fast-check');
     const fragment = fc.constantFrom('#', '# POD p (1 of 2)', '# EOF', '# TYPE a histogram', '# HELP a x', '# UNIT a_s s', 'a_bucket{le="+Inf"} 1', 'a{b="c\\"', '{"x"} 1', 'a 1 2 # {} 3', '', ' ', '\t', 'x{', '}', '"', '=', '1');

@@ -16,6 +16,7 @@ import {
   mutatedLine,
   parseBytes,
   physicalLines,
+  strictViolation,
   toChunks,
   type Outcome,
 } from '../support/fuzz.js';
@@ -40,8 +41,12 @@ describe('parser fuzzing', () => {
           `${label(kind)} accounting`,
           fc.asyncProperty(hostileInput, fc.boolean(), async (bytes, strict) => {
             const outcome = await parseBytes('fuzz/input.log', bytes, { kind, strict });
-            const violation = accountingViolation(outcome.stats.kind, bytes, outcome);
+            const violation = accountingViolation(outcome.stats.kind, bytes, outcome, { strict });
             assert.equal(violation, null, violation ?? '');
+            if (strict) {
+              const difference = strictViolation(await parseBytes('fuzz/input.log', bytes, { kind }), outcome);
+              assert.equal(difference, null, difference ?? '');
+            }
           }),
         );
       });

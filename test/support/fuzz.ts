@@ -151,6 +151,11 @@ const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error
  * - `block` kinds (prometheus, dig, coredns-log, and any kind added later): metadata, comments and
  *   multi-line constructs may consume lines without a record, but a line is never both a record
  *   start and unparsed, and a line no format accepts is always reported unparsed.
+ * - strict mode (`parse --strict`) is a conformance check on top of the lenient reader: it reads
+ *   the same records and may additionally reject lines, record lines included, because a block
+ *   grammar's rules are about several lines (a histogram group, a family, the `# EOF` that ends
+ *   an exposition) and are pinned to one of them after its record went out. An input without a
+ *   single line can only be rejected as a whole, at line 0. `strictViolation` checks the rest.
  */
 export const ACCOUNTING: Partial<Record<InputKind, 'line' | 'block'>> = { 'proxy-log': 'line' };
 
@@ -178,7 +183,7 @@ export function isCriPartial(line: string): boolean {
 }
 
 /** Checks the accounting invariants; returns a description of the first violation, or null. */
-export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Outcome): string | null {
+export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Outcome, options: { strict?: boolean } = {}): string | null {
   const { stats, records, unparsed } = outcome;
   if (outcome.error) return `read error: ${outcome.error.toLine()}`;
   if (stats.records !== records.length) return `stats.records ${stats.records} but ${records.length} records delivered`;
@@ -194,8 +199,10 @@ export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Out
     recordLines.add(r.line);
   }
   const unparsedLines = new Set<number>();
+  const wholeInput = options.strict === true && stats.lines === 0;
   for (const u of unparsed) {
-    if (!Number.isInteger(u.line) || u.line < 1 || u.line > stats.lines) return `unparsed line ${u.line} outside 1..${stats.lines}`;
+    const inRange = Number.isInteger(u.line) && ((u.line >= 1 && u.line <= stats.lines) || (wholeInput && u.line === 0));
+    if (!inRange) return `unparsed line ${u.line} outside 1..${stats.lines}`;
     if (unparsedLines.has(u.line)) return `line ${u.line} reported unparsed twice`;
     if (typeof u.reason !== 'string' || u.reason === '') return `line ${u.line} unparsed without a reason`;
     unparsedLines.add(u.line);
@@ -203,7 +210,7 @@ export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Out
   if (!PARSERS[kind]) {
     return records.length + unparsed.length === 0 ? null : `kind ${kind} has no parser but produced output`;
   }
-  for (const line of recordLines) if (unparsedLines.has(line)) return `line ${line} is both a record and unparsed`;
+  if (!options.strict) for (const line of recordLines) if (unparsedLines.has(line)) return `line ${line} is both a record and unparsed`;
   const lineBytes = physicalLineBytes(bytes);
   for (let i = 0; i < lines.length; i++) {
     if (lineBytes[i]!.length > MAX_LINE_BYTES && !unparsed.some((u) => u.line === i + 1 && u.reason === OVERLONG_LINE_REASON)) return `overlong line ${i + 1} not reported`;
@@ -217,6 +224,21 @@ export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Out
       if (continuation || payloadIsBlank(line)) continue;
       return `line ${n} (${JSON.stringify(line.slice(0, 80))}) is neither a record nor unparsed`;
     }
+  }
+  return null;
+}
+
+/**
+ * Strict mode only adds rejections to the lenient reading of the same bytes: the same kind and
+ * records, and every line the lenient reader could not read rejected for the same reason.
+ */
+export function strictViolation(lenient: Outcome, strict: Outcome): string | null {
+  if (strict.stats.kind !== lenient.stats.kind) return `strict mode read kind ${strict.stats.kind}, lenient ${lenient.stats.kind}`;
+  if (JSON.stringify(strict.records) !== JSON.stringify(lenient.records)) return 'strict mode read other records than lenient mode';
+  const strictReasons = new Map(strict.unparsed.map((u) => [u.line, u.reason]));
+  for (const u of lenient.unparsed) {
+    const reason = strictReasons.get(u.line);
+    if (reason !== u.reason) return `line ${u.line} is unparsed (${u.reason}) in lenient mode but ${reason === undefined ? 'not in strict mode' : `"${reason}" in strict mode`}`;
   }
   return null;
 }
