@@ -43,12 +43,16 @@ class NdjsonWriter {
   }
 }
 
+const SHOWN_ERRORS = 20;
+
 export async function runParse(argv: string[], flags: ParseFlags): Promise<number> {
   try {
     const paths = resolvePathArgs(argv, process.stdin.isTTY);
     const kinds = flags.kind ? new Set(flags.kind) : null;
     const out = new NdjsonWriter();
+    // Keep only the first rejected lines; a strict read of a big legacy dump rejects millions.
     const strictErrors: InputError[] = [];
+    let moreStrictErrors = 0;
     const result = await readInputs(
       paths,
       (record) => {
@@ -56,14 +60,20 @@ export async function runParse(argv: string[], flags: ParseFlags): Promise<numbe
       },
       {
         strict: flags.strict,
-        onUnparsed: flags.strict ? (stats, line, reason) => strictErrors.push(new InputError(stats.path, reason, line)) : undefined,
+        onUnparsed: flags.strict
+          ? (stats, line, reason) => {
+              if (strictErrors.length < SHOWN_ERRORS) strictErrors.push(new InputError(stats.path, reason, line));
+              else moreStrictErrors++;
+            }
+          : undefined,
       },
     );
     await out.end();
     for (const n of result.notices) process.stderr.write(`linkerd-doctor: notice: ${n.toLine()}\n`);
     const errors = [...result.errors, ...strictErrors];
-    for (const e of errors.slice(0, 20)) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
-    if (errors.length > 20) process.stderr.write(`linkerd-doctor: … and ${errors.length - 20} more errors\n`);
+    const hidden = Math.max(0, errors.length - SHOWN_ERRORS) + moreStrictErrors;
+    for (const e of errors.slice(0, SHOWN_ERRORS)) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
+    if (hidden > 0) process.stderr.write(`linkerd-doctor: … and ${hidden} more errors\n`);
     return errors.length > 0 ? EXIT_USAGE_OR_INPUT : EXIT_CLEAN;
   } catch (err) {
     if (err instanceof UsageError) process.stderr.write(`linkerd-doctor: ${err.message}\n`);
