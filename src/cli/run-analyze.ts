@@ -3,7 +3,7 @@
 
 import { InputError, UsageError } from '../core/errors.js';
 import type { Severity } from '../core/types.js';
-import { analyzeInputs } from '../engine/analyze.js';
+import { analyzeInputs, type AnalyzeOptions } from '../engine/analyze.js';
 import type { ConfiguredRule } from '../engine/engine.js';
 import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { FORMATTERS, type FormatName } from '../report/formats/index.js';
@@ -21,6 +21,7 @@ export interface AnalyzeFlags {
   progress: boolean;
   quiet: boolean;
   color?: boolean;
+  jobs?: number;
 }
 
 export interface OutputTarget {
@@ -47,7 +48,9 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     const targets = outputTargets(flags.format, flags.output);
     const failOn = flags['fail-on'] as FailOn;
     const minSeverity = flags['min-severity'] as Severity;
-    const result = await analyzeInputs(paths, defaultRules(), { progress: createProgress(flags.progress && !flags.quiet) });
+    const options: AnalyzeOptions = { progress: createProgress(flags.progress && !flags.quiet) };
+    if (flags.jobs !== undefined) options.jobs = flags.jobs;
+    const result = await analyzeInputs(paths, defaultRules(), options);
     const report = buildReport(result, failOn);
 
     for (const e of result.errors) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);

@@ -32,6 +32,11 @@ Exit codes: 0 no finding at or above --fail-on; 1 at least one; 2 usage or input
     'fail-on': Flags.string({ summary: 'Exit 1 when a finding is at or above this severity.', options: ['error', 'warning', 'info', 'none'], default: 'error' }),
     'min-severity': Flags.string({ summary: 'Show only findings at or above this severity (the exit code still counts all).', options: ['error', 'warning', 'info'], default: 'info' }),
     progress: Flags.boolean({ summary: 'Show progress on stderr when it is a terminal.', default: true, allowNo: true }),
+    jobs: Flags.integer({
+      char: 'j',
+      summary: 'Worker threads for large inputs (default: LINKERD_DOCTOR_JOBS, else the CPU cores, at most 4); 1 reads sequentially.',
+      min: 1,
+    }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),
   };

@@ -205,6 +205,12 @@ export interface RuleMeta<O extends object> {
   inputs: InputKind[];
   defaultOptions: O;
   optionSchema: { [K in keyof O]: RuleOptionSpec };
+  /**
+   * Per input kind, fixed substrings at least one of which is in every line whose record the rule
+   * reads (e.g. the target `linkerd_reconnect`). When every rule reading a kind declares them,
+   * analyze skips building the records of other lines. Leave it out to see every record.
+   */
+  lineInterest?: Partial<Record<InputKind, readonly string[]>>;
 }
 
 export type Visitors<S> = {

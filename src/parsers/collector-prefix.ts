@@ -21,6 +21,11 @@ const KUBECTL_TS = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\
 // stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload.
 const TAILER = /^([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] )/;
 
+const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/** The whole-second part and zone of the last timestamp parsed: consecutive log lines share them. */
+let lastSecond = { head: '', zone: '', epochMs: Number.NaN };
+
 /**
  * Parses an RFC 3339 timestamp with up to nanosecond precision into epoch milliseconds
  * (fractions below a millisecond are kept as a fraction).
@@ -32,10 +37,26 @@ export function parseRfc3339(text: string): number | null {
     return Number.isNaN(ms) ? null : ms;
   }
   let end = dot + 1;
-  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
-  const whole = Date.parse(text.slice(0, dot) + text.slice(end));
+  let digits = 0;
+  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) {
+    digits = digits * 10 + (text.charCodeAt(end) - 48);
+    end++;
+  }
+  const cached = lastSecond;
+  let whole: number;
+  if (dot === cached.head.length && text.length - end === cached.zone.length && text.startsWith(cached.head) && text.endsWith(cached.zone)) {
+    whole = cached.epochMs;
+  } else {
+    const head = text.slice(0, dot);
+    const zone = text.slice(end);
+    whole = Date.parse(head + zone);
+    lastSecond = { head, zone, epochMs: whole };
+  }
   if (Number.isNaN(whole)) return null;
-  const fraction = Number('0' + text.slice(dot, end));
+  const places = end - dot - 1;
+  // Up to 15 digits the integer and the power of ten are exact, so one division rounds exactly
+  // like Number('0.ddd') would, without building that string.
+  const fraction = places < POWERS_OF_TEN.length ? digits / POWERS_OF_TEN[places]! : Number('0' + text.slice(dot, end));
   return whole + fraction * 1000;
 }
 
@@ -83,6 +104,11 @@ export class CollectorPrefixReader {
     }
     text = text.endsWith('\r') ? text.slice(0, -1) : text;
     return this.withTailer(text, null, lineNo);
+  }
+
+  /** True while a CRI partial line waits for its final chunk. */
+  hasPartial(): boolean {
+    return this.partial !== null;
   }
 
   /** Flushes a dangling CRI partial line at end of input. */

@@ -4,7 +4,7 @@
 
 import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types.js';
 import { CollectorPrefixReader, parseRfc3339, type CollectedLine } from './collector-prefix.js';
-import type { LineParser, ParserFactory, ParserSink } from './parser.js';
+import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
 
 type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields'> & {
   time?: number | null;
@@ -19,7 +19,13 @@ const LOGFMT_LEVELS: Record<string, LogLevel> = {
 /** Uptime values can jitter slightly between threads; a larger step back is a restart. */
 const RESTART_TOLERANCE_SECONDS = 1;
 
-export const createProxyLogParser: ParserFactory = (input, sink) => new ProxyLogParser(input, sink);
+export const createProxyLogParser: ParserFactory = (input, sink, options) => new ProxyLogParser(input, sink, options.interest?.['proxy-log'] ?? null);
+
+/** The release banner a proxy prints first at start-up; it marks a restart, so it is never skimmed. */
+const RELEASE_BANNER = 'linkerd2_proxy: release ';
+/** `kubectl logs --timestamps` and CRI timestamps, followed by the space that ends them. */
+const COLLECTOR_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
+const SKIM_LEVELS = ['INFO ', 'WARN ', 'ERROR ', 'DEBUG ', 'TRACE '];
 
 class ProxyLogParser implements LineParser {
   private readonly prefixes = new CollectorPrefixReader();
@@ -32,9 +38,12 @@ class ProxyLogParser implements LineParser {
   constructor(
     private readonly input: InputInfo,
     private readonly sink: ParserSink,
+    /** Substrings one of which a line must hold for a rule to read it; null builds every record. */
+    private readonly interest: readonly string[] | null = null,
   ) {}
 
   line(text: string, lineNo: number): void {
+    if (this.interest !== null && !this.prefixes.hasPartial() && this.skim(text, lineNo)) return;
     const collected = this.prefixes.feed(text, lineNo);
     if (collected) this.handle(collected);
   }
@@ -42,6 +51,62 @@ class ProxyLogParser implements LineParser {
   end(): void {
     const pending = this.prefixes.flush();
     if (pending) this.handle(pending);
+  }
+
+  saveState(): ParserState {
+    return {
+      restart: this.restart,
+      lastUptime: this.lastUptime,
+      // Only whether there were any matters (a banner right at the start is no restart).
+      recordsSinceRestart: this.recordsSinceRestart > 0,
+      bootTime: this.bootTime,
+      partialLine: this.prefixes.hasPartial(),
+    };
+  }
+
+  restoreState(state: ParserState): void {
+    this.restart = Number(state.restart ?? 0);
+    this.lastUptime = typeof state.lastUptime === 'number' ? state.lastUptime : null;
+    this.recordsSinceRestart = state.recordsSinceRestart ? 1 : 0;
+    this.bootTime = typeof state.bootTime === 'number' ? state.bootTime : null;
+  }
+
+  /**
+   * A plain-format line that no rule reads: keep what later lines depend on (uptime for restart
+   * detection, the collector time for wall-time anchoring) and count it, without building a
+   * record. Returns false, leaving the line to the full parser, whenever it is anything else:
+   * another format, a CRI partial, ANSI codes, a banner, or a prefix this cheap check does not know.
+   */
+  private skim(text: string, lineNo: number): boolean {
+    for (let i = 0; i < this.interest!.length; i++) if (text.includes(this.interest![i]!)) return false;
+    if (text.includes(RELEASE_BANNER) || text.includes('\x1b[')) return false;
+    let pos = 0;
+    let time: number | null = null;
+    const first = text.charCodeAt(0);
+    if (first >= 48 && first <= 57) {
+      if (!COLLECTOR_TIMESTAMP.test(text)) return false;
+      const space = text.indexOf(' ');
+      pos = space + 1;
+      if (text.startsWith('stdout ', pos) || text.startsWith('stderr ', pos)) {
+        if (text.charCodeAt(pos + 7) !== 70 /* F */) return false;
+        pos += 8;
+        if (text.charCodeAt(pos) === 32) pos++;
+      }
+      time = parseRfc3339(text.slice(0, space));
+      if (time === null) return false;
+    }
+    if (text.charCodeAt(pos) !== 91 /* [ */) return false;
+    const uptime = readUptime(text, pos + 1);
+    if (uptime === null) return false;
+    pos = skipSpaces(text, uptimeEnd + 2);
+    let level = false;
+    for (let i = 0; i < SKIM_LEVELS.length && !level; i++) level = text.startsWith(SKIM_LEVELS[i]!, pos);
+    if (!level) return false;
+    this.trackRestart(uptime, false);
+    if (time !== null) this.bootTime = time - uptime * 1000;
+    this.recordsSinceRestart++;
+    this.sink.skipped?.(lineNo);
+    return true;
   }
 
   private handle(collected: CollectedLine): void {
@@ -52,7 +117,7 @@ class ProxyLogParser implements LineParser {
       this.sink.unparsed(collected.line, 'not a proxy log line');
       return;
     }
-    this.trackRestart(parsed);
+    this.trackRestart(parsed.uptime, parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release '));
     let time = collected.time ?? parsed.time ?? null;
     if (parsed.uptime !== null) {
       if (time !== null) this.bootTime = time - parsed.uptime * 1000;
@@ -82,16 +147,37 @@ class ProxyLogParser implements LineParser {
     this.sink.emit(record);
   }
 
-  private trackRestart(parsed: Parsed): void {
-    const isBanner = parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release ');
-    const wentBack = parsed.uptime !== null && this.lastUptime !== null && parsed.uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime;
+  private trackRestart(uptime: number | null, isBanner: boolean): void {
+    const wentBack = uptime !== null && this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime;
     if ((wentBack || isBanner) && this.recordsSinceRestart > 0) {
       this.restart++;
       this.recordsSinceRestart = 0;
       this.bootTime = null;
     }
-    if (parsed.uptime !== null) this.lastUptime = parsed.uptime;
+    if (uptime !== null) this.lastUptime = uptime;
   }
+}
+
+/** Where the last readUptime() stopped (at `s]`); a module variable so the skim path allocates nothing. */
+let uptimeEnd = 0;
+
+/**
+ * Reads `  123.456789` up to `s]` the way parseUptime does (same arithmetic, so the same double),
+ * straight from the line.
+ */
+function readUptime(s: string, start: number): number | null {
+  let pos = skipSpaces(s, start);
+  let secs = 0;
+  const secsStart = pos;
+  for (let c = s.charCodeAt(pos); c >= 48 && c <= 57; c = s.charCodeAt(++pos)) secs = secs * 10 + (c - 48);
+  if (pos === secsStart || pos - secsStart > 15 || s.charCodeAt(pos) !== 46 /* . */) return null;
+  const fracStart = ++pos;
+  let frac = 0;
+  for (let c = s.charCodeAt(pos); c >= 48 && c <= 57; c = s.charCodeAt(++pos)) frac = frac * 10 + (c - 48);
+  const places = pos - fracStart;
+  if (places === 0 || places > 15 || s.charCodeAt(pos) !== 115 /* s */ || s.charCodeAt(pos + 1) !== 93 /* ] */) return null;
+  uptimeEnd = pos;
+  return places > 6 ? secs + frac / 1e9 : secs + frac / 10 ** places;
 }
 
 /** Parses one payload line (collector prefix already removed). Returns null when it is not a log line. */

@@ -39,6 +39,15 @@ interface LoopState {
   currentSecondCount: number;
   peakPerSecond: number;
   gaps: number[];
+  // What an exact merge with the next part of the same stream needs (see merge()):
+  /** Times the run restarted after a long gap; 0 while the first run goes on. */
+  runResets: number;
+  /** Time of the last failure of the first run. */
+  firstRunEnd: number;
+  firstSecond: number;
+  /** Failures in the first second, counted until the second changed. */
+  firstSecondCount: number;
+  secondChanges: number;
 }
 
 interface GroupState {
@@ -76,6 +85,8 @@ export default defineRule<ReconnectStormOptions, State>({
     description: 'Sustained linkerd_reconnect "Failed to connect" warnings, per reconnect loop and across pods, compared with what the proxy backoff allows.',
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
+    // The visitor reads only records whose target is linkerd_reconnect.
+    lineInterest: { 'proxy-log': ['linkerd_reconnect'] },
     defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 100_000 },
     optionSchema: {
       sustainSeconds: { type: 'number', minimum: 1, description: 'A loop failing continuously for this long fires the rule.' },
@@ -131,37 +142,41 @@ export default defineRule<ReconnectStormOptions, State>({
         loop = {
           pod, namespace: record.namespace, group, endpoint: endpoint ?? '', count: 0, first: t, last: t, runStart: t, longestRun: 0,
           currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
+          runResets: 0, firstRunEnd: t, firstSecond: Math.floor(t), firstSecondCount: 0, secondChanges: 0,
         };
         state.loops.set(key, loop);
       } else {
         const gap = t - loop.last;
-        if (gap < 0 || gap > state.options.maxGapSeconds) loop.runStart = t;
-        else loop.gaps[GAP_EDGES.findIndex((edge) => gap <= edge)]!++;
+        if (continuesRun(gap, state.options)) loop.gaps[gapBucket(gap)]!++;
+        else {
+          loop.runStart = t;
+          loop.runResets++;
+        }
       }
       loop.count++;
       loop.last = t;
+      if (loop.runResets === 0) loop.firstRunEnd = t;
       loop.longestRun = Math.max(loop.longestRun, t - loop.runStart);
       const second = Math.floor(t);
       if (second !== loop.currentSecond) {
         loop.currentSecond = second;
         loop.currentSecondCount = 0;
+        loop.secondChanges++;
       }
       loop.peakPerSecond = Math.max(loop.peakPerSecond, ++loop.currentSecondCount);
+      if (loop.secondChanges === 0) loop.firstSecondCount = loop.currentSecondCount;
     },
   },
 
+  // `from` holds what came after `into` (a later input, or the next byte range of the same file),
+  // so a loop's run and its per-second streak may continue across the seam: join them the way
+  // the visitor would have, which keeps parallel runs identical to sequential ones.
   merge(into, from) {
     for (const [key, loop] of from.loops) {
       const existing = into.loops.get(key);
-      if (!existing) into.loops.set(key, loop);
-      else {
-        existing.count += loop.count;
-        existing.first = Math.min(existing.first, loop.first);
-        existing.last = Math.max(existing.last, loop.last);
-        existing.longestRun = Math.max(existing.longestRun, loop.longestRun);
-        existing.peakPerSecond = Math.max(existing.peakPerSecond, loop.peakPerSecond);
-        loop.gaps.forEach((n, i) => (existing.gaps[i]! += n));
-      }
+      if (existing) joinLoops(existing, loop, into.options);
+      else if (into.loops.size < into.options.maxLoops) into.loops.set(key, loop);
+      else into.droppedLoops += loop.count;
     }
     for (const [key, g] of from.groups) {
       const existing = into.groups.get(key);
@@ -205,6 +220,36 @@ export default defineRule<ReconnectStormOptions, State>({
   },
 });
 
+function continuesRun(gap: number, options: ReconnectStormOptions): boolean {
+  return !(gap < 0 || gap > options.maxGapSeconds);
+}
+
+function gapBucket(gap: number): number {
+  return GAP_EDGES.findIndex((edge) => gap <= edge);
+}
+
+/** Appends loop `b` (later failures) to loop `a`, exactly as if the visitor had seen them after a's. */
+function joinLoops(a: LoopState, b: LoopState, options: ReconnectStormOptions): void {
+  const gap = b.first - a.last;
+  const continues = continuesRun(gap, options);
+  if (continues) a.gaps[gapBucket(gap)]!++;
+  b.gaps.forEach((n, i) => (a.gaps[i]! += n));
+  a.longestRun = Math.max(a.longestRun, b.longestRun, continues ? b.firstRunEnd - a.runStart : 0);
+  if (a.runResets === 0 && continues) a.firstRunEnd = b.firstRunEnd;
+  if (!continues || b.runResets > 0) a.runStart = b.runStart;
+  a.runResets += b.runResets + (continues ? 0 : 1);
+
+  const sameSecond = a.currentSecond === b.firstSecond;
+  a.peakPerSecond = Math.max(a.peakPerSecond, b.peakPerSecond, sameSecond ? a.currentSecondCount + b.firstSecondCount : 0);
+  if (a.secondChanges === 0 && sameSecond) a.firstSecondCount += b.firstSecondCount;
+  a.currentSecondCount = sameSecond && b.secondChanges === 0 ? a.currentSecondCount + b.currentSecondCount : b.currentSecondCount;
+  a.currentSecond = b.currentSecond;
+  a.secondChanges += b.secondChanges + (sameSecond ? 0 : 1);
+
+  a.count += b.count;
+  a.last = b.last;
+}
+
 function loopAddresses(record: ProxyLogRecord): { controller: string | null; endpoint: string | null } {
   let controller: string | null = null;
   let endpoint: string | null = null;
@@ -245,8 +290,21 @@ function isControlPlaneAddress(address: string): boolean {
   return controlPlaneComponent(address) !== null;
 }
 
+/** Storms repeat a handful of error texts millions of times; remember how each was classified. */
+const errorClasses = new Map<string, string>();
+const MAX_REMEMBERED_ERRORS = 4096;
+
 /** The part of the error that says why: refused, timed out, TLS, DNS… */
 export function classifyError(error: string): string {
+  let known = errorClasses.get(error);
+  if (known === undefined) {
+    known = classifyErrorText(error);
+    if (errorClasses.size < MAX_REMEMBERED_ERRORS) errorClasses.set(error, known);
+  }
+  return known;
+}
+
+function classifyErrorText(error: string): string {
   if (/Connection refused/i.test(error)) return 'connection refused';
   if (/connect timed out|timed out/i.test(error)) return 'connect timed out';
   if (/certificate|UnknownIssuer|tls|handshake/i.test(error)) return 'TLS failure';
