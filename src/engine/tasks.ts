@@ -51,7 +51,7 @@ export async function runTask(task: WorkerTask, rules: readonly ConfiguredRule[]
 export async function countLines(file: string, start: number, end: number): Promise<number> {
   const handle = await open(file, 'r');
   try {
-    const buf = Buffer.alloc(4 * MiB);
+    const buf = Buffer.allocUnsafe(MiB);
     let lines = 0;
     for (let at = start; at < end; ) {
       const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - at), at);
@@ -64,9 +64,6 @@ export async function countLines(file: string, start: number, end: number): Prom
     await handle.close();
   }
 }
-
-/** A line that may carry a collector wall time: kubectl/CRI timestamps, Docker json-file. */
-const COLLECTOR_LINE = /\n(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|\{"log":)/g;
 
 /**
  * The parser state just before `start`, as well as nearby lines tell: the lines of a short window
@@ -119,29 +116,37 @@ async function readAt(handle: FileHandle, start: number, end: number): Promise<B
   return buf.subarray(0, bytesRead);
 }
 
-/** The last line starting before `before` with a collector timestamp or Docker JSON, searched backwards in blocks. */
+/** The last line starting before `before` with a collector timestamp or Docker JSON, searched backwards block by block in one buffer. */
 async function lastCollectorLine(handle: FileHandle, before: number): Promise<Buffer | null> {
-  const block = 4 * MiB;
-  // Blocks overlap by this much so that a line starting at a block's first byte is still seen whole enough to match.
-  const overlap = 64;
+  // Blocks overlap so that the start of a line is always seen whole enough to be recognised.
+  const overlap = 32;
+  const buf = Buffer.allocUnsafe(MiB + overlap);
   for (let end = before; end > 0; ) {
-    const start = Math.max(0, end - block);
-    const buf = await readAt(handle, start, Math.min(before, end + overlap));
-    // A newline in front lets the file's first line match as well.
-    const text = (start === 0 ? '\n' : '') + buf.toString('latin1');
-    const shift = start === 0 ? 1 : 0;
-    let lineStart = -1;
-    COLLECTOR_LINE.lastIndex = 0;
-    for (let m = COLLECTOR_LINE.exec(text); m; m = COLLECTOR_LINE.exec(text)) {
-      const at = start + m.index + 1 - shift;
-      if (at < before) lineStart = at;
-    }
-    if (lineStart !== -1) {
-      const line = await readAt(handle, lineStart, Math.min(before, lineStart + MiB));
-      const nl = line.indexOf(10);
-      return nl === -1 ? line : line.subarray(0, nl);
+    const start = Math.max(0, end - MiB);
+    const { bytesRead } = await handle.read(buf, 0, Math.min(before, end + overlap) - start, start);
+    const block = buf.subarray(0, bytesRead);
+    for (let nl = block.lastIndexOf(10, end - start - 1); ; nl = nl > 0 ? block.lastIndexOf(10, nl - 1) : -1) {
+      if (nl === -1 && start > 0) break;
+      const lineStart = nl + 1;
+      if (start + lineStart < before && startsCollectorLine(block, lineStart)) {
+        const line = await readAt(handle, start + lineStart, Math.min(before, start + lineStart + MiB));
+        const lineEnd = line.indexOf(10);
+        return lineEnd === -1 ? line : line.subarray(0, lineEnd);
+      }
+      if (nl === -1) break;
     }
     end = start;
   }
   return null;
+}
+
+const isDigit = (b: number | undefined) => b !== undefined && b >= 48 && b <= 57;
+const DOCKER_JSON = Buffer.from('{"log":');
+/** Offsets of the digits in `2026-11-27T03:12:45`. */
+const TIMESTAMP_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+
+/** `2026-11-27T03:12:45` (kubectl/CRI) or `{"log":` (Docker json-file) at `at`. */
+function startsCollectorLine(b: Buffer, at: number): boolean {
+  if (b[at] === 123) return b.subarray(at, at + DOCKER_JSON.length).equals(DOCKER_JSON);
+  return TIMESTAMP_DIGITS.every((d) => isDigit(b[at + d])) && b[at + 4] === 45 && b[at + 7] === 45 && b[at + 10] === 84 && b[at + 13] === 58 && b[at + 16] === 58;
 }

@@ -3,7 +3,7 @@
 // docs/parse-format.md; the field layout follows tracing-subscriber's Full and Json formatters.
 
 import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types.js';
-import { CollectorPrefixReader, parseRfc3339, type CollectedLine } from './collector-prefix.js';
+import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, parseRfc3339, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
 import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
 
 type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields'> & {
@@ -23,8 +23,6 @@ export const createProxyLogParser: ParserFactory = (input, sink, options) => new
 
 /** The release banner a proxy prints first at start-up; it marks a restart, so it is never skimmed. */
 const RELEASE_BANNER = 'linkerd2_proxy: release ';
-/** `kubectl logs --timestamps` and CRI timestamps, followed by the space that ends them. */
-const COLLECTOR_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
 const SKIM_LEVELS = ['INFO ', 'WARN ', 'ERROR ', 'DEBUG ', 'TRACE '];
 
 class ProxyLogParser implements LineParser {
@@ -92,7 +90,7 @@ class ProxyLogParser implements LineParser {
         pos += 8;
         if (text.charCodeAt(pos) === 32) pos++;
       }
-      time = parseRfc3339(text.slice(0, space));
+      time = parseRfc3339Until(text, space);
       if (time === null) return false;
     }
     if (text.charCodeAt(pos) !== 91 /* [ */) return false;
@@ -276,10 +274,11 @@ function parseSpansTargetMessage(s: string, start: number): Pick<Parsed, 'spans'
   return { spans: [], target: chain[0]!.name, ...splitMessage(s.slice(pos)) };
 }
 
+const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 45; /* - */
+
 function scanModulePath(s: string, pos: number): number {
   let i = pos;
-  const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-  const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 45 /* - */;
   if (!isIdentStart(s.charCodeAt(i))) return pos;
   while (true) {
     while (isIdent(s.charCodeAt(i))) i++;
@@ -301,21 +300,44 @@ function matchingBrace(s: string, open: number): number {
   return -1;
 }
 
-const FIELD_KEY = /(?:^| )([A-Za-z_][\w.]*)=/g;
-
-/** `k=v k2=v2`: values are Display text and may hold spaces, so keys mark the boundaries. */
+/**
+ * `k=v k2=v2`: values are Display text and may hold spaces, so keys mark the boundaries. A key
+ * is `[A-Za-z_][\w.]*=` at the start or after a space (the grammar of the regex
+ * `/(?:^| )([A-Za-z_][\w.]*)=/g`, scanned by hand: this runs for every span of every record).
+ */
 function parseSpanFields(text: string): Record<string, string> {
   const fields: Record<string, string> = {};
-  const keys: { key: string; valueStart: number; matchStart: number }[] = [];
-  FIELD_KEY.lastIndex = 0;
-  for (let m = FIELD_KEY.exec(text); m; m = FIELD_KEY.exec(text)) {
-    keys.push({ key: m[1]!, valueStart: m.index + m[0].length, matchStart: m.index });
+  let key: string | null = null;
+  let valueStart = 0;
+  let boundary = nextFieldKey(text, 0);
+  while (true) {
+    if (key !== null) fields[key] = unquote(text.slice(valueStart, boundary === -1 ? text.length : boundary));
+    if (boundary === -1) return fields;
+    const keyStart = boundary === 0 && text.charCodeAt(0) !== 32 ? 0 : boundary + 1;
+    key = text.slice(keyStart, fieldKeyEnd);
+    valueStart = fieldKeyEnd + 1;
+    boundary = nextFieldKey(text, valueStart);
   }
-  for (let i = 0; i < keys.length; i++) {
-    const end = i + 1 < keys.length ? keys[i + 1]!.matchStart : text.length;
-    fields[keys[i]!.key] = unquote(text.slice(keys[i]!.valueStart, end));
-  }
-  return fields;
+}
+
+/** Where nextFieldKey's key ended (at its `=`). */
+let fieldKeyEnd = 0;
+
+/** Start of the next ` key=` (or of `key=` at the very start) at or after `from`, or -1. */
+function nextFieldKey(s: string, from: number): number {
+  if (from === 0 && keyAt(s, 0)) return 0;
+  for (let space = s.indexOf(' ', from); space !== -1; space = s.indexOf(' ', space + 1)) if (keyAt(s, space + 1)) return space;
+  return -1;
+}
+
+function keyAt(s: string, start: number): boolean {
+  const c = s.charCodeAt(start);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return false;
+  let i = start + 1;
+  for (let d = s.charCodeAt(i); (d >= 65 && d <= 90) || (d >= 97 && d <= 122) || (d >= 48 && d <= 57) || d === 95 || d === 46; d = s.charCodeAt(++i));
+  if (s.charCodeAt(i) !== 61 /* = */) return false;
+  fieldKeyEnd = i;
+  return true;
 }
 
 const MESSAGE_FIELD = / ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)=/g;

@@ -112,7 +112,7 @@ export default defineRule<ReconnectStormOptions, State>({
       const { controller, endpoint } = loopAddresses(record);
       const group = controller ?? endpoint ?? 'unknown';
       const pod = record.pod ?? record.path;
-      const g = groupFor(state, group, controller !== null || isControlPlaneAddress(group));
+      const g = groupFor(state, group, controller !== null);
       g.lines++;
       if (failedToConnect) g.failedToConnect++;
       else g.serviceFailed++;
@@ -265,9 +265,10 @@ function loopAddresses(record: ProxyLogRecord): { controller: string | null; end
   return { controller, endpoint };
 }
 
-function groupFor(state: State, target: string, controlPlane: boolean): GroupState {
+function groupFor(state: State, target: string, hasController: boolean): GroupState {
   let g = state.groups.get(target);
   if (!g) {
+    const controlPlane = hasController || isControlPlaneAddress(target);
     g = {
       target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0, pods: new Map(), namespaces: new Map(), endpoints: new Map(),
       errors: new Map(), perSecond: timeBuckets(1), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
