@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, UsageError } from '../core/errors.js';
-import type { InputKind, InputStats } from '../core/types.js';
+import type { AnyRule, InputKind, InputStats } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
 import { isGzip, isTar } from '../input/open.js';
 import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
@@ -43,7 +43,7 @@ const MiB = 1 << 20;
  * A worker's records die young, so a small young generation costs little time and keeps each
  * thread's resident memory low (the default reserves far more per isolate).
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: Number(process.env.LD_YOUNG ?? 12) };
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB };
 /** Bytes read from the head of a file to sniff its kind (the sniffer needs its first SNIFF_LINES lines). */
 const HEAD_BYTES = 256 * 1024;
@@ -82,7 +82,7 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
   const specs: RuleSpec[] = [];
   for (const r of rules) {
     // Workers rebuild rules from the registry; a rule object from elsewhere stays on this thread.
-    if (findRule(r.rule.meta.id) !== r.rule) return null;
+    if (resolveRule(r.rule.meta.id) !== r.rule) return null;
     specs.push(r.severity ? { id: r.rule.meta.id, options: r.options, severity: r.severity } : { id: r.rule.meta.id, options: r.options });
   }
   const fileBytes = discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0);
@@ -132,9 +132,20 @@ export function deserializeError(e: SerializedError): InputError {
   return new InputError(e.path, e.message, e.line);
 }
 
+/**
+ * Rule modules the engine runs besides the RULES registry (collectors riding along as rules):
+ * list them here so workers can rebuild them too; a configured rule found in neither keeps the
+ * whole analysis on the main thread.
+ */
+const BUILT_IN_MODULES: readonly AnyRule[] = [];
+
+function resolveRule(id: string): AnyRule | undefined {
+  return findRule(id) ?? BUILT_IN_MODULES.find((r) => r.meta.id === id);
+}
+
 export function configuredRules(specs: readonly RuleSpec[]): ConfiguredRule[] {
   return specs.map((s) => {
-    const rule = findRule(s.id);
+    const rule = resolveRule(s.id);
     if (!rule) throw new Error(`unknown rule ${s.id}`);
     return s.severity ? { rule, options: s.options, severity: s.severity } : { rule, options: s.options };
   });
@@ -224,6 +235,7 @@ class TaskPool {
   private readonly idle: Slot[] = ['main'];
   private readonly workers: Worker[] = [];
   private readonly waiting: (() => void)[] = [];
+  private draining = false;
 
   constructor(
     private readonly size: number,
@@ -242,14 +254,26 @@ class TaskPool {
       healthy = slot === 'main';
       throw err;
     } finally {
-      if (healthy) this.idle.push(slot);
+      // Once every task is queued, a worker with nothing left to do is stopped at once: its
+      // heap would otherwise stay resident while the main thread finishes and merges.
+      if (healthy && (slot === 'main' || !this.draining || this.waiting.length > 0)) this.idle.push(slot);
       else this.retire(slot as Worker);
       this.waiting.shift()?.();
     }
   }
 
+  /** No more tasks will be submitted. */
+  drain(): void {
+    this.draining = true;
+    for (const slot of this.idle.splice(0)) {
+      if (slot === 'main') this.idle.push(slot);
+      else this.retire(slot);
+    }
+  }
+
   private retire(worker: Worker): void {
-    this.workers.splice(this.workers.indexOf(worker), 1);
+    const index = this.workers.indexOf(worker);
+    if (index !== -1) this.workers.splice(index, 1);
     void worker.terminate();
   }
 
@@ -325,6 +349,7 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
     const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));
     // Start every worker task now (the pool queues them); merge strictly in input order below.
     const started = units.map((unit) => startUnit(unit, pool));
+    pool.drain();
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!;
       if (unit.type === 'main') {

@@ -73,7 +73,8 @@ class ProxyLogParser implements LineParser {
    * A plain-format line that no rule reads: keep what later lines depend on (uptime for restart
    * detection, the collector time for wall-time anchoring) and count it, without building a
    * record. Returns false, leaving the line to the full parser, whenever it is anything else:
-   * another format, a CRI partial, ANSI codes, a banner, or a prefix this cheap check does not know.
+   * another format, a CRI partial, ANSI codes, a banner, the first line after a restart, or a
+   * prefix this cheap check does not know.
    */
   private skim(text: string, lineNo: number): boolean {
     for (let i = 0; i < this.interest!.length; i++) if (text.includes(this.interest![i]!)) return false;
@@ -100,6 +101,8 @@ class ProxyLogParser implements LineParser {
     let level = false;
     for (let i = 0; i < SKIM_LEVELS.length && !level; i++) level = text.startsWith(SKIM_LEVELS[i]!, pos);
     if (!level) return false;
+    // The first line after a restart is always built: rules watch record.restart change.
+    if (this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime && this.recordsSinceRestart > 0) return false;
     this.trackRestart(uptime, false);
     if (time !== null) this.bootTime = time - uptime * 1000;
     this.recordsSinceRestart++;
