@@ -196,6 +196,9 @@ export function parseProxyLogPayload(content: string): Parsed | null {
 }
 
 function parsePlain(content: string): Parsed | null {
+  // The usual `[  123.456789s]`, read in place; anything unusual takes the general path below.
+  const quick = readUptime(content, 1);
+  if (quick !== null) return parseAfterUptime(content, uptimeEnd + 2, quick);
   const close = content.indexOf('s]');
   if (close === -1) return null;
   const uptime = parseUptime(content.slice(1, close));
