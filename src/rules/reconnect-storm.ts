@@ -60,7 +60,7 @@ interface GroupState {
   namespaces: Map<string, number>;
   endpoints: Map<string, number>;
   errors: Map<string, number>;
-  perSecond: TimeBuckets;
+  perSecond: SecondCounts;
   perMinute: TimeBuckets;
   firstTime: number | null;
   lastTime: number | null;
@@ -122,7 +122,7 @@ export default defineRule<ReconnectStormOptions, State>({
       bump(g.errors, classifyError(record.fields.error ?? ''));
       if (g.samples.length < SAMPLE_LINES) g.samples.push({ path: record.path, line: record.line, text: record.raw });
       if (record.time !== null) {
-        addToBuckets(g.perSecond, record.time);
+        addSecond(g.perSecond, record.time);
         addToBuckets(g.perMinute, record.time);
         g.firstTime = g.firstTime === null ? record.time : Math.min(g.firstTime, record.time);
         g.lastTime = g.lastTime === null ? record.time : Math.max(g.lastTime, record.time);
@@ -191,7 +191,7 @@ export default defineRule<ReconnectStormOptions, State>({
       mergeCounts(existing.namespaces, g.namespaces);
       mergeCounts(existing.endpoints, g.endpoints);
       mergeCounts(existing.errors, g.errors);
-      mergeBuckets(existing.perSecond, g.perSecond);
+      mergeSeconds(existing.perSecond, g.perSecond);
       mergeBuckets(existing.perMinute, g.perMinute);
       existing.firstTime = minNullable(existing.firstTime, g.firstTime);
       existing.lastTime = maxNullable(existing.lastTime, g.lastTime);
@@ -219,6 +219,35 @@ export default defineRule<ReconnectStormOptions, State>({
     return findings;
   },
 });
+
+/**
+ * Failures per wall-clock second, kept as 60 counters per minute: a long storm towards hundreds
+ * of endpoints has hundreds of thousands of busy seconds, far cheaper as arrays than as map entries.
+ */
+type SecondCounts = Map<number, Uint32Array>;
+
+function addSecond(counts: SecondCounts, epochMs: number): void {
+  const second = Math.floor(epochMs / 1000);
+  const minute = Math.floor(second / 60);
+  let slots = counts.get(minute);
+  if (!slots) counts.set(minute, (slots = new Uint32Array(60)));
+  slots[second - minute * 60]!++;
+}
+
+function mergeSeconds(into: SecondCounts, from: SecondCounts): void {
+  for (const [minute, slots] of from) {
+    const mine = into.get(minute);
+    if (!mine) into.set(minute, slots);
+    else for (let i = 0; i < 60; i++) mine[i]! += slots[i]!;
+  }
+}
+
+/** The counts of the seconds that had failures. */
+function secondCountsOf(counts: SecondCounts): number[] {
+  const out: number[] = [];
+  for (const slots of counts.values()) for (const n of slots) if (n > 0) out.push(n);
+  return out;
+}
 
 function continuesRun(gap: number, options: ReconnectStormOptions): boolean {
   return !(gap < 0 || gap > options.maxGapSeconds);
@@ -271,7 +300,7 @@ function groupFor(state: State, target: string, hasController: boolean): GroupSt
     const controlPlane = hasController || isControlPlaneAddress(target);
     g = {
       target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0, pods: new Map(), namespaces: new Map(), endpoints: new Map(),
-      errors: new Map(), perSecond: timeBuckets(1), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+      errors: new Map(), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
     };
     state.groups.set(target, g);
   }
@@ -368,7 +397,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
   const loopsOverBackoff = loops.filter((l) => backoffVerdict(medianGapBucket(l.gaps)).exceedsBackoff && l.count >= 10).length;
 
   const perLoopRates = loops.map((l) => l.count / Math.max(l.last - l.first, 1));
-  const secondCounts = [...g.perSecond.counts.values()];
+  const secondCounts = secondCountsOf(g.perSecond);
   const windowSeconds = g.firstTime !== null && g.lastTime !== null ? (g.lastTime - g.firstTime) / 1000 : Math.max(0, ...loops.map((l) => l.last - l.first));
   const clusterSeconds = g.firstTime !== null && g.lastTime !== null ? Math.floor(g.lastTime / 1000) - Math.floor(g.firstTime / 1000) + 1 : 0;
   const clusterMedian = clusterSeconds > 0 ? median([...secondCounts, ...new Array<number>(Math.max(0, clusterSeconds - secondCounts.length)).fill(0)]) : null;
