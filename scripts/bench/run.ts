@@ -92,19 +92,39 @@ function timeOnce(command: string, args: string[], extraEnv: Record<string, stri
   });
 }
 
-async function measure(name: string, input: { bytes: number; lines: number }, times: number, command: string, args: string[], extraEnv?: Record<string, string>, rssFrom?: 'probe' | 'time'): Promise<Measurement> {
-  const samples: number[] = [];
-  let peakRss: number | null = null;
-  let best: { seconds: number; cpuSeconds: number | null } | null = null;
-  for (let i = 0; i < times; i++) {
-    const r = await timeOnce(command, args, extraEnv, rssFrom);
-    samples.push(r.seconds);
-    if (r.peakRss !== null) peakRss = Math.max(peakRss ?? 0, r.peakRss);
-    if (!best || r.seconds < best.seconds) best = r;
-    process.stderr.write(`  ${name}: ${r.seconds.toFixed(2)} s, ${r.cpuSeconds?.toFixed(2) ?? '?'} s CPU\n`);
+interface Job {
+  name: string;
+  input: { bytes: number; lines: number };
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  rssFrom?: 'probe' | 'time';
+}
+
+/**
+ * Runs every job `times` times, interleaved (round after round), so that a burst of load from
+ * whoever else uses the machine slows all of them alike rather than one configuration.
+ */
+async function measureAll(jobs: Job[], times: number): Promise<Measurement[]> {
+  const runsOf = jobs.map(() => [] as { seconds: number; peakRss: number | null; cpuSeconds: number | null }[]);
+  for (let round = 0; round < times; round++) {
+    for (const [i, job] of jobs.entries()) {
+      const r = await timeOnce(job.command, job.args, job.env, job.rssFrom);
+      runsOf[i]!.push(r);
+      process.stderr.write(`  ${job.name}: ${r.seconds.toFixed(2)} s, ${r.cpuSeconds?.toFixed(2) ?? '?'} s CPU\n`);
+    }
   }
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { name, seconds: best!.seconds, median: sorted[sorted.length >> 1]!, samples, cpuSeconds: best!.cpuSeconds, bytes: input.bytes, lines: input.lines, peakRss };
+  return jobs.map((job, i) => {
+    const results = runsOf[i]!;
+    const best = results.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    const samples = results.map((r) => r.seconds);
+    const sorted = [...samples].sort((a, b) => a - b);
+    const rss = results.map((r) => r.peakRss).filter((v): v is number => v !== null);
+    return {
+      name: job.name, seconds: best.seconds, median: sorted[sorted.length >> 1]!, samples, cpuSeconds: best.cpuSeconds,
+      bytes: job.input.bytes, lines: job.input.lines, peakRss: rss.length ? Math.max(...rss) : null,
+    };
+  });
 }
 
 function analyzeArgs(files: string[], jobCount?: string): string[] {
@@ -168,19 +188,28 @@ async function main(): Promise<void> {
   const reference = new Map<string, string>();
   const logName = `analyze log ${logMb} MiB`;
 
-  rows.push(await measure(logName, log, runs, process.execPath, analyzeArgs([log.file], jobs)));
-  rows.push(await measure(`${logName} --jobs 1`, log, runs, process.execPath, analyzeArgs([log.file], '1')));
+  const both = { bytes: log.bytes + dump.bytes, lines: log.lines + dump.lines };
+  const dumpName = `analyze dump ${series / 1000}k series`;
+  const analyzeJobs: Job[] = [
+    { name: logName, input: log, command: process.execPath, args: analyzeArgs([log.file], jobs) },
+    { name: `${logName} --jobs 1`, input: log, command: process.execPath, args: analyzeArgs([log.file], '1') },
+    { name: dumpName, input: dump, command: process.execPath, args: analyzeArgs([dump.file], jobs) },
+    { name: 'analyze log + dump', input: both, command: process.execPath, args: analyzeArgs([log.file, dump.file], jobs) },
+  ];
+  if (flat) analyzeJobs.push({ name: `analyze log ${flatMb} MiB`, input: flat, command: process.execPath, args: analyzeArgs([flat.file], jobs) });
+  rows.push(...(await measureAll(analyzeJobs, runs)));
   reference.set(logName, `${logName} --jobs 1`);
-  rows.push(await measure(`analyze dump ${series / 1000}k series`, dump, runs, process.execPath, analyzeArgs([dump.file], jobs)));
-  rows.push(await measure('analyze log + dump', { bytes: log.bytes + dump.bytes, lines: log.lines + dump.lines }, runs, process.execPath, analyzeArgs([log.file, dump.file], jobs)));
-  if (flat) rows.push(await measure(`analyze log ${flatMb} MiB`, flat, runs, process.execPath, analyzeArgs([flat.file], jobs)));
   if (withPipelines) {
-    rows.push(await measure('grep|sed|sort|uniq LC_ALL=C', log, 1, 'bash', ['-c', logPipeline(log.file)], { LC_ALL: 'C' }, 'time'));
     const locale = process.env.LC_ALL || process.env.LANG || 'C.UTF-8';
-    rows.push(await measure(`grep|sed|sort|uniq ${locale === 'C' ? 'C.UTF-8' : locale}`, log, 1, 'bash', ['-c', logPipeline(log.file)], { LC_ALL: locale === 'C' ? 'C.UTF-8' : locale }, 'time'));
-    rows.push(await measure('dump grep|cut|sort|uniq LC_ALL=C', dump, 1, 'bash', ['-c', dumpPipeline(dump.file)], { LC_ALL: 'C' }, 'time'));
+    const utf8 = locale === 'C' ? 'C.UTF-8' : locale;
+    const pipelineJobs: Job[] = [
+      { name: 'grep|sed|sort|uniq LC_ALL=C', input: log, command: 'bash', args: ['-c', logPipeline(log.file)], env: { LC_ALL: 'C' }, rssFrom: 'time' },
+      { name: `grep|sed|sort|uniq ${utf8}`, input: log, command: 'bash', args: ['-c', logPipeline(log.file)], env: { LC_ALL: utf8 }, rssFrom: 'time' },
+      { name: 'dump grep|cut|sort|uniq LC_ALL=C', input: dump, command: 'bash', args: ['-c', dumpPipeline(dump.file)], env: { LC_ALL: 'C' }, rssFrom: 'time' },
+    ];
+    rows.push(...(await measureAll(pipelineJobs, 1)));
     reference.set(logName, 'grep|sed|sort|uniq LC_ALL=C');
-    reference.set(`analyze dump ${series / 1000}k series`, 'dump grep|cut|sort|uniq LC_ALL=C');
+    reference.set(dumpName, 'dump grep|cut|sort|uniq LC_ALL=C');
   }
   const loadAfter = loadavg();
 

@@ -348,7 +348,8 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   try {
     const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));
     // Start every worker task now (the pool queues them); merge strictly in input order below.
-    const started = units.map((unit) => startUnit(unit, pool));
+    // A failed task yields null at once, so a later unit's failure is never an unhandled rejection.
+    const started = units.map((unit) => startUnit(unit, pool)?.catch(() => null) ?? null);
     pool.drain();
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!;
@@ -356,7 +357,7 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
         mergeInto(engine, await readOnMainThread(unit.source, rules, options), inputs, errors);
         continue;
       }
-      const results = await started[i]!.catch(() => null);
+      const results = await started[i]!;
       if (results === null) {
         // A worker died (not an input problem): read this source here instead.
         mergeInto(engine, await readOnMainThread(unit.source, rules, options, false), inputs, errors);
