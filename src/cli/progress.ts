@@ -25,12 +25,14 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
   let file = '';
   let started = Date.now();
   const payload = () => {
-    const seconds = Math.max((Date.now() - started) / 1000, 0.001);
+    const seconds = (Date.now() - started) / 1000;
+    // Rates over the first instants of a run say nothing; average over half a second at least.
+    const window = Math.max(seconds, 0.5);
     return {
       done: formatBytes(read),
       total_h: total === null ? '?' : formatBytes(total),
-      rate: formatBytes(read / seconds),
-      lines: compact(Math.round(lines / seconds)),
+      rate: formatBytes(read / window),
+      lines: compact(Math.round(lines / window)),
       elapsed: `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`,
       file: file.length > 50 ? `…${file.slice(-49)}` : file,
     };
