@@ -193,7 +193,8 @@ export function writeMetricsDump(file: string, shape: DumpShape): { bytes: numbe
     }
     out.line('# HELP tcp_open_connections Number of currently-open connections.');
     out.line('# TYPE tcp_open_connections gauge');
-    for (let i = 0; podSeries < perPod - 4; i++) {
+    // Three more samples follow in the prometheus-client section.
+    for (let i = 0; podSeries < perPod - 3; i++) {
       out.line(`tcp_open_connections{direction="outbound",peer="dst",${labelSets[i % labelSets.length]}} ${r.int(0, 40)}`);
       podSeries++;
     }
@@ -208,7 +209,7 @@ export function writeMetricsDump(file: string, shape: DumpShape): { bytes: numbe
     out.line('# TYPE outbound_http_balancer_endpoints gauge');
     out.line(`outbound_http_balancer_endpoints{parent_group="core",parent_kind="Service",parent_namespace="shop",parent_name="cart",parent_port="8080",parent_section_name="",backend_group="core",backend_kind="Service",backend_namespace="shop",backend_name="cart",backend_port="8080",backend_section_name="",endpoint_state="ready"} ${r.int(1, 9)}`);
     out.line('# EOF');
-    podSeries += 4;
+    podSeries += 3;
     series += podSeries;
   }
   out.close();
