@@ -5,7 +5,7 @@
 import { loadConfig, parseSuppressFlag, type LinkerdDoctorConfig } from '../config/config.js';
 import { describeSystemError, InputError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type Severity } from '../core/types.js';
-import { analyzeInputs } from '../engine/analyze.js';
+import { analyzeInputs, type AnalyzeOptions } from '../engine/analyze.js';
 import type { ConfiguredRule } from '../engine/engine.js';
 import { createBaseline, DEFAULT_BASELINE_TOLERANCE_PERCENT, readBaseline, serializeBaseline } from '../report/baseline.js';
 import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
@@ -30,6 +30,7 @@ export interface AnalyzeFlags {
   progress: boolean;
   quiet: boolean;
   color?: boolean;
+  jobs?: number;
 }
 
 export interface OutputTarget {
@@ -71,7 +72,9 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     const previous = flags.baseline ? await readBaseline(flags.baseline) : undefined;
     const paths = resolvePathArgs(argv, process.stdin.isTTY);
 
-    const result = await analyzeInputs(paths, config.rules, { progress: createProgress(flags.progress && !flags.quiet) });
+    const options: AnalyzeOptions = { progress: createProgress(flags.progress && !flags.quiet) };
+    if (flags.jobs !== undefined) options.jobs = flags.jobs;
+    const result = await analyzeInputs(paths, config.rules, options);
     const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules };
     if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
     let report = buildReport(result, failOn, gate);

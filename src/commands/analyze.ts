@@ -43,6 +43,11 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
     'write-baseline': Flags.string({ summary: 'Record the current findings in this baseline file (by fingerprint, with their key figures).' }),
     'baseline-tolerance': Flags.integer({ summary: 'Percent a key figure may grow before a known finding counts as worse [default: config baselineTolerance, else 10].', min: 0 }),
     progress: Flags.boolean({ summary: 'Show progress on stderr when it is a terminal.', default: true, allowNo: true }),
+    jobs: Flags.integer({
+      char: 'j',
+      summary: 'Worker threads for large inputs (default: LINKERD_DOCTOR_JOBS, else the CPU cores, at most 4); 1 reads sequentially.',
+      min: 1,
+    }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),
   };

@@ -255,6 +255,15 @@ export interface RuleMeta<O extends object> {
   inputs: InputKind[];
   defaultOptions: O;
   optionSchema: { [K in keyof O]: RuleOptionSpec };
+  /**
+   * Per input kind, fixed substrings at least one of which is in every line whose record the rule
+   * reads (e.g. the target `linkerd_reconnect`). When every rule reading a kind declares them,
+   * analyze skips building the records of other lines (they are still counted). Records that
+   * other lines depend on are always built whatever the filter: for proxy logs, release banners,
+   * the first record after a restart, and every line that is not plain tracing format. Leave it
+   * out to see every record.
+   */
+  lineInterest?: Partial<Record<InputKind, readonly string[]>>;
 }
 
 export type Visitors<S> = {

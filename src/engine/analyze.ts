@@ -6,16 +6,18 @@ import { InputError } from '../core/errors.js';
 import type { InputStats, LdRecord } from '../core/types.js';
 import { annotateFixStatus } from '../incident/fix-status.js';
 import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
-import { discoverInputs, type InputSource } from '../input/discover.js';
+import { discoverInputs, type Discovery, type InputSource } from '../input/discover.js';
 import { openSource } from '../input/open.js';
 import type { ParserOptions } from '../parsers/parser.js';
 import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
+import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
 
 export interface ReadProgress {
   start(totalBytes: number | null): void;
   file(path: string): void;
-  bytes(count: number): void;
+  /** Bytes and lines read since the last call. */
+  bytes(count: number, lines: number): void;
   stop(): void;
 }
 
@@ -36,15 +38,16 @@ export interface ReadResult {
 /** Streams every record of every input to `onRecord`, in input order. */
 export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
   const discovery = await discoverInputs(args);
+  return readDiscovered(discovery, onRecord, options);
+}
+
+async function readDiscovered(discovery: Discovery, onRecord: (record: LdRecord) => void, options: ReadOptions): Promise<ReadResult> {
   const errors = [...discovery.errors];
   const inputs: InputStats[] = [];
-  const knownTotal = discovery.sources.every((s) => s.type === 'file')
-    ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0)
-    : null;
-  options.progress?.start(knownTotal);
+  options.progress?.start(knownTotalBytes(discovery));
   const callbacks: EntryCallbacks = {
     record: onRecord,
-    bytes: options.progress ? (n) => options.progress!.bytes(n) : undefined,
+    bytes: options.progress ? (n, lines) => options.progress!.bytes(n, lines) : undefined,
     unparsed: options.onUnparsed,
   };
   try {
@@ -54,6 +57,16 @@ export async function readInputs(args: readonly string[], onRecord: (record: LdR
   } finally {
     options.progress?.stop();
   }
+  reportUnrecognised(discovery, inputs, errors);
+  return { inputs, errors, notices: discovery.notices };
+}
+
+export function knownTotalBytes(discovery: Discovery): number | null {
+  return discovery.sources.every((s) => s.type === 'file') ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0) : null;
+}
+
+/** A directory, glob or the whole command line that yielded nothing recognisable is an input error. */
+export function reportUnrecognised(discovery: Discovery, inputs: readonly InputStats[], errors: InputError[]): void {
   for (const container of discovery.containers) {
     const fromIt = inputs.filter((i) => belongsTo(i, container, discovery.sources));
     if (fromIt.length > 0 && fromIt.every((i) => i.kind === 'unknown')) {
@@ -63,7 +76,6 @@ export async function readInputs(args: readonly string[], onRecord: (record: LdR
   if (inputs.length > 0 && inputs.every((i) => i.kind === 'unknown') && discovery.containers.length === 0 && errors.length === 0) {
     errors.push(new InputError(inputs.map((i) => i.path).join(', '), 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
   }
-  return { inputs, errors, notices: discovery.notices };
 }
 
 function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {
@@ -71,7 +83,8 @@ function belongsTo(input: InputStats, container: string, sources: readonly Input
   return sources.some((s) => s.origin === container && (s.path === input.path || s.path === archive));
 }
 
-async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
+/** Reads every entry of one source (a file, a gzip file, each member of a tar bundle, stdin) in order. */
+export async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
   let failedEntry: InputError | null = null;
   try {
     for await (const entry of openSource(source, options.stdin)) {
@@ -101,10 +114,21 @@ export interface AnalysisResult extends EngineResult, ReadResult {
   versions: ProxyVersions;
 }
 
-export async function analyzeInputs(args: readonly string[], rules: readonly ConfiguredRule[], options: ReadOptions = {}): Promise<AnalysisResult> {
+export interface AnalyzeOptions extends ReadOptions, ParallelOptions {}
+
+/**
+ * Reads the inputs and runs the rules. With more than one job and enough input, inputs (and byte
+ * ranges of a large plain log) are read by worker threads and their rule states merged in input
+ * order; the result is the same as the sequential run's.
+ */
+export async function analyzeInputs(args: readonly string[], rules: readonly ConfiguredRule[], options: AnalyzeOptions = {}): Promise<AnalysisResult> {
   // The version collector rides along as the last "rule" so it sees every record in the same pass.
-  const engine = new RuleEngine([...rules, { rule: versionCollector, options: {} }]);
-  const read = await readInputs(args, (r) => engine.emit(r), options);
+  const withVersions: ConfiguredRule[] = [...rules, { rule: versionCollector, options: {} }];
+  const engine = new RuleEngine(withVersions);
+  const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest() };
+  const discovery = await discoverInputs(args);
+  const plan = parallelPlanFor(discovery, withVersions, readOptions);
+  const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
   return { ...read, ...finishWithVersions(engine, read.inputs) };
 }
 

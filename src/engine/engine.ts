@@ -2,7 +2,7 @@
 // into findings at the end. Rules are isolated: one that throws is reported, the others go on.
 
 import { docsUrlFor } from '../core/docs.js';
-import type { AnyRule, Finding, InputKind, InputStats, LdRecord, RecordKind, Severity } from '../core/types.js';
+import { INPUT_KINDS, type AnyRule, type Finding, type InputKind, type InputStats, type LdRecord, type RecordKind, type Severity } from '../core/types.js';
 
 export interface ConfiguredRule {
   rule: AnyRule;
@@ -47,6 +47,30 @@ export class RuleEngine {
   /** Record kinds at least one rule reads; parsers may skip building the others. */
   wantedKinds(): Set<RecordKind> {
     return new Set(this.dispatch.keys());
+  }
+
+  /**
+   * For each input kind, the substrings one of which a line must contain for any rule to read its
+   * record; a kind is left out when a rule reading it declares no `lineInterest` (it sees everything).
+   */
+  lineInterest(): Partial<Record<InputKind, readonly string[]>> {
+    const interest: Partial<Record<InputKind, readonly string[]>> = {};
+    for (const kind of INPUT_KINDS) {
+      const readers = this.rules.filter((r) => (r.rule.meta.inputs as InputKind[]).includes(kind));
+      if (readers.some((r) => !r.rule.meta.lineInterest?.[kind])) continue;
+      interest[kind] = [...new Set(readers.flatMap((r) => r.rule.meta.lineInterest![kind]!))];
+    }
+    return interest;
+  }
+
+  /** Rules that threw, with their first error, to be carried over into another engine. */
+  failedRules(): [string, string][] {
+    return [...this.failures];
+  }
+
+  /** Records failures of another engine (parallel workers); the first message per rule is kept. */
+  absorbFailures(failures: readonly [string, string][]): void {
+    for (const [id, message] of failures) if (!this.failures.has(id)) this.failures.set(id, message);
   }
 
   emit(record: LdRecord): void {

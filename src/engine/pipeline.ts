@@ -1,7 +1,7 @@
 // Streams one input entry line by line: sniff its kind from the first lines, then hand every
-// line to that kind's parser. Memory is bounded by the sniff window and the longest line.
+// line to that kind's parser. Memory is bounded by the sniff window, one read chunk and the longest line.
 
-import { finished } from 'node:stream';
+import { open } from 'node:fs/promises';
 import { InputError, describeSystemError } from '../core/errors.js';
 import type { InputKind, InputStats, LdRecord } from '../core/types.js';
 import { LineSplitter } from '../input/lines.js';
@@ -9,7 +9,7 @@ import { metaFromPath } from '../input/path-meta.js';
 import type { InputEntry } from '../input/open.js';
 import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
-import type { LineParser, ParserOptions } from '../parsers/parser.js';
+import type { LineParser, ParserOptions, ParserState } from '../parsers/parser.js';
 
 /** Lines longer than this (in bytes) are not real log lines; they are counted as unparsed and skipped. */
 export const MAX_LINE_BYTES = 1 << 20;
@@ -19,7 +19,8 @@ export interface EntryCallbacks {
   record(record: LdRecord): void;
   /** Called once the kind is known, before any record of the entry. */
   kind?(stats: InputStats): void;
-  bytes?(count: number): void;
+  /** Bytes and lines read since the last call, once per read chunk. */
+  bytes?(count: number, lines: number): void;
   unparsed?(stats: InputStats, line: number, reason: string): void;
 }
 
@@ -27,13 +28,52 @@ export interface EntryResult {
   stats: InputStats;
   /** Set when the entry could not be read to its end; records read before the failure were still delivered. */
   error?: InputError;
+  /** The parser's state after the last line, when it can be saved (see LineParser.saveState). */
+  endState?: ParserState;
 }
 
-export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, options: ParserOptions = {}, forcedKind?: InputKind): Promise<EntryResult> {
+/** Reading a byte range of a larger input: where it starts and what the parser knew there. */
+export interface EntrySlice {
+  /** Physical lines before the range; the range's first line is firstLine + 1. */
+  linesBefore: number;
+  kind: InputKind;
+  parserState?: ParserState;
+}
+
+/** An entry to read: as opened by input/open.ts, or any source of byte chunks (a file range). */
+export type ReadableEntry = Omit<InputEntry, 'stream'> & { stream: AsyncIterable<Buffer | string> };
+
+/**
+ * The bytes [start, end) of a file, read into one reused buffer: each chunk is only valid until
+ * the next is requested, which suits readEntry (it copies what it keeps) and spares the
+ * allocator a fresh megabyte per read.
+ */
+export async function* fileRange(file: string, start: number, end: number, chunkBytes = 1 << 20): AsyncGenerator<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(chunkBytes);
+    for (let at = start; at < end; ) {
+      const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - at), at);
+      if (bytesRead === 0) return;
+      at += bytesRead;
+      yield buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function readEntry(
+  entry: ReadableEntry,
+  callbacks: EntryCallbacks,
+  options: ParserOptions = {},
+  forcedKind?: InputKind,
+  slice?: EntrySlice,
+): Promise<EntryResult> {
   const stats: InputStats = { path: entry.path, kind: 'unknown', bytes: 0, records: 0, unparsed: 0, lines: 0, ...metaFromPath(entry.path) };
-  let sniffBuffer: string[] | null = [];
-  /** Sniff-window positions of overlong lines, which the parser never sees. */
-  let sniffOverlong: Set<number> | null = null;
+  const firstLine = slice ? slice.linesBefore : 0;
+  let lineNo = firstLine;
+  let sniffBuffer: { text: string; line: number; overlong?: true }[] | null = slice ? null : [];
   let parser: LineParser | null = null;
 
   const sink = {
@@ -45,75 +85,78 @@ export async function readEntry(entry: InputEntry, callbacks: EntryCallbacks, op
       stats.unparsed++;
       callbacks.unparsed?.(stats, line, reason);
     },
+    skipped() {
+      stats.records++;
+    },
   };
   const start = (kind: InputKind) => {
     stats.kind = kind;
     callbacks.kind?.(stats);
     const factory = PARSERS[kind];
     parser = factory ? factory(stats, sink, options) : null;
+    if (slice?.parserState) parser?.restoreState?.(slice.parserState);
   };
   const flushSniff = () => {
     const buffered = sniffBuffer ?? [];
     sniffBuffer = null;
-    const skipped = sniffOverlong;
-    start(forcedKind ?? sniffKind(skipped ? buffered.filter((_, i) => !skipped.has(i)) : buffered));
+    start(forcedKind ?? sniffKind(buffered.filter((l) => !l.overlong).map((l) => l.text)));
     if (!parser) return;
-    buffered.forEach((l, i) => (skipped?.has(i) ? sink.unparsed(i + 1, OVERLONG_LINE_REASON) : parser!.line(l, i + 1)));
+    for (const l of buffered) {
+      if (l.overlong) sink.unparsed(l.line, OVERLONG_LINE_REASON);
+      else parser.line(l.text, l.line);
+    }
   };
+  if (slice) start(slice.kind);
 
   const onLine = (text: string) => {
-    stats.lines++;
-    if (stats.lines === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    lineNo++;
+    if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (sniffBuffer) {
-      sniffBuffer.push(text);
+      sniffBuffer.push({ text, line: lineNo });
       if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
       return;
     }
-    parser?.line(text, stats.lines);
+    parser?.line(text, lineNo);
   };
   // Inputs of unknown kind are not analysed, so only a parsed kind counts an overlong line as unparsed.
   const onOverlong = () => {
-    stats.lines++;
-    if (!sniffBuffer) {
-      if (parser) sink.unparsed(stats.lines, OVERLONG_LINE_REASON);
-      return;
+    lineNo++;
+    if (sniffBuffer) {
+      sniffBuffer.push({ text: '', line: lineNo, overlong: true });
+      if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
+    } else if (parser) {
+      sink.unparsed(lineNo, OVERLONG_LINE_REASON);
     }
-    (sniffOverlong ??= new Set()).add(sniffBuffer.length);
-    sniffBuffer.push('');
-    if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
   };
+  const splitter = new LineSplitter(MAX_LINE_BYTES, { line: onLine, overlong: onOverlong });
 
   let error: InputError | undefined;
-  await new Promise<void>((resolve, reject) => {
-    // Lines are handled synchronously inside 'data', so the stream cannot outrun the parser and
-    // nothing queues up between them.
-    const lines = new LineSplitter(MAX_LINE_BYTES, { line: onLine, overlong: onOverlong });
-    entry.stream.on('data', (data: Buffer | string) => {
+  try {
+    // Async iteration also ends (with ERR_STREAM_PREMATURE_CLOSE) when a stream is destroyed
+    // without an end or an error, which would otherwise leave the run waiting forever.
+    for await (const data of entry.stream) {
       // Object-mode streams (Readable.from of strings) hand over text; everything else is bytes.
       const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+      const before = lineNo;
       stats.bytes += chunk.length;
-      callbacks.bytes?.(chunk.length);
-      lines.write(chunk);
-    });
-    // finished() also settles when the stream is destroyed without an error or an end, which
-    // would otherwise leave the run waiting forever.
-    finished(entry.stream, (err) => {
-      if (!err) {
-        lines.end();
-        return resolve();
-      }
-      // The error names the input and where it broke; the cut-off fragment is not a line.
-      lines.abandon();
-      const reason = (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'input closed before its end' : describeSystemError(err);
-      reject(err instanceof InputError ? err : new InputError(entry.path, reason, stats.lines + 1));
-    });
-  })
-    .catch((err: unknown) => {
-      error = err instanceof InputError ? err : new InputError(entry.path, String(err));
-    })
-    .finally(() => {
-      if (sniffBuffer) flushSniff();
-      (parser as LineParser | null)?.end();
-    });
-  return error ? { stats, error } : { stats };
+      splitter.write(chunk);
+      stats.lines = lineNo - firstLine;
+      callbacks.bytes?.(chunk.length, lineNo - before);
+    }
+    splitter.end();
+  } catch (err) {
+    // The error names the input and where it broke; the cut-off fragment is not a line.
+    splitter.abandon();
+    const reason = (err as NodeJS.ErrnoException)?.code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'input closed before its end' : describeSystemError(err);
+    error = err instanceof InputError ? err : new InputError(entry.path, reason, lineNo + 1);
+  } finally {
+    stats.lines = lineNo - firstLine;
+    if (sniffBuffer) flushSniff();
+    (parser as LineParser | null)?.end();
+  }
+  const endState = (parser as LineParser | null)?.saveState?.();
+  const result: EntryResult = { stats };
+  if (error) result.error = error;
+  if (endState) result.endState = endState;
+  return result;
 }

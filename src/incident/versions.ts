@@ -60,6 +60,7 @@ export const versionCollector = defineRule<object, VersionState>({
     description: 'Internal: collects proxy versions per pod for version-aware remediation.',
     defaultSeverity: 'info',
     inputs: [...INPUT_KINDS],
+    lineInterest: { 'proxy-log': ['linkerd2_proxy: release '] },
     defaultOptions: {},
     optionSchema: {},
   },

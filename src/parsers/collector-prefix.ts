@@ -17,25 +17,50 @@ export interface CollectedLine {
 // eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC.
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 const CRI = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([FP]) ?(.*)$/s;
-const KUBECTL_TS = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (.*)$/s;
+/** The timestamp CRI and `kubectl logs --timestamps` prefixes start with, and the space after it. */
+export const COLLECTOR_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
 // stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload.
 const TAILER = /^([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] )/;
+
+const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/** The whole-second part and zone of the last timestamp parsed: consecutive log lines share them. */
+let lastSecond = { head: '', zone: '', epochMs: Number.NaN };
 
 /**
  * Parses an RFC 3339 timestamp with up to nanosecond precision into epoch milliseconds
  * (fractions below a millisecond are kept as a fraction).
  */
 export function parseRfc3339(text: string): number | null {
+  return parseRfc3339Until(text, text.length);
+}
+
+/** parseRfc3339 of text.slice(0, end), without making that slice for the common cached case. */
+export function parseRfc3339Until(text: string, end: number): number | null {
   const dot = text.indexOf('.');
-  if (dot === -1) {
-    const ms = Date.parse(text);
+  if (dot === -1 || dot >= end) {
+    const ms = Date.parse(end === text.length ? text : text.slice(0, end));
     return Number.isNaN(ms) ? null : ms;
   }
-  let end = dot + 1;
-  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
-  const whole = Date.parse(text.slice(0, dot) + text.slice(end));
+  let fractionEnd = dot + 1;
+  let digits = 0;
+  for (let c = text.charCodeAt(fractionEnd); fractionEnd < end && c >= 48 && c <= 57; c = text.charCodeAt(++fractionEnd)) digits = digits * 10 + (c - 48);
+  const cached = lastSecond;
+  let whole: number;
+  const zoneLength = end - fractionEnd;
+  if (dot === cached.head.length && zoneLength === cached.zone.length && text.startsWith(cached.head) && text.startsWith(cached.zone, fractionEnd)) {
+    whole = cached.epochMs;
+  } else {
+    const head = text.slice(0, dot);
+    const zone = text.slice(fractionEnd, end);
+    whole = Date.parse(head + zone);
+    lastSecond = { head, zone, epochMs: whole };
+  }
   if (Number.isNaN(whole)) return null;
-  const fraction = Number('0' + text.slice(dot, end));
+  const places = fractionEnd - dot - 1;
+  // Up to 15 digits the integer and the power of ten are exact, so one division rounds exactly
+  // like Number('0.ddd') would, without building that string.
+  const fraction = places < POWERS_OF_TEN.length ? digits / POWERS_OF_TEN[places]! : Number('0' + text.slice(dot, fractionEnd));
   return whole + fraction * 1000;
 }
 
@@ -62,38 +87,19 @@ export class CollectorPrefixReader {
     let text = raw.includes('\x1b[') ? raw.replace(ANSI, '') : raw;
     const first = text.charCodeAt(0);
 
-    if (first >= 48 && first <= 57) {
-      const cri = CRI.exec(text);
-      if (cri) {
-        const time = parseRfc3339(cri[1]!);
-        const stream = cri[2] as 'stdout' | 'stderr';
-        const body = cri[4]!;
-        if (cri[3] === 'P') {
-          if (this.partial && this.partial.length + body.length > MAX_JOINED_PARTIAL) this.releasePartial();
-          if (this.partial) {
-            this.partial.parts.push(body);
-            this.partial.length += body.length;
-          } else this.partial = { time, stream, parts: [body], length: body.length, line: lineNo };
-          return null;
-        }
-        if (this.partial) {
-          const joined = this.partial;
-          this.partial = null;
-          joined.parts.push(body);
-          return { time: joined.time, stream: joined.stream, content: joined.parts.join(''), line: joined.line };
-        }
-        return { time, stream, content: body, line: lineNo };
-      }
+    const timestamped = first >= 48 && first <= 57 && COLLECTOR_TIMESTAMP.test(text);
+    const space = timestamped ? text.indexOf(' ') : -1;
+    if (timestamped && (text.startsWith('stdout ', space + 1) || text.startsWith('stderr ', space + 1))) {
+      const cri = this.fromCri(text, lineNo);
+      if (cri !== undefined) return cri;
     }
     // Only a CRI line can continue a partial one; anything else means its final chunk is missing.
     if (this.partial) this.releasePartial();
 
-    if (first >= 48 && first <= 57) {
-      const kubectl = KUBECTL_TS.exec(text);
-      if (kubectl) {
-        const time = parseRfc3339(kubectl[1]!);
-        if (time !== null) return this.withTailer(kubectl[2]!, time, lineNo);
-      }
+    if (timestamped) {
+      // kubectl --timestamps: the timestamp, a space, the payload.
+      const time = parseRfc3339Until(text, space);
+      if (time !== null) return this.withTailer(text.slice(space + 1), time, lineNo);
     }
 
     if (first === 123 /* { */ && text.startsWith('{"log":')) {
@@ -106,6 +112,35 @@ export class CollectorPrefixReader {
 
   private releasePartial(): void {
     this.displaced = this.flush();
+  }
+
+  /** A CRI line: the logical line, null while partial chunks are joined, undefined when it is not CRI after all. */
+  private fromCri(text: string, lineNo: number): CollectedLine | null | undefined {
+    const cri = CRI.exec(text);
+    if (!cri) return undefined;
+    const time = parseRfc3339(cri[1]!);
+    const stream = cri[2] as 'stdout' | 'stderr';
+    const body = cri[4]!;
+    if (cri[3] === 'P') {
+      if (this.partial && this.partial.length + body.length > MAX_JOINED_PARTIAL) this.releasePartial();
+      if (this.partial) {
+        this.partial.parts.push(body);
+        this.partial.length += body.length;
+      } else this.partial = { time, stream, parts: [body], length: body.length, line: lineNo };
+      return null;
+    }
+    if (this.partial) {
+      const joined = this.partial;
+      this.partial = null;
+      joined.parts.push(body);
+      return { time: joined.time, stream: joined.stream, content: joined.parts.join(''), line: joined.line };
+    }
+    return { time, stream, content: body, line: lineNo };
+  }
+
+  /** True while a CRI partial line waits for its final chunk. */
+  hasPartial(): boolean {
+    return this.partial !== null;
   }
 
   /** Flushes a dangling CRI partial line at end of input. */

@@ -1,4 +1,4 @@
-import type { InputInfo, LdRecord } from '../core/types.js';
+import type { InputInfo, InputKind, LdRecord } from '../core/types.js';
 
 /** What a parser may tell the pipeline while it reads one input. */
 export interface ParserSink {
@@ -11,6 +11,8 @@ export interface ParserSink {
    * exposition lacks its `# EOF`); `InputError.toLine()` prints it without a line number.
    */
   unparsed(line: number, reason: string): void;
+  /** A line recognised as a record of the format but not built, because no rule reads it (see ParserOptions.interest). */
+  skipped?(line: number): void;
 }
 
 /**
@@ -21,11 +23,26 @@ export interface ParserSink {
 export interface LineParser {
   line(text: string, lineNo: number): void;
   end(): void;
+  /**
+   * The state a later line depends on (restart count, wall-time anchor…), as plain data. Parsers
+   * that provide it let one input be read in byte ranges: a range starts from the state its
+   * predecessor ended with, and the two can be compared.
+   */
+  saveState?(): ParserState;
+  restoreState?(state: ParserState): void;
 }
+
+export type ParserState = Record<string, number | boolean | null>;
 
 export interface ParserOptions {
   /** Reject input that a lenient reader would accept (used by `parse --strict`). */
   strict?: boolean;
+  /**
+   * Per input kind, substrings of which a line must contain one for any rule to read its record
+   * (from RuleEngine.lineInterest()). A parser may then count other lines without building their
+   * records. Only analyze sets it: `parse` prints every record.
+   */
+  interest?: Partial<Record<InputKind, readonly string[]>>;
 }
 
 export type ParserFactory = (input: InputInfo, sink: ParserSink, options: ParserOptions) => LineParser;

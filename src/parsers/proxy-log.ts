@@ -3,8 +3,8 @@
 // docs/parse-format.md; the field layout follows tracing-subscriber's Full and Json formatters.
 
 import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types.js';
-import { CollectorPrefixReader, parseRfc3339, type CollectedLine } from './collector-prefix.js';
-import type { LineParser, ParserFactory, ParserSink } from './parser.js';
+import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, parseRfc3339, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
+import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
 
 type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields'> & {
   time?: number | null;
@@ -19,7 +19,11 @@ const LOGFMT_LEVELS: Record<string, LogLevel> = {
 /** Uptime values can jitter slightly between threads; a larger step back is a restart. */
 const RESTART_TOLERANCE_SECONDS = 1;
 
-export const createProxyLogParser: ParserFactory = (input, sink) => new ProxyLogParser(input, sink);
+export const createProxyLogParser: ParserFactory = (input, sink, options) => new ProxyLogParser(input, sink, options.interest?.['proxy-log'] ?? null);
+
+/** The release banner a proxy prints first at start-up; it marks a restart, so it is never skimmed. */
+const RELEASE_BANNER = 'linkerd2_proxy: release ';
+const SKIM_LEVELS = ['INFO ', 'WARN ', 'ERROR ', 'DEBUG ', 'TRACE '];
 
 class ProxyLogParser implements LineParser {
   private readonly prefixes = new CollectorPrefixReader();
@@ -32,9 +36,12 @@ class ProxyLogParser implements LineParser {
   constructor(
     private readonly input: InputInfo,
     private readonly sink: ParserSink,
+    /** Substrings one of which a line must hold for a rule to read it; null builds every record. */
+    private readonly interest: readonly string[] | null = null,
   ) {}
 
   line(text: string, lineNo: number): void {
+    if (this.interest !== null && !this.prefixes.hasPartial() && this.skim(text, lineNo)) return;
     const collected = this.prefixes.feed(text, lineNo);
     if (this.prefixes.displaced !== null) this.handle(this.prefixes.takeDisplaced()!);
     if (collected) this.handle(collected);
@@ -45,6 +52,65 @@ class ProxyLogParser implements LineParser {
     if (pending) this.handle(pending);
   }
 
+  saveState(): ParserState {
+    return {
+      restart: this.restart,
+      lastUptime: this.lastUptime,
+      // Only whether there were any matters (a banner right at the start is no restart).
+      recordsSinceRestart: this.recordsSinceRestart > 0,
+      bootTime: this.bootTime,
+      partialLine: this.prefixes.hasPartial(),
+    };
+  }
+
+  restoreState(state: ParserState): void {
+    this.restart = Number(state.restart ?? 0);
+    this.lastUptime = typeof state.lastUptime === 'number' ? state.lastUptime : null;
+    this.recordsSinceRestart = state.recordsSinceRestart ? 1 : 0;
+    this.bootTime = typeof state.bootTime === 'number' ? state.bootTime : null;
+  }
+
+  /**
+   * A plain-format line that no rule reads: keep what later lines depend on (uptime for restart
+   * detection, the collector time for wall-time anchoring) and count it, without building a
+   * record. Returns false, leaving the line to the full parser, whenever it is anything else:
+   * another format, a CRI partial, ANSI codes, a banner, the first line after a restart, or a
+   * prefix this cheap check does not know.
+   */
+  private skim(text: string, lineNo: number): boolean {
+    for (let i = 0; i < this.interest!.length; i++) if (text.includes(this.interest![i]!)) return false;
+    if (text.includes(RELEASE_BANNER) || text.includes('\x1b[')) return false;
+    let pos = 0;
+    let time: number | null = null;
+    const first = text.charCodeAt(0);
+    if (first >= 48 && first <= 57) {
+      if (!COLLECTOR_TIMESTAMP.test(text)) return false;
+      const space = text.indexOf(' ');
+      pos = space + 1;
+      if (text.startsWith('stdout ', pos) || text.startsWith('stderr ', pos)) {
+        if (text.charCodeAt(pos + 7) !== 70 /* F */) return false;
+        pos += 8;
+        if (text.charCodeAt(pos) === 32) pos++;
+      }
+      time = parseRfc3339Until(text, space);
+      if (time === null) return false;
+    }
+    if (text.charCodeAt(pos) !== 91 /* [ */) return false;
+    const uptime = readUptime(text, pos + 1);
+    if (uptime === null) return false;
+    pos = skipSpaces(text, uptimeEnd + 2);
+    let level = false;
+    for (let i = 0; i < SKIM_LEVELS.length && !level; i++) level = text.startsWith(SKIM_LEVELS[i]!, pos);
+    if (!level) return false;
+    // The first line after a restart is always built: rules watch record.restart change.
+    if (this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime && this.recordsSinceRestart > 0) return false;
+    this.trackRestart(uptime, false);
+    if (time !== null) this.bootTime = time - uptime * 1000;
+    this.recordsSinceRestart++;
+    this.sink.skipped?.(lineNo);
+    return true;
+  }
+
   private handle(collected: CollectedLine): void {
     const content = collected.content;
     if (content.trim() === '') return;
@@ -53,7 +119,7 @@ class ProxyLogParser implements LineParser {
       this.sink.unparsed(collected.line, 'not a proxy log line');
       return;
     }
-    this.trackRestart(parsed);
+    this.trackRestart(parsed.uptime, parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release '));
     let time = collected.time ?? parsed.time ?? null;
     if (parsed.uptime !== null) {
       if (time !== null) this.bootTime = time - parsed.uptime * 1000;
@@ -83,16 +149,37 @@ class ProxyLogParser implements LineParser {
     this.sink.emit(record);
   }
 
-  private trackRestart(parsed: Parsed): void {
-    const isBanner = parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release ');
-    const wentBack = parsed.uptime !== null && this.lastUptime !== null && parsed.uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime;
+  private trackRestart(uptime: number | null, isBanner: boolean): void {
+    const wentBack = uptime !== null && this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime;
     if ((wentBack || isBanner) && this.recordsSinceRestart > 0) {
       this.restart++;
       this.recordsSinceRestart = 0;
       this.bootTime = null;
     }
-    if (parsed.uptime !== null) this.lastUptime = parsed.uptime;
+    if (uptime !== null) this.lastUptime = uptime;
   }
+}
+
+/** Where the last readUptime() stopped (at `s]`); a module variable so the skim path allocates nothing. */
+let uptimeEnd = 0;
+
+/**
+ * Reads `  123.456789` up to `s]` the way parseUptime does (same arithmetic, so the same double),
+ * straight from the line.
+ */
+function readUptime(s: string, start: number): number | null {
+  let pos = skipSpaces(s, start);
+  let secs = 0;
+  const secsStart = pos;
+  for (let c = s.charCodeAt(pos); c >= 48 && c <= 57; c = s.charCodeAt(++pos)) secs = secs * 10 + (c - 48);
+  if (pos === secsStart || pos - secsStart > 15 || s.charCodeAt(pos) !== 46 /* . */) return null;
+  const fracStart = ++pos;
+  let frac = 0;
+  for (let c = s.charCodeAt(pos); c >= 48 && c <= 57; c = s.charCodeAt(++pos)) frac = frac * 10 + (c - 48);
+  const places = pos - fracStart;
+  if (places === 0 || places > 15 || s.charCodeAt(pos) !== 115 /* s */ || s.charCodeAt(pos + 1) !== 93 /* ] */) return null;
+  uptimeEnd = pos;
+  return places > 6 ? secs + frac / 1e9 : secs + frac / 10 ** places;
 }
 
 /** Parses one payload line (collector prefix already removed). Returns null when it is not a log line. */
@@ -110,6 +197,9 @@ export function parseProxyLogPayload(content: string): Parsed | null {
 }
 
 function parsePlain(content: string): Parsed | null {
+  // The usual `[  123.456789s]`, read in place; anything unusual takes the general path below.
+  const quick = readUptime(content, 1);
+  if (quick !== null) return parseAfterUptime(content, uptimeEnd + 2, quick);
   const close = content.indexOf('s]');
   if (close === -1) return null;
   const uptime = parseUptime(content.slice(1, close));
@@ -191,10 +281,11 @@ function parseSpansTargetMessage(s: string, start: number): Pick<Parsed, 'spans'
   return { spans: [], target: chain[0]!.name, ...splitMessage(s.slice(pos)) };
 }
 
+const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 45; /* - */
+
 function scanModulePath(s: string, pos: number): number {
   let i = pos;
-  const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-  const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 45 /* - */;
   if (!isIdentStart(s.charCodeAt(i))) return pos;
   while (true) {
     while (isIdent(s.charCodeAt(i))) i++;
@@ -216,21 +307,44 @@ function matchingBrace(s: string, open: number): number {
   return -1;
 }
 
-const FIELD_KEY = /(?:^| )([A-Za-z_][\w.]*)=/g;
-
-/** `k=v k2=v2`: values are Display text and may hold spaces, so keys mark the boundaries. */
+/**
+ * `k=v k2=v2`: values are Display text and may hold spaces, so keys mark the boundaries. A key
+ * is `[A-Za-z_][\w.]*=` at the start or after a space (the grammar of the regex
+ * `/(?:^| )([A-Za-z_][\w.]*)=/g`, scanned by hand: this runs for every span of every record).
+ */
 function parseSpanFields(text: string): Record<string, string> {
   const fields: Record<string, string> = {};
-  const keys: { key: string; valueStart: number; matchStart: number }[] = [];
-  FIELD_KEY.lastIndex = 0;
-  for (let m = FIELD_KEY.exec(text); m; m = FIELD_KEY.exec(text)) {
-    keys.push({ key: m[1]!, valueStart: m.index + m[0].length, matchStart: m.index });
+  let key: string | null = null;
+  let valueStart = 0;
+  let boundary = nextFieldKey(text, 0);
+  while (true) {
+    if (key !== null) fields[key] = unquote(text.slice(valueStart, boundary === -1 ? text.length : boundary));
+    if (boundary === -1) return fields;
+    const keyStart = boundary === 0 && text.charCodeAt(0) !== 32 ? 0 : boundary + 1;
+    key = text.slice(keyStart, fieldKeyEnd);
+    valueStart = fieldKeyEnd + 1;
+    boundary = nextFieldKey(text, valueStart);
   }
-  for (let i = 0; i < keys.length; i++) {
-    const end = i + 1 < keys.length ? keys[i + 1]!.matchStart : text.length;
-    fields[keys[i]!.key] = unquote(text.slice(keys[i]!.valueStart, end));
-  }
-  return fields;
+}
+
+/** Where nextFieldKey's key ended (at its `=`). */
+let fieldKeyEnd = 0;
+
+/** Start of the next ` key=` (or of `key=` at the very start) at or after `from`, or -1. */
+function nextFieldKey(s: string, from: number): number {
+  if (from === 0 && keyAt(s, 0)) return 0;
+  for (let space = s.indexOf(' ', from); space !== -1; space = s.indexOf(' ', space + 1)) if (keyAt(s, space + 1)) return space;
+  return -1;
+}
+
+function keyAt(s: string, start: number): boolean {
+  const c = s.charCodeAt(start);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return false;
+  let i = start + 1;
+  for (let d = s.charCodeAt(i); (d >= 65 && d <= 90) || (d >= 97 && d <= 122) || (d >= 48 && d <= 57) || d === 95 || d === 46; d = s.charCodeAt(++i));
+  if (s.charCodeAt(i) !== 61 /* = */) return false;
+  fieldKeyEnd = i;
+  return true;
 }
 
 const MESSAGE_FIELD = / ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)=/g;

@@ -33,6 +33,8 @@ export default defineRule<FdExhaustionOptions, State>({
     description: 'process_open_fds close to process_max_fds, or "Too many open files (os error 24)" in proxy logs.',
     defaultSeverity: 'warning',
     inputs: ['prometheus', 'proxy-log'],
+    // Proxy-log lines matter only when they carry the EMFILE error.
+    lineInterest: { 'proxy-log': ['Too many open files', 'os error 24'] },
     defaultOptions: { ratio: 0.8, errorRatio: 0.95 },
     optionSchema: {
       ratio: { type: 'number', minimum: 0, maximum: 1, description: 'process_open_fds / process_max_fds from which the rule warns.' },

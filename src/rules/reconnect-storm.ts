@@ -48,6 +48,18 @@ interface LoopState {
   currentSecondCount: number;
   peakPerSecond: number;
   gaps: number[];
+  // What an exact merge with the next part of the same stream needs (see merge()):
+  /** Time of the loop's first failure in arrival order. */
+  initial: number;
+  /** Times the run restarted after a long gap; 0 while the first run goes on. */
+  runResets: number;
+  /** Earliest and latest failure of the first run. */
+  firstRunStart: number;
+  firstRunEnd: number;
+  firstSecond: number;
+  /** Failures in the first second, counted until the second changed. */
+  firstSecondCount: number;
+  secondChanges: number;
 }
 
 interface GroupState {
@@ -63,7 +75,7 @@ interface GroupState {
   endpoints: CappedCounts;
   distinctEndpoints: DistinctCounter;
   errors: Map<string, number>;
-  perSecond: TimeBuckets;
+  perSecond: SecondCounts;
   perMinute: TimeBuckets;
   firstTime: number | null;
   lastTime: number | null;
@@ -90,6 +102,8 @@ export default defineRule<ReconnectStormOptions, State>({
     description: 'Sustained linkerd_reconnect "Failed to connect" warnings, per reconnect loop and across pods, compared with what the proxy backoff allows.',
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
+    // The visitor reads only records whose target is linkerd_reconnect.
+    lineInterest: { 'proxy-log': ['linkerd_reconnect'] },
     defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 100_000, maxTargets: 10_000 },
     optionSchema: {
       sustainSeconds: { type: 'number', minimum: 1, description: 'A loop failing continuously for this long fires the rule.' },
@@ -134,7 +148,7 @@ export default defineRule<ReconnectStormOptions, State>({
       bump(g.errors, classifyError(record.fields.error ?? ''));
       if (g.samples.length < SAMPLE_LINES) g.samples.push({ path: record.path, line: record.line, text: record.raw });
       if (record.time !== null) {
-        addToBuckets(g.perSecond, record.time);
+        addSecond(g.perSecond, record.time);
         addToBuckets(g.perMinute, record.time);
         g.firstTime = g.firstTime === null ? record.time : Math.min(g.firstTime, record.time);
         g.lastTime = g.lastTime === null ? record.time : Math.max(g.lastTime, record.time);
@@ -155,49 +169,52 @@ export default defineRule<ReconnectStormOptions, State>({
         loop = {
           pod, namespace: record.namespace, group: g.target, endpoint: detached(endpoint ?? ''), count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
           currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
+          initial: t, runResets: 0, firstRunStart: t, firstRunEnd: t, firstSecond: Math.floor(t), firstSecondCount: 0, secondChanges: 0,
         };
         state.loops.set(detached(key), loop);
       } else {
         // Direction-agnostic, so exports that list the newest line first still form runs; a
         // restart (uptime reset) or a pause longer than any backoff starts a new run.
         const gap = Math.abs(t - loop.previous);
-        if (gap > state.options.maxGapSeconds) {
-          loop.runStart = t;
-          loop.runEnd = t;
-        } else {
-          loop.gaps[GAP_EDGES.findIndex((edge) => gap <= edge)]!++;
+        if (continuesRun(gap, state.options)) {
+          loop.gaps[gapBucket(gap)]!++;
           loop.runStart = Math.min(loop.runStart, t);
           loop.runEnd = Math.max(loop.runEnd, t);
+        } else {
+          loop.runStart = t;
+          loop.runEnd = t;
+          loop.runResets++;
         }
       }
       loop.count++;
       loop.previous = t;
       loop.first = Math.min(loop.first, t);
       loop.last = Math.max(loop.last, t);
+      if (loop.runResets === 0) {
+        loop.firstRunStart = loop.runStart;
+        loop.firstRunEnd = loop.runEnd;
+      }
       loop.longestRun = Math.max(loop.longestRun, loop.runEnd - loop.runStart);
       const second = Math.floor(t);
       if (second !== loop.currentSecond) {
         loop.currentSecond = second;
         loop.currentSecondCount = 0;
+        loop.secondChanges++;
       }
       loop.peakPerSecond = Math.max(loop.peakPerSecond, ++loop.currentSecondCount);
+      if (loop.secondChanges === 0) loop.firstSecondCount = loop.currentSecondCount;
     },
   },
 
+  // `from` holds what came after `into` (a later input, or the next byte range of the same file),
+  // so a loop's run and its per-second streak may continue across the seam: join them the way
+  // the visitor would have, which keeps parallel runs identical to sequential ones.
   merge(into, from) {
     for (const [key, loop] of from.loops) {
       const existing = into.loops.get(key);
-      if (!existing) {
-        if (into.loops.size >= into.options.maxLoops) into.droppedLoops++;
-        else into.loops.set(key, loop);
-      } else {
-        existing.count += loop.count;
-        existing.first = Math.min(existing.first, loop.first);
-        existing.last = Math.max(existing.last, loop.last);
-        existing.longestRun = Math.max(existing.longestRun, loop.longestRun);
-        existing.peakPerSecond = Math.max(existing.peakPerSecond, loop.peakPerSecond);
-        loop.gaps.forEach((n, i) => (existing.gaps[i]! += n));
-      }
+      if (existing) joinLoops(existing, loop, into.options);
+      else if (into.loops.size < into.options.maxLoops) into.loops.set(key, loop);
+      else into.droppedLoops += loop.count;
     }
     for (const [key, g] of from.groups) {
       const existing = into.groups.get(key);
@@ -215,7 +232,7 @@ export default defineRule<ReconnectStormOptions, State>({
       mergeCapped(existing.endpoints, g.endpoints);
       mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);
       mergeCounts(existing.errors, g.errors);
-      mergeBuckets(existing.perSecond, g.perSecond);
+      mergeSeconds(existing.perSecond, g.perSecond);
       mergeBuckets(existing.perMinute, g.perMinute);
       existing.firstTime = minNullable(existing.firstTime, g.firstTime);
       existing.lastTime = maxNullable(existing.lastTime, g.lastTime);
@@ -245,6 +262,80 @@ export default defineRule<ReconnectStormOptions, State>({
   },
 });
 
+/**
+ * Failures per wall-clock second, kept as 60 counters per minute: a long storm towards hundreds
+ * of endpoints has hundreds of thousands of busy seconds, far cheaper as arrays than as map entries.
+ */
+type SecondCounts = Map<number, Uint32Array>;
+
+function addSecond(counts: SecondCounts, epochMs: number): void {
+  const second = Math.floor(epochMs / 1000);
+  const minute = Math.floor(second / 60);
+  let slots = counts.get(minute);
+  if (!slots) counts.set(minute, (slots = new Uint32Array(60)));
+  slots[second - minute * 60]!++;
+}
+
+function mergeSeconds(into: SecondCounts, from: SecondCounts): void {
+  for (const [minute, slots] of from) {
+    const mine = into.get(minute);
+    if (!mine) into.set(minute, slots);
+    else for (let i = 0; i < 60; i++) mine[i]! += slots[i]!;
+  }
+}
+
+/** The counts of the seconds that had failures. */
+function secondCountsOf(counts: SecondCounts): number[] {
+  const out: number[] = [];
+  for (const slots of counts.values()) for (const n of slots) if (n > 0) out.push(n);
+  return out;
+}
+
+/** Whether two failures of one loop, `gap` seconds apart in either direction, belong to one run. */
+function continuesRun(gap: number, options: ReconnectStormOptions): boolean {
+  return gap <= options.maxGapSeconds;
+}
+
+function gapBucket(gap: number): number {
+  return GAP_EDGES.findIndex((edge) => gap <= edge);
+}
+
+/** Appends loop `b` (later failures) to loop `a`, exactly as if the visitor had seen them after a's. */
+function joinLoops(a: LoopState, b: LoopState, options: ReconnectStormOptions): void {
+  const gap = Math.abs(b.initial - a.previous);
+  const continues = continuesRun(gap, options);
+  if (continues) a.gaps[gapBucket(gap)]!++;
+  b.gaps.forEach((n, i) => (a.gaps[i]! += n));
+  // b's first run extends a's current run when the stream continues across the join.
+  const joinedStart = continues ? Math.min(a.runStart, b.firstRunStart) : b.firstRunStart;
+  const joinedEnd = continues ? Math.max(a.runEnd, b.firstRunEnd) : b.firstRunEnd;
+  a.longestRun = Math.max(a.longestRun, b.longestRun, joinedEnd - joinedStart);
+  if (a.runResets === 0 && continues) {
+    a.firstRunStart = joinedStart;
+    a.firstRunEnd = joinedEnd;
+  }
+  if (b.runResets === 0) {
+    a.runStart = joinedStart;
+    a.runEnd = joinedEnd;
+  } else {
+    a.runStart = b.runStart;
+    a.runEnd = b.runEnd;
+  }
+  a.runResets += b.runResets + (continues ? 0 : 1);
+
+  const sameSecond = a.currentSecond === b.firstSecond;
+  a.peakPerSecond = Math.max(a.peakPerSecond, b.peakPerSecond, sameSecond ? a.currentSecondCount + b.firstSecondCount : 0);
+  if (a.secondChanges === 0 && sameSecond) a.firstSecondCount += b.firstSecondCount;
+  a.currentSecondCount = sameSecond && b.secondChanges === 0 ? a.currentSecondCount + b.currentSecondCount : b.currentSecondCount;
+  a.currentSecond = b.currentSecond;
+  a.secondChanges += b.secondChanges + (sameSecond ? 0 : 1);
+
+  a.count += b.count;
+  a.previous = b.previous;
+  a.first = Math.min(a.first, b.first);
+  a.last = Math.max(a.last, b.last);
+}
+
 function loopAddresses(record: ProxyLogRecord): { controller: string | null; endpoint: string | null } {
   let controller: string | null = null;
   let endpoint: string | null = null;
@@ -268,7 +359,7 @@ function groupFor(state: State, target: string, controlPlane: boolean): GroupSta
     g = {
       target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
       pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(), namespaces: new Map(),
-      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(), errors: new Map(), perSecond: timeBuckets(1), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(), errors: new Map(), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
     };
     state.groups.set(target, g);
   }
@@ -288,8 +379,21 @@ function isControlPlaneAddress(address: string): boolean {
   return controlPlaneComponent(address) !== null;
 }
 
+/** Storms repeat a handful of error texts millions of times; remember how each was classified. */
+const errorClasses = new Map<string, string>();
+const MAX_REMEMBERED_ERRORS = 4096;
+
 /** The part of the error that says why: refused, timed out, TLS, DNS… */
 export function classifyError(error: string): string {
+  let known = errorClasses.get(error);
+  if (known === undefined) {
+    known = classifyErrorText(error);
+    if (errorClasses.size < MAX_REMEMBERED_ERRORS) errorClasses.set(error, known);
+  }
+  return known;
+}
+
+function classifyErrorText(error: string): string {
   if (/Connection refused/i.test(error)) return 'connection refused';
   if (/connect timed out|timed out/i.test(error)) return 'connect timed out';
   if (/certificate|UnknownIssuer|tls|handshake/i.test(error)) return 'TLS failure';
@@ -354,7 +458,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
   const loopsOverBackoff = loops.filter((l) => backoffVerdict(medianGapBucket(l.gaps)).exceedsBackoff && l.count >= 10).length;
 
   const perLoopRates = loops.map((l) => l.count / Math.max(l.last - l.first, 1));
-  const secondCounts = [...g.perSecond.counts.values()];
+  const secondCounts = secondCountsOf(g.perSecond);
   const windowSeconds = g.firstTime !== null && g.lastTime !== null ? (g.lastTime - g.firstTime) / 1000 : maxOf(loops.map((l) => l.last - l.first));
   const clusterSeconds = g.firstTime !== null && g.lastTime !== null ? Math.floor(g.lastTime / 1000) - Math.floor(g.firstTime / 1000) + 1 : 0;
   const clusterMedian = clusterSeconds > 0 ? medianWithZeros(secondCounts, Math.max(0, clusterSeconds - secondCounts.length)) : null;

@@ -1,0 +1,248 @@
+// `npm run bench`: times `linkerd-doctor analyze` (the built CLI) on a generated storm-shaped proxy
+// log and a 250k-series metrics dump, and in the same run the shell pipelines an SRE would use on
+// the same files, then prints MB/s, lines/s, peak RSS and the ratios. Inputs are generated once
+// (seeded, deterministic) and cached under bench/.data/.
+//
+// Environment: BENCH_LOG_MB (default 1024), BENCH_SERIES (250000), BENCH_RUNS (analyze repeats,
+// default 3; the best and the median are reported), BENCH_FLAT_MB (a second log size to check that RSS stays
+// flat, default 256; 0 skips), BENCH_PIPELINES=0 skips the shell pipelines, BENCH_JOBS sets
+// --jobs (default: the CLI's own default).
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeMetricsDump, writeProxyLog } from './generate.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dataDir = path.join(root, 'bench/.data');
+const MiB = 1 << 20;
+/** Bump when the generators change, so stale cached inputs are not reused. */
+const GENERATOR_VERSION = 2;
+
+const env = (name: string, fallback: number) => (process.env[name] !== undefined && process.env[name] !== '' ? Number(process.env[name]) : fallback);
+const logMb = env('BENCH_LOG_MB', 1024);
+const series = env('BENCH_SERIES', 250_000);
+const runs = Math.max(1, env('BENCH_RUNS', 3));
+const flatMb = env('BENCH_FLAT_MB', 256);
+const withPipelines = process.env.BENCH_PIPELINES !== '0';
+const jobs = process.env.BENCH_JOBS;
+
+interface InputFile {
+  file: string;
+  bytes: number;
+  lines: number;
+}
+
+interface Measurement {
+  name: string;
+  /** Fastest run: the machine is shared, and the fastest run is the one least slowed by others. */
+  seconds: number;
+  median: number;
+  /** All runs, for the spread. */
+  samples: number[];
+  /** CPU seconds (user + system, all threads) of the fastest run. */
+  cpuSeconds: number | null;
+  bytes: number;
+  lines: number;
+  peakRss: number | null;
+}
+
+function cached(name: string, make: (file: string) => { bytes: number; lines: number }): InputFile {
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, name);
+  const meta = `${file}.json`;
+  if (existsSync(file) && existsSync(meta)) return { file, ...(JSON.parse(readFileSync(meta, 'utf8')) as { bytes: number; lines: number }) };
+  process.stderr.write(`generating ${path.relative(root, file)} …\n`);
+  const made = make(file);
+  writeFileSync(meta, JSON.stringify({ bytes: made.bytes, lines: made.lines }));
+  return { file, bytes: made.bytes, lines: made.lines };
+}
+
+const logInput = (mb: number) => cached(`storm-${mb}MiB-v${GENERATOR_VERSION}.log`, (f) => writeProxyLog(f, { bytes: mb * MiB }));
+const dumpInput = () => cached(`dump-${series}-v${GENERATOR_VERSION}.prom`, (f) => writeMetricsDump(f, { series }));
+
+/** Runs a command with stdout discarded; returns wall seconds, and the peak RSS and CPU time it reports. */
+function timeOnce(command: string, args: string[], extraEnv: Record<string, string> = {}, rssFrom: 'probe' | 'time' = 'probe'): Promise<{ seconds: number; peakRss: number | null; cpuSeconds: number | null }> {
+  const rssFile = path.join(dataDir, `.rss-${process.pid}`);
+  rmSync(rssFile, { force: true });
+  const hasTime = existsSync('/usr/bin/time');
+  const [cmd, argv] = rssFrom === 'time' && hasTime ? ['/usr/bin/time', ['-f', '%M %U %S', '-o', rssFile, command, ...args]] : [command, args];
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(cmd, argv as string[], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...extraEnv, BENCH_RSS_FILE: rssFile } });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (code !== 0 && code !== 1) return reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim().slice(0, 400)}`));
+      let peakRss: number | null = null;
+      let cpuSeconds: number | null = null;
+      if (existsSync(rssFile)) {
+        const fields = readFileSync(rssFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+        // GNU time prints kilobytes, user and system seconds; the probe prints bytes and CPU seconds.
+        peakRss = rssFrom === 'time' ? fields[0]! * 1024 : fields[0]!;
+        cpuSeconds = rssFrom === 'time' ? fields[1]! + fields[2]! : fields[1]!;
+        rmSync(rssFile, { force: true });
+      }
+      resolve({ seconds, peakRss, cpuSeconds });
+    });
+  });
+}
+
+interface Job {
+  name: string;
+  input: { bytes: number; lines: number };
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  rssFrom?: 'probe' | 'time';
+}
+
+/**
+ * Runs every job `times` times, interleaved (round after round), so that a burst of load from
+ * whoever else uses the machine slows all of them alike rather than one configuration.
+ */
+async function measureAll(jobs: Job[], times: number): Promise<Measurement[]> {
+  const runsOf = jobs.map(() => [] as { seconds: number; peakRss: number | null; cpuSeconds: number | null }[]);
+  for (let round = 0; round < times; round++) {
+    for (const [i, job] of jobs.entries()) {
+      const r = await timeOnce(job.command, job.args, job.env, job.rssFrom);
+      runsOf[i]!.push(r);
+      process.stderr.write(`  ${job.name}: ${r.seconds.toFixed(2)} s, ${r.cpuSeconds?.toFixed(2) ?? '?'} s CPU\n`);
+    }
+  }
+  return jobs.map((job, i) => {
+    const results = runsOf[i]!;
+    const best = results.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    const samples = results.map((r) => r.seconds);
+    const sorted = [...samples].sort((a, b) => a - b);
+    const rss = results.map((r) => r.peakRss).filter((v): v is number => v !== null);
+    return {
+      name: job.name, seconds: best.seconds, median: sorted[sorted.length >> 1]!, samples, cpuSeconds: best.cpuSeconds,
+      bytes: job.input.bytes, lines: job.input.lines, peakRss: rss.length ? Math.max(...rss) : null,
+    };
+  });
+}
+
+function analyzeArgs(files: string[], jobCount?: string): string[] {
+  const args = ['--import', path.join(root, 'scripts/bench/rss-probe.js'), path.join(root, 'bin/run.js'), 'analyze', ...files, '--format', 'json', '--fail-on', 'none', '--quiet'];
+  if (jobCount) args.push('--jobs', jobCount);
+  return args;
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const logPipeline = (file: string) => `grep 'Failed to connect' ${shellQuote(file)} | sed -E 's/.*endpoint\\{addr=([^}]*)\\}.*/\\1/' | sort | uniq -c > /dev/null`;
+const dumpPipeline = (file: string) => `grep -v '^#' ${shellQuote(file)} | cut -d'{' -f1 | sort | uniq -c > /dev/null`;
+
+function machine(): Record<string, string | number> {
+  const cpuModel = existsSync('/proc/cpuinfo') ? (/^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown') : (cpus()[0]?.model ?? 'unknown');
+  return {
+    nproc: Number(spawnSync('nproc').stdout?.toString().trim() || cpus().length),
+    cpu: cpuModel,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    freeGiB: Math.round((freemem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+  };
+}
+
+const mb = (bytes: number) => bytes / 1e6;
+const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function table(rows: Measurement[], reference: Map<string, string>): string {
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const header = ['what', 'best s', 'median s', 'runs', 'CPU s', 'MB/s', 'lines/s', 'peak RSS MB', 'vs'];
+  const body = rows.map((r) => {
+    const ref = reference.get(r.name);
+    const refRow = ref ? byName.get(ref) : undefined;
+    return [
+      r.name,
+      fmt(r.seconds, 2),
+      fmt(r.median, 2),
+      r.samples.map((s) => s.toFixed(2)).join(' '),
+      r.cpuSeconds === null ? 'n/a' : fmt(r.cpuSeconds, 2),
+      fmt(mb(r.bytes) / r.seconds, 0),
+      fmt(r.lines / r.seconds / 1e6, 2) + ' M',
+      r.peakRss === null ? 'n/a' : fmt(r.peakRss / 1e6, 0),
+      refRow ? `${fmt(refRow.seconds / r.seconds, 1)}× faster than ${refRow.name}` : '',
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  process.stderr.write('building the CLI …\n');
+  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) throw new Error('npm run build failed');
+
+  const log = logInput(logMb);
+  const dump = dumpInput();
+  const flat = flatMb > 0 && flatMb !== logMb ? logInput(flatMb) : null;
+  const loadBefore = loadavg();
+  const started = new Date();
+  const rows: Measurement[] = [];
+  const reference = new Map<string, string>();
+  const logName = `analyze log ${logMb} MiB`;
+
+  const both = { bytes: log.bytes + dump.bytes, lines: log.lines + dump.lines };
+  const dumpName = `analyze dump ${series / 1000}k series`;
+  const analyzeJobs: Job[] = [
+    { name: logName, input: log, command: process.execPath, args: analyzeArgs([log.file], jobs) },
+    { name: `${logName} --jobs 1`, input: log, command: process.execPath, args: analyzeArgs([log.file], '1') },
+    { name: dumpName, input: dump, command: process.execPath, args: analyzeArgs([dump.file], jobs) },
+    { name: 'analyze log + dump', input: both, command: process.execPath, args: analyzeArgs([log.file, dump.file], jobs) },
+  ];
+  if (flat) analyzeJobs.push({ name: `analyze log ${flatMb} MiB`, input: flat, command: process.execPath, args: analyzeArgs([flat.file], jobs) });
+  rows.push(...(await measureAll(analyzeJobs, runs)));
+  reference.set(logName, `${logName} --jobs 1`);
+  if (withPipelines) {
+    const locale = process.env.LC_ALL || process.env.LANG || 'C.UTF-8';
+    const utf8 = locale === 'C' ? 'C.UTF-8' : locale;
+    const pipelineJobs: Job[] = [
+      { name: 'grep|sed|sort|uniq LC_ALL=C', input: log, command: 'bash', args: ['-c', logPipeline(log.file)], env: { LC_ALL: 'C' }, rssFrom: 'time' },
+      { name: `grep|sed|sort|uniq ${utf8}`, input: log, command: 'bash', args: ['-c', logPipeline(log.file)], env: { LC_ALL: utf8 }, rssFrom: 'time' },
+      { name: 'dump grep|cut|sort|uniq LC_ALL=C', input: dump, command: 'bash', args: ['-c', dumpPipeline(dump.file)], env: { LC_ALL: 'C' }, rssFrom: 'time' },
+    ];
+    rows.push(...(await measureAll(pipelineJobs, 1)));
+    reference.set(logName, 'grep|sed|sort|uniq LC_ALL=C');
+    reference.set(dumpName, 'dump grep|cut|sort|uniq LC_ALL=C');
+  }
+  const loadAfter = loadavg();
+
+  const result = {
+    date: started.toISOString(),
+    machine: machine(),
+    loadAverage: { before: loadBefore.map((l) => Math.round(l * 100) / 100), after: loadAfter.map((l) => Math.round(l * 100) / 100) },
+    command: `BENCH_LOG_MB=${logMb} BENCH_SERIES=${series} BENCH_RUNS=${runs} BENCH_FLAT_MB=${flatMb}${jobs ? ` BENCH_JOBS=${jobs}` : ''} npm run bench`,
+    inputs: { log: { ...log, file: path.relative(root, log.file) }, dump: { ...dump, file: path.relative(root, dump.file) } },
+    rows,
+  };
+  const out = path.join(dataDir, `results-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(out, JSON.stringify(result, null, 2));
+
+  const m = result.machine;
+  console.log(`linkerd-doctor benchmark, ${result.date}`);
+  console.log(`machine: ${m.nproc} cores (${m.cpu}), ${m.memoryGiB} GiB RAM, node ${m.node}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`);
+  console.log(`inputs: log ${fmt(mb(log.bytes), 0)} MB / ${fmt(log.lines / 1e6, 2)} M lines; dump ${fmt(mb(dump.bytes), 0)} MB / ${fmt(dump.lines / 1e6, 2)} M lines (${series} series)`);
+  console.log('');
+  console.log('MB/s, lines/s and ratios use the best run (the machine may be shared: see the load average).');
+  console.log(table(rows, reference));
+  const seqRow = rows.find((r) => r.name === `${logName} --jobs 1`)!;
+  const parRow = rows.find((r) => r.name === logName)!;
+  console.log('');
+  console.log(`parallel speed-up on the log: ${fmt(seqRow.seconds / parRow.seconds, 2)}×`);
+  if (flat) {
+    const flatRow = rows.find((r) => r.name === `analyze log ${flatMb} MiB`)!;
+    if (flatRow.peakRss && parRow.peakRss) console.log(`peak RSS ${flatMb} MiB → ${logMb} MiB: ${fmt(flatRow.peakRss / 1e6, 0)} → ${fmt(parRow.peakRss / 1e6, 0)} MB`);
+  }
+  console.log(`figures saved to ${path.relative(root, out)}`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

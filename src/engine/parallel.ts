@@ -1,0 +1,470 @@
+// Parallel analysis: independent inputs are read by worker threads, and one large plain proxy log
+// is cut into byte ranges at line boundaries, one per worker. Each worker runs the parser and the
+// rules; the main thread merges the rule states in input order (RuleModule.merge), so the result
+// equals the sequential run's.
+//
+// A range's parser starts from a state it cannot know for sure (restart count, last uptime, the
+// wall-time anchor learned from earlier lines), so each worker assumes one from the lines just
+// before its range and reports it. The main thread checks that assumption against the state the
+// previous range really ended with; a range that assumed wrong is read again from the right
+// state. Line numbers are exact: a range's worker counts the newlines before it.
+
+import { open } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { InputError, UsageError } from '../core/errors.js';
+import type { AnyRule, InputKind, InputStats } from '../core/types.js';
+import type { Discovery, InputSource } from '../input/discover.js';
+import { isGzip, isTar } from '../input/open.js';
+import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
+import { PARSERS } from '../parsers/index.js';
+import type { ParserOptions, ParserState } from '../parsers/parser.js';
+import { findRule } from '../rules/index.js';
+import { RuleEngine, type ConfiguredRule } from './engine.js';
+import { knownTotalBytes, readSource, reportUnrecognised, type ReadOptions, type ReadResult } from './analyze.js';
+import { fileRange, readEntry, type EntryCallbacks } from './pipeline.js';
+import { runTask } from './tasks.js';
+import { versionCollector } from '../incident/versions.js';
+
+export interface ParallelOptions {
+  /** Worker threads; 1 reads everything on the main thread. Default: LINKERD_DOCTOR_JOBS, else the cores (at most 4). */
+  jobs?: number;
+  /** Below this many bytes of input in total, workers cost more than they save. */
+  parallelMinBytes?: number;
+  /** A plain proxy log at least this large is split into byte ranges. */
+  splitMinBytes?: number;
+  /** Told how each byte range of a split file was taken: as read by its worker, or re-read because its assumed start state was wrong. */
+  onRange?: (info: { path: string; start: number; end: number; reread: boolean }) => void;
+}
+
+const MiB = 1 << 20;
+/**
+ * A worker's records die young, so a small young generation costs little time and keeps each
+ * thread's resident memory low (the default reserves far more per isolate).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB };
+/** Bytes read from the head of a file to sniff its kind (the sniffer needs its first SNIFF_LINES lines). */
+const HEAD_BYTES = 256 * 1024;
+
+/** A rule as a worker can rebuild it: by registry id. */
+export interface RuleSpec {
+  id: string;
+  options: object;
+  severity?: ConfiguredRule['severity'];
+}
+
+export interface ParallelPlan {
+  jobs: number;
+  rules: RuleSpec[];
+  splitMinBytes: number;
+}
+
+export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  if (requested !== undefined) {
+    if (!Number.isInteger(requested) || requested < 1) throw new UsageError(`--jobs must be a whole number of at least 1, not ${requested}`);
+    return requested;
+  }
+  const fromEnv = env.LINKERD_DOCTOR_JOBS;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const n = Number(fromEnv);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`LINKERD_DOCTOR_JOBS must be a whole number of at least 1, not "${fromEnv}"`);
+    return n;
+  }
+  return Math.min(availableParallelism(), 4);
+}
+
+/** Whether (and how) to read in parallel; null means the sequential path. */
+export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions): ParallelPlan | null {
+  const jobs = resolveJobs(options.jobs);
+  if (jobs <= 1 || options.onUnparsed) return null;
+  const specs: RuleSpec[] = [];
+  for (const r of rules) {
+    // Workers rebuild rules from the registry; a rule object from elsewhere stays on this thread.
+    if (resolveRule(r.rule.meta.id) !== r.rule) return null;
+    specs.push(r.severity ? { id: r.rule.meta.id, options: r.options, severity: r.severity } : { id: r.rule.meta.id, options: r.options });
+  }
+  const fileBytes = discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0);
+  if (fileBytes < (options.parallelMinBytes ?? DEFAULTS.parallelMinBytes)) return null;
+  return { jobs, rules: specs, splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes };
+}
+
+// ---------------------------------------------------------------- messages between threads
+
+export interface SerializedError {
+  path: string;
+  message: string;
+  line?: number;
+}
+
+export type WorkerTask =
+  | { type: 'source'; source: InputSource }
+  | { type: 'range'; path: string; start: number; end: number; kind: InputKind; linesBefore?: number; parserState?: ParserState };
+
+export interface WorkerSetup {
+  rules: RuleSpec[];
+  parser: ParserOptions;
+}
+
+export interface TaskResult {
+  states: unknown[];
+  failures: [string, string][];
+  inputs: InputStats[];
+  errors: SerializedError[];
+  /** Range tasks: lines before the range, the parser state assumed at its start and reached at its end. */
+  linesBefore?: number;
+  assumedState?: ParserState;
+  endState?: ParserState;
+}
+
+export type WorkerMessage =
+  | { type: 'progress'; bytes: number; lines: number }
+  | { type: 'file'; path: string }
+  | { type: 'done'; result: TaskResult }
+  | { type: 'failed'; message: string };
+
+export function serializeError(e: InputError): SerializedError {
+  return e.line ? { path: e.path, message: e.message, line: e.line } : { path: e.path, message: e.message };
+}
+
+export function deserializeError(e: SerializedError): InputError {
+  return new InputError(e.path, e.message, e.line);
+}
+
+/**
+ * Rule modules the engine runs besides the RULES registry (collectors riding along as rules):
+ * list them here so workers can rebuild them too; a configured rule found in neither keeps the
+ * whole analysis on the main thread.
+ */
+const BUILT_IN_MODULES: readonly AnyRule[] = [versionCollector];
+
+function resolveRule(id: string): AnyRule | undefined {
+  return findRule(id) ?? BUILT_IN_MODULES.find((r) => r.meta.id === id);
+}
+
+export function configuredRules(specs: readonly RuleSpec[]): ConfiguredRule[] {
+  return specs.map((s) => {
+    const rule = resolveRule(s.id);
+    if (!rule) throw new Error(`unknown rule ${s.id}`);
+    return s.severity ? { rule, options: s.options, severity: s.severity } : { rule, options: s.options };
+  });
+}
+
+// ---------------------------------------------------------------- planning
+
+type Unit =
+  | { type: 'source'; source: InputSource & { type: 'file' } }
+  | { type: 'main'; source: InputSource }
+  | { type: 'ranges'; source: InputSource & { type: 'file' }; kind: InputKind; bounds: number[] };
+
+async function planUnit(source: InputSource, plan: ParallelPlan): Promise<Unit> {
+  if (source.type !== 'file') return { type: 'main', source };
+  if (source.size < plan.splitMinBytes || plan.jobs < 2) return { type: 'source', source };
+  const split = await splitPoints(source.path, source.size, plan.jobs).catch(() => null);
+  return split ? { type: 'ranges', source, kind: split.kind, bounds: split.bounds } : { type: 'source', source };
+}
+
+/** `<rfc3339> stdout P …`: a CRI partial line continues on the next line, so no range may start after one. */
+const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P/;
+
+/**
+ * Byte offsets [0, b1, …, size] cutting a plain proxy log into `parts` ranges, each starting at
+ * the beginning of a line that does not continue a CRI partial line. Null when the file is not a
+ * plain (uncompressed, non-tar) proxy log.
+ */
+export async function splitPoints(file: string, size: number, parts: number): Promise<{ kind: InputKind; bounds: number[] } | null> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const bytes = head.subarray(0, bytesRead);
+    if (isGzip(bytes) || isTar(bytes)) return null;
+    const lines = bytes.toString('utf8').split('\n');
+    if (lines.length <= SNIFF_LINES) return null;
+    const first = lines.slice(0, SNIFF_LINES).map((l, i) => {
+      const text = l.endsWith('\r') ? l.slice(0, -1) : l;
+      return i === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    });
+    const kind = sniffKind(first);
+    // Only the proxy-log parser can save and restore its state between ranges.
+    if (kind !== 'proxy-log' || !PARSERS[kind]) return null;
+    const bounds = [0];
+    for (let k = 1; k < parts; k++) {
+      const target = Math.max(Math.floor((size * k) / parts), bounds[bounds.length - 1]! + 1);
+      const at = await lineStartAfter(handle, target, size);
+      if (at === null || at >= size) break;
+      if (at > bounds[bounds.length - 1]!) bounds.push(at);
+    }
+    bounds.push(size);
+    return bounds.length > 2 ? { kind, bounds } : null;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The first line start at or after `target` whose previous line is not a CRI partial line. */
+async function lineStartAfter(handle: import('node:fs/promises').FileHandle, target: number, size: number): Promise<number | null> {
+  const windowStart = Math.max(0, target - 64 * 1024);
+  const buf = Buffer.alloc(Math.min(size - windowStart, 1 * MiB));
+  const { bytesRead } = await handle.read(buf, 0, buf.length, windowStart);
+  const bytes = buf.subarray(0, bytesRead);
+  let nl = bytes.indexOf(10, target - windowStart === 0 ? 0 : target - windowStart - 1);
+  while (nl !== -1) {
+    const lineStart = bytes.lastIndexOf(10, nl - 1) + 1;
+    const previous = bytes.toString('latin1', lineStart, nl);
+    if (lineStart > 0 || windowStart === 0) {
+      if (!CRI_PARTIAL.test(previous)) return windowStart + nl + 1;
+    }
+    nl = bytes.indexOf(10, nl + 1);
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- the pool
+
+/** This thread, or a worker thread. */
+type Slot = 'main' | Worker;
+
+/**
+ * Runs tasks on `size` threads: this one (which otherwise only waits and merges) and size − 1
+ * workers, started on first use. Every isolate costs tens of megabytes, so not spawning one
+ * for the main thread's share keeps peak memory down.
+ */
+class TaskPool {
+  private readonly idle: Slot[] = ['main'];
+  private readonly workers: Worker[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly setup: WorkerSetup,
+    private readonly rules: readonly ConfiguredRule[],
+    private readonly onMessage: (m: WorkerMessage) => void,
+  ) {}
+
+  async run(task: WorkerTask): Promise<TaskResult> {
+    const slot = await this.acquire();
+    let healthy = true;
+    try {
+      return slot === 'main' ? await runTask(task, this.rules, this.setup.parser, this.onMessage) : await this.runOn(slot, task);
+    } catch (err) {
+      // A worker that failed outside the task's own error handling is not reused.
+      healthy = slot === 'main';
+      throw err;
+    } finally {
+      // Once every task is queued, a worker with nothing left to do is stopped at once: its
+      // heap would otherwise stay resident while the main thread finishes and merges.
+      if (healthy && (slot === 'main' || !this.draining || this.waiting.length > 0)) this.idle.push(slot);
+      else this.retire(slot as Worker);
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** No more tasks will be submitted. */
+  drain(): void {
+    this.draining = true;
+    for (const slot of this.idle.splice(0)) {
+      if (slot === 'main') this.idle.push(slot);
+      else this.retire(slot);
+    }
+  }
+
+  private retire(worker: Worker): void {
+    const index = this.workers.indexOf(worker);
+    if (index !== -1) this.workers.splice(index, 1);
+    void worker.terminate();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private runOn(worker: Worker, task: WorkerTask): Promise<TaskResult> {
+    return new Promise<TaskResult>((resolve, reject) => {
+      const onMessage = (m: WorkerMessage) => {
+        if (m.type === 'done') finish(() => resolve(m.result));
+        else if (m.type === 'failed') finish(() => reject(new Error(m.message)));
+        else this.onMessage(m);
+      };
+      const onError = (err: Error) => finish(() => reject(err));
+      const onExit = (code: number) => finish(() => reject(new Error(`worker exited with code ${code}`)));
+      const finish = (settle: () => void) => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        settle();
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.postMessage(task);
+    });
+  }
+
+  private async acquire(): Promise<Slot> {
+    while (true) {
+      const slot = this.idle.shift();
+      if (slot) return slot;
+      if (this.workers.length + 1 < this.size) {
+        const created = startWorker(this.setup);
+        this.workers.push(created);
+        return created;
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+}
+
+/**
+ * Starts a worker on the module next to this one: the built .js, or under tsx (tests) the .ts
+ * source, with tsx registered in the worker first (loader flags do not reach worker threads).
+ */
+function startWorker(setup: WorkerSetup): Worker {
+  const options = { workerData: setup, resourceLimits: WORKER_LIMITS };
+  const here = fileURLToPath(import.meta.url);
+  const url = new URL(`./analyze-worker${path.extname(here)}`, import.meta.url);
+  if (path.extname(here) !== '.ts') return new Worker(url, options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`, { ...options, eval: true });
+}
+
+// ---------------------------------------------------------------- running and merging
+
+export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan, engine: RuleEngine, options: ReadOptions & ParallelOptions): Promise<ReadResult> {
+  const inputs: InputStats[] = [];
+  const errors = [...discovery.errors];
+  const progress = options.progress;
+  progress?.start(knownTotalBytes(discovery));
+  const parserOptions: ParserOptions = {};
+  if (options.strict) parserOptions.strict = options.strict;
+  if (options.interest) parserOptions.interest = options.interest;
+  const rules = configuredRules(plan.rules);
+  const pool = new TaskPool(plan.jobs, { rules: plan.rules, parser: parserOptions }, rules, (m) => {
+    if (m.type === 'progress') progress?.bytes(m.bytes, m.lines);
+    else if (m.type === 'file') progress?.file(m.path);
+  });
+  try {
+    const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));
+    // Start every worker task now (the pool queues them); merge strictly in input order below.
+    // A failed task yields null at once, so a later unit's failure is never an unhandled rejection.
+    const started = units.map((unit) => startUnit(unit, pool)?.catch(() => null) ?? null);
+    pool.drain();
+    for (let i = 0; i < units.length; i++) {
+      const unit = units[i]!;
+      if (unit.type === 'main') {
+        mergeInto(engine, await readOnMainThread(unit.source, rules, options), inputs, errors);
+        continue;
+      }
+      const results = await started[i]!;
+      if (results === null) {
+        // A worker died (not an input problem): read this source here instead.
+        mergeInto(engine, await readOnMainThread(unit.source, rules, options, false), inputs, errors);
+      } else if (unit.type === 'source') {
+        mergeInto(engine, results[0]!, inputs, errors);
+      } else {
+        await mergeRanges(engine, unit, results, rules, options, inputs, errors);
+      }
+    }
+  } finally {
+    await pool.close();
+    progress?.stop();
+  }
+  reportUnrecognised(discovery, inputs, errors);
+  return { inputs, errors, notices: discovery.notices };
+}
+
+function startUnit(unit: Unit, pool: TaskPool): Promise<TaskResult[]> | null {
+  if (unit.type === 'main') return null;
+  if (unit.type === 'source') return pool.run({ type: 'source', source: unit.source }).then((r) => [r]);
+  const tasks: Promise<TaskResult>[] = [];
+  for (let k = 0; k + 1 < unit.bounds.length; k++) {
+    const task: WorkerTask = { type: 'range', path: unit.source.path, start: unit.bounds[k]!, end: unit.bounds[k + 1]!, kind: unit.kind };
+    if (k === 0) task.linesBefore = 0;
+    tasks.push(pool.run(task));
+  }
+  return Promise.all(tasks);
+}
+
+function mergeInto(engine: RuleEngine, result: TaskResult, inputs: InputStats[], errors: InputError[]): void {
+  engine.absorb(result.states);
+  engine.absorbFailures(result.failures);
+  inputs.push(...result.inputs);
+  errors.push(...result.errors.map(deserializeError));
+}
+
+/** Whether a range's assumed start state is the state its predecessor really ended with. */
+export function sameParserState(a: ParserState | undefined, b: ParserState | undefined): boolean {
+  if (!a || !b) return a === b;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+async function mergeRanges(
+  engine: RuleEngine,
+  unit: Unit & { type: 'ranges' },
+  results: TaskResult[],
+  rules: ConfiguredRule[],
+  options: ReadOptions & ParallelOptions,
+  inputs: InputStats[],
+  errors: InputError[],
+): Promise<void> {
+  const verified: TaskResult[] = [];
+  for (let k = 0; k < results.length; k++) {
+    let result = results[k]!;
+    const previous = verified[k - 1];
+    if (previous && (previous.errors.length > 0 || previous.endState?.partialLine === true)) {
+      // The ranges do not join cleanly (a read error, a CRI partial line across the cut): read the whole file here.
+      mergeInto(engine, await readOnMainThread(unit.source, rules, options, false), inputs, errors);
+      return;
+    }
+    const reread = previous !== undefined && !sameParserState(result.assumedState, previous.endState);
+    if (reread) result = await readRangeOnMainThread(unit, k, result.linesBefore!, previous.endState!, rules, options);
+    options.onRange?.({ path: unit.source.path, start: unit.bounds[k]!, end: unit.bounds[k + 1]!, reread });
+    verified.push(result);
+  }
+  const stats: InputStats = { ...verified[0]!.inputs[0]!, bytes: 0, records: 0, unparsed: 0, lines: 0 };
+  for (const r of verified) {
+    engine.absorb(r.states);
+    engine.absorbFailures(r.failures);
+    const part = r.inputs[0]!;
+    stats.bytes += part.bytes;
+    stats.records += part.records;
+    stats.unparsed += part.unparsed;
+    stats.lines += part.lines;
+    errors.push(...r.errors.map(deserializeError));
+  }
+  inputs.push(stats);
+}
+
+/** Re-reads one range from the state its predecessor ended with (the worker's assumption was wrong). */
+async function readRangeOnMainThread(
+  unit: Unit & { type: 'ranges' },
+  k: number,
+  linesBefore: number,
+  parserState: ParserState,
+  rules: ConfiguredRule[],
+  options: ReadOptions,
+): Promise<TaskResult> {
+  const local = new RuleEngine(rules);
+  const start = unit.bounds[k]!;
+  const end = unit.bounds[k + 1]!;
+  const entry = { path: unit.source.path, stream: fileRange(unit.source.path, start, end), size: end - start };
+  const result = await readEntry(entry, { record: (r) => local.emit(r) }, options, unit.kind, { linesBefore, kind: unit.kind, parserState });
+  const out: TaskResult = { states: local.snapshot(), failures: local.failedRules(), inputs: [result.stats], errors: result.error ? [serializeError(result.error)] : [], linesBefore };
+  if (result.endState) out.endState = result.endState;
+  return out;
+}
+
+async function readOnMainThread(source: InputSource, rules: ConfiguredRule[], options: ReadOptions, withProgress = true): Promise<TaskResult> {
+  const local = new RuleEngine(rules);
+  const inputs: InputStats[] = [];
+  const errors: InputError[] = [];
+  const callbacks: EntryCallbacks = { record: (r) => local.emit(r) };
+  if (withProgress && options.progress) callbacks.bytes = (n, lines) => options.progress!.bytes(n, lines);
+  await readSource(source, callbacks, options, inputs, errors);
+  return { states: local.snapshot(), failures: local.failedRules(), inputs, errors: errors.map(serializeError) };
+}

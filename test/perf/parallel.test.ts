@@ -1,0 +1,145 @@
+// Parallel analysis must give exactly the sequential report: same findings, evidence, line
+// numbers and input statistics. Inputs are small (a few MB) with the split thresholds lowered, so
+// every code path of the parallel reader runs: byte ranges, the state check between ranges,
+// re-reads, several sources, gzip.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { writeProxyLog } from '../../scripts/bench/generate.js';
+import { defaultRules } from '../../src/cli/run-analyze.js';
+import { analyzeInputs, finishWithVersions, readInputs, type AnalyzeOptions } from '../../src/engine/analyze.js';
+import { RuleEngine } from '../../src/engine/engine.js';
+import { versionCollector } from '../../src/incident/versions.js';
+import { splitPoints } from '../../src/engine/parallel.js';
+import { FORMATTERS } from '../../src/report/formats/index.js';
+import { buildReport } from '../../src/report/report.js';
+
+const MiB = 1 << 20;
+let dir = '';
+
+async function reportJson(args: string[], options: AnalyzeOptions): Promise<string> {
+  const result = await analyzeInputs(args, defaultRules(), options);
+  return FORMATTERS.json(buildReport(result, 'error'), { color: false, findings: buildReport(result, 'error').findings, failOn: 'error' });
+}
+
+const parallel = (jobs: number, onRange?: AnalyzeOptions['onRange']): AnalyzeOptions => ({ jobs, splitMinBytes: 1, parallelMinBytes: 1, ...(onRange ? { onRange } : {}) });
+
+function uptime(seconds: number): string {
+  const whole = Math.floor(seconds);
+  return `[${String(whole).padStart(6)}.${String(Math.round((seconds - whole) * 1e6)).padStart(6, '0')}s]`;
+}
+
+function reconnect(seconds: number, endpoint: string): string {
+  return `${uptime(seconds)}  WARN ThreadId(01) outbound:proxy{addr=${endpoint}}:service{ns=shop name=cart port=8080}:endpoint{addr=${endpoint}}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
+}
+
+function info(seconds: number): string {
+  return `${uptime(seconds)}  INFO ThreadId(02) inbound:server{port=4143}: linkerd_app_inbound::detect: Handling connection as opaque client.addr=10.42.1.7:41234 server.addr=10.42.3.3:4143`;
+}
+
+before(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ld-parallel-'));
+  writeProxyLog(path.join(dir, 'storm.log'), { bytes: 3 * MiB, pods: 60, linesPerSecond: 120 });
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('parallel analysis', () => {
+  it('splits one large log into ranges and reports exactly what the sequential run reports', async () => {
+    const file = path.join(dir, 'storm.log');
+    const sequential = await reportJson([file], { jobs: 1 });
+    assert.ok(JSON.parse(sequential).findings.length > 10, 'the storm fixture must produce findings, or the comparison proves little');
+    for (const jobs of [2, 3]) {
+      const ranges: boolean[] = [];
+      const report = await reportJson([file], parallel(jobs, (r) => ranges.push(r.reread)));
+      assert.equal(ranges.length, jobs, `the file is cut into ${jobs} ranges`);
+      // The kubectl-timestamped head anchors the plain rest: each range must have found that anchor itself.
+      assert.deepEqual(ranges, new Array(jobs).fill(false), 'no range needed a re-read');
+      assert.equal(report, sequential, `jobs=${jobs}`);
+    }
+  });
+
+  it('re-reads a range whose assumed start state was wrong (a restart before it) and still matches', async () => {
+    // Timestamped lines anchor wall time; then the proxy restarts (banner, uptime back to 0) and
+    // the rest is plain, so after the restart wall time is unknown. A range in the plain part
+    // would find the old anchor by looking back, so its guess is wrong and must be caught.
+    const lines: string[] = [];
+    const wall = Date.UTC(2026, 10, 27, 3, 0, 0);
+    for (let i = 0; i < 2000; i++) {
+      const up = 100 + i * 0.05;
+      const text = i % 3 === 0 ? reconnect(up, '10.42.9.9:8080') : info(up);
+      lines.push(`${new Date(wall + i * 50).toISOString()} ${text}`);
+    }
+    lines.push(`${uptime(0.001)}  INFO ThreadId(01) linkerd2_proxy: release 2.280.0 (0b6ae0b) by linkerd on 2026-11-01T00:00:00Z`);
+    for (let i = 0; i < 14000; i++) {
+      const up = 0.5 + i * 0.05;
+      lines.push(i % 3 === 0 ? reconnect(up, `10.42.8.${i % 7}:8080`) : info(up));
+    }
+    const file = path.join(dir, 'restart.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const sequential = await reportJson([file], { jobs: 1 });
+    const ranges: boolean[] = [];
+    const report = await reportJson([file], parallel(2, (r) => ranges.push(r.reread)));
+    assert.deepEqual(ranges, [false, true]);
+    assert.equal(report, sequential);
+  });
+
+  it('reads several sources (plain and gzip) on workers and merges them in input order', async () => {
+    const sub = path.join(dir, 'bundle');
+    const storm = readFileSync(path.join(dir, 'storm.log'));
+    const half = storm.indexOf(10, storm.length >> 1) + 1;
+    // Two halves of one pod's log, so reconnect loops continue from one input into the next.
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(path.join(sub, 'web-7d9f8c6b5-x2x8k.log'), storm.subarray(0, half));
+    writeFileSync(path.join(sub, 'web-7d9f8c6b5-x2x8k.1.log.gz'), gzipSync(storm.subarray(half)));
+    writeFileSync(path.join(sub, 'cart-5c7d8f9b4-qwert.log'), storm.subarray(0, 400_000));
+    const sequential = await reportJson([sub], { jobs: 1 });
+    assert.ok(JSON.parse(sequential).inputs.length === 3);
+    for (const jobs of [2, 4]) assert.equal(await reportJson([sub], parallel(jobs)), sequential, `jobs=${jobs}`);
+  });
+
+  it('never starts a range right after a CRI partial line', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const line = reconnect(10 + i * 0.5, '10.42.1.1:8080');
+      const ts = new Date(Date.UTC(2026, 0, 1) + i * 500).toISOString();
+      lines.push(`${ts} stdout P ${line.slice(0, 60)}`, `${ts} stdout F ${line.slice(60)}`);
+    }
+    const file = path.join(dir, 'cri.log');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const content = readFileSync(file, 'latin1');
+    const split = await splitPoints(file, content.length, 40);
+    assert.ok(split && split.bounds.length > 30);
+    for (const b of split.bounds.slice(1, -1)) {
+      const previous = content.slice(content.lastIndexOf('\n', b - 2) + 1, b - 1);
+      assert.match(previous, / stdout F /, `bound ${b} follows a partial line`);
+    }
+    assert.equal(await reportJson([file], parallel(3)), await reportJson([file], { jobs: 1 }));
+  });
+
+  it('does not split compressed or non-log files', async () => {
+    const gz = path.join(dir, 'storm.log.gz');
+    writeFileSync(gz, gzipSync(readFileSync(path.join(dir, 'storm.log'))));
+    assert.equal(await splitPoints(gz, readFileSync(gz).length, 2), null);
+    const prom = path.join(dir, 'dump.prom');
+    writeFileSync(prom, Array.from({ length: 5000 }, (_, i) => `request_total{target_addr="10.0.0.${i % 250}:80"} ${i}`).join('\n') + '\n');
+    assert.equal(await splitPoints(prom, readFileSync(prom).length, 2), null);
+  });
+});
+
+describe('analyze skips records no rule reads', () => {
+  it('gives the report of a run that builds every record', async () => {
+    const file = path.join(dir, 'storm.log');
+    const rules = defaultRules();
+    const engine = new RuleEngine([...rules, { rule: versionCollector, options: {} }]);
+    const read = await readInputs([file], (r) => engine.emit(r));
+    const full = { ...read, ...finishWithVersions(engine, read.inputs) };
+    const fullJson = FORMATTERS.json(buildReport(full, 'error'), { color: false, findings: buildReport(full, 'error').findings, failOn: 'error' });
+    assert.equal(await reportJson([file], { jobs: 1 }), fullJson);
+  });
+});
