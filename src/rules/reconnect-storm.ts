@@ -104,7 +104,9 @@ export default defineRule<ReconnectStormOptions, State>({
     inputs: ['proxy-log'],
     // The visitor reads only records whose target is linkerd_reconnect.
     lineInterest: { 'proxy-log': ['linkerd_reconnect'] },
-    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 100_000, maxTargets: 10_000 },
+    // The caps bound memory per engine; a parallel run holds one engine per worker plus the merge,
+    // so they are sized for that (400 proxies × 60 loops fit; beyond, figures are flagged estimates).
+    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 25_000, maxTargets: 2_500 },
     optionSchema: {
       sustainSeconds: { type: 'number', minimum: 1, description: 'A loop failing continuously for this long fires the rule.' },
       maxGapSeconds: {
