@@ -86,9 +86,12 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       'The proxies in front of the destination, policy or identity controllers fail inbound control-plane calls (service unavailable, fail-fast, refused), or the controller pods restart.',
     defaultSeverity: 'error',
     inputs: ['proxy-log'],
-    // Failed inbound requests, failfast episodes and the identity line naming the controller; restarts
-    // are seen anyway (banners and the first line after an uptime reset are always parsed in full).
-    lineInterest: { 'proxy-log': ['Local identity is ', 'request failed', 'Request failed', 'Failed to proxy request', 'entering failfast'] },
+    // Failed inbound requests on the controller ports, failfast episodes and the identity line naming
+    // the controller; restarts are seen anyway (banners and the first line after an uptime reset are
+    // always parsed in full). Outbound request failures, common in busy proxies, are not read.
+    lineInterest: {
+      'proxy-log': ['Local identity is ', 'inbound:server{port=8086}', 'inbound:server{port=8090}', 'inbound:server{port=8080}', 'Failed to proxy request', 'entering failfast'],
+    },
     defaultOptions: { minFailures: 20, minFailfastEpisodes: 2, minRestarts: 2, startupGraceSeconds: 10 },
     optionSchema: {
       minFailures: {

@@ -11,7 +11,6 @@ export interface FdExhaustionOptions {
 }
 
 const SAMPLE_LINES = 3;
-const EMFILE = /Too many open files|os error 24\b/;
 
 interface ProxyFds {
   id: ProxyIdentity;
@@ -52,7 +51,7 @@ export default defineRule<FdExhaustionOptions, State>({
       else p.max = record.value;
     },
     'proxy-log'(state, record) {
-      if (!EMFILE.test(record.raw)) return;
+      if (!record.raw.includes('os error 24') && !record.raw.includes('Too many open files')) return;
       const p = proxyFor(state, podKeyOf(record), identityOf(record));
       p.emfileLines++;
       if (p.samples.length < SAMPLE_LINES) p.samples.push({ path: record.path, line: record.line, text: record.raw });

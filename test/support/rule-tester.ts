@@ -20,11 +20,26 @@ export interface RuleRun {
 }
 
 export async function runRule(rule: AnyRule, inputs: TestInput[], options: object = {}): Promise<RuleRun> {
+  const run = await runOnce(rule, inputs, options, false);
+  // analyze skims the lines no rule declared interest in; with only this rule's interest (the
+  // narrowest a real run can have) the findings must not change, or lineInterest hides lines the
+  // rule reads.
+  if (rule.meta.lineInterest) {
+    const skimmed = await runOnce(rule, inputs, options, true);
+    if (JSON.stringify(skimmed.findings) !== JSON.stringify(run.findings)) {
+      throw new Error(`${rule.meta.id}: findings differ when lines outside its lineInterest are skimmed; lineInterest misses lines the rule reads`);
+    }
+  }
+  return run;
+}
+
+async function runOnce(rule: AnyRule, inputs: TestInput[], options: object, skim: boolean): Promise<RuleRun> {
   const engine = new RuleEngine([{ rule, options: { ...rule.meta.defaultOptions, ...options } }]);
+  const parserOptions = skim ? { interest: engine.lineInterest() } : {};
   const stats: InputStats[] = [];
   for (const input of inputs) {
     const stream = Readable.from([typeof input.content === 'string' ? Buffer.from(input.content) : input.content]);
-    const result = await readEntry({ path: input.path, stream, size: null }, { record: (r) => engine.emit(r) }, {}, input.kind);
+    const result = await readEntry({ path: input.path, stream, size: null }, { record: (r) => engine.emit(r) }, parserOptions, input.kind);
     if (result.error) throw result.error;
     stats.push(result.stats);
   }
