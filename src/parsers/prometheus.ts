@@ -176,6 +176,24 @@ function lexExemplar(text: string, pos: number, violations: string[]): NonNullab
  * as written, because linkerd2-proxy writes label values without escaping. When `allowName` is
  * set, a leading quoted string not followed by `=` is the metric name (`{"my.metric",a="b"}`).
  */
+/** `=`, `,`, `}` or `"` end an unquoted label name. */
+function endsLabelName(c: number): boolean {
+  return c === 61 || c === 44 || c === 125 || c === 34;
+}
+
+/** Label names repeat on every sample of a dump, so their checks are remembered (bounded). */
+const knownLabelNames = new Map<string, 'ok' | 'nonstandard' | 'control'>();
+const MAX_KNOWN_LABEL_NAMES = 4096;
+
+function labelNameValidity(name: string): 'ok' | 'nonstandard' | 'control' {
+  let validity = knownLabelNames.get(name);
+  if (validity === undefined) {
+    validity = CONTROL_CHARACTER.test(name) ? 'control' : LABEL_NAME.test(name) ? 'ok' : 'nonstandard';
+    if (knownLabelNames.size < MAX_KNOWN_LABEL_NAMES) knownLabelNames.set(name, validity);
+  }
+  return validity;
+}
+
 function lexLabelBlock(
   text: string,
   start: number,
@@ -224,11 +242,12 @@ function lexLabelBlock(
       violations.push('quoted label names are not OpenMetrics 1.0');
     } else {
       const nameStart = pos;
-      while (pos < text.length && !isSpace(text.charCodeAt(pos)) && !'=,}"'.includes(text[pos]!)) pos++;
+      while (pos < text.length && !isSpace(text.charCodeAt(pos)) && !endsLabelName(text.charCodeAt(pos))) pos++;
       labelName = text.slice(nameStart, pos);
       if (labelName === '') return 'missing label name';
-      if (CONTROL_CHARACTER.test(labelName)) return 'invalid label name';
-      if (!LABEL_NAME.test(labelName)) violations.push(`label name "${labelName}" is invalid`);
+      const validity = labelNameValidity(labelName);
+      if (validity === 'control') return 'invalid label name';
+      if (validity === 'nonstandard') violations.push(`label name "${labelName}" is invalid`);
     }
     const eqStart = pos;
     while (isSpace(text.charCodeAt(pos))) pos++;
