@@ -5,19 +5,16 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { renderRuleDocs } from '../../src/cli/run-rules.js';
 import { docsUrlFor } from '../../src/core/docs.js';
 import { readRuleDocs } from '../../src/core/rule-docs.js';
-import type { AnyRule, Finding, InputStats } from '../../src/core/types.js';
-import { RuleEngine } from '../../src/engine/engine.js';
-import { readEntry } from '../../src/engine/pipeline.js';
+import type { AnyRule } from '../../src/core/types.js';
 import reconnectStorm from '../../src/rules/reconnect-storm.js';
 import { RULES } from '../../src/rules/index.js';
 import type { RuleCase, RuleCases } from '../support/rule-cases.js';
-import { runRule, type TestInput } from '../support/rule-tester.js';
+import { runRule, runRuleMerged } from '../support/rule-tester.js';
 import { docsProblems, metaProblems } from './rule-conformance.js';
 
 const CASES_DIR = fileURLToPath(new URL('../rule-cases/', import.meta.url));
@@ -30,23 +27,6 @@ async function loadCases(id: string): Promise<RuleCases> {
   return mod.cases;
 }
 
-/** The inputs split in two engines whose states are cloned and merged, as parallel workers would. */
-async function runMerged(rule: AnyRule, inputs: TestInput[], options: object): Promise<Finding[]> {
-  const configured = [{ rule, options: { ...rule.meta.defaultOptions, ...options } }];
-  const half = Math.ceil(inputs.length / 2);
-  const engines = [new RuleEngine(configured), new RuleEngine(configured)];
-  const stats: InputStats[] = [];
-  for (const [i, input] of inputs.entries()) {
-    const engine = engines[i < half ? 0 : 1]!;
-    const stream = Readable.from([Buffer.from(input.content)]);
-    const result = await readEntry({ path: input.path, stream, size: null }, { record: (r) => engine.emit(r) }, {}, input.kind);
-    stats.push(result.stats);
-  }
-  engines[0]!.absorb(structuredClone(engines[1]!.snapshot()));
-  const result = engines[0]!.finish(stats);
-  assert.deepEqual(result.ruleFailures, []);
-  return result.findings;
-}
 
 describe('rule conformance', () => {
   it('registers at least one rule', () => assert.ok(RULES.length > 0));
@@ -100,7 +80,7 @@ describe('rule conformance', () => {
         const multi: RuleCase[] = fires.filter((c) => c.inputs.length > 1);
         for (const c of multi) {
           const sequential = await runRule(rule, c.inputs, c.options);
-          assert.deepEqual(await runMerged(rule, c.inputs, c.options ?? {}), sequential.findings, `"${c.name}": merge differs from a sequential run`);
+          assert.deepEqual(await runRuleMerged(rule, c.inputs, c.options ?? {}), sequential.findings, `"${c.name}": merge differs from a sequential run`);
         }
       });
     });

@@ -3,11 +3,8 @@
 // must give the same findings when their inputs are analysed apart and the states merged.
 
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { AnyRule, Finding, InputStats } from '../../src/core/types.js';
-import { RuleEngine } from '../../src/engine/engine.js';
-import { readEntry } from '../../src/engine/pipeline.js';
+import type { AnyRule } from '../../src/core/types.js';
 import fdExhaustion from '../../src/rules/fd-exhaustion.js';
 import ingressPodIpBypass from '../../src/rules/ingress-pod-ip-bypass.js';
 import metricCardinality from '../../src/rules/metric-cardinality.js';
@@ -17,21 +14,8 @@ import { cases as ingressCases } from '../rule-cases/ingress-pod-ip-bypass.js';
 import { cases as cardinalityCases } from '../rule-cases/metric-cardinality.js';
 import { cases as staleCases } from '../rule-cases/stale-endpoint-metrics.js';
 import type { RuleCases } from '../support/rule-cases.js';
-import { runRule, type TestInput } from '../support/rule-tester.js';
+import { runRule, runRuleMerged } from '../support/rule-tester.js';
 
-async function runMerged(rule: AnyRule, inputs: TestInput[], options: object): Promise<Finding[]> {
-  const configured = [{ rule, options: { ...rule.meta.defaultOptions, ...options } }];
-  const half = Math.ceil(inputs.length / 2);
-  const engines = [new RuleEngine(configured), new RuleEngine(configured)];
-  const stats: InputStats[] = [];
-  for (const [i, input] of inputs.entries()) {
-    const engine = engines[i < half ? 0 : 1]!;
-    const result = await readEntry({ path: input.path, stream: Readable.from([Buffer.from(input.content)]), size: null }, { record: (r) => engine.emit(r) }, {}, input.kind);
-    stats.push(result.stats);
-  }
-  engines[0]!.absorb(structuredClone(engines[1]!.snapshot()));
-  return engines[0]!.finish(stats).findings;
-}
 
 const SUITES: [AnyRule, RuleCases][] = [
   [metricCardinality, cardinalityCases],
@@ -48,7 +32,7 @@ for (const [rule, cases] of SUITES) {
         assert.ok(run.findings.length > 0);
         for (const f of run.findings) for (const l of f.locations) assert.ok(Number.isInteger(l.line) && l.line >= 1, `location line ${l.line}`);
         c.check?.(run.findings);
-        if (c.inputs.length > 1) assert.deepEqual(await runMerged(rule, c.inputs, c.options ?? {}), run.findings);
+        if (c.inputs.length > 1) assert.deepEqual(await runRuleMerged(rule, c.inputs, c.options ?? {}), run.findings);
       });
     }
     for (const c of cases.quiet) {

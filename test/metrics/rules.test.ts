@@ -11,24 +11,13 @@ import ingressPodIpBypass from '../../src/rules/ingress-pod-ip-bypass.js';
 import metricCardinality from '../../src/rules/metric-cardinality.js';
 import staleEndpointMetrics from '../../src/rules/stale-endpoint-metrics.js';
 import { runRule, type TestInput } from '../support/rule-tester.js';
-import { legacyEndpointDump, podSection, type EndpointSpec } from './helpers.js';
+import { endpoints } from '../rule-cases/metrics-inputs.js';
+import { legacyEndpointDump, podSection } from './helpers.js';
 
 const sampleMetrics = readFileSync(new URL('../data/linkerd2/sampleMetrics.txt', import.meta.url), 'utf8');
 const healthyDump = readFileSync(new URL('../../fixtures/healthy-metrics/proxy-metrics.txt', import.meta.url), 'utf8');
 const healthyIngress = readFileSync(new URL('../../fixtures/healthy-ingress/proxy-metrics.txt', import.meta.url), 'utf8');
 
-function endpoints(n: number, spec: Partial<EndpointSpec> & { deployment?: string; hash?: string; ipBase?: number } = {}): EndpointSpec[] {
-  const deployment = spec.deployment ?? 'checkout';
-  const hash = spec.hash ?? '5d8f7c9b4f';
-  const base = spec.ipBase ?? 0;
-  return Array.from({ length: n }, (_, i) => ({
-    ip: `10.42.${Math.floor((base + i) / 250)}.${((base + i) % 250) + 2}`,
-    pod: `${deployment}-${hash}-p${String(base + i).padStart(4, '0')}`,
-    deployment,
-    hash,
-    ...spec,
-  }));
-}
 
 const balancerSeries = (svc: string) =>
   [

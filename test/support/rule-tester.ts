@@ -47,3 +47,21 @@ async function runOnce(rule: AnyRule, inputs: TestInput[], options: object, skim
   if (result.ruleFailures.length > 0) throw new Error(`rule failed: ${result.ruleFailures.map((f) => f.message).join('; ')}`);
   return { findings: result.findings, inputs: stats, skipped: result.skippedRules.length > 0 };
 }
+
+/** The inputs split between two engines whose states are cloned and merged, as parallel workers do. */
+export async function runRuleMerged(rule: AnyRule, inputs: TestInput[], options: object = {}): Promise<Finding[]> {
+  const configured = [{ rule, options: { ...rule.meta.defaultOptions, ...options } }];
+  const half = Math.ceil(inputs.length / 2);
+  const engines = [new RuleEngine(configured), new RuleEngine(configured)];
+  const stats: InputStats[] = [];
+  for (const [i, input] of inputs.entries()) {
+    const engine = engines[i < half ? 0 : 1]!;
+    const stream = Readable.from([typeof input.content === 'string' ? Buffer.from(input.content) : input.content]);
+    const result = await readEntry({ path: input.path, stream, size: null }, { record: (r) => engine.emit(r) }, {}, input.kind);
+    stats.push(result.stats);
+  }
+  engines[0]!.absorb(structuredClone(engines[1]!.snapshot()));
+  const result = engines[0]!.finish(stats);
+  if (result.ruleFailures.length > 0) throw new Error(`rule failed: ${result.ruleFailures.map((f) => f.message).join('; ')}`);
+  return result.findings;
+}
