@@ -55,8 +55,10 @@ export default defineRule<IngressBypassOptions, State>({
     description: 'A proxy (usually an ingress) whose application picks endpoints itself, so Linkerd forwards to pod IPs without balancing, routes or eviction of old endpoints.',
     defaultSeverity: 'warning',
     inputs: ['prometheus', 'proxy-log'],
-    // Only lines with forward/service/balance/ingress spans say how the proxy routed.
-    lineInterest: { 'proxy-log': ['forward', 'service', 'balance', 'ingress'] },
+    // Only lines with forward/service/balance/ingress spans say how the proxy routed. Matched as span
+    // syntax (a name followed by its fields or the next span), not as words: "service unavailable"
+    // in error text would pull most failed-request lines of a busy proxy into the full parse.
+    lineInterest: { 'proxy-log': ['forward{', 'service{', 'balance{', 'ingress{', 'forward:', 'service:', 'balance:', 'ingress:'] },
     defaultOptions: { minEndpoints: 5, minNoServiceRatio: 0.8 },
     optionSchema: {
       minEndpoints: { type: 'integer', minimum: 1, description: 'Distinct endpoint targets reached without a Service (or forwarded in the logs) before the rule fires.' },
