@@ -68,7 +68,10 @@ interface GroupState {
   lines: number;
   failedToConnect: number;
   serviceFailed: number;
-  /** Lines per source: the pod name, or `(path)` when the capture did not say which pod wrote it. */
+  /**
+   * Lines per source (the pod name, or `(path)` when the capture did not say which pod wrote it) and
+   * per endpoint, for failures no loop tracks; tracked ones are counted from their loops at finish.
+   */
   pods: CappedCounts;
   distinctPods: DistinctCounter;
   namespaces: Map<string, number>;
@@ -140,13 +143,7 @@ export default defineRule<ReconnectStormOptions, State>({
       g.lines++;
       if (failedToConnect) g.failedToConnect++;
       else g.serviceFailed++;
-      cappedBump(g.pods, pod);
-      addDistinct(g.distinctPods, pod);
       if (record.namespace) bump(g.namespaces, record.namespace);
-      if (endpoint) {
-        cappedBump(g.endpoints, endpoint);
-        addDistinct(g.distinctEndpoints, endpoint);
-      }
       bump(g.errors, classifyError(record.fields.error ?? ''));
       if (g.samples.length < SAMPLE_LINES) g.samples.push({ path: record.path, line: record.line, text: record.raw });
       if (record.time !== null) {
@@ -158,15 +155,19 @@ export default defineRule<ReconnectStormOptions, State>({
         state.recordsWithoutWallTime++;
       }
 
+      // Lines per pod and per endpoint are counted once per loop (at finish, from loop.count); only
+      // failures no loop tracks are counted here, line by line.
       const t = record.time !== null ? record.time / 1000 : record.uptime;
-      if (t === null) return;
+      if (t === null) return countUntracked(g, pod, endpoint);
       const key = `${pod}\u0000${group}\u0000${endpoint ?? ''}`;
       let loop = state.loops.get(key);
       if (!loop) {
         if (state.loops.size >= state.options.maxLoops) {
           state.droppedLoops++;
-          return;
+          return countUntracked(g, pod, endpoint);
         }
+        addDistinct(g.distinctPods, pod);
+        if (endpoint) addDistinct(g.distinctEndpoints, endpoint);
         // Detached copies: the loop outlives the record, and must not pin its log line.
         loop = {
           pod, namespace: record.namespace, group: g.target, endpoint: detached(endpoint ?? ''), count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
@@ -212,12 +213,6 @@ export default defineRule<ReconnectStormOptions, State>({
   // so a loop's run and its per-second streak may continue across the seam: join them the way
   // the visitor would have, which keeps parallel runs identical to sequential ones.
   merge(into, from) {
-    for (const [key, loop] of from.loops) {
-      const existing = into.loops.get(key);
-      if (existing) joinLoops(existing, loop, into.options);
-      else if (into.loops.size < into.options.maxLoops) into.loops.set(key, loop);
-      else into.droppedLoops += loop.count;
-    }
     for (const [key, g] of from.groups) {
       const existing = into.groups.get(key);
       if (!existing) {
@@ -239,6 +234,17 @@ export default defineRule<ReconnectStormOptions, State>({
       existing.firstTime = minNullable(existing.firstTime, g.firstTime);
       existing.lastTime = maxNullable(existing.lastTime, g.lastTime);
       existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
+    }
+    // After the groups, so a loop dropped here still counts towards its group's pods and endpoints.
+    for (const [key, loop] of from.loops) {
+      const existing = into.loops.get(key);
+      if (existing) joinLoops(existing, loop, into.options);
+      else if (into.loops.size < into.options.maxLoops) into.loops.set(key, loop);
+      else {
+        into.droppedLoops += loop.count;
+        const g = into.groups.get(loop.group);
+        if (g) countUntracked(g, loop.pod, loop.endpoint || null, loop.count);
+      }
     }
     into.droppedLoops += from.droppedLoops;
     into.droppedTargetLines += from.droppedTargetLines;
@@ -291,6 +297,16 @@ function secondCountsOf(counts: SecondCounts): number[] {
   const out: number[] = [];
   for (const slots of counts.values()) for (const n of slots) if (n > 0) out.push(n);
   return out;
+}
+
+/** Failures that no reconnect loop tracks (no clock, or past maxLoops) count per pod and endpoint here. */
+function countUntracked(g: GroupState, pod: string, endpoint: string | null, lines = 1): void {
+  cappedBump(g.pods, pod, lines);
+  addDistinct(g.distinctPods, pod);
+  if (endpoint) {
+    cappedBump(g.endpoints, endpoint, lines);
+    addDistinct(g.distinctEndpoints, endpoint);
+  }
 }
 
 /** Whether two failures of one loop, `gap` seconds apart in either direction, belong to one run. */
@@ -449,6 +465,12 @@ export function backoffVerdict(medianGap: { low: number; high: number } | null):
 }
 
 function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[], podsWithRuns: number, options: ReconnectStormOptions, droppedLoops: number): FindingDraft {
+  const linesPerPod = new Map(g.pods.counts);
+  const linesPerEndpoint = new Map(g.endpoints.counts);
+  for (const l of loops) {
+    bump(linesPerPod, l.pod, l.count);
+    if (l.endpoint) bump(linesPerEndpoint, l.endpoint, l.count);
+  }
   const podCount = distinctCount(g.distinctPods);
   const endpointCount = distinctCount(g.distinctEndpoints);
   const pods = podCount.value;
@@ -499,15 +521,15 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
     },
     backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [`≤${e}s`, allGaps[i]])) },
     errors: Object.fromEntries(topEntries(g.errors, 5).map((e) => [e.key, e.count])),
-    topPods: topEntries(g.pods.counts, 10).map((e) => ({ pod: e.key, lines: e.count })),
-    topTargets: topEntries(g.endpoints.counts, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
+    topPods: topEntries(linesPerPod, 10).map((e) => ({ pod: e.key, lines: e.count })),
+    topTargets: topEntries(linesPerEndpoint, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
     samples: g.samples,
   };
   const timeline = toTimeline(g.perMinute, 'reconnect failures per minute');
   if (timeline) evidence.timeline = timeline;
 
   const namespace = topEntries(g.namespaces, 1)[0]?.key;
-  const podList = [...g.pods.counts.keys()];
+  const podList = [...linesPerPod.keys()];
   return {
     severity,
     title: component ? `Reconnect storm towards the ${component} controller` : `Reconnect storm towards ${g.target}`,
