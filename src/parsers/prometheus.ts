@@ -489,14 +489,15 @@ export class PrometheusParser implements LineParser {
       this.eofLine = lineNo;
       return;
     }
-    const m = /^#[ \t]+(HELP|TYPE|UNIT)(?:[ \t]+(\S+)(?:([ \t])(.*))?)?$/s.exec(text);
+    // The name may be quoted (`# TYPE "my.metric" counter`), as Prometheus 3 writes UTF-8 names.
+    const m = /^#[ \t]+(HELP|TYPE|UNIT)(?:[ \t]+("(?:[^"\\]|\\.)*"|\S+)(?:([ \t])(.*))?)?$/s.exec(text);
     if (!m) {
       // Free-form 0.0.4 comment (the linkerd frame, notes people add by hand).
       this.om?.violation(lineNo, `"${text.slice(0, 40)}" is not an OpenMetrics metadata line`);
       return;
     }
     const keyword = m[1] as 'HELP' | 'TYPE' | 'UNIT';
-    const name = m[2];
+    const name = m[2]?.startsWith('"') ? m[2].slice(1, -1).replace(/\\(.)/g, '$1') : m[2];
     const rest = m[4];
     const type = (rest ?? '').trim().toLowerCase();
     // Before the grammar checker, which also objects to the type: the lenient verdict names the line.

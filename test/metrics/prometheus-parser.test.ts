@@ -137,6 +137,13 @@ describe('prometheus parser', () => {
     assert.equal(samples[1]!.name, 'höhe.m');
   });
 
+  it('reads quoted names in # TYPE and # HELP lines, so quoted families keep their type', async () => {
+    const { samples, unparsed } = await parseDump('# HELP "my.requests" Requests, with \\"quotes\\".\n# TYPE "my.requests" counter\n{"my.requests_total",code="200"} 3\n');
+    assert.deepEqual(unparsed, []);
+    assert.equal(samples[0]!.family, 'my.requests');
+    assert.equal(samples[0]!.type, 'counter');
+  });
+
   it('reports unreadable lines with their line number and goes on', async () => {
     const { samples, unparsed } = await parseDump('a{x="1"} 1\na{x="2} 2\nb 0x1\nc\nd 4\n');
     assert.deepEqual(samples.map((s) => s.name), ['a', 'd']);
