@@ -189,6 +189,13 @@ export interface FindingSubject {
   target?: string;
 }
 
+/** A line quoted as evidence (`evidence.samples`): where it is and what it says. */
+export interface SampleLine {
+  path: string;
+  line: number;
+  text: string;
+}
+
 /** Per-bucket counts; the text report draws it as a sparkline, HTML as bars. */
 export interface Timeline {
   /** ISO time of the first bucket, or null when only line order is known. */

@@ -8,7 +8,7 @@
 // proxy's own `Local identity is linkerd-destination…` line), never by port alone: 8080 is also
 // the HTTP port of half the applications in a cluster.
 
-import { defineRule, type FindingDraft, type ProxyLogRecord } from '../core/types.js';
+import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import {
   CONTROLLER_PORTS,
@@ -47,7 +47,7 @@ interface ComponentState {
   lastTime: number | null;
   firstUptime: number | null;
   lastUptime: number | null;
-  samples: { path: string; line: number; text: string }[];
+  samples: SampleLine[];
 }
 
 /** What one controller pod's log tells about the pod itself. */

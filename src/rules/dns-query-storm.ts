@@ -10,7 +10,7 @@
 // buckets; seconds without any fast repeat and below the burst floor are folded into per-minute
 // counts to bound memory.
 
-import { defineRule, type CorednsQueryRecord, type FindingDraft } from '../core/types.js';
+import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
 import { bump, cappedBump, cappedCounts, compact, formatDuration, mergeCapped, mergeCounts, median, topEntries, type CappedCounts } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from './dns-ttl-zero.js';
@@ -48,7 +48,7 @@ interface NameStats {
   perMinute: TimeBuckets;
   firstTime: number | null;
   lastTime: number | null;
-  samples: { path: string; line: number; text: string }[];
+  samples: SampleLine[];
 }
 
 interface InputScan {

@@ -6,7 +6,7 @@
 // with TTL 0) or from a zone configured with `ttl 0`. A countdown through 1–4 s is a cache ageing
 // an entry, not a fault, so only 0 fires.
 
-import { defineRule, type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft } from '../core/types.js';
+import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
 
 export interface DnsTtlZeroOptions {
   /** Comma-separated Service names whose answers proxies re-resolve in a loop (any namespace). */
@@ -46,14 +46,14 @@ interface NameState {
   servers: Set<string>;
   firstZeroTime: number | null;
   lastZeroTime: number | null;
-  samples: { path: string; line: number; text: string }[];
+  samples: SampleLine[];
 }
 
 interface NegativeState {
   name: string;
   captures: number;
   status: string;
-  samples: { path: string; line: number; text: string }[];
+  samples: SampleLine[];
 }
 
 interface OpenMessage {

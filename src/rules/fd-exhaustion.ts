@@ -2,7 +2,7 @@
 // at the limit accept() and connect() fail with EMFILE, which the proxy logs as
 // `Too many open files (os error 24)`. process_max_fds reports 0 when the limit is unlimited.
 
-import { defineRule, type FindingDraft } from '../core/types.js';
+import { type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
 import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
 
 export interface FdExhaustionOptions {
@@ -17,7 +17,7 @@ interface ProxyFds {
   open: number | null;
   max: number | null;
   emfileLines: number;
-  samples: { path: string; line: number; text: string }[];
+  samples: SampleLine[];
 }
 
 interface State {

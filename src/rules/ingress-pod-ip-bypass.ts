@@ -6,7 +6,7 @@
 // (peer="src") the original destinations are then the same IPs the proxy connects to (peer="dst").
 // Logs show it as `proxy{addr=X}:forward{addr=X}` instead of `…:service{…}:endpoint{addr=Y}`.
 
-import { defineRule, type FindingDraft, type MetricSampleRecord, type ProxyLogRecord } from '../core/types.js';
+import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { cappedBump, cappedCounts, mergeCapped, topEntries, type CappedCounts } from '../util/stats.js';
 import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../util/metric-proxy.js';
@@ -40,7 +40,7 @@ interface ProxyState {
   forwardAddrs: CappedSet;
   balancedLines: number;
   ingressSpanLines: number;
-  samples: { path: string; line: number; text: string }[];
+  samples: SampleLine[];
 }
 
 interface State {

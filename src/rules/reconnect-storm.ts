@@ -5,7 +5,7 @@
 // A loop is "sustained" while consecutive failures stay closer together than the backoff can
 // stretch them (max backoff + connect timeout); a rollout gives each loop a few seconds at most.
 
-import { defineRule, type FindingDraft, type ProxyLogRecord } from '../core/types.js';
+import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
 import { detached } from '../util/strings.js';
@@ -82,7 +82,7 @@ interface GroupState {
   perMinute: TimeBuckets;
   firstTime: number | null;
   lastTime: number | null;
-  samples: { path: string; line: number; text: string }[];
+  samples: SampleLine[];
 }
 
 interface State {

@@ -3,7 +3,7 @@
 // so tables and charts render with JavaScript off; the only script sorts the table. A strict
 // Content-Security-Policy forbids any fetch, so the file never phones out when opened.
 
-import { SEVERITIES, type Finding, type FixStatus, type Timeline } from '../../core/types.js';
+import { type Finding, type FixStatus, SEVERITIES, type SampleLine, type Timeline } from '../../core/types.js';
 import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
@@ -216,7 +216,7 @@ function renderFinding(f: Finding, index: number): string {
     timeline && timeline.counts.length > 0 ? timelineChart({ start: timeline.start, bucketSeconds: timeline.bucketSeconds, series: [{ label: timeline.label ?? 'timeline', counts: timeline.counts }] }, `${timeline.label ?? 'timeline'} (${timeline.bucketSeconds} s buckets)`) : '';
   const sampleBlock =
     Array.isArray(samples) && samples.length > 0
-      ? `<details><summary>Sample lines</summary>${(samples as { path: string; line: number; text: string }[]).map((s) => `<p class="muted">${escapeHtml(`${s.path}:${s.line}`)}</p><pre>${escapeHtml(s.text)}</pre>`).join('')}</details>`
+      ? `<details><summary>Sample lines</summary>${(samples as SampleLine[]).map((s) => `<p class="muted">${escapeHtml(`${s.path}:${s.line}`)}</p><pre>${escapeHtml(s.text)}</pre>`).join('')}</details>`
       : '';
   const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`).join(' · ');
   return `<article class="finding sev-border-${f.severity}" id="finding-${index + 1}">

@@ -2,7 +2,7 @@
 // each finding in a collapsed <details> block, so a long report stays readable in a thread.
 
 import { incidentsMarkdown } from '../../incident/markdown.js';
-import type { Finding, Timeline } from '../../core/types.js';
+import type { Finding, SampleLine, Timeline } from '../../core/types.js';
 import { compact } from '../../util/stats.js';
 import { isFailing } from '../exit-code.js';
 import { subjectKey } from '../fingerprint.js';
@@ -80,7 +80,7 @@ function details(f: ReportFinding): string[] {
   const samples = (f.evidence as { samples?: unknown }).samples;
   if (Array.isArray(samples) && samples.length > 0) {
     out.push('**Samples**', '', '```text');
-    for (const sample of samples.slice(0, 3) as { path: string; line: number; text: string }[]) out.push(`${sample.path}:${sample.line}`, `  ${fence(sample.text)}`);
+    for (const sample of samples.slice(0, 3) as SampleLine[]) out.push(`${sample.path}:${sample.line}`, `  ${fence(sample.text)}`);
     out.push('```', '');
   } else if (f.locations.length) {
     out.push(`**Where:** ${f.locations.slice(0, 5).map((l) => `\`${l.path}:${l.line}\``).join(', ')}`, '');

@@ -4,7 +4,7 @@
 
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
-import { SEVERITIES, type Finding, type Severity, type Timeline } from '../../core/types.js';
+import { type Finding, SEVERITIES, type SampleLine, type Severity, type Timeline } from '../../core/types.js';
 import { compact, maxOf } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
@@ -128,7 +128,7 @@ function renderFinding(c: ChalkInstance, f: Finding): string[] {
   lines.push(...lists);
   if (Array.isArray(samples) && samples.length > 0) {
     lines.push(`  ${c.dim('samples')}`);
-    for (const s of samples as { path: string; line: number; text: string }[]) {
+    for (const s of samples as SampleLine[]) {
       lines.push(`    ${c.dim(`${s.path}:${s.line}`)}`, `      ${truncate(s.text, 200)}`);
     }
   }
