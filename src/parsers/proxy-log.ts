@@ -37,8 +37,14 @@ class ProxyLogParser implements LineParser {
     private readonly input: InputInfo,
     private readonly sink: ParserSink,
     /** Substrings one of which a line must hold for a rule to read it; null builds every record. */
-    private readonly interest: readonly string[] | null = null,
-  ) {}
+    interest: readonly string[] | null = null,
+  ) {
+    // One scan of the line for all the rules' substrings instead of one scan per substring.
+    // An empty list (rules that read no proxy-log line) matches nothing, so every line is skimmed.
+    this.interest = interest === null ? null : interest.length === 0 ? /(?!)/ : new RegExp(interest.map(escapeRegExp).join('|'));
+  }
+
+  private readonly interest: RegExp | null;
 
   line(text: string, lineNo: number): void {
     if (this.interest !== null && !this.prefixes.hasPartial() && this.skim(text, lineNo)) return;
@@ -78,7 +84,7 @@ class ProxyLogParser implements LineParser {
    * prefix this cheap check does not know.
    */
   private skim(text: string, lineNo: number): boolean {
-    for (let i = 0; i < this.interest!.length; i++) if (text.includes(this.interest![i]!)) return false;
+    if (this.interest!.test(text)) return false;
     if (text.includes(RELEASE_BANNER) || text.includes('\x1b[')) return false;
     let pos = 0;
     let time: number | null = null;
@@ -233,6 +239,10 @@ function parseAfterUptime(content: string, start: number, uptime: number | null)
   const body = parseSpansTargetMessage(content, pos);
   if (!body) return null;
   return { format: 'plain', uptime, level: level as LogLevel, thread, ...body };
+}
+
+function escapeRegExp(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function skipSpaces(s: string, pos: number): number {
