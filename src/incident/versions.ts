@@ -10,7 +10,7 @@ import { INPUT_KINDS, defineRule, type RecordBase } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { componentsOfWorkload } from '../knowledge/control-plane.js';
 import { compareVersions, formatVersion, linkerdReleaseFor, parseLinkerdRelease, parseProxyVersion } from '../knowledge/fixes.js';
-import { bump } from '../util/stats.js';
+import { bump, mergeCounts, mergeKeyed } from '../util/stats.js';
 
 export const VERSION_COLLECTOR_ID = 'internal:proxy-versions';
 
@@ -85,18 +85,18 @@ export const versionCollector = defineRule<object, VersionState>({
     },
   },
   merge(into, from) {
-    for (const [key, p] of from.pods) {
-      const existing = into.pods.get(key);
-      if (!existing) {
-        if (into.pods.size < MAX_PODS) into.pods.set(key, p);
-        else for (const [v, n] of p.versions) bump(into.overflow, v, n);
-        continue;
-      }
-      for (const [v, n] of p.versions) bump(existing.versions, v, n);
-      for (const [v, n] of p.releases) bump(existing.releases, v, n);
-      for (const s of p.sources) existing.sources.add(s);
-    }
-    for (const [v, n] of from.overflow) bump(into.overflow, v, n);
+    mergeKeyed(
+      into.pods,
+      from.pods,
+      (existing, p) => {
+        mergeCounts(existing.versions, p.versions);
+        mergeCounts(existing.releases, p.releases);
+        for (const s of p.sources) existing.sources.add(s);
+      },
+      MAX_PODS,
+      (p) => mergeCounts(into.overflow, p.versions),
+    );
+    mergeCounts(into.overflow, from.overflow);
   },
   finish: () => [],
 });

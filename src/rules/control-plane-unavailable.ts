@@ -19,7 +19,7 @@ import {
   titleCase,
   type ControllerComponent,
 } from '../knowledge/control-plane.js';
-import { bump, cappedBump, cappedCounts, compact, formatDuration, mergeCapped, mergeCounts, topEntries, type CappedCounts } from '../util/stats.js';
+import { bump, cappedBump, type CappedCounts, cappedCounts, compact, formatDuration, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
 export interface ControlPlaneUnavailableOptions {
@@ -164,12 +164,7 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
   },
 
   merge(into, from) {
-    for (const [key, c] of from.components) {
-      const existing = into.components.get(key);
-      if (!existing) {
-        into.components.set(key, c);
-        continue;
-      }
+    mergeKeyed(into.components, from.components, (existing, c) => {
       existing.failures += c.failures;
       existing.failuresDuringStartup += c.failuresDuringStartup;
       existing.failfastEpisodes += c.failfastEpisodes;
@@ -185,19 +180,14 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       existing.firstUptime = pick(existing.firstUptime, c.firstUptime, Math.min);
       existing.lastUptime = pick(existing.lastUptime, c.lastUptime, Math.max);
       existing.samples.push(...c.samples.slice(0, SAMPLE_LINES - existing.samples.length));
-    }
-    for (const [key, p] of from.podLogs) {
-      const existing = into.podLogs.get(key);
-      if (!existing) {
-        into.podLogs.set(key, p);
-        continue;
-      }
+    });
+    mergeKeyed(into.podLogs, from.podLogs, (existing, p) => {
       for (const c of p.components) existing.components.add(c);
       existing.restarts = Math.max(existing.restarts, p.restarts);
       existing.priorRestarts = Math.max(existing.priorRestarts, p.priorRestarts);
       existing.goStarts += p.goStarts;
       existing.restartTimes.push(...p.restartTimes);
-    }
+    });
   },
 
   finish(state, { options }) {

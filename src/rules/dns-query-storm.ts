@@ -11,7 +11,7 @@
 // counts to bound memory.
 
 import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
-import { bump, cappedBump, cappedCounts, compact, formatDuration, mergeCapped, mergeCounts, median, topEntries, type CappedCounts } from '../util/stats.js';
+import { bump, cappedBump, type CappedCounts, cappedCounts, compact, formatDuration, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from './dns-ttl-zero.js';
 
@@ -200,31 +200,28 @@ export default defineRule<DnsQueryStormOptions, State>({
   merge(into, from) {
     endInput(into);
     endInput(from);
-    for (const [key, s] of from.names) {
-      const e = into.names.get(key);
-      if (!e) {
-        if (into.names.size < into.options.maxNames) into.names.set(key, s);
-        else into.droppedNames++;
-        continue;
-      }
-      e.queries += s.queries;
-      e.timedQueries += s.timedQueries;
-      e.fastRepeats += s.fastRepeats;
-      mergeCapped(e.clients, s.clients);
-      mergeCounts(e.rcodes, s.rcodes);
-      for (const [second, bucket] of s.hot) {
-        const mine = e.hot.get(second);
-        if (mine) {
+    mergeKeyed(
+      into.names,
+      from.names,
+      (e, s) => {
+        e.queries += s.queries;
+        e.timedQueries += s.timedQueries;
+        e.fastRepeats += s.fastRepeats;
+        mergeCapped(e.clients, s.clients);
+        mergeCounts(e.rcodes, s.rcodes);
+        mergeKeyed(e.hot, s.hot, (mine, bucket) => {
           mine[0] += bucket[0];
           mine[1] += bucket[1];
-        } else e.hot.set(second, bucket);
-      }
-      e.hotDropped += s.hotDropped;
-      mergeBuckets(e.perMinute, s.perMinute);
-      e.firstTime = e.firstTime === null ? s.firstTime : s.firstTime === null ? e.firstTime : Math.min(e.firstTime, s.firstTime);
-      e.lastTime = e.lastTime === null ? s.lastTime : s.lastTime === null ? e.lastTime : Math.max(e.lastTime, s.lastTime);
-      e.samples.push(...s.samples.slice(0, SAMPLES - e.samples.length));
-    }
+        });
+        e.hotDropped += s.hotDropped;
+        mergeBuckets(e.perMinute, s.perMinute);
+        e.firstTime = e.firstTime === null ? s.firstTime : s.firstTime === null ? e.firstTime : Math.min(e.firstTime, s.firstTime);
+        e.lastTime = e.lastTime === null ? s.lastTime : s.lastTime === null ? e.lastTime : Math.max(e.lastTime, s.lastTime);
+        e.samples.push(...s.samples.slice(0, SAMPLES - e.samples.length));
+      },
+      into.options.maxNames,
+      () => into.droppedNames++,
+    );
     into.droppedNames += from.droppedNames;
     into.untimed += from.untimed;
     into.timed += from.timed;

@@ -7,6 +7,7 @@
 // an entry, not a fault, so only 0 fires.
 
 import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
+import { mergeKeyed } from '../util/stats.js';
 
 export interface DnsTtlZeroOptions {
   /** Comma-separated Service names whose answers proxies re-resolve in a loop (any namespace). */
@@ -243,12 +244,7 @@ export default defineRule<DnsTtlZeroOptions, State>({
   merge(into, from) {
     closeMessage(into);
     closeMessage(from);
-    for (const [key, s] of from.names) {
-      const e = into.names.get(key);
-      if (!e) {
-        into.names.set(key, s);
-        continue;
-      }
+    mergeKeyed(into.names, from.names, (e, s) => {
       for (const t of s.types) e.types.add(t);
       e.captures += s.captures;
       e.zeroCaptures += s.zeroCaptures;
@@ -266,15 +262,11 @@ export default defineRule<DnsTtlZeroOptions, State>({
       e.firstZeroTime = e.firstZeroTime === null ? s.firstZeroTime : s.firstZeroTime === null ? e.firstZeroTime : Math.min(e.firstZeroTime, s.firstZeroTime);
       e.lastZeroTime = e.lastZeroTime === null ? s.lastZeroTime : s.lastZeroTime === null ? e.lastZeroTime : Math.max(e.lastZeroTime, s.lastZeroTime);
       e.samples.push(...s.samples.slice(0, SAMPLES - e.samples.length));
-    }
-    for (const [key, n] of from.negative) {
-      const e = into.negative.get(key);
-      if (!e) into.negative.set(key, n);
-      else {
-        e.captures += n.captures;
-        e.samples.push(...n.samples.slice(0, SAMPLES - e.samples.length));
-      }
-    }
+    });
+    mergeKeyed(into.negative, from.negative, (e, n) => {
+      e.captures += n.captures;
+      e.samples.push(...n.samples.slice(0, SAMPLES - e.samples.length));
+    });
     into.answersWithoutTtl += from.answersWithoutTtl;
     into.answersWithTtl += from.answersWithTtl;
   },

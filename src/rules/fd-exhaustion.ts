@@ -4,6 +4,7 @@
 
 import { type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
 import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
+import { mergeKeyed } from '../util/stats.js';
 
 export interface FdExhaustionOptions {
   ratio: number;
@@ -59,17 +60,12 @@ export default defineRule<FdExhaustionOptions, State>({
   },
 
   merge(into, from) {
-    for (const [key, p] of from.proxies) {
-      const mine = into.proxies.get(key);
-      if (!mine) {
-        into.proxies.set(key, p);
-        continue;
-      }
+    mergeKeyed(into.proxies, from.proxies, (mine, p) => {
       if (p.open !== null) mine.open = Math.max(mine.open ?? 0, p.open);
       if (p.max !== null) mine.max = p.max;
       mine.emfileLines += p.emfileLines;
       mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
-    }
+    });
   },
 
   finish(state, { options }) {

@@ -8,7 +8,7 @@
 
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
-import { cappedBump, cappedCounts, mergeCapped, topEntries, type CappedCounts } from '../util/stats.js';
+import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../util/stats.js';
 import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../util/metric-proxy.js';
 
 export interface IngressBypassOptions {
@@ -122,12 +122,7 @@ export default defineRule<IngressBypassOptions, State>({
   },
 
   merge(into, from) {
-    for (const [key, p] of from.proxies) {
-      const mine = into.proxies.get(key);
-      if (!mine) {
-        into.proxies.set(key, p);
-        continue;
-      }
+    mergeKeyed(into.proxies, from.proxies, (mine, p) => {
       mine.endpointSeries += p.endpointSeries;
       mine.noServiceSeries += p.noServiceSeries;
       mergeCappedSet(mine.noServiceTargets, p.noServiceTargets);
@@ -144,7 +139,7 @@ export default defineRule<IngressBypassOptions, State>({
       mine.balancedLines += p.balancedLines;
       mine.ingressSpanLines += p.ingressSpanLines;
       mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
-    }
+    });
   },
 
   finish(state, { options }) {

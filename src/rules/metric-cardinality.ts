@@ -6,7 +6,7 @@
 // what the reporters of linkerd2#12916 measured with `cut -d{ -f1 | sort | uniq -c | sort -nr`.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
-import { cappedBump, cappedCounts, compact, detach, mergeCapped, topEntries, type CappedCounts } from '../util/stats.js';
+import { cappedBump, type CappedCounts, cappedCounts, compact, detach, mergeCapped, mergeKeyed, topEntries } from '../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
 
 export interface MetricCardinalityOptions {
@@ -123,12 +123,7 @@ export default defineRule<MetricCardinalityOptions, State>({
   },
 
   merge(into, from) {
-    for (const [key, card] of from.proxies) {
-      const existing = into.proxies.get(key);
-      if (!existing) {
-        into.proxies.set(key, card);
-        continue;
-      }
+    mergeKeyed(into.proxies, from.proxies, (existing, card) => {
       existing.samples += card.samples;
       existing.duplicates += card.duplicates;
       mergeCapped(existing.families, card.families);
@@ -154,7 +149,7 @@ export default defineRule<MetricCardinalityOptions, State>({
           mine.labelSets += h.labelSets;
         }
       }
-    }
+    });
   },
 
   finish(state, { options }) {

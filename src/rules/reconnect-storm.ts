@@ -9,7 +9,7 @@ import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } f
 import { workloadOfPod } from '../input/path-meta.js';
 import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
 import { detached } from '../util/strings.js';
-import { bump, cappedBump, cappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, topEntries, type CappedCounts } from '../util/stats.js';
+import { bump, cappedBump, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
 export interface ReconnectStormOptions {
@@ -213,39 +213,40 @@ export default defineRule<ReconnectStormOptions, State>({
   // so a loop's run and its per-second streak may continue across the seam: join them the way
   // the visitor would have, which keeps parallel runs identical to sequential ones.
   merge(into, from) {
-    for (const [key, g] of from.groups) {
-      const existing = into.groups.get(key);
-      if (!existing) {
-        if (into.groups.size >= into.options.maxTargets) into.droppedTargetLines += g.lines;
-        else into.groups.set(key, g);
-        continue;
-      }
-      existing.lines += g.lines;
-      existing.failedToConnect += g.failedToConnect;
-      existing.serviceFailed += g.serviceFailed;
-      mergeCapped(existing.pods, g.pods);
-      mergeDistinct(existing.distinctPods, g.distinctPods);
-      mergeCounts(existing.namespaces, g.namespaces);
-      mergeCapped(existing.endpoints, g.endpoints);
-      mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);
-      mergeCounts(existing.errors, g.errors);
-      mergeSeconds(existing.perSecond, g.perSecond);
-      mergeBuckets(existing.perMinute, g.perMinute);
-      existing.firstTime = minNullable(existing.firstTime, g.firstTime);
-      existing.lastTime = maxNullable(existing.lastTime, g.lastTime);
-      existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
-    }
+    mergeKeyed(
+      into.groups,
+      from.groups,
+      (existing, g) => {
+        existing.lines += g.lines;
+        existing.failedToConnect += g.failedToConnect;
+        existing.serviceFailed += g.serviceFailed;
+        mergeCapped(existing.pods, g.pods);
+        mergeDistinct(existing.distinctPods, g.distinctPods);
+        mergeCounts(existing.namespaces, g.namespaces);
+        mergeCapped(existing.endpoints, g.endpoints);
+        mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);
+        mergeCounts(existing.errors, g.errors);
+        mergeSeconds(existing.perSecond, g.perSecond);
+        mergeBuckets(existing.perMinute, g.perMinute);
+        existing.firstTime = minNullable(existing.firstTime, g.firstTime);
+        existing.lastTime = maxNullable(existing.lastTime, g.lastTime);
+        existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
+      },
+      into.options.maxTargets,
+      (g) => (into.droppedTargetLines += g.lines),
+    );
     // After the groups, so a loop dropped here still counts towards its group's pods and endpoints.
-    for (const [key, loop] of from.loops) {
-      const existing = into.loops.get(key);
-      if (existing) joinLoops(existing, loop, into.options);
-      else if (into.loops.size < into.options.maxLoops) into.loops.set(key, loop);
-      else {
+    mergeKeyed(
+      into.loops,
+      from.loops,
+      (existing, loop) => joinLoops(existing, loop, into.options),
+      into.options.maxLoops,
+      (loop) => {
         into.droppedLoops += loop.count;
         const g = into.groups.get(loop.group);
         if (g) countUntracked(g, loop.pod, loop.endpoint || null, loop.count);
-      }
-    }
+      },
+    );
     into.droppedLoops += from.droppedLoops;
     into.droppedTargetLines += from.droppedTargetLines;
     into.recordsWithoutWallTime += from.recordsWithoutWallTime;

@@ -6,7 +6,7 @@
 // any open connection are the other tell: a balancer keeps connections to the endpoints it uses.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
-import { cappedBump, cappedCounts, detach, mergeCapped, type CappedCounts } from '../util/stats.js';
+import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
 
 export interface StaleEndpointOptions {
@@ -116,33 +116,19 @@ export default defineRule<StaleEndpointOptions, State>({
   },
 
   merge(into, from) {
-    for (const [key, proxy] of from.proxies) {
-      const mine = into.proxies.get(key);
-      if (!mine) {
-        into.proxies.set(key, proxy);
-        continue;
-      }
+    mergeKeyed(into.proxies, from.proxies, (mine, proxy) => {
       mine.trackedPods += proxy.trackedPods;
-      for (const [wKey, w] of proxy.workloads) {
-        const existing = mine.workloads.get(wKey);
-        if (!existing) {
-          mine.workloads.set(wKey, w);
-          continue;
-        }
+      mergeKeyed(mine.workloads, proxy.workloads, (existing, w) => {
         existing.series += w.series;
         mergeCapped(existing.pods, w.pods);
         mergeCapped(existing.connectedPods, w.connectedPods);
-        for (const [hash, g] of w.generations) {
-          const eg = existing.generations.get(hash);
-          if (!eg) existing.generations.set(hash, g);
-          else {
-            eg.series += g.series;
-            eg.openConnections += g.openConnections;
-            mergeCapped(eg.pods, g.pods);
-          }
-        }
-      }
-    }
+        mergeKeyed(existing.generations, w.generations, (eg, g) => {
+          eg.series += g.series;
+          eg.openConnections += g.openConnections;
+          mergeCapped(eg.pods, g.pods);
+        });
+      });
+    });
   },
 
   finish(state, { options }) {

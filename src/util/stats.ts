@@ -25,6 +25,20 @@ export function bump<K>(map: Map<K, number>, key: K, by = 1): void {
   map.set(key, (map.get(key) ?? 0) + by);
 }
 
+/**
+ * Merges keyed summaries the way every rule's merge() needs: an entry only in `from` is adopted
+ * (or, once `into` holds `cap` keys, handed to `overflow`), an entry in both is combined into the
+ * existing one.
+ */
+export function mergeKeyed<K, V>(into: Map<K, V>, from: ReadonlyMap<K, V>, combine: (mine: V, theirs: V) => void, cap = Infinity, overflow?: (theirs: V) => void): void {
+  for (const [key, theirs] of from) {
+    const mine = into.get(key);
+    if (mine !== undefined) combine(mine, theirs);
+    else if (into.size < cap) into.set(key, theirs);
+    else overflow?.(theirs);
+  }
+}
+
 /** Adds every count of `from` into `into`. */
 export function mergeCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
   for (const [k, v] of from) bump(into, k, v);
