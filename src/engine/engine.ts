@@ -44,11 +44,6 @@ export class RuleEngine {
     });
   }
 
-  /** Record kinds at least one rule reads; parsers may skip building the others. */
-  wantedKinds(): Set<RecordKind> {
-    return new Set(this.dispatch.keys());
-  }
-
   /**
    * For each input kind, the substrings one of which a line must contain for any rule to read its
    * record; a kind is left out when a rule reading it declares no `lineInterest` (it sees everything).

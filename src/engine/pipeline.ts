@@ -17,8 +17,6 @@ export const OVERLONG_LINE_REASON = `line longer than ${MAX_LINE_BYTES / (1 << 2
 
 export interface EntryCallbacks {
   record(record: LdRecord): void;
-  /** Called once the kind is known, before any record of the entry. */
-  kind?(stats: InputStats): void;
   /** Bytes and lines read since the last call, once per read chunk. */
   bytes?(count: number, lines: number): void;
   unparsed?(stats: InputStats, line: number, reason: string): void;
@@ -91,7 +89,6 @@ export async function readEntry(
   };
   const start = (kind: InputKind) => {
     stats.kind = kind;
-    callbacks.kind?.(stats);
     const factory = PARSERS[kind];
     parser = factory ? factory(stats, sink, options) : null;
     if (slice?.parserState) parser?.restoreState?.(slice.parserState);
