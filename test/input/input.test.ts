@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { tarBuffer as tarOf } from '../../scripts/fixtures/archive.js';
+import { InputError, describeSystemError } from '../../src/core/errors.js';
 import type { LdRecord } from '../../src/core/types.js';
 import { readInputs } from '../../src/engine/analyze.js';
 import { metaFromPath, workloadOfPod } from '../../src/input/path-meta.js';
@@ -158,5 +159,12 @@ describe('input pipeline', () => {
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.path, dir);
     assert.match(errors[0]!.message, /nothing recognisable/);
+  });
+
+  it('words system errors as the short phrase a user needs, in one line naming the file', () => {
+    const eacces = Object.assign(new Error("EACCES: permission denied, open 'x.log'"), { code: 'EACCES' });
+    assert.equal(describeSystemError(eacces), 'permission denied');
+    assert.equal(new InputError('bundle/x.log', describeSystemError(eacces)).toLine(), 'bundle/x.log: permission denied');
+    assert.equal(describeSystemError(Object.assign(new Error('x'), { code: 'ENOENT' })), 'no such file or directory');
   });
 });
