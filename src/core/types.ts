@@ -45,7 +45,7 @@ export interface RecordBase {
 
 export interface LogSpan {
   name: string;
-  fields: Record<string, string>;
+  fields: Readonly<Record<string, string>>;
 }
 
 export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -62,10 +62,10 @@ export interface ProxyLogRecord extends RecordBase {
   restart: number;
   level: LogLevel;
   thread: number | null;
-  spans: LogSpan[];
+  spans: readonly LogSpan[];
   target: string;
   message: string;
-  fields: Record<string, string>;
+  fields: Readonly<Record<string, string>>;
   /** The payload line after collector prefixes were removed, for evidence samples. */
   raw: string;
   stream?: 'stdout' | 'stderr';

@@ -236,9 +236,46 @@ function parseAfterUptime(content: string, start: number, uptime: number | null)
     thread = Number(content.slice(pos + 9, end));
     pos = skipSpaces(content, end + 1);
   }
-  const body = parseSpansTargetMessage(content, pos);
+  const body = parsedBody(content, pos);
   if (!body) return null;
-  return { format: 'plain', uptime, level: level as LogLevel, thread, ...body };
+  return { format: 'plain', uptime, level: level as LogLevel, thread, spans: body.spans, target: body.target, message: body.message, fields: body.fields };
+}
+
+type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
+
+/**
+ * Bodies (spans, target, message and fields: everything after the thread id) parsed recently.
+ * A storm repeats the same few hundred bodies millions of times, one per reconnect loop, so
+ * looking a body up costs a fraction of parsing it again. Two generations bound the memory:
+ * when the current one is full it becomes the previous one, and entries still in use move up.
+ * Cached bodies are frozen, since every record with that body shares them.
+ */
+const BODY_CACHE_ENTRIES = 4096;
+const BODY_CACHE_MAX_LENGTH = 1024;
+let currentBodies = new Map<string, Body | null>();
+let previousBodies = new Map<string, Body | null>();
+
+function parsedBody(content: string, pos: number): Body | null {
+  if (content.length - pos > BODY_CACHE_MAX_LENGTH) return parseSpansTargetMessage(content, pos);
+  const key = content.slice(pos);
+  let body = currentBodies.get(key);
+  if (body !== undefined) return body;
+  body = previousBodies.get(key);
+  if (body === undefined) body = freezeBody(parseSpansTargetMessage(content, pos));
+  if (currentBodies.size >= BODY_CACHE_ENTRIES) {
+    previousBodies = currentBodies;
+    currentBodies = new Map();
+  }
+  currentBodies.set(key, body);
+  return body;
+}
+
+function freezeBody(body: Body | null): Body | null {
+  if (body === null) return null;
+  for (const span of body.spans) Object.freeze(span.fields);
+  Object.freeze(body.spans);
+  Object.freeze(body.fields);
+  return Object.freeze(body);
 }
 
 function escapeRegExp(literal: string): string {
