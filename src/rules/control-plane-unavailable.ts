@@ -10,6 +10,7 @@
 
 import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
+import { perBody } from '../util/body-memo.js';
 import {
   CONTROLLER_PORTS,
   componentFromName,
@@ -226,7 +227,8 @@ interface FailureSignal {
 }
 
 /** A failed inbound request or a fail-fast entry, with the inbound port it happened on. */
-function failureSignal(record: ProxyLogRecord): FailureSignal | null {
+/** The same for every record with one body, so worked out once per body. */
+const failureSignal = perBody((record): FailureSignal | null => {
   const failedRequest =
     (record.target === 'linkerd_app_core::errors::respond' && FAILED_REQUEST.has(record.message)) ||
     (/^linkerd2?_app_core::errors$/.test(record.target) && record.message.startsWith('Failed to proxy request'));
@@ -243,7 +245,7 @@ function failureSignal(record: ProxyLogRecord): FailureSignal | null {
   port ??= /server:? [\d.]+:(\d+)/.exec(errorText)?.[1] ?? null;
   if (!port || !CONTROLLER_PORTS[port]) return null;
   return { port, errorText, client, failfast };
-}
+});
 
 function controllerOf(port: string, errorText: string, podLog: PodLog): ControllerComponent | null {
   const byPort = CONTROLLER_PORTS[port]!;

@@ -2,7 +2,7 @@
 // at the limit accept() and connect() fail with EMFILE, which the proxy logs as
 // `Too many open files (os error 24)`. process_max_fds reports 0 when the limit is unlimited.
 
-import { type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
+import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
 import { mergeKeyed } from '../util/stats.js';
 
@@ -12,6 +12,8 @@ export interface FdExhaustionOptions {
 }
 
 const SAMPLE_LINES = 3;
+/** EMFILE, as Rust's io::Error and the proxy's own messages print it. */
+const EMFILE = /os error 24|Too many open files/;
 
 interface ProxyFds {
   id: ProxyIdentity;
@@ -47,13 +49,13 @@ export default defineRule<FdExhaustionOptions, State>({
   visitors: {
     'metric-sample'(state, record) {
       if (record.name !== 'process_open_fds' && record.name !== 'process_max_fds') return;
-      const p = proxyFor(state, podKeyOf(record), identityOf(record));
+      const p = proxyFor(state, podKeyOf(record), record);
       if (record.name === 'process_open_fds') p.open = Math.max(p.open ?? 0, record.value);
       else p.max = record.value;
     },
     'proxy-log'(state, record) {
-      if (!record.raw.includes('os error 24') && !record.raw.includes('Too many open files')) return;
-      const p = proxyFor(state, podKeyOf(record), identityOf(record));
+      if (!EMFILE.test(record.raw)) return;
+      const p = proxyFor(state, podKeyOf(record), record);
       p.emfileLines++;
       if (p.samples.length < SAMPLE_LINES) p.samples.push({ path: record.path, line: record.line, text: record.raw });
     },
@@ -106,10 +108,10 @@ export default defineRule<FdExhaustionOptions, State>({
   },
 });
 
-function proxyFor(state: State, key: string, id: ProxyIdentity): ProxyFds {
+function proxyFor(state: State, key: string, record: MetricSampleRecord | ProxyLogRecord): ProxyFds {
   let p = state.proxies.get(key);
   if (!p) {
-    p = { id, open: null, max: null, emfileLines: 0, samples: [] };
+    p = { id: identityOf(record), open: null, max: null, emfileLines: 0, samples: [] };
     state.proxies.set(key, p);
   }
   return p;

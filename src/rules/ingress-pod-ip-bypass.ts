@@ -8,6 +8,7 @@
 
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
+import { perBody } from '../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../util/stats.js';
 import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../util/metric-proxy.js';
 
@@ -100,15 +101,7 @@ export default defineRule<IngressBypassOptions, State>({
     },
     'proxy-log'(state, record) {
       if (record.spans.length === 0) return;
-      let orig: string | null = null;
-      let forwarded = false;
-      let balanced = false;
-      for (const span of record.spans) {
-        if (span.name === 'proxy' && span.fields.addr) orig = span.fields.addr;
-        else if (span.name === 'forward' && span.fields.addr && span.fields.addr === orig) forwarded = true;
-        else if (span.name === 'service' || span.name === 'balance') balanced = true;
-      }
-      const ingressSpan = record.spans.some((s) => s.name === 'ingress');
+      const { orig, forwarded, balanced, ingressSpan } = routingOf(record);
       if (!forwarded && !balanced && !ingressSpan) return;
       const p = proxyFor(state, record);
       if (ingressSpan) p.ingressSpanLines++;
@@ -150,6 +143,19 @@ export default defineRule<IngressBypassOptions, State>({
     }
     return findings;
   },
+});
+
+/** How a log line's spans say the proxy routed it: forwarded to the original destination, balanced, or in ingress mode. */
+const routingOf = perBody((record) => {
+  let orig: string | null = null;
+  let forwarded = false;
+  let balanced = false;
+  for (const span of record.spans) {
+    if (span.name === 'proxy' && span.fields.addr) orig = span.fields.addr;
+    else if (span.name === 'forward' && span.fields.addr && span.fields.addr === orig) forwarded = true;
+    else if (span.name === 'service' || span.name === 'balance') balanced = true;
+  }
+  return { orig, forwarded, balanced, ingressSpan: record.spans.some((s) => s.name === 'ingress') };
 });
 
 function proxyFor(state: State, record: MetricSampleRecord | ProxyLogRecord): ProxyState {

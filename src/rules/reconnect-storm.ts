@@ -8,6 +8,7 @@
 import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
+import { perBody } from '../util/body-memo.js';
 import { detached } from '../util/strings.js';
 import { bump, cappedBump, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
@@ -132,10 +133,10 @@ export default defineRule<ReconnectStormOptions, State>({
       if (record.target !== 'linkerd_reconnect' || record.level !== 'WARN') return;
       const failedToConnect = record.message === 'Failed to connect';
       if (!failedToConnect && record.message !== 'Service failed') return;
-      const { controller, endpoint } = loopAddresses(record);
-      const group = controller ?? endpoint ?? 'unknown';
+      const target = loopTargetOf(record);
+      const { endpoint, group } = target;
       const pod = record.pod ?? `(${record.path})`;
-      const g = groupFor(state, group, controller !== null || isControlPlaneAddress(group));
+      const g = groupFor(state, group, target.controlPlane);
       if (!g) {
         state.droppedTargetLines++;
         return;
@@ -159,7 +160,11 @@ export default defineRule<ReconnectStormOptions, State>({
       // failures no loop tracks are counted here, line by line.
       const t = record.time !== null ? record.time / 1000 : record.uptime;
       if (t === null) return countUntracked(g, pod, endpoint);
-      const key = `${pod}\u0000${group}\u0000${endpoint ?? ''}`;
+      if (target.lastPod !== pod) {
+        target.lastPod = pod;
+        target.lastKey = `${pod}\u0000${group}\u0000${endpoint ?? ''}`;
+      }
+      const key = target.lastKey;
       let loop = state.loops.get(key);
       if (!loop) {
         if (state.loops.size >= state.options.maxLoops) {
@@ -354,6 +359,23 @@ function joinLoops(a: LoopState, b: LoopState, options: ReconnectStormOptions): 
   a.first = Math.min(a.first, b.first);
   a.last = Math.max(a.last, b.last);
 }
+
+/** What a reconnect line's spans and error say about its loop, and the last loop key built from it. */
+interface LoopTarget {
+  controller: string | null;
+  endpoint: string | null;
+  group: string;
+  controlPlane: boolean;
+  lastPod: string | null;
+  lastKey: string;
+}
+
+/** Built once per distinct line body: a storm repeats a few hundred bodies millions of times. */
+const loopTargetOf = perBody((record): LoopTarget => {
+  const { controller, endpoint } = loopAddresses(record);
+  const group = controller ?? endpoint ?? 'unknown';
+  return { controller, endpoint, group, controlPlane: controller !== null || isControlPlaneAddress(group), lastPod: null, lastKey: '' };
+});
 
 function loopAddresses(record: ProxyLogRecord): { controller: string | null; endpoint: string | null } {
   let controller: string | null = null;

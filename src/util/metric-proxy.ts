@@ -16,9 +16,17 @@ export function proxyKeyOf(record: MetricSampleRecord): string {
  * names the pod without its namespace while a log path may carry one.
  */
 export function podKeyOf(record: MetricSampleRecord | ProxyLogRecord): string {
-  if (record.pod) return `pod:${record.pod}`;
-  return record.kind === 'metric-sample' ? proxyKeyOf(record) : record.path;
+  if (!record.pod) return record.kind === 'metric-sample' ? proxyKeyOf(record) : record.path;
+  // Records come in long runs from one pod: build (and hash) its key once per run, not per record.
+  if (record.pod !== lastPod) {
+    lastPod = record.pod;
+    lastPodKey = `pod:${record.pod}`;
+  }
+  return lastPodKey;
 }
+
+let lastPod = '';
+let lastPodKey = '';
 
 export interface ProxyIdentity {
   path: string;
