@@ -38,9 +38,9 @@ describe('rule conformance', () => {
         assert.deepEqual(metaProblems(rule, RULES), []);
       });
 
-      it('has docs/rules/<id>.md with every section, and explain renders it', () => {
+      it('has docs/rules/<id>.md with every section, and explain renders it', async () => {
         assert.deepEqual(docsProblems(id, readRuleDocs(id)), []);
-        const page = renderRuleDocs(rule, false);
+        const page = await renderRuleDocs(rule, false);
         assert.match(page, new RegExp(`^${id} \\(${rule.meta.code}\\)`));
         for (const heading of ['What it means', 'Evidence', 'How to fix it', 'False positives', 'References']) assert.ok(page.includes(heading), heading);
       });
