@@ -253,3 +253,76 @@ describe('prometheus parser robustness', () => {
     );
   });
 });
+
+describe('prometheus lexer: lines that repeat the previous line up to its last label', () => {
+  const withoutReuse = (lexed: ReturnType<typeof lexSample>) => {
+    if (typeof lexed === 'string') return lexed;
+    const { reusable: _reusable, ...rest } = lexed;
+    return rest;
+  };
+  const prefixOf = (line: string) => {
+    const lexed = lexSample(line);
+    assert.ok(typeof lexed !== 'string');
+    return lexed.reusable ?? null;
+  };
+
+  it('reads each follower exactly as a line read on its own', () => {
+    const previous = 'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="10"} 3';
+    const followers = [
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="20"} 4',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="+Inf"} 5 1700000000',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="a\\"b\\\\c"} 5',
+      // The same prefix, then something the fast path must hand back to the full lexer:
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",lex="1"} 5',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="1",x="y"} 5',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le= "1"} 5',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="1"}  5',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="1"} x',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",le="1',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-1",direction="inbound"} 5',
+      'response_latency_ms_bucket{direction="outbound",dst_pod="web-2",le="10"} 3',
+    ];
+    const prefix = prefixOf(previous);
+    assert.ok(prefix, 'a bucket line offers its prefix');
+    for (const line of followers) assert.deepEqual(withoutReuse(lexSample(line, prefix)), withoutReuse(lexSample(line)), line);
+  });
+
+  it('offers no prefix after a line with grammar violations or a single label', () => {
+    assert.equal(prefixOf('a{x="1", le="1"} 1'), null);
+    assert.equal(prefixOf('a{le="1"} 1'), null);
+    assert.equal(prefixOf('a 1'), null);
+  });
+
+  it('keeps duplicate detection exact when a series is read once in full and once from a shared prefix', async () => {
+    const dump = [
+      '# TYPE x histogram',
+      'x_bucket{a="1",b="2",le="1"} 1', // full read
+      'x_count{a="1",b="2"} 1',
+      'x_bucket{a="1",b="2",le="2"} 1', // full read (the previous line had another prefix)
+      'x_bucket{a="1",b="2",le="1"} 1', // from the shared prefix: the same series as the first line
+      'x_bucket{a="1",b="3",le="1"} 1',
+    ].join('\n');
+    const { samples } = await parseDump(dump + '\n');
+    assert.deepEqual(samples.map((s) => s.duplicate === true), [false, false, false, true, false]);
+    assert.deepEqual(samples[3]!.labels, { a: '1', b: '2', le: '1' });
+  });
+
+  it('matches the full lexer on random sequences of lines (fast-check, fixed seed)', async () => {
+    const fc = await import('fast-check');
+    const label = fc.constantFrom('a', 'b', 'le', 'dst_pod');
+    const value = fc.constantFrom('1', '2', 'x y', 'q\\"', '');
+    const line = fc.tuple(fc.constantFrom('m_bucket', 'm_count'), fc.array(fc.tuple(label, value), { minLength: 0, maxLength: 4 }), fc.constantFrom(' 1', ' 2 3', '  1', ' x'));
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 2, maxLength: 12 }), (lines) => {
+        const texts = lines.map(([name, labels, rest]) => `${name}${labels.length ? `{${labels.map(([k, v]) => `${k}="${v}"`).join(',')}}` : ''}${rest}`);
+        let previous: ReturnType<typeof prefixOf> = null;
+        for (const text of texts) {
+          const fast = lexSample(text, previous);
+          assert.deepEqual(withoutReuse(fast), withoutReuse(lexSample(text)), text);
+          previous = typeof fast === 'string' ? null : (fast.reusable ?? null);
+        }
+      }),
+      { seed: 20261202, numRuns: 500 },
+    );
+  });
+});
