@@ -96,15 +96,19 @@ export default defineRule<MetricCardinalityOptions, State>({
         }
         stats.series++;
         const value = record.labels[name]!;
-        if (!stats.values.counts.has(value)) {
-          // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
-          if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
-            stats.values.overflow++;
-            continue;
-          }
-          if (stats.values.counts.size < stats.values.cap) card.trackedValues++;
+        const values = stats.values;
+        const seen = values.counts.get(value);
+        if (seen !== undefined) {
+          values.counts.set(value, seen + 1);
+          continue;
         }
-        cappedBump(stats.values, value);
+        // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
+        if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
+          values.overflow++;
+          continue;
+        }
+        if (values.counts.size < values.cap) card.trackedValues++;
+        cappedBump(values, value);
       }
       if (record.labels.direction === 'inbound' && record.labels.authority !== undefined) {
         card.inboundAuthoritySeries++;

@@ -82,7 +82,7 @@ export default defineRule<StaleEndpointOptions, State>({
         state.proxies.set(key, proxy);
       }
       const namespace = record.labels.dst_namespace ?? null;
-      const wKey = `${namespace ?? ''}/${owner.kind}/${owner.name}`;
+      const wKey = workloadKey(namespace, owner);
       let w = proxy.workloads.get(wKey);
       if (!w) {
         if (proxy.workloads.size >= MAX_WORKLOADS) return;
@@ -140,6 +140,17 @@ export default defineRule<StaleEndpointOptions, State>({
     return findings.sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0));
   },
 });
+
+let lastOwner = { namespace: null as string | null, kind: '', name: '', key: '' };
+
+/** `namespace/kind/name`; samples of one destination come in runs, so the last key is reused. */
+function workloadKey(namespace: string | null, owner: { kind: string; name: string }): string {
+  const last = lastOwner;
+  if (last.namespace === namespace && last.kind === owner.kind && last.name === owner.name) return last.key;
+  const key = `${namespace ?? ''}/${owner.kind}/${owner.name}`;
+  lastOwner = { namespace, kind: owner.kind, name: owner.name, key };
+  return key;
+}
 
 function ownerOf(record: MetricSampleRecord): { kind: string; name: string } | null {
   for (const label of OWNER_LABELS) {

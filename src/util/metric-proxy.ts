@@ -7,8 +7,18 @@ import { detach } from './stats.js';
 
 /** Key of the proxy that exposed a sample: file plus POD section. */
 export function proxyKeyOf(record: MetricSampleRecord): string {
-  return `${record.path}\u0000${record.section ?? ''}`;
+  // A section's samples come in one run: build (and hash) its key once per run, not per sample.
+  if (record.path !== lastPath || record.section !== lastSection) {
+    lastPath = record.path;
+    lastSection = record.section;
+    lastProxyKey = `${record.path}\u0000${record.section ?? ''}`;
+  }
+  return lastProxyKey;
 }
+
+let lastPath = '';
+let lastSection: string | null = null;
+let lastProxyKey = '\u0000';
 
 /**
  * Key shared by a pod's metrics and its logs, so both signals land on one proxy when the pod is
