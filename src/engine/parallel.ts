@@ -60,6 +60,8 @@ export interface ParallelPlan {
   jobs: number;
   rules: RuleSpec[];
   splitMinBytes: number;
+  /** Multi-pod metric dumps may be cut at `# POD` headers (not in strict mode, which checks each section's framing across the cut). */
+  splitDumps: boolean;
 }
 
 export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
@@ -88,7 +90,7 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
   }
   const fileBytes = discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0);
   if (fileBytes < (options.parallelMinBytes ?? DEFAULTS.parallelMinBytes)) return null;
-  return { jobs, rules: specs, splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes };
+  return { jobs, rules: specs, splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes, splitDumps: !options.strict };
 }
 
 // ---------------------------------------------------------------- messages between threads
@@ -162,7 +164,7 @@ type Unit =
 async function planUnit(source: InputSource, plan: ParallelPlan): Promise<Unit> {
   if (source.type !== 'file') return { type: 'main', source };
   if (source.size < plan.splitMinBytes || plan.jobs < 2) return { type: 'source', source };
-  const split = await splitPoints(source.path, source.size, plan.jobs).catch(() => null);
+  const split = await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps }).catch(() => null);
   return split ? { type: 'ranges', source, kind: split.kind, bounds: split.bounds } : { type: 'source', source };
 }
 
@@ -170,11 +172,13 @@ async function planUnit(source: InputSource, plan: ParallelPlan): Promise<Unit> 
 const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P/;
 
 /**
- * Byte offsets [0, b1, …, size] cutting a plain proxy log into `parts` ranges, each starting at
- * the beginning of a line that does not continue a CRI partial line. Null when the file is not a
- * plain (uncompressed, non-tar) proxy log.
+ * Byte offsets [0, b1, …, size] cutting a plain (uncompressed, non-tar) file into `parts` ranges.
+ * A proxy log is cut at the beginning of a line that does not continue a CRI partial line. With
+ * `dumps`, a `linkerd diagnostics proxy-metrics` dump is cut at `# POD` headers: each section
+ * is a separate proxy's exposition, which the parser reads from a clean state. Null when the file
+ * cannot be cut (another kind, a dump with a single section).
  */
-export async function splitPoints(file: string, size: number, parts: number): Promise<{ kind: InputKind; bounds: number[] } | null> {
+export async function splitPoints(file: string, size: number, parts: number, options: { dumps?: boolean } = {}): Promise<{ kind: InputKind; bounds: number[] } | null> {
   const handle = await open(file, 'r');
   try {
     const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
@@ -188,12 +192,16 @@ export async function splitPoints(file: string, size: number, parts: number): Pr
       return i === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     });
     const kind = sniffKind(first);
-    // Only the proxy-log parser can save and restore its state between ranges.
-    if (kind !== 'proxy-log' || !PARSERS[kind]) return null;
+    if (!PARSERS[kind]) return null;
+    // The proxy-log parser saves and restores its state between ranges; a dump section needs none.
+    let boundaryAfter: (target: number) => Promise<number | null>;
+    if (kind === 'proxy-log') boundaryAfter = (target) => lineStartAfter(handle, target, size);
+    else if (kind === 'prometheus' && options.dumps) boundaryAfter = (target) => podHeaderAfter(handle, target, size);
+    else return null;
     const bounds = [0];
     for (let k = 1; k < parts; k++) {
       const target = Math.max(Math.floor((size * k) / parts), bounds[bounds.length - 1]! + 1);
-      const at = await lineStartAfter(handle, target, size);
+      const at = await boundaryAfter(target);
       if (at === null || at >= size) break;
       if (at > bounds[bounds.length - 1]!) bounds.push(at);
     }
@@ -202,6 +210,22 @@ export async function splitPoints(file: string, size: number, parts: number): Pr
   } finally {
     await handle.close();
   }
+}
+
+const POD_HEADER_LINE = Buffer.from('\n# POD ');
+
+/** The start of the first `# POD …` line at or after `target`, scanning forward block by block. */
+async function podHeaderAfter(handle: import('node:fs/promises').FileHandle, target: number, size: number): Promise<number | null> {
+  const buf = Buffer.allocUnsafe(MiB);
+  // Blocks overlap by the needle's length, and start one byte early so a header right at `target` counts.
+  for (let at = Math.max(0, target - 1); at < size; at += buf.length - POD_HEADER_LINE.length) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - at), at);
+    if (bytesRead === 0) return null;
+    const found = buf.subarray(0, bytesRead).indexOf(POD_HEADER_LINE);
+    if (found !== -1) return at + found + 1;
+    if (bytesRead < buf.length) return null;
+  }
+  return null;
 }
 
 /** The first line start at or after `target` whose previous line is not a CRI partial line. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { writeProxyLog } from '../../scripts/bench/generate.js';
+import { writeMetricsDump, writeProxyLog } from '../../scripts/bench/generate.js';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import { analyzeInputs, finishWithVersions, readInputs, type AnalyzeOptions } from '../../src/engine/analyze.js';
 import { RuleEngine } from '../../src/engine/engine.js';
@@ -122,13 +122,33 @@ describe('parallel analysis', () => {
     assert.equal(await reportJson([file], parallel(3)), await reportJson([file], { jobs: 1 }));
   });
 
+  it('splits a multi-pod metrics dump at its POD headers and reports exactly what the sequential run reports', async () => {
+    const file = path.join(dir, 'proxy-metrics.txt');
+    // 11k series per pod: over metric-cardinality's 10k warning, so every section has a finding.
+    writeMetricsDump(file, { series: 44_000, pods: 4 });
+    const sequential = await reportJson([file], { jobs: 1 });
+    assert.ok(JSON.parse(sequential).findings.length > 0, 'the dump must produce findings, or the comparison proves little');
+    const content = readFileSync(file, 'latin1');
+    const split = await splitPoints(file, content.length, 3, { dumps: true });
+    assert.ok(split && split.bounds.length === 4, 'three ranges (the first header after each third of the file)');
+    for (const b of split.bounds.slice(1, -1)) assert.ok(content.startsWith('# POD ', b), `bound ${b} starts a POD header`);
+    for (const jobs of [2, 3]) {
+      const ranges: [number, number][] = [];
+      const report = await reportJson([file], parallel(jobs, (r) => ranges.push([r.start, r.end])));
+      assert.equal(ranges.length, jobs, `the dump is cut into ${jobs} ranges`);
+      assert.equal(report, sequential, `jobs=${jobs}`);
+    }
+    // Strict mode checks each section's framing as one stream: it reads the dump whole.
+    assert.equal(await splitPoints(file, content.length, 2, { dumps: false }), null);
+  });
+
   it('does not split compressed or non-log files', async () => {
     const gz = path.join(dir, 'storm.log.gz');
     writeFileSync(gz, gzipSync(readFileSync(path.join(dir, 'storm.log'))));
     assert.equal(await splitPoints(gz, readFileSync(gz).length, 2), null);
     const prom = path.join(dir, 'dump.prom');
     writeFileSync(prom, Array.from({ length: 5000 }, (_, i) => `request_total{target_addr="10.0.0.${i % 250}:80"} ${i}`).join('\n') + '\n');
-    assert.equal(await splitPoints(prom, readFileSync(prom).length, 2), null);
+    assert.equal(await splitPoints(prom, readFileSync(prom).length, 2, { dumps: true }), null, 'a dump without POD sections has nowhere to cut');
   });
 });
 
