@@ -4,7 +4,6 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
-import fg from 'fast-glob';
 import { InputError, describeSystemError } from '../core/errors.js';
 
 export type InputSource =
@@ -49,6 +48,9 @@ export async function discoverInputs(args: readonly string[]): Promise<Discovery
     try {
       info = await stat(arg);
     } catch (err) {
+      // Loaded only for an argument that is not a path: most runs name files and folders, and
+      // every worker thread imports this module too.
+      const { default: fg } = await import('fast-glob');
       if (fg.isDynamicPattern(arg)) {
         const matches = await walk(arg, process.cwd(), discovery);
         if (matches.length === 0) discovery.errors.push(new InputError(arg, 'glob matched no files'));
@@ -147,6 +149,7 @@ async function walkDirectory(root: string, discovery: Discovery): Promise<Walked
  * matched link to a file is read: `/var/log/containers/*.log` is nothing but links.
  */
 async function walk(pattern: string, cwd: string, discovery: Discovery): Promise<{ path: string; size: number; identity: string }[]> {
+  const { default: fg } = await import('fast-glob');
   const entries = await fg(pattern, {
     cwd,
     dot: false,

@@ -6,7 +6,6 @@
 import { createReadStream } from 'node:fs';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
-import * as tar from 'tar-stream';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 import type { InputSource } from './discover.js';
 
@@ -52,6 +51,8 @@ async function* openStream(displayPath: string, raw: Readable, size: number | nu
 }
 
 async function* tarEntries(archivePath: string, stream: Readable): AsyncGenerator<InputEntry> {
+  // Loaded on the first bundle, not at start-up (worker threads import this module too).
+  const tar = await import('tar-stream');
   const extract = tar.extract();
   let failure: unknown = null;
   pipeline(stream, extract, (err) => {
