@@ -135,11 +135,18 @@ export default defineRule<ReconnectStormOptions, State>({
       if (!failedToConnect && record.message !== 'Service failed') return;
       const target = loopTargetOf(record);
       const { endpoint, group } = target;
-      const pod = record.pod ?? `(${record.path})`;
-      const g = groupFor(state, group, target.controlPlane);
-      if (!g) {
-        state.droppedTargetLines++;
-        return;
+      const pod = record.pod ?? pathLabelOf(record.path);
+      let g = target.seenIn === state ? target.seenGroup : null;
+      if (g === null) {
+        g = groupFor(state, group, target.controlPlane);
+        if (!g) {
+          state.droppedTargetLines++;
+          return;
+        }
+        target.seenIn = state;
+        target.seenGroup = g;
+        target.seenPod = null;
+        target.seenLoop = null;
       }
       g.lines++;
       if (failedToConnect) g.failedToConnect++;
@@ -160,13 +167,10 @@ export default defineRule<ReconnectStormOptions, State>({
       // failures no loop tracks are counted here, line by line.
       const t = record.time !== null ? record.time / 1000 : record.uptime;
       if (t === null) return countUntracked(g, pod, endpoint);
-      if (target.lastPod !== pod) {
-        target.lastPod = pod;
-        target.lastKey = `${pod}\u0000${group}\u0000${endpoint ?? ''}`;
-      }
-      const key = target.lastKey;
-      let loop = state.loops.get(key);
-      if (!loop) {
+      let loop = target.seenPod === pod ? target.seenLoop : null;
+      const key = loop === null ? `${pod}\u0000${group}\u0000${endpoint ?? ''}` : '';
+      loop ??= state.loops.get(key) ?? null;
+      if (loop === null) {
         if (state.loops.size >= state.options.maxLoops) {
           state.droppedLoops++;
           return countUntracked(g, pod, endpoint);
@@ -180,7 +184,11 @@ export default defineRule<ReconnectStormOptions, State>({
           initial: t, runResets: 0, firstRunStart: t, firstRunEnd: t, firstSecond: Math.floor(t), firstSecondCount: 0, secondChanges: 0,
         };
         state.loops.set(detached(key), loop);
+        target.seenPod = pod;
+        target.seenLoop = loop;
       } else {
+        target.seenPod = pod;
+        target.seenLoop = loop;
         // Direction-agnostic, so exports that list the newest line first still form runs; a
         // restart (uptime reset) or a pause longer than any backoff starts a new run.
         const gap = Math.abs(t - loop.previous);
@@ -360,22 +368,40 @@ function joinLoops(a: LoopState, b: LoopState, options: ReconnectStormOptions): 
   a.last = Math.max(a.last, b.last);
 }
 
-/** What a reconnect line's spans and error say about its loop, and the last loop key built from it. */
+/**
+ * What a reconnect line's body says about its loop, worked out once per distinct body (a storm
+ * repeats a few hundred bodies millions of times), and the group and loop it last led to, so that
+ * the next line with that body finds them without building and hashing their keys.
+ */
 interface LoopTarget {
-  controller: string | null;
   endpoint: string | null;
   group: string;
   controlPlane: boolean;
-  lastPod: string | null;
-  lastKey: string;
+  /** The rule state seenGroup and seenLoop belong to (rule states of several engines share a thread). */
+  seenIn: State | null;
+  seenGroup: GroupState | null;
+  seenPod: string | null;
+  seenLoop: LoopState | null;
 }
 
-/** Built once per distinct line body: a storm repeats a few hundred bodies millions of times. */
 const loopTargetOf = perBody((record): LoopTarget => {
   const { controller, endpoint } = loopAddresses(record);
   const group = controller ?? endpoint ?? 'unknown';
-  return { controller, endpoint, group, controlPlane: controller !== null || isControlPlaneAddress(group), lastPod: null, lastKey: '' };
+  const controlPlane = controller !== null || isControlPlaneAddress(group);
+  return { endpoint, group, controlPlane, seenIn: null, seenGroup: null, seenPod: null, seenLoop: null };
 });
+
+let lastPath = '';
+let lastPathLabel = '';
+
+/** `(path)` names the source of lines whose pod is unknown; built once per run of records from one input. */
+function pathLabelOf(path: string): string {
+  if (path !== lastPath) {
+    lastPath = path;
+    lastPathLabel = `(${path})`;
+  }
+  return lastPathLabel;
+}
 
 function loopAddresses(record: ProxyLogRecord): { controller: string | null; endpoint: string | null } {
   let controller: string | null = null;
@@ -576,7 +602,9 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
 function medianWithZeros(values: readonly number[], zeros: number): number | null {
   const total = values.length + zeros;
   if (total === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+  // A typed array sorts numerically without a comparator call per comparison: hundreds of
+  // targets with thousands of busy seconds each made this the slowest step of finish().
+  const sorted = Float64Array.from(values).sort();
   const at = (i: number) => (i < zeros ? 0 : sorted[i - zeros]!);
   const mid = total >> 1;
   return total % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
