@@ -404,10 +404,13 @@ function startUnit(unit: Unit, pool: TaskPool): Promise<TaskResult[]> | null {
   if (unit.type === 'main') return null;
   if (unit.type === 'source') return pool.run({ type: 'source', source: unit.source }).then((r) => [r]);
   const tasks: Promise<TaskResult>[] = [];
-  for (let k = 0; k + 1 < unit.bounds.length; k++) {
+  // Submitted last range first, so that this thread, which is free at once, takes the last range:
+  // before reading it must count the lines in front of it and learn the parser state there, which
+  // takes about as long as a new worker needs to start and take the first range, which needs neither.
+  for (let k = unit.bounds.length - 2; k >= 0; k--) {
     const task: WorkerTask = { type: 'range', path: unit.source.path, start: unit.bounds[k]!, end: unit.bounds[k + 1]!, kind: unit.kind };
     if (k === 0) task.linesBefore = 0;
-    tasks.push(pool.run(task));
+    tasks[k] = pool.run(task);
   }
   return Promise.all(tasks);
 }
