@@ -48,7 +48,8 @@ export function parseRfc3339Until(text: string, end: number): number | null {
   const cached = lastSecond;
   let whole: number;
   const zoneLength = end - fractionEnd;
-  if (dot === cached.head.length && zoneLength === cached.zone.length && text.startsWith(cached.head) && text.startsWith(cached.zone, fractionEnd)) {
+  // slice === rather than startsWith, which V8 runs character by character.
+  if (dot === cached.head.length && zoneLength === cached.zone.length && text.slice(0, dot) === cached.head && text.slice(fractionEnd, end) === cached.zone) {
     whole = cached.epochMs;
   } else {
     const head = text.slice(0, dot);

@@ -185,8 +185,11 @@ function readUptime(s: string, start: number): number | null {
   const places = pos - fracStart;
   if (places === 0 || places > 15 || s.charCodeAt(pos) !== 115 /* s */ || s.charCodeAt(pos + 1) !== 93 /* ] */) return null;
   uptimeEnd = pos;
-  return places > 6 ? secs + frac / 1e9 : secs + frac / 10 ** places;
+  // A table, not 10 ** places: the exponentiation was the costliest step of reading an uptime.
+  return places > 6 ? secs + frac / 1e9 : secs + frac / POWERS_OF_TEN[places]!;
 }
+
+const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
 
 /** Parses one payload line (collector prefix already removed). Returns null when it is not a log line. */
 export function parseProxyLogPayload(content: string): Parsed | null {
