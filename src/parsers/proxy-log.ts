@@ -5,6 +5,7 @@
 import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types.js';
 import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, parseRfc3339, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
 import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
+import { shareFields } from '../util/body-memo.js';
 
 type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields'> & {
   time?: number | null;
@@ -251,7 +252,8 @@ type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
  * A storm repeats the same few hundred bodies millions of times, one per reconnect loop, so
  * looking a body up costs a fraction of parsing it again. Two generations bound the memory:
  * when the current one is full it becomes the previous one, and entries still in use move up.
- * Cached bodies are frozen, since every record with that body shares them.
+ * Cached bodies are frozen, since every record with that body shares them, and their fields carry
+ * the slots perBody() remembers derivations in.
  */
 const BODY_CACHE_ENTRIES = 4096;
 const BODY_CACHE_MAX_LENGTH = 1024;
@@ -277,6 +279,7 @@ function freezeBody(body: Body | null): Body | null {
   if (body === null) return null;
   for (const span of body.spans) Object.freeze(span.fields);
   Object.freeze(body.spans);
+  shareFields(body.fields);
   Object.freeze(body.fields);
   return Object.freeze(body);
 }

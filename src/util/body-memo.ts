@@ -6,18 +6,31 @@
 import type { ProxyLogRecord } from '../core/types.js';
 
 /**
+ * The parser puts an array under this key on each shared fields object before freezing it; the
+ * array holds one slot per perBody() derivation. A symbol keeps it out of Object.keys, for…in and
+ * JSON, and a property read costs far less than a WeakMap lookup.
+ */
+export const BODY_MEMO: unique symbol = Symbol('linkerd-doctor.bodyMemo');
+
+/** Marks `fields` as shared by every record with one body, so perBody() may remember derivations on it. */
+export function shareFields(fields: Record<string, string>): void {
+  Object.defineProperty(fields, BODY_MEMO, { value: [], enumerable: false });
+}
+
+let derivations = 0;
+
+/**
  * Wraps `derive` so that it runs once per shared body. `derive` must read only the record's
  * spans, target, message and fields (never its pod, path, time or line): its result is reused for
- * every record with that body. Records whose body is not shared (fields not frozen) are derived
- * every time.
+ * every record with that body. Records whose body is not shared are derived every time.
  */
 export function perBody<T>(derive: (record: ProxyLogRecord) => T): (record: ProxyLogRecord) => T {
-  const derived = new WeakMap<object, T>();
+  const slot = derivations++;
   return (record) => {
-    const known = derived.get(record.fields);
-    if (known !== undefined) return known;
-    const value = derive(record);
-    if (Object.isFrozen(record.fields)) derived.set(record.fields, value);
+    const memo = (record.fields as { [BODY_MEMO]?: unknown[] })[BODY_MEMO];
+    if (memo === undefined) return derive(record);
+    let value = memo[slot] as T | undefined;
+    if (value === undefined) memo[slot] = value = derive(record);
     return value;
   };
 }
