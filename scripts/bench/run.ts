@@ -3,8 +3,8 @@
 // the same files, then prints MB/s, lines/s, peak RSS and the ratios. Inputs are generated once
 // (seeded, deterministic) and cached under bench/.data/.
 //
-// Environment: BENCH_LOG_MB (default 1024), BENCH_SERIES (250000), BENCH_RUNS (analyze repeats,
-// default 3; the best and the median are reported), BENCH_FLAT_MB (a second log size to check that RSS stays
+// Environment: BENCH_LOG_MB (default 1024), BENCH_SERIES (250000), BENCH_RUNS (rounds: every
+// command, analyze and pipelines alike, runs once per round; default 3; the best and the median are reported), BENCH_FLAT_MB (a second log size to check that RSS stays
 // flat, default 256; 0 skips), BENCH_PIPELINES=0 skips the shell pipelines, BENCH_JOBS sets
 // --jobs (default: the CLI's own default).
 
@@ -102,12 +102,35 @@ interface Job {
 }
 
 /**
+ * A fixed CPU-bound workload (string building and Map updates, like the parser's), timed in
+ * milliseconds. Development VMs here change speed by half from one minute to the next; the probe
+ * taken before each round shows how fast the machine was while that round ran.
+ */
+function speedProbe(): number {
+  const started = process.hrtime.bigint();
+  const counts = new Map<string, number>();
+  let h = 0;
+  for (let i = 0; i < 3_000_000; i++) {
+    const key = `key${i % 5000}`;
+    h = (h + (counts.get(key) ?? 0) + key.length) | 0;
+    counts.set(key, i);
+  }
+  if (h === 42) process.stderr.write('');
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+const probes: number[] = [];
+
+/**
  * Runs every job `times` times, interleaved (round after round), so that a burst of load from
  * whoever else uses the machine slows all of them alike rather than one configuration.
  */
 async function measureAll(jobs: Job[], times: number): Promise<Measurement[]> {
   const runsOf = jobs.map(() => [] as { seconds: number; peakRss: number | null; cpuSeconds: number | null }[]);
   for (let round = 0; round < times; round++) {
+    const probe = speedProbe();
+    probes.push(probe);
+    process.stderr.write(`round ${round + 1} of ${times}, speed probe ${probe.toFixed(0)} ms\n`);
     for (const [i, job] of jobs.entries()) {
       const r = await timeOnce(job.command, job.args, job.env, job.rssFrom);
       runsOf[i]!.push(r);
@@ -151,6 +174,8 @@ function machine(): Record<string, string | number> {
 const mb = (bytes: number) => bytes / 1e6;
 const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+const relative = (speedup: number, name: string) => (speedup >= 1 ? `${fmt(speedup, 1)}× faster than ${name}` : `${fmt(1 / speedup, 1)}× slower than ${name}`);
+
 function table(rows: Measurement[], reference: Map<string, string>): string {
   const byName = new Map(rows.map((r) => [r.name, r]));
   const header = ['what', 'best s', 'median s', 'runs', 'CPU s', 'MB/s', 'lines/s', 'peak RSS MB', 'vs'];
@@ -166,7 +191,7 @@ function table(rows: Measurement[], reference: Map<string, string>): string {
       fmt(mb(r.bytes) / r.seconds, 0),
       fmt(r.lines / r.seconds / 1e6, 2) + ' M',
       r.peakRss === null ? 'n/a' : fmt(r.peakRss / 1e6, 0),
-      refRow ? `${fmt(refRow.seconds / r.seconds, 1)}× faster than ${refRow.name}` : '',
+      refRow ? relative(refRow.seconds / r.seconds, refRow.name) : '',
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
@@ -197,26 +222,28 @@ async function main(): Promise<void> {
     { name: 'analyze log + dump', input: both, command: process.execPath, args: analyzeArgs([log.file, dump.file], jobs) },
   ];
   if (flat) analyzeJobs.push({ name: `analyze log ${flatMb} MiB`, input: flat, command: process.execPath, args: analyzeArgs([flat.file], jobs) });
-  rows.push(...(await measureAll(analyzeJobs, runs)));
   reference.set(logName, `${logName} --jobs 1`);
+  const pipelineJobs: Job[] = [];
   if (withPipelines) {
     const locale = process.env.LC_ALL || process.env.LANG || 'C.UTF-8';
     const utf8 = locale === 'C' ? 'C.UTF-8' : locale;
-    const pipelineJobs: Job[] = [
+    pipelineJobs.push(
       { name: 'grep|sed|sort|uniq LC_ALL=C', input: log, command: 'bash', args: ['-c', logPipeline(log.file)], env: { LC_ALL: 'C' }, rssFrom: 'time' },
       { name: `grep|sed|sort|uniq ${utf8}`, input: log, command: 'bash', args: ['-c', logPipeline(log.file)], env: { LC_ALL: utf8 }, rssFrom: 'time' },
       { name: 'dump grep|cut|sort|uniq LC_ALL=C', input: dump, command: 'bash', args: ['-c', dumpPipeline(dump.file)], env: { LC_ALL: 'C' }, rssFrom: 'time' },
-    ];
-    rows.push(...(await measureAll(pipelineJobs, 1)));
+    );
     reference.set(logName, 'grep|sed|sort|uniq LC_ALL=C');
     reference.set(dumpName, 'dump grep|cut|sort|uniq LC_ALL=C');
   }
+  // The pipelines run in the same rounds as analyze, so each ratio compares runs made at the same machine speed.
+  rows.push(...(await measureAll([...analyzeJobs, ...pipelineJobs], runs)));
   const loadAfter = loadavg();
 
   const result = {
     date: started.toISOString(),
     machine: machine(),
     loadAverage: { before: loadBefore.map((l) => Math.round(l * 100) / 100), after: loadAfter.map((l) => Math.round(l * 100) / 100) },
+    speedProbeMs: probes.map((p) => Math.round(p)),
     command: `BENCH_LOG_MB=${logMb} BENCH_SERIES=${series} BENCH_RUNS=${runs} BENCH_FLAT_MB=${flatMb}${jobs ? ` BENCH_JOBS=${jobs}` : ''} npm run bench`,
     inputs: { log: { ...log, file: path.relative(root, log.file) }, dump: { ...dump, file: path.relative(root, dump.file) } },
     rows,
@@ -227,6 +254,7 @@ async function main(): Promise<void> {
   const m = result.machine;
   console.log(`linkerd-doctor benchmark, ${result.date}`);
   console.log(`machine: ${m.nproc} cores (${m.cpu}), ${m.memoryGiB} GiB RAM, node ${m.node}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`);
+  console.log(`speed probe per round (ms, lower is faster; a steady machine repeats itself within a few %): ${result.speedProbeMs.join(' ')}`);
   console.log(`inputs: log ${fmt(mb(log.bytes), 0)} MB / ${fmt(log.lines / 1e6, 2)} M lines; dump ${fmt(mb(dump.bytes), 0)} MB / ${fmt(dump.lines / 1e6, 2)} M lines (${series} series)`);
   console.log('');
   console.log('MB/s, lines/s and ratios use the best run (the machine may be shared: see the load average).');
