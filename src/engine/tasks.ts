@@ -2,6 +2,7 @@
 // source or one byte range of a large file, returning the rule states and input statistics. It
 // runs in worker threads (analyze-worker.ts) and on the main thread, which takes a share too.
 
+import { closeSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { InputError } from '../core/errors.js';
 import type { InputKind, InputStats } from '../core/types.js';
@@ -48,21 +49,27 @@ export async function runTask(task: WorkerTask, rules: readonly ConfiguredRule[]
   return out;
 }
 
-/** Newlines in [start, end) of a file. */
+/**
+ * Newlines in [start, end) of a file. Synchronous reads: this is all the thread does until it
+ * knows the count, and a thread-pool round trip per megabyte made it twice as slow. It still
+ * yields to the event loop now and then, so messages from workers are not held up.
+ */
 export async function countLines(file: string, start: number, end: number): Promise<number> {
-  const handle = await open(file, 'r');
+  const fd = openSync(file, 'r');
   try {
-    const buf = Buffer.allocUnsafe(MiB);
+    const buf = Buffer.allocUnsafe(4 * MiB);
     let lines = 0;
-    for (let at = start; at < end; ) {
-      const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - at), at);
+    for (let at = start, turn = 0; at < end; turn++) {
+      const bytesRead = readSync(fd, buf, 0, Math.min(buf.length, end - at), at);
       if (bytesRead === 0) break;
-      for (let i = buf.indexOf(10, 0); i !== -1 && i < bytesRead; i = buf.indexOf(10, i + 1)) lines++;
+      const chunk = bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
       at += bytesRead;
+      if (turn % 4 === 3) await new Promise((resolve) => setImmediate(resolve));
     }
     return lines;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
