@@ -40,15 +40,17 @@ class ProxyLogParser implements LineParser {
     /** Substrings one of which a line must hold for a rule to read it; null builds every record. */
     interest: readonly string[] | null = null,
   ) {
-    // One scan of the line for all the rules' substrings instead of one scan per substring.
-    // An empty list (rules that read no proxy-log line) matches nothing, so every line is skimmed.
-    this.interest = interest === null ? null : interest.length === 0 ? /(?!)/ : new RegExp(interest.map(escapeRegExp).join('|'));
+    // One scan of the line for all the rules' substrings, and for what a skimmed line must never
+    // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
+    // scan per substring.
+    this.fullParse = interest === null ? null : new RegExp([...interest, RELEASE_BANNER, '\x1b['].map(escapeRegExp).join('|'));
   }
 
-  private readonly interest: RegExp | null;
+  /** Lines matching this are parsed in full; null parses every line. */
+  private readonly fullParse: RegExp | null;
 
   line(text: string, lineNo: number): void {
-    if (this.interest !== null && !this.prefixes.hasPartial() && this.skim(text, lineNo)) return;
+    if (this.fullParse !== null && !this.prefixes.hasPartial() && this.skim(text, lineNo)) return;
     const collected = this.prefixes.feed(text, lineNo);
     if (this.prefixes.displaced !== null) this.handle(this.prefixes.takeDisplaced()!);
     if (collected) this.handle(collected);
@@ -85,8 +87,7 @@ class ProxyLogParser implements LineParser {
    * prefix this cheap check does not know.
    */
   private skim(text: string, lineNo: number): boolean {
-    if (this.interest!.test(text)) return false;
-    if (text.includes(RELEASE_BANNER) || text.includes('\x1b[')) return false;
+    if (this.fullParse!.test(text)) return false;
     let pos = 0;
     let time: number | null = null;
     const first = text.charCodeAt(0);
