@@ -30,9 +30,20 @@ interface HistogramStats {
   labelSets: number;
 }
 
+/**
+ * The value a counter saw last and how many times in a row, not yet added to its counts. The
+ * samples of one histogram repeat every label value but `le` across ~26 bucket lines, so runs are
+ * counted with a comparison and added to the map once per run (flushRuns), not once per sample.
+ */
+interface Run {
+  value: string | null;
+  length: number;
+}
+
 interface LabelStats {
   series: number;
   values: CappedCounts;
+  run: Run;
 }
 
 interface ProxyCard {
@@ -40,8 +51,10 @@ interface ProxyCard {
   samples: number;
   duplicates: number;
   families: CappedCounts;
+  familyRun: Run;
   familyTypes: Map<string, string>;
   names: CappedCounts;
+  nameRun: Run;
   labels: Map<string, LabelStats>;
   droppedLabelNames: number;
   trackedValues: number;
@@ -81,9 +94,17 @@ export default defineRule<MetricCardinalityOptions, State>({
         card.duplicates++;
         return;
       }
-      cappedBump(card.families, record.family);
-      if (!card.familyTypes.has(record.family) && card.familyTypes.size < MAX_NAMES) card.familyTypes.set(detach(record.family), record.type);
-      cappedBump(card.names, record.name);
+      if (record.family !== card.familyRun.value) {
+        flushRun(card.families, card.familyRun);
+        card.familyRun.value = record.family;
+        if (!card.familyTypes.has(record.family) && card.familyTypes.size < MAX_NAMES) card.familyTypes.set(detach(record.family), record.type);
+      }
+      card.familyRun.length++;
+      if (record.name !== card.nameRun.value) {
+        flushRun(card.names, card.nameRun);
+        card.nameRun.value = record.name;
+      }
+      card.nameRun.length++;
       for (const name in record.labels) {
         let stats = card.labels.get(name);
         if (!stats) {
@@ -91,24 +112,16 @@ export default defineRule<MetricCardinalityOptions, State>({
             card.droppedLabelNames++;
             continue;
           }
-          stats = { series: 0, values: cappedCounts(state.options.maxLabelValues) };
+          stats = { series: 0, values: cappedCounts(state.options.maxLabelValues), run: { value: null, length: 0 } };
           card.labels.set(detach(name), stats);
         }
         stats.series++;
         const value = record.labels[name]!;
-        const values = stats.values;
-        const seen = values.counts.get(value);
-        if (seen !== undefined) {
-          values.counts.set(value, seen + 1);
-          continue;
+        if (value !== stats.run.value) {
+          flushLabelRun(card, stats);
+          stats.run.value = value;
         }
-        // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
-        if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
-          values.overflow++;
-          continue;
-        }
-        if (values.counts.size < values.cap) card.trackedValues++;
-        cappedBump(values, value);
+        stats.run.length++;
       }
       if (record.labels.direction === 'inbound' && record.labels.authority !== undefined) {
         card.inboundAuthoritySeries++;
@@ -127,6 +140,8 @@ export default defineRule<MetricCardinalityOptions, State>({
   },
 
   merge(into, from) {
+    flushAllRuns(into);
+    flushAllRuns(from);
     mergeKeyed(into.proxies, from.proxies, (existing, card) => {
       existing.samples += card.samples;
       existing.duplicates += card.duplicates;
@@ -157,6 +172,7 @@ export default defineRule<MetricCardinalityOptions, State>({
   },
 
   finish(state, { options }) {
+    flushAllRuns(state);
     const findings: FindingDraft[] = [];
     const cards = [...state.proxies.values()].map((card) => ({ card, series: card.samples - card.duplicates }));
     for (const { card, series } of cards.sort((a, b) => b.series - a.series)) {
@@ -167,12 +183,43 @@ export default defineRule<MetricCardinalityOptions, State>({
   },
 });
 
+function flushRun(counts: CappedCounts, run: Run): void {
+  if (run.value !== null && run.length > 0) cappedBump(counts, run.value, run.length);
+  run.length = 0;
+}
+
+function flushLabelRun(card: ProxyCard, stats: LabelStats): void {
+  const { run, values } = stats;
+  if (run.value === null || run.length === 0) return;
+  const seen = values.counts.get(run.value);
+  if (seen !== undefined) {
+    values.counts.set(run.value, seen + run.length);
+  } else if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
+    // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
+    values.overflow += run.length;
+  } else {
+    if (values.counts.size < values.cap) card.trackedValues++;
+    cappedBump(values, run.value, run.length);
+  }
+  run.length = 0;
+}
+
+/** Adds every pending run to its counts: before a merge and before findings are built. */
+function flushAllRuns(state: State): void {
+  for (const card of state.proxies.values()) {
+    flushRun(card.families, card.familyRun);
+    flushRun(card.names, card.nameRun);
+    for (const stats of card.labels.values()) flushLabelRun(card, stats);
+  }
+}
+
 function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   const key = proxyKeyOf(record);
   let card = state.proxies.get(key);
   if (!card) {
     card = {
-      id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyTypes: new Map(), names: cappedCounts(MAX_NAMES),
+      id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyRun: { value: null, length: 0 }, familyTypes: new Map(),
+      names: cappedCounts(MAX_NAMES), nameRun: { value: null, length: 0 },
       labels: new Map(), droppedLabelNames: 0, trackedValues: 0, inboundAuthoritySeries: 0, inboundAuthorities: cappedCounts(1_000), histograms: new Map(),
     };
     state.proxies.set(key, card);
