@@ -43,7 +43,7 @@ class ProxyLogParser implements LineParser {
     // One scan of the line for all the rules' substrings, and for what a skimmed line must never
     // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
     // scan per substring.
-    this.fullParse = interest === null ? null : new RegExp([...interest, RELEASE_BANNER, '\x1b['].map(escapeRegExp).join('|'));
+    this.fullParse = interest === null ? null : new RegExp([...new Set([...interest, RELEASE_BANNER, '\x1b['])].map(escapeRegExp).join('|'));
   }
 
   /** Lines matching this are parsed in full; null parses every line. */

@@ -4,6 +4,7 @@
 
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
 import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
+import { perBody } from '../util/body-memo.js';
 import { mergeKeyed } from '../util/stats.js';
 
 export interface FdExhaustionOptions {
@@ -14,6 +15,8 @@ export interface FdExhaustionOptions {
 const SAMPLE_LINES = 3;
 /** EMFILE, as Rust's io::Error and the proxy's own messages print it. */
 const EMFILE = /os error 24|Too many open files/;
+/** Once per distinct body: the error text is in the body; the line's prefix (uptime, level, thread) cannot hold it. */
+const mentionsEmfile = perBody((record) => EMFILE.test(record.raw));
 
 interface ProxyFds {
   id: ProxyIdentity;
@@ -54,7 +57,7 @@ export default defineRule<FdExhaustionOptions, State>({
       else p.max = record.value;
     },
     'proxy-log'(state, record) {
-      if (!EMFILE.test(record.raw)) return;
+      if (!mentionsEmfile(record)) return;
       const p = proxyFor(state, podKeyOf(record), record);
       p.emfileLines++;
       if (p.samples.length < SAMPLE_LINES) p.samples.push({ path: record.path, line: record.line, text: record.raw });
