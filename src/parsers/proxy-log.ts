@@ -3,7 +3,7 @@
 // docs/parse-format.md; the field layout follows tracing-subscriber's Full and Json formatters.
 
 import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types.js';
-import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, parseRfc3339, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
+import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, POWERS_OF_TEN, parseRfc3339, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
 import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
 import { shareFields } from '../util/body-memo.js';
 
@@ -190,8 +190,6 @@ function readUptime(s: string, start: number): number | null {
   // A table, not 10 ** places: the exponentiation was the costliest step of reading an uptime.
   return places > 6 ? secs + frac / 1e9 : secs + frac / POWERS_OF_TEN[places]!;
 }
-
-const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
 
 /** Parses one payload line (collector prefix already removed). Returns null when it is not a log line. */
 export function parseProxyLogPayload(content: string): Parsed | null {
