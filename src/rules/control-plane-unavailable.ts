@@ -20,7 +20,7 @@ import {
   titleCase,
   type ControllerComponent,
 } from '../knowledge/control-plane.js';
-import { bump, cappedBump, type CappedCounts, cappedCounts, compact, formatDuration, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
+import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
 export interface ControlPlaneUnavailableOptions {
@@ -153,12 +153,12 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       if (service) bump(c.services, service);
       if (record.time !== null) {
         addToBuckets(c.perMinute, record.time);
-        c.firstTime = c.firstTime === null ? record.time : Math.min(c.firstTime, record.time);
-        c.lastTime = c.lastTime === null ? record.time : Math.max(c.lastTime, record.time);
+        c.firstTime = earliest(c.firstTime, record.time);
+        c.lastTime = latest(c.lastTime, record.time);
       }
       if (record.uptime !== null) {
-        c.firstUptime = c.firstUptime === null ? record.uptime : Math.min(c.firstUptime, record.uptime);
-        c.lastUptime = c.lastUptime === null ? record.uptime : Math.max(c.lastUptime, record.uptime);
+        c.firstUptime = earliest(c.firstUptime, record.uptime);
+        c.lastUptime = latest(c.lastUptime, record.uptime);
       }
       if (c.samples.length < SAMPLE_LINES) c.samples.push({ path: record.path, line: record.line, text: record.raw });
     },
@@ -176,10 +176,10 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       mergeCounts(existing.ports, c.ports);
       mergeCounts(existing.services, c.services);
       mergeBuckets(existing.perMinute, c.perMinute);
-      existing.firstTime = pick(existing.firstTime, c.firstTime, Math.min);
-      existing.lastTime = pick(existing.lastTime, c.lastTime, Math.max);
-      existing.firstUptime = pick(existing.firstUptime, c.firstUptime, Math.min);
-      existing.lastUptime = pick(existing.lastUptime, c.lastUptime, Math.max);
+      existing.firstTime = earliest(existing.firstTime, c.firstTime);
+      existing.lastTime = latest(existing.lastTime, c.lastTime);
+      existing.firstUptime = earliest(existing.firstUptime, c.firstUptime);
+      existing.lastUptime = latest(existing.lastUptime, c.lastUptime);
       existing.samples.push(...c.samples.slice(0, SAMPLE_LINES - existing.samples.length));
     });
     mergeKeyed(into.podLogs, from.podLogs, (existing, p) => {
@@ -298,10 +298,6 @@ function componentFor(state: State, component: ControllerComponent): ComponentSt
 function hostOf(address: string): string {
   const colon = address.lastIndexOf(':');
   return colon === -1 ? address : address.slice(0, colon);
-}
-
-function pick(a: number | null, b: number | null, f: (x: number, y: number) => number): number | null {
-  return a === null ? b : b === null ? a : f(a, b);
 }
 
 function describe(

@@ -11,7 +11,7 @@
 // counts to bound memory.
 
 import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
-import { bump, cappedBump, type CappedCounts, cappedCounts, compact, formatDuration, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
+import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from './dns-ttl-zero.js';
 
@@ -170,8 +170,8 @@ export default defineRule<DnsQueryStormOptions, State>({
       state.timed++;
       s.timedQueries++;
       addToBuckets(s.perMinute, record.time);
-      s.firstTime = s.firstTime === null ? record.time : Math.min(s.firstTime, record.time);
-      s.lastTime = s.lastTime === null ? record.time : Math.max(s.lastTime, record.time);
+      s.firstTime = earliest(s.firstTime, record.time);
+      s.lastTime = latest(s.lastTime, record.time);
 
       const clientKey = `${record.client}\u0000${s.key}`;
       const previous = state.scan.lastSeen.get(clientKey);
@@ -215,8 +215,8 @@ export default defineRule<DnsQueryStormOptions, State>({
         });
         e.hotDropped += s.hotDropped;
         mergeBuckets(e.perMinute, s.perMinute);
-        e.firstTime = e.firstTime === null ? s.firstTime : s.firstTime === null ? e.firstTime : Math.min(e.firstTime, s.firstTime);
-        e.lastTime = e.lastTime === null ? s.lastTime : s.lastTime === null ? e.lastTime : Math.max(e.lastTime, s.lastTime);
+        e.firstTime = earliest(e.firstTime, s.firstTime);
+        e.lastTime = latest(e.lastTime, s.lastTime);
         e.samples.push(...s.samples.slice(0, SAMPLES - e.samples.length));
       },
       into.options.maxNames,

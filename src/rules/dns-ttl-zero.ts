@@ -7,7 +7,7 @@
 // an entry, not a fault, so only 0 fires.
 
 import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
-import { mergeKeyed } from '../util/stats.js';
+import { earliest, latest, mergeKeyed } from '../util/stats.js';
 
 export interface DnsTtlZeroOptions {
   /** Comma-separated Service names whose answers proxies re-resolve in a loop (any namespace). */
@@ -173,8 +173,8 @@ function closeMessage(state: State): void {
     if (everyRecordZero && query.flags.includes('aa')) s.coreDnsSignature++;
     if (query.ede.some((e) => /^3\b|Stale Answer/i.test(e))) s.staleEde++;
     if (query.time !== null) {
-      s.firstZeroTime = s.firstZeroTime === null ? query.time : Math.min(s.firstZeroTime, query.time);
-      s.lastZeroTime = s.lastZeroTime === null ? query.time : Math.max(s.lastZeroTime, query.time);
+      s.firstZeroTime = earliest(s.firstZeroTime, query.time);
+      s.lastZeroTime = latest(s.lastZeroTime, query.time);
     }
     if (s.samples.length < SAMPLES) s.samples.push({ path: query.path, line: first.line, text: first.text });
   }
@@ -259,8 +259,8 @@ export default defineRule<DnsTtlZeroOptions, State>({
         }
       }
       for (const server of s.servers) if (e.servers.size < 20) e.servers.add(server);
-      e.firstZeroTime = e.firstZeroTime === null ? s.firstZeroTime : s.firstZeroTime === null ? e.firstZeroTime : Math.min(e.firstZeroTime, s.firstZeroTime);
-      e.lastZeroTime = e.lastZeroTime === null ? s.lastZeroTime : s.lastZeroTime === null ? e.lastZeroTime : Math.max(e.lastZeroTime, s.lastZeroTime);
+      e.firstZeroTime = earliest(e.firstZeroTime, s.firstZeroTime);
+      e.lastZeroTime = latest(e.lastZeroTime, s.lastZeroTime);
       e.samples.push(...s.samples.slice(0, SAMPLES - e.samples.length));
     });
     mergeKeyed(into.negative, from.negative, (e, n) => {

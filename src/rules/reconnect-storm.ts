@@ -10,7 +10,7 @@ import { workloadOfPod } from '../input/path-meta.js';
 import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
 import { perBody } from '../util/body-memo.js';
 import { detached } from '../util/strings.js';
-import { bump, cappedBump, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
+import { bump, cappedBump, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
 export interface ReconnectStormOptions {
@@ -157,8 +157,8 @@ export default defineRule<ReconnectStormOptions, State>({
       if (record.time !== null) {
         addSecond(g.perSecond, record.time);
         addToBuckets(g.perMinute, record.time);
-        g.firstTime = g.firstTime === null ? record.time : Math.min(g.firstTime, record.time);
-        g.lastTime = g.lastTime === null ? record.time : Math.max(g.lastTime, record.time);
+        g.firstTime = earliest(g.firstTime, record.time);
+        g.lastTime = latest(g.lastTime, record.time);
       } else {
         state.recordsWithoutWallTime++;
       }
@@ -241,8 +241,8 @@ export default defineRule<ReconnectStormOptions, State>({
         mergeCounts(existing.errors, g.errors);
         mergeSeconds(existing.perSecond, g.perSecond);
         mergeBuckets(existing.perMinute, g.perMinute);
-        existing.firstTime = minNullable(existing.firstTime, g.firstTime);
-        existing.lastTime = maxNullable(existing.lastTime, g.lastTime);
+        existing.firstTime = earliest(existing.firstTime, g.firstTime);
+        existing.lastTime = latest(existing.lastTime, g.lastTime);
         existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
       },
       into.options.maxTargets,
@@ -469,14 +469,6 @@ function classifyErrorText(error: string): string {
   if (/dns|resolve|lookup/i.test(error)) return 'DNS failure';
   if (/Too many open files/.test(error)) return 'too many open files';
   return error === '' ? 'unspecified' : 'other';
-}
-
-function minNullable(a: number | null, b: number | null): number | null {
-  return a === null ? b : b === null ? a : Math.min(a, b);
-}
-
-function maxNullable(a: number | null, b: number | null): number | null {
-  return a === null ? b : b === null ? a : Math.max(a, b);
 }
 
 /** Median gap of a loop as the histogram bucket that holds it. */

@@ -20,6 +20,16 @@ export function minOf(values: Iterable<number>, empty = 0): number {
   return min === Infinity ? empty : min;
 }
 
+/** The smaller of two values where null means "none seen yet" (first-seen times, say). */
+export function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+/** The larger of two values where null means "none seen yet". */
+export function latest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
+}
+
 /** Adds `by` to the count of `key`. */
 export function bump<K>(map: Map<K, number>, key: K, by = 1): void {
   map.set(key, (map.get(key) ?? 0) + by);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mergeKeyed } from '../../src/util/stats.js';
+import { earliest, latest, mergeKeyed } from '../../src/util/stats.js';
 
 describe('mergeKeyed', () => {
   it('adopts new entries, combines shared ones, and hands entries past the cap to overflow', () => {
@@ -17,5 +17,18 @@ describe('mergeKeyed', () => {
       ['b', { n: 3 }],
     ]);
     assert.deepEqual(overflowed, [4]);
+  });
+});
+
+describe('earliest and latest', () => {
+  it('treat null as "none seen yet" and otherwise take the min or max', () => {
+    assert.equal(earliest(null, null), null);
+    assert.equal(earliest(null, 5), 5);
+    assert.equal(earliest(7, null), 7);
+    assert.equal(earliest(7, 5), 5);
+    assert.equal(latest(null, 5), 5);
+    assert.equal(latest(7, null), 7);
+    assert.equal(latest(7, 5), 7);
+    assert.equal(latest(-3, -8), -3);
   });
 });
