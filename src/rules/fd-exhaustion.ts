@@ -15,8 +15,11 @@ export interface FdExhaustionOptions {
 const SAMPLE_LINES = 3;
 /** EMFILE, as Rust's io::Error and the proxy's own messages print it. */
 const EMFILE = /os error 24|Too many open files/;
-/** Once per distinct body: the error text is in the body; the line's prefix (uptime, level, thread) cannot hold it. */
-const mentionsEmfile = perBody((record) => EMFILE.test(record.raw));
+/** Whether the line's message, fields or span fields name EMFILE; once per distinct body. */
+const mentionsEmfile = perBody(
+  (record) =>
+    EMFILE.test(record.message) || Object.values(record.fields).some((v) => EMFILE.test(v)) || record.spans.some((span) => Object.values(span.fields).some((v) => EMFILE.test(v))),
+);
 
 interface ProxyFds {
   id: ProxyIdentity;
