@@ -9,8 +9,7 @@ import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } f
 import { workloadOfPod } from '../input/path-meta.js';
 import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
 import { perBody } from '../util/body-memo.js';
-import { detached } from '../util/strings.js';
-import { bump, cappedBump, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
+import { bump, cappedBump, detach, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
 
 export interface ReconnectStormOptions {
@@ -179,11 +178,11 @@ export default defineRule<ReconnectStormOptions, State>({
         if (endpoint) addDistinct(g.distinctEndpoints, endpoint);
         // Detached copies: the loop outlives the record, and must not pin its log line.
         loop = {
-          pod, namespace: record.namespace, group: g.target, endpoint: detached(endpoint ?? ''), count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
+          pod, namespace: record.namespace, group: g.target, endpoint: detach(endpoint ?? ''), count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
           currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
           initial: t, runResets: 0, firstRunStart: t, firstRunEnd: t, firstSecond: Math.floor(t), firstSecondCount: 0, secondChanges: 0,
         };
-        state.loops.set(detached(key), loop);
+        state.loops.set(detach(key), loop);
         target.seenPod = pod;
         target.seenLoop = loop;
       } else {
@@ -422,7 +421,7 @@ function groupFor(state: State, target: string, controlPlane: boolean): GroupSta
   let g = state.groups.get(target);
   if (!g) {
     if (state.groups.size >= state.options.maxTargets) return null;
-    target = detached(target);
+    target = detach(target);
     g = {
       target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
       pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(), namespaces: new Map(),
