@@ -263,16 +263,21 @@ let previousBodies = new Map<string, Body | null>();
  * Bodies that never repeat (an address bomb: every line a new endpoint) make the cache pure cost:
  * each entry outlives a young-generation collection, is promoted, and dies in the old generation
  * (the 2M-address stress case went from 5 s and 222 MB to 13 s and 468 MB). So the hit rate is
- * checked every BODY_CACHE_WINDOW lookups, and below a quarter the cache is bypassed for the next
- * BODY_CACHE_BYPASS bodies before it is tried again. The window is short because each probe
- * leaves its entries behind as old-generation garbage: with 4096-lookup probes the same case
- * still peaked at 400 MB, with 512 at 237 MB. A storm hits 99 % and never bypasses for long.
+ * checked every BODY_CACHE_WINDOW lookups, and below a quarter the cache is bypassed for a while
+ * before it is tried again. The window is short because each probe leaves its entries behind as
+ * old-generation garbage: with 4096-lookup probes the same case still peaked at 400 MB, with 512
+ * at 237 MB. The bypass starts short and doubles with every failed probe, up to 65,536 bodies:
+ * a cold cache also fails its first probe (a storm's first 512 bodies are mostly new), and a
+ * fixed 65,536 then sent the next 10 % of a 256 MiB storm range past the cache and past every
+ * rule's per-body memo. A storm hits 99 % once warm.
  */
 const BODY_CACHE_WINDOW = 512;
-const BODY_CACHE_BYPASS = 65_536;
+const BODY_CACHE_FIRST_BYPASS = 512;
+const BODY_CACHE_LONGEST_BYPASS = 65_536;
 let lookups = 0;
 let hits = 0;
 let bypassLeft = 0;
+let nextBypass = BODY_CACHE_FIRST_BYPASS;
 
 function parsedBody(content: string, pos: number): Body | null {
   if (bypassLeft > 0) {
@@ -281,7 +286,12 @@ function parsedBody(content: string, pos: number): Body | null {
   }
   if (content.length - pos > BODY_CACHE_MAX_LENGTH) return parseSpansTargetMessage(content, pos);
   if (++lookups === BODY_CACHE_WINDOW) {
-    if (hits * 4 < BODY_CACHE_WINDOW) bypassLeft = BODY_CACHE_BYPASS;
+    if (hits * 4 < BODY_CACHE_WINDOW) {
+      bypassLeft = nextBypass;
+      nextBypass = Math.min(nextBypass * 2, BODY_CACHE_LONGEST_BYPASS);
+    } else {
+      nextBypass = BODY_CACHE_FIRST_BYPASS;
+    }
     lookups = 0;
     hits = 0;
   }
