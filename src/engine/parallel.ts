@@ -25,7 +25,8 @@ import { findRule } from '../rules/index.js';
 import { RuleEngine, type ConfiguredRule } from './engine.js';
 import { knownTotalBytes, readSource, reportUnrecognised, type ReadOptions, type ReadResult } from './analyze.js';
 import { fileRange, readEntry, type EntryCallbacks } from './pipeline.js';
-import { runTask } from './tasks.js';
+import { countLines, runTask } from './tasks.js';
+import { SharedRangeEnd, type RangeProgress } from './range-end.js';
 import { versionCollector } from '../incident/versions.js';
 
 export interface ParallelOptions {
@@ -35,8 +36,12 @@ export interface ParallelOptions {
   parallelMinBytes?: number;
   /** A plain proxy log at least this large is split into byte ranges. */
   splitMinBytes?: number;
-  /** Told how each byte range of a split file was taken: as read by its worker, or re-read because its assumed start state was wrong. */
-  onRange?: (info: { path: string; start: number; end: number; reread: boolean }) => void;
+  /** Told how each byte range of a split file was taken: as read by its worker, or re-read because its assumed start state was wrong; `stolen` when this thread took it from another's range. */
+  onRange?: (info: { path: string; start: number; end: number; reread: boolean; stolen: boolean }) => void;
+  /** This thread, once its own range is done, takes half of what another thread has left of its range while that is at least this many bytes. */
+  stealMinBytes?: number;
+  /** Where to cut a split file, as fractions of its size (tests); default: equal parts. */
+  splitFractions?: number[];
 }
 
 const MiB = 1 << 20;
@@ -45,7 +50,12 @@ const MiB = 1 << 20;
  * thread's resident memory low (the default reserves far more per isolate).
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
-const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB };
+/**
+ * Stealing costs a few tens of milliseconds (finding a line start, counting the lines in between,
+ * learning the parser state there, one more rule state to merge): below 16 MiB, about 0.1 s of
+ * reading, it does not pay.
+ */
+const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB, stealMinBytes: 16 * MiB };
 /** Bytes read from the head of a file to sniff its kind (the sniffer needs its first SNIFF_LINES lines). */
 const HEAD_BYTES = 256 * 1024;
 
@@ -60,6 +70,8 @@ export interface ParallelPlan {
   jobs: number;
   rules: RuleSpec[];
   splitMinBytes: number;
+  stealMinBytes: number;
+  splitFractions?: number[];
   /** Multi-pod metric dumps may be cut at `# POD` headers (not in strict mode, which checks each section's framing across the cut). */
   splitDumps: boolean;
 }
@@ -90,7 +102,15 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
   }
   const fileBytes = discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0);
   if (fileBytes < (options.parallelMinBytes ?? DEFAULTS.parallelMinBytes)) return null;
-  return { jobs, rules: specs, splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes, splitDumps: !options.strict };
+  const plan: ParallelPlan = {
+    jobs,
+    rules: specs,
+    splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes,
+    stealMinBytes: options.stealMinBytes ?? DEFAULTS.stealMinBytes,
+    splitDumps: !options.strict,
+  };
+  if (options.splitFractions) plan.splitFractions = options.splitFractions;
+  return plan;
 }
 
 // ---------------------------------------------------------------- messages between threads
@@ -103,7 +123,19 @@ export interface SerializedError {
 
 export type WorkerTask =
   | { type: 'source'; source: InputSource }
-  | { type: 'range'; path: string; start: number; end: number; kind: InputKind; linesBefore?: number; parserState?: ParserState };
+  | {
+      type: 'range';
+      path: string;
+      start: number;
+      end: number;
+      kind: InputKind;
+      linesBefore?: number;
+      parserState?: ParserState;
+      /** SharedRangeEnd memory: the main thread may take the rest of this range while it is read. */
+      sharedEnd?: SharedArrayBuffer;
+      /** A stolen range: the wall-time anchor its victim had reached, for the assumed start state. */
+      bootTimeHint?: number | null;
+    };
 
 export interface WorkerSetup {
   rules: RuleSpec[];
@@ -164,7 +196,7 @@ type Unit =
 async function planUnit(source: InputSource, plan: ParallelPlan): Promise<Unit> {
   if (source.type !== 'file') return { type: 'main', source };
   if (source.size < plan.splitMinBytes || plan.jobs < 2) return { type: 'source', source };
-  const split = await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps }).catch(() => null);
+  const split = await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null);
   return split ? { type: 'ranges', source, kind: split.kind, bounds: split.bounds } : { type: 'source', source };
 }
 
@@ -178,7 +210,7 @@ const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P/;
  * is a separate proxy's exposition, which the parser reads from a clean state. Null when the file
  * cannot be cut (another kind, a dump with a single section).
  */
-export async function splitPoints(file: string, size: number, parts: number, options: { dumps?: boolean } = {}): Promise<{ kind: InputKind; bounds: number[] } | null> {
+export async function splitPoints(file: string, size: number, parts: number, options: { dumps?: boolean; fractions?: number[] } = {}): Promise<{ kind: InputKind; bounds: number[] } | null> {
   const handle = await open(file, 'r');
   try {
     const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
@@ -200,7 +232,8 @@ export async function splitPoints(file: string, size: number, parts: number, opt
     else return null;
     const bounds = [0];
     for (let k = 1; k < parts; k++) {
-      const target = Math.max(Math.floor((size * k) / parts), bounds[bounds.length - 1]! + 1);
+      const fraction = options.fractions?.[k - 1] ?? k / parts;
+      const target = Math.max(Math.floor(size * fraction), bounds[bounds.length - 1]! + 1);
       const at = await boundaryAfter(target);
       if (at === null || at >= size) break;
       if (at > bounds[bounds.length - 1]!) bounds.push(at);
@@ -292,11 +325,18 @@ class TaskPool {
     private readonly onMessage: (m: WorkerMessage) => void,
   ) {}
 
-  async run(task: WorkerTask): Promise<TaskResult> {
+  /**
+   * Runs `task` on a free thread. When that is this thread and no other task waits for one,
+   * `thenOnMain` runs next, before the thread counts as free again (it steals work).
+   */
+  async run(task: WorkerTask, thenOnMain?: () => Promise<void>): Promise<TaskResult> {
     const slot = await this.acquire();
     let healthy = true;
     try {
-      return slot === 'main' ? await runTask(task, this.rules, this.setup.parser, this.onMessage) : await this.runOn(slot, task);
+      if (slot !== 'main') return await this.runOn(slot, task);
+      const result = await runTask(task, this.rules, this.setup.parser, this.onMessage);
+      if (thenOnMain && this.waiting.length === 0) await thenOnMain();
+      return result;
     } catch (err) {
       // A worker that failed outside the task's own error handling is not reused.
       healthy = slot === 'main';
@@ -389,15 +429,17 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   if (options.strict) parserOptions.strict = options.strict;
   if (options.interest) parserOptions.interest = options.interest;
   const rules = configuredRules(plan.rules);
-  const pool = new TaskPool(plan.jobs, { rules: plan.rules, parser: parserOptions }, rules, (m) => {
+  const post = (m: WorkerMessage) => {
     if (m.type === 'progress') progress?.bytes(m.bytes, m.lines);
     else if (m.type === 'file') progress?.file(m.path);
-  });
+  };
+  const pool = new TaskPool(plan.jobs, { rules: plan.rules, parser: parserOptions }, rules, post);
+  const thief: Thief = { rules, parserOptions, post, minBytes: plan.stealMinBytes };
   try {
     const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));
     // Start every worker task now (the pool queues them); merge strictly in input order below.
     // A failed task yields null at once, so a later unit's failure is never an unhandled rejection.
-    const started = units.map((unit) => startUnit(unit, pool)?.catch(() => null) ?? null);
+    const started = units.map((unit) => startUnit(unit, pool, thief)?.catch(() => null) ?? null);
     pool.drain();
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!;
@@ -405,14 +447,14 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
         mergeInto(engine, await readOnMainThread(unit.source, rules, options), inputs, errors);
         continue;
       }
-      const results = await started[i]!;
-      if (results === null) {
+      const parts = await started[i]!;
+      if (parts === null) {
         // A worker died (not an input problem): read this source here instead.
         mergeInto(engine, await readOnMainThread(unit.source, rules, options, false), inputs, errors);
       } else if (unit.type === 'source') {
-        mergeInto(engine, results[0]!, inputs, errors);
+        mergeInto(engine, parts[0]!.result!, inputs, errors);
       } else {
-        await mergeRanges(engine, unit, results, rules, options, inputs, errors);
+        await mergeRanges(engine, unit, parts, rules, options, inputs, errors);
       }
     }
   } finally {
@@ -423,19 +465,100 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   return { inputs, errors, notices: discovery.notices };
 }
 
-function startUnit(unit: Unit, pool: TaskPool): Promise<TaskResult[]> | null {
+/** One byte range of a split file as it was finally read. */
+interface RangePart {
+  start: number;
+  /** Moves in when this thread steals the rest of the range. */
+  end: number;
+  stolen: boolean;
+  /** Shared with the worker reading the range, so that its end can move in. */
+  shared?: SharedRangeEnd;
+  result?: TaskResult;
+}
+
+/** What this thread needs to read stolen ranges itself. */
+interface Thief {
+  rules: readonly ConfiguredRule[];
+  parserOptions: ParserOptions;
+  post: (m: WorkerMessage) => void;
+  minBytes: number;
+}
+
+function startUnit(unit: Unit, pool: TaskPool, thief: Thief): Promise<RangePart[]> | null {
   if (unit.type === 'main') return null;
-  if (unit.type === 'source') return pool.run({ type: 'source', source: unit.source }).then((r) => [r]);
-  const tasks: Promise<TaskResult>[] = [];
+  if (unit.type === 'source') return pool.run({ type: 'source', source: unit.source }).then((result) => [{ start: 0, end: unit.source.size, stolen: false, result }]);
+  const last = unit.bounds.length - 2;
+  const parts: RangePart[] = [];
+  for (let k = 0; k <= last; k++) {
+    const part: RangePart = { start: unit.bounds[k]!, end: unit.bounds[k + 1]!, stolen: false };
+    // The last range goes to this thread (below), which steals from the others; none steals from it.
+    if (k < last) part.shared = SharedRangeEnd.create(part.start, part.end, k === 0 ? 0 : null);
+    parts.push(part);
+  }
+  const tasks: Promise<void>[] = [];
   // Submitted last range first, so that this thread, which is free at once, takes the last range:
   // before reading it must count the lines in front of it and learn the parser state there, which
   // takes about as long as a new worker needs to start and take the first range, which needs neither.
-  for (let k = unit.bounds.length - 2; k >= 0; k--) {
-    const task: WorkerTask = { type: 'range', path: unit.source.path, start: unit.bounds[k]!, end: unit.bounds[k + 1]!, kind: unit.kind };
+  for (let k = last; k >= 0; k--) {
+    const part = parts[k]!;
+    const task: WorkerTask = { type: 'range', path: unit.source.path, start: part.start, end: part.end, kind: unit.kind };
     if (k === 0) task.linesBefore = 0;
-    tasks[k] = pool.run(task);
+    if (part.shared) task.sharedEnd = part.shared.buffer;
+    tasks.push(
+      pool.run(task, () => stealRanges(unit, parts, thief)).then((result) => {
+        part.result = result;
+      }),
+    );
   }
-  return Promise.all(tasks);
+  // Stolen parts were added while the tasks ran; order them by offset for the merge.
+  return Promise.all(tasks).then(() => parts.sort((a, b) => a.start - b.start));
+}
+
+/**
+ * This thread has finished its own range: while another thread has at least minBytes of its range
+ * left, cut that range at a line start halfway through its rest and read the second half here. The
+ * lines in front of the cut are the victim's published count plus the newlines between its
+ * boundary and the cut; the parser state there is assumed and later checked like any range's.
+ */
+async function stealRanges(unit: Unit & { type: 'ranges' }, parts: RangePart[], thief: Thief): Promise<void> {
+  const file = unit.source.path;
+  while (true) {
+    let victim: RangePart | null = null;
+    let seen: RangeProgress | null = null;
+    for (const part of parts) {
+      if (!part.shared || part.result) continue;
+      const progress = part.shared.progress();
+      if (Number.isNaN(progress.lines)) continue;
+      if (seen === null || progress.end - progress.boundary > seen.end - seen.boundary) {
+        victim = part;
+        seen = progress;
+      }
+    }
+    if (victim === null || seen === null) return;
+    const left = seen.end - seen.boundary;
+    if (left < thief.minBytes) return;
+    const cut = await cutNear(file, unit.kind, seen.boundary + Math.floor(left / 2), seen.end);
+    if (cut === null) return;
+    // The victim may have claimed past the cut meanwhile: look again.
+    if (!victim.shared!.cut(cut)) continue;
+    const stolen: RangePart = { start: cut, end: seen.end, stolen: true };
+    victim.end = cut;
+    parts.push(stolen);
+    const linesBefore = seen.lines + (await countLines(file, seen.boundary, cut));
+    const task: WorkerTask = { type: 'range', path: file, start: cut, end: seen.end, kind: unit.kind, linesBefore, bootTimeHint: seen.bootTime };
+    stolen.result = await runTask(task, thief.rules, thief.parserOptions, thief.post);
+  }
+}
+
+/** The first offset at or after `target` (and before `end`) where a range of this kind may begin, as splitPoints cuts; or null. */
+async function cutNear(file: string, kind: InputKind, target: number, end: number): Promise<number | null> {
+  const handle = await open(file, 'r');
+  try {
+    const at = kind === 'proxy-log' ? await lineStartAfter(handle, target, end) : await podHeaderAfter(handle, target, end);
+    return at !== null && at < end ? at : null;
+  } finally {
+    await handle.close();
+  }
 }
 
 function mergeInto(engine: RuleEngine, result: TaskResult, inputs: InputStats[], errors: InputError[]): void {
@@ -456,15 +579,16 @@ export function sameParserState(a: ParserState | undefined, b: ParserState | und
 async function mergeRanges(
   engine: RuleEngine,
   unit: Unit & { type: 'ranges' },
-  results: TaskResult[],
+  parts: RangePart[],
   rules: ConfiguredRule[],
   options: ReadOptions & ParallelOptions,
   inputs: InputStats[],
   errors: InputError[],
 ): Promise<void> {
   const verified: TaskResult[] = [];
-  for (let k = 0; k < results.length; k++) {
-    let result = results[k]!;
+  for (let k = 0; k < parts.length; k++) {
+    const part = parts[k]!;
+    let result = part.result!;
     const previous = verified[k - 1];
     if (previous && (previous.errors.length > 0 || previous.endState?.partialLine === true)) {
       // The ranges do not join cleanly (a read error, a CRI partial line across the cut): read the whole file here.
@@ -472,8 +596,8 @@ async function mergeRanges(
       return;
     }
     const reread = previous !== undefined && !sameParserState(result.assumedState, previous.endState);
-    if (reread) result = await readRangeOnMainThread(unit, k, result.linesBefore!, previous.endState!, rules, options);
-    options.onRange?.({ path: unit.source.path, start: unit.bounds[k]!, end: unit.bounds[k + 1]!, reread });
+    if (reread) result = await readRangeOnMainThread(unit, part, result.linesBefore!, previous.endState!, rules, options);
+    options.onRange?.({ path: unit.source.path, start: part.start, end: part.end, reread, stolen: part.stolen });
     verified.push(result);
   }
   const stats: InputStats = { ...verified[0]!.inputs[0]!, bytes: 0, records: 0, unparsed: 0, lines: 0 };
@@ -490,19 +614,17 @@ async function mergeRanges(
   inputs.push(stats);
 }
 
-/** Re-reads one range from the state its predecessor ended with (the worker's assumption was wrong). */
+/** Re-reads one range from the state its predecessor ended with (the assumed start state was wrong). */
 async function readRangeOnMainThread(
   unit: Unit & { type: 'ranges' },
-  k: number,
+  part: RangePart,
   linesBefore: number,
   parserState: ParserState,
   rules: ConfiguredRule[],
   options: ReadOptions,
 ): Promise<TaskResult> {
   const local = new RuleEngine(rules);
-  const start = unit.bounds[k]!;
-  const end = unit.bounds[k + 1]!;
-  const entry = { path: unit.source.path, stream: fileRange(unit.source.path, start, end), size: end - start };
+  const entry = { path: unit.source.path, stream: fileRange(unit.source.path, part.start, part.end), size: part.end - part.start };
   const result = await readEntry(entry, { record: (r) => local.emit(r) }, options, unit.kind, { linesBefore, kind: unit.kind, parserState });
   const out: TaskResult = { states: local.snapshot(), failures: local.failedRules(), inputs: [result.stats], errors: result.error ? [serializeError(result.error)] : [], linesBefore };
   if (result.endState) out.endState = result.endState;

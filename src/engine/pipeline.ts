@@ -20,6 +20,12 @@ export interface EntryCallbacks {
   /** Bytes and lines read since the last call, once per read chunk. */
   bytes?(count: number, lines: number): void;
   unparsed?(stats: InputStats, line: number, reason: string): void;
+  /**
+   * After each read chunk that ended outside an over-long line: every line before `bytes` (counted
+   * from the entry's start) is parsed, and `line` lines of the file precede that point. `state` is
+   * the parser's state there.
+   */
+  boundary?(bytes: number, line: number, state: ParserState | undefined): void;
 }
 
 export interface EntryResult {
@@ -48,11 +54,17 @@ export type ReadableEntry = Omit<InputEntry, 'stream'> & { stream: AsyncIterable
  * next is requested, which suits readEntry (it copies what it keeps) and spares the allocator a
  * fresh megabyte per read.
  */
-export async function* fileRange(file: string, start: number, end: number, chunkBytes = 1 << 20): AsyncGenerator<Buffer> {
+export async function* fileRange(file: string, start: number, end: number, chunkBytes = 1 << 20, limit?: { claim(want: number): number }): AsyncGenerator<Buffer> {
   const handle = await open(file, 'r');
   const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
   let pending: { read: Promise<{ bytesRead: number }>; at: number } | null = null;
-  const issue = (buf: Buffer, at: number) => ({ read: handle.read(buf, 0, Math.min(buf.length, end - at), at), at });
+  // With a limit, another thread may take the rest of the range: each read is claimed first and
+  // stops where the limit says.
+  const issue = (buf: Buffer, at: number) => {
+    const want = Math.min(at + buf.length, end);
+    const to = limit ? limit.claim(want) : want;
+    return to > at ? { read: handle.read(buf, 0, to - at, at), at } : null;
+  };
   try {
     if (start < end) pending = issue(buffers[0]!, start);
     for (let turn = 0; pending !== null; turn ^= 1) {
@@ -148,6 +160,9 @@ export async function readEntry(
       splitter.write(chunk);
       stats.lines = lineNo - firstLine;
       callbacks.bytes?.(chunk.length, lineNo - before);
+      if (callbacks.boundary && !splitter.insideOverlongLine && sniffBuffer === null) {
+        callbacks.boundary(stats.bytes - splitter.pendingBytes, lineNo, (parser as LineParser | null)?.saveState?.());
+      }
     }
     splitter.end();
   } catch (err) {

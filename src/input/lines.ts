@@ -38,6 +38,16 @@ export class LineSplitter {
     private readonly handlers: LineHandlers,
   ) {}
 
+  /** Bytes of a line begun but not yet ended. */
+  get pendingBytes(): number {
+    return this.pendingLength;
+  }
+
+  /** Inside a line that crossed the cap: it was already counted, though its end has not come. */
+  get insideOverlongLine(): boolean {
+    return this.skipping;
+  }
+
   write(chunk: Buffer): void {
     let start = 0;
     const ascii = isAscii(chunk);

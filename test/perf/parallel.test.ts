@@ -63,6 +63,22 @@ describe('parallel analysis', () => {
     }
   });
 
+  it('steals the rest of a slower thread\'s range and still reports exactly what the sequential run reports', async () => {
+    // This thread gets only the last tenth; the worker, which also starts later, gets the rest. So
+    // this thread finishes first and must take over part of the worker's range, several times.
+    const file = path.join(dir, 'storm.log');
+    const sequential = await reportJson([file], { jobs: 1 });
+    const ranges: { start: number; end: number; stolen: boolean; reread: boolean }[] = [];
+    const options = { ...parallel(2, (r) => ranges.push(r)), splitFractions: [0.9], stealMinBytes: 64 * 1024 };
+    const report = await reportJson([file], options);
+    assert.ok(ranges.some((r) => r.stolen), `some range was stolen: ${JSON.stringify(ranges)}`);
+    assert.equal(ranges[0]!.start, 0);
+    for (let k = 1; k < ranges.length; k++) assert.equal(ranges[k]!.start, ranges[k - 1]!.end, 'the ranges join without a gap or an overlap');
+    assert.equal(ranges.at(-1)!.end, readFileSync(file).length);
+    assert.ok(!ranges.some((r) => r.reread), 'each range assumed the right start state');
+    assert.equal(report, sequential);
+  });
+
   it('re-reads a range whose assumed start state was wrong (a restart before it) and still matches', async () => {
     // Timestamped lines anchor wall time; then the proxy restarts (banner, uptime back to 0) and
     // the rest is plain, so after the restart wall time is unknown. A range in the plain part
@@ -138,6 +154,12 @@ describe('parallel analysis', () => {
       assert.equal(ranges.length, jobs, `the dump is cut into ${jobs} ranges`);
       assert.equal(report, sequential, `jobs=${jobs}`);
     }
+    // Stolen parts of a dump start at POD headers too.
+    const stolen: number[] = [];
+    const options = { ...parallel(2, (r) => r.stolen && stolen.push(r.start)), splitFractions: [0.8], stealMinBytes: 1 };
+    assert.equal(await reportJson([file], options), sequential, 'with stealing');
+    assert.ok(stolen.length > 0, 'this thread took part of the worker\'s sections');
+    for (const b of stolen) assert.ok(content.startsWith('# POD ', b), `stolen range ${b} starts a POD header`);
     // Strict mode checks each section's framing as one stream: it reads the dump whole.
     assert.equal(await splitPoints(file, content.length, 2, { dumps: false }), null);
   });
