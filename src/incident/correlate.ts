@@ -166,12 +166,16 @@ export function windowOf(f: Finding): { start: number | null; end: number | null
 export function shared(a: Footprint, b: Footprint, relation: Relation): boolean {
   switch (relation) {
     case 'component':
-      return [...a.components].some((c) => b.components.has(c));
+      return intersects(a.components, b.components);
     case 'pod-or-workload':
-      return [...a.pods].some((p) => b.pods.has(p)) || [...a.workloads].some((w) => b.workloads.has(w));
+      return intersects(a.pods, b.pods) || intersects(a.workloads, b.workloads);
     case 'co-located':
       // Destination and policy share the linkerd-destination pod; identity lives alone.
-      return [...a.components].some((c) => c !== 'identity' && !b.components.has(c) && [...b.components].some((d) => d !== 'identity' && d !== c));
+      for (const c of a.components) {
+        if (c === 'identity' || b.components.has(c)) continue;
+        for (const d of b.components) if (d !== 'identity' && d !== c) return true;
+      }
+      return false;
     case 'target':
       return a.target !== null && a.target === b.target;
     case 'time':
@@ -187,29 +191,64 @@ const RELATION_WORDS: Record<Relation, string> = {
   time: 'overlapping time windows',
 };
 
+/** Whether two sets share a member; every pair of findings is compared, so this allocates nothing. */
+function intersects<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const x of small) if (large.has(x)) return true;
+  return false;
+}
+
+const GROUPING_RELATIONS = ['component', 'pod-or-workload', 'target', 'time'] as const;
+
+/** Why findings were grouped, in first-seen order, without repeats. */
+interface LinkReasons {
+  ids: Set<number>;
+  texts: string[];
+}
+
+function addReason(reasons: LinkReasons, id: number, text: string): void {
+  if (reasons.ids.has(id)) return;
+  reasons.ids.add(id);
+  reasons.texts.push(text);
+}
+
 export function correlate(findings: readonly Finding[]): Incident[] {
   const prints = findings.map(footprintOf);
   const parent = findings.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
-  const linkReasons = new Map<number, Set<string>>();
+  // Every pair is compared, and hundreds of findings of one rule link to each other: a reason is
+  // identified by a number (the two rules and the relation) and its text is built once per group.
+  const ruleIndex = new Map<string, number>();
+  for (const f of findings) if (!ruleIndex.has(f.ruleId)) ruleIndex.set(f.ruleId, ruleIndex.size);
+  const rules = findings.map((f) => ruleIndex.get(f.ruleId)!);
+  const linkReasons = new Map<number, LinkReasons>();
   for (let i = 0; i < findings.length; i++) {
     for (let j = i + 1; j < findings.length; j++) {
-      const relation = (['component', 'pod-or-workload', 'target', 'time'] as const).find((r) => shared(prints[i]!, prints[j]!, r));
-      if (!relation) continue;
+      const relation = GROUPING_RELATIONS.findIndex((r) => shared(prints[i]!, prints[j]!, r));
+      if (relation === -1) continue;
       const ri = root(i);
       const rj = root(j);
-      const reasons = new Set([...(linkReasons.get(ri) ?? []), ...(linkReasons.get(rj) ?? [])]);
-      reasons.add(`${findings[i]!.ruleId} and ${findings[j]!.ruleId} share ${RELATION_WORDS[relation]}`);
+      let reasons = linkReasons.get(ri);
+      if (reasons === undefined) linkReasons.set(ri, (reasons = { ids: new Set(), texts: [] }));
+      const theirs = ri !== rj ? linkReasons.get(rj) : undefined;
+      if (theirs) {
+        // A Set iterates in insertion order, which is the order of its texts.
+        let k = 0;
+        for (const id of theirs.ids) addReason(reasons, id, theirs.texts[k++]!);
+      }
+      const id = (rules[i]! * ruleIndex.size + rules[j]!) * GROUPING_RELATIONS.length + relation;
+      if (!reasons.ids.has(id)) addReason(reasons, id, `${findings[i]!.ruleId} and ${findings[j]!.ruleId} share ${RELATION_WORDS[GROUPING_RELATIONS[relation]!]}`);
       parent[rj] = ri;
-      linkReasons.set(ri, reasons);
     }
   }
   const groups = new Map<number, number[]>();
   findings.forEach((_, i) => {
     const r = root(i);
-    groups.set(r, [...(groups.get(r) ?? []), i]);
+    const members = groups.get(r);
+    if (members) members.push(i);
+    else groups.set(r, [i]);
   });
-  const incidents = [...groups].map(([r, members]) => buildIncident(members.map((i) => findings[i]!), members.map((i) => prints[i]!), [...(linkReasons.get(r) ?? [])]));
+  const incidents = [...groups].map(([r, members]) => buildIncident(members.map((i) => findings[i]!), members.map((i) => prints[i]!), linkReasons.get(r)?.texts ?? []));
   incidents.sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.findings.length - a.findings.length || (a.window?.start ?? '').localeCompare(b.window?.start ?? ''));
   incidents.forEach((inc, i) => (inc.id = `incident-${i + 1}`));
   return incidents;
@@ -222,12 +261,22 @@ interface Edge {
   contradicted: boolean;
 }
 
+/** CAUSAL_LINKS by cause and effect rule, in table order: most pairs of findings have none. */
+const LINKS_BY_RULES = new Map<string, Map<string, CausalLink[]>>();
+for (const link of CAUSAL_LINKS) {
+  const byEffect = LINKS_BY_RULES.get(link.cause) ?? new Map<string, CausalLink[]>();
+  LINKS_BY_RULES.set(link.cause, byEffect);
+  byEffect.set(link.effect, [...(byEffect.get(link.effect) ?? []), link]);
+}
+
 export function causalEdges(members: readonly Finding[], prints: readonly Footprint[]): Edge[] {
   const edges: Edge[] = [];
   members.forEach((a, i) =>
     members.forEach((b, j) => {
       if (i === j) return;
-      const link = CAUSAL_LINKS.find((l) => l.cause === a.ruleId && l.effect === b.ruleId && shared(prints[i]!, prints[j]!, l.requires));
+      const candidates = LINKS_BY_RULES.get(a.ruleId)?.get(b.ruleId);
+      if (candidates === undefined) return;
+      const link = candidates.find((l) => shared(prints[i]!, prints[j]!, l.requires));
       if (!link) return;
       const ca = prints[i]!.start;
       const cb = prints[j]!.start;
@@ -356,6 +405,8 @@ export function mergeTimelines(members: readonly Finding[]): IncidentTimeline | 
     return { ruleId: f.ruleId, label: t.label ?? f.title, target: f.subject.target ?? f.subject.pod ?? f.ruleId, counts: counts.map((c) => Math.round(c)) };
   });
   // Two storms both say "reconnect failures per minute": tell them apart by what they are about.
-  for (const s of series) if (series.filter((o) => o.label === s.label).length > 1) s.label = `${s.label} · ${s.target}`;
+  const labelCounts = new Map<string, number>();
+  for (const s of series) labelCounts.set(s.label, (labelCounts.get(s.label) ?? 0) + 1);
+  for (const s of series) if (labelCounts.get(s.label)! > 1) s.label = `${s.label} · ${s.target}`;
   return { start: new Date(start).toISOString(), bucketSeconds: bucketMs / 1000, series };
 }
