@@ -24,7 +24,6 @@ export const createProxyLogParser: ParserFactory = (input, sink, options) => new
 
 /** The release banner a proxy prints first at start-up; it marks a restart, so it is never skimmed. */
 const RELEASE_BANNER = 'linkerd2_proxy: release ';
-const SKIM_LEVELS = ['INFO ', 'WARN ', 'ERROR ', 'DEBUG ', 'TRACE '];
 
 class ProxyLogParser implements LineParser {
   private readonly prefixes = new CollectorPrefixReader();
@@ -107,9 +106,7 @@ class ProxyLogParser implements LineParser {
     const uptime = readUptime(text, pos + 1);
     if (uptime === null) return false;
     pos = skipSpaces(text, uptimeEnd + 2);
-    let level = false;
-    for (let i = 0; i < SKIM_LEVELS.length && !level; i++) level = text.startsWith(SKIM_LEVELS[i]!, pos);
-    if (!level) return false;
+    if (levelAt(text, pos) === null) return false;
     // The first line after a restart is always built: rules watch record.restart change.
     if (this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime && this.recordsSinceRestart > 0) return false;
     this.trackRestart(uptime, false);
@@ -227,21 +224,41 @@ function parseUptime(inner: string): number | null {
 
 function parseAfterUptime(content: string, start: number, uptime: number | null): Parsed | null {
   let pos = skipSpaces(content, start);
-  const levelEnd = content.indexOf(' ', pos);
-  if (levelEnd === -1) return null;
-  const level = content.slice(pos, levelEnd);
-  if (!LEVELS.has(level)) return null;
-  pos = skipSpaces(content, levelEnd);
+  const level = levelAt(content, pos);
+  if (level === null) return null;
+  pos = skipSpaces(content, pos + level.length);
   let thread: number | null = null;
   if (content.startsWith('ThreadId(', pos)) {
     const end = content.indexOf(')', pos);
     if (end === -1) return null;
-    thread = Number(content.slice(pos + 9, end));
+    thread = threadNumber(content, pos + 9, end);
     pos = skipSpaces(content, end + 1);
   }
   const body = parsedBody(content, pos);
   if (!body) return null;
   return { format: 'plain', uptime, level: level as LogLevel, thread, spans: body.spans, target: body.target, message: body.message, fields: body.fields };
+}
+
+/** The level each level's first letter stands for (they all differ). */
+const LEVEL_BY_INITIAL = new Map<number, LogLevel>([...LEVELS].map((level) => [level.charCodeAt(0), level as LogLevel]));
+
+/** The level spelled at `pos` and followed by a space, or null: the same test as slicing up to the next space and looking the word up, without the slice. */
+function levelAt(s: string, pos: number): LogLevel | null {
+  const level = LEVEL_BY_INITIAL.get(s.charCodeAt(pos));
+  if (level === undefined || s.charCodeAt(pos + level.length) !== 32) return null;
+  for (let i = 1; i < level.length; i++) if (s.charCodeAt(pos + i) !== level.charCodeAt(i)) return null;
+  return level;
+}
+
+/** `ThreadId(01)`'s number, read in place; anything but plain digits reads as Number() would. */
+function threadNumber(s: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return Number(s.slice(start, end));
+    n = n * 10 + (c - 48);
+  }
+  return end > start && end - start <= 15 ? n : Number(s.slice(start, end));
 }
 
 type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;

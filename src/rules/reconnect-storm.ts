@@ -151,7 +151,7 @@ export default defineRule<ReconnectStormOptions, State>({
       if (failedToConnect) g.failedToConnect++;
       else g.serviceFailed++;
       if (record.namespace) bump(g.namespaces, record.namespace);
-      bump(g.errors, classifyError(record.fields.error ?? ''));
+      bump(g.errors, target.errorClass);
       if (g.samples.length < SAMPLE_LINES) g.samples.push({ path: record.path, line: record.line, text: record.raw });
       if (record.time !== null) {
         addSecond(g.perSecond, record.time);
@@ -328,7 +328,9 @@ function continuesRun(gap: number, options: ReconnectStormOptions): boolean {
 }
 
 function gapBucket(gap: number): number {
-  return GAP_EDGES.findIndex((edge) => gap <= edge);
+  let i = 0;
+  while (!(gap <= GAP_EDGES[i]!) && i < GAP_EDGES.length - 1) i++;
+  return gap <= GAP_EDGES[i]! ? i : -1;
 }
 
 /** Appends loop `b` (later failures) to loop `a`, exactly as if the visitor had seen them after a's. */
@@ -374,6 +376,8 @@ function joinLoops(a: LoopState, b: LoopState, options: ReconnectStormOptions): 
  */
 interface LoopTarget {
   endpoint: string | null;
+  /** classifyError of the line's error field. */
+  errorClass: string;
   group: string;
   controlPlane: boolean;
   /** The rule state seenGroup and seenLoop belong to (rule states of several engines share a thread). */
@@ -387,7 +391,7 @@ const loopTargetOf = perBody((record): LoopTarget => {
   const { controller, endpoint } = loopAddresses(record);
   const group = controller ?? endpoint ?? 'unknown';
   const controlPlane = controller !== null || isControlPlaneAddress(group);
-  return { endpoint, group, controlPlane, seenIn: null, seenGroup: null, seenPod: null, seenLoop: null };
+  return { endpoint, errorClass: classifyError(record.fields.error ?? ''), group, controlPlane, seenIn: null, seenGroup: null, seenPod: null, seenLoop: null };
 });
 
 let lastPath = '';
