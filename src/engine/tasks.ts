@@ -12,7 +12,8 @@ import { readSource } from './analyze.js';
 import { RuleEngine, type ConfiguredRule } from './engine.js';
 import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } from './parallel.js';
 import { LineSplitter } from '../input/lines.js';
-import { fileRange, MAX_LINE_BYTES, readEntry, type EntryCallbacks } from './pipeline.js';
+import { fileRange } from '../input/file-range.js';
+import { MAX_LINE_BYTES, readEntry, type EntryCallbacks } from './pipeline.js';
 import { SharedRangeEnd } from './range-end.js';
 
 const MiB = 1 << 20;

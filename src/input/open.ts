@@ -4,21 +4,25 @@
 // Nothing is ever extracted to disk.
 
 import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 import type { InputSource } from './discover.js';
+import { fileRange } from './file-range.js';
 
 export interface InputEntry {
   /** Display path; tar members are `archive:member`. */
   path: string;
-  stream: Readable;
+  /** Chunks of bytes; a plain file's chunks are only valid until the next one is taken (see fileRange). */
+  stream: AsyncIterable<Buffer>;
   /** Uncompressed size when known, for progress. */
   size: number | null;
 }
 
-// 64 KiB, Node's default: with 1 MiB chunks dead buffers piled up in the old generation between major
-// GCs (an address bomb peaked at 220 MB RSS instead of 150 MB) for no gain in throughput.
+// 64 KiB, Node's default, for gzip and tar files: with 1 MiB chunks dead buffers piled up in the old
+// generation between major GCs (an address bomb peaked at 220 MB RSS instead of 150 MB) for no gain
+// in throughput. Plain files are read by fileRange into two reused 1 MiB buffers instead.
 const READ_CHUNK = 1 << 16;
 const TAR_HEADER = 512;
 
@@ -30,7 +34,33 @@ export function isTar(head: Buffer): boolean {
   return head.length >= 262 && head.toString('latin1', 257, 262) === 'ustar';
 }
 
+function isPlain(head: Buffer): boolean {
+  return !isGzip(head) && !isTar(head);
+}
+
+/** The first bytes of a file, enough to tell gzip and tar apart from plain text. */
+async function readHead(file: string): Promise<Buffer> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const head = Buffer.alloc(TAR_HEADER);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead);
+  } catch (err) {
+    throw new InputError(file, describeSystemError(err));
+  } finally {
+    await handle?.close();
+  }
+}
+
 export async function* openSource(source: InputSource, stdin: Readable = process.stdin): AsyncGenerator<InputEntry> {
+  if (source.type === 'file' && isPlain(await readHead(source.path))) {
+    // A stream costs a read through the thread pool and an event per 64 KiB, and waits for each;
+    // fileRange keeps the next megabyte in flight while this one is parsed: a third less CPU on a
+    // single-threaded read of the bench log, and a tenth of the system time.
+    yield { path: source.path, stream: fileRange(source.path, 0, source.size), size: source.size };
+    return;
+  }
   const raw = source.type === 'stdin' ? stdin : createReadStream(source.path, { highWaterMark: READ_CHUNK });
   const size = source.type === 'file' ? source.size : null;
   yield* openStream(source.path, raw, size);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileRange } from '../../src/engine/pipeline.js';
+import { fileRange } from '../../src/input/file-range.js';
 import { countLines } from '../../src/engine/tasks.js';
 
 let dir = '';
