@@ -34,8 +34,16 @@ export async function runTask(task: WorkerTask, rules: readonly ConfiguredRule[]
     return { states: engine.snapshot(), failures: engine.failedRules(), inputs, errors: errors.map(serializeError) };
   }
   if (task.start === 0) post({ type: 'file', path: task.path });
-  const linesBefore = task.linesBefore ?? (await countLines(task.path, 0, task.start));
-  const assumedState = task.parserState ?? (task.start > 0 ? await stateBefore(task.path, task.start, task.kind, parserOptions, task.bootTimeHint ?? null) : undefined);
+  let linesBefore = task.linesBefore;
+  let anchorCandidate: number | null = null;
+  if (linesBefore === undefined) {
+    // The count reads every byte before the range anyway: it also notes where the wall-time anchor may be.
+    const counted = await countLinesNotingAnchor(task.path, 0, task.start, Math.max(0, task.start - WARM_UP_BYTES));
+    linesBefore = counted.lines;
+    anchorCandidate = counted.anchorCandidate;
+  }
+  const assumedState =
+    task.parserState ?? (task.start > 0 ? await stateBefore(task.path, task.start, task.kind, parserOptions, task.bootTimeHint ?? null, anchorCandidate) : undefined);
   // Another thread may take the rest of this range: claim each read, and say how far the lines go.
   const shared = task.sharedEnd ? new SharedRangeEnd(task.sharedEnd) : undefined;
   if (shared) {
@@ -62,23 +70,44 @@ export async function runTask(task: WorkerTask, rules: readonly ConfiguredRule[]
  * yields to the event loop now and then, so messages from workers are not held up.
  */
 export async function countLines(file: string, start: number, end: number): Promise<number> {
+  return (await countLinesNotingAnchor(file, start, end, -1)).lines;
+}
+
+/**
+ * countLines, plus the start of the last line at or before `anchorBefore` whose first byte may
+ * begin a collector prefix (a digit of a timestamp, or the `{` of Docker JSON): the only place the
+ * wall-time anchor before a range can be, if that line is one (stateBefore checks). `start` counts
+ * as a line start only when it is 0.
+ */
+export async function countLinesNotingAnchor(file: string, start: number, end: number, anchorBefore: number, chunkBytes = 4 * MiB): Promise<{ lines: number; anchorCandidate: number | null }> {
   const fd = openSync(file, 'r');
   try {
-    const buf = Buffer.allocUnsafe(4 * MiB);
+    const buf = Buffer.allocUnsafe(chunkBytes);
     let lines = 0;
+    let anchorCandidate: number | null = null;
+    // A line starting at the chunk's first byte: after a newline that ended the previous chunk.
+    let lineStartsChunk = start === 0;
     for (let at = start, turn = 0; at < end; turn++) {
       const bytesRead = readSync(fd, buf, 0, Math.min(buf.length, end - at), at);
       if (bytesRead === 0) break;
       const chunk = bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      const noteUpTo = anchorBefore - at;
+      if (lineStartsChunk && noteUpTo >= 0 && mayStartCollectorLine(chunk[0]!)) anchorCandidate = at;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+        lines++;
+        if (i < noteUpTo && i + 1 < chunk.length && mayStartCollectorLine(chunk[i + 1]!)) anchorCandidate = at + i + 1;
+      }
+      lineStartsChunk = chunk[chunk.length - 1] === 10;
       at += bytesRead;
       if (turn % 4 === 3) await new Promise((resolve) => setImmediate(resolve));
     }
-    return lines;
+    return { lines, anchorCandidate };
   } finally {
     closeSync(fd);
   }
 }
+
+const mayStartCollectorLine = (b: number) => (b >= 48 && b <= 57) || b === 123;
 
 /**
  * The parser state just before `start`, as well as nearby lines tell: the lines of a short window
@@ -87,7 +116,7 @@ export async function countLines(file: string, start: number, end: number): Prom
  * and records are taken to precede the range. parallel.ts checks all of it against the previous
  * range's real end state, so a wrong guess costs a re-read, never a wrong result.
  */
-async function stateBefore(file: string, start: number, kind: InputKind, options: ParserOptions, bootTimeHint: number | null): Promise<ParserState | undefined> {
+async function stateBefore(file: string, start: number, kind: InputKind, options: ParserOptions, bootTimeHint: number | null, anchorCandidate: number | null): Promise<ParserState | undefined> {
   const handle = await open(file, 'r');
   try {
     let windowStart = Math.max(0, start - WARM_UP_BYTES);
@@ -100,7 +129,8 @@ async function stateBefore(file: string, start: number, kind: InputKind, options
     // The thread that read up to near here knew the anchor: assume no restart since (checked later, like every guess).
     if (state && state.bootTime === null && bootTimeHint !== null) state = warmUp(kind, options, null, lines, bootTimeHint);
     if (state && state.bootTime === null && windowStart > 0) {
-      const anchor = await lastCollectorLine(handle, windowStart);
+      const noted = anchorCandidate !== null && anchorCandidate < windowStart ? await collectorLineAt(handle, anchorCandidate, windowStart) : null;
+      const anchor = noted ?? (await lastCollectorLine(handle, windowStart));
       if (anchor) state = warmUp(kind, options, anchor, lines);
     }
     return state;
@@ -152,6 +182,14 @@ async function lastCollectorLine(handle: FileHandle, before: number): Promise<Bu
     end = start;
   }
   return null;
+}
+
+/** The line starting at `at` (cut at `before`), if it starts with a collector timestamp or Docker JSON. */
+async function collectorLineAt(handle: FileHandle, at: number, before: number): Promise<Buffer | null> {
+  const line = await readAt(handle, at, Math.min(before, at + MiB));
+  if (!startsCollectorLine(line, 0)) return null;
+  const lineEnd = line.indexOf(10);
+  return lineEnd === -1 ? line : line.subarray(0, lineEnd);
 }
 
 const isDigit = (b: number | undefined) => b !== undefined && b >= 48 && b <= 57;

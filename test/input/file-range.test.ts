@@ -7,11 +7,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileRange } from '../../src/input/file-range.js';
-import { countLines } from '../../src/engine/tasks.js';
+import { countLines, countLinesNotingAnchor } from '../../src/engine/tasks.js';
+import { SharedRangeEnd } from '../../src/engine/range-end.js';
 
 let dir = '';
 let file = '';
-const content = Buffer.from(Array.from({ length: 500 }, (_, i) => `line ${i} ${'x'.repeat(i % 37)}`).join('\n') + '\n');
+// Every seventh line starts like a kubectl timestamp, every eleventh like Docker JSON.
+const content = Buffer.from(
+  Array.from({ length: 500 }, (_, i) => `${i % 7 === 0 ? '2026-11-27T03:12:00Z ' : i % 11 === 0 ? '{"log":"' : ''}line ${i} ${'x'.repeat(i % 37)}`).join('\n') + '\n',
+);
 
 before(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'ld-range-'));
@@ -20,10 +24,10 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function collect(start: number, end: number, chunk: number): Promise<Buffer> {
+async function collect(start: number, end: number, chunk: number, limit?: SharedRangeEnd): Promise<Buffer> {
   const parts: Buffer[] = [];
   // Copied: each chunk is only valid until the next one is requested.
-  for await (const c of fileRange(file, start, end, chunk)) parts.push(Buffer.from(c));
+  for await (const c of fileRange(file, start, end, chunk, limit)) parts.push(Buffer.from(c));
   return Buffer.concat(parts);
 }
 
@@ -52,5 +56,34 @@ describe('countLines', () => {
   it('counts the newlines of a range', async () => {
     const newlines = (a: number, b: number) => content.subarray(a, b).filter((byte) => byte === 10).length;
     for (const [a, b] of [[0, content.length], [0, 0], [100, 9000], [5, 6]] as const) assert.equal(await countLines(file, a, b), newlines(a, b), `${a}-${b}`);
+  });
+
+  it('notes the last line at or before a limit that may start with a collector prefix, across chunk seams', async () => {
+    const lineStarts = [0, ...[...content].flatMap((byte, i) => (byte === 10 && i + 1 < content.length ? [i + 1] : []))];
+    const expected = (limit: number) => lineStarts.filter((at) => at <= limit && (content[at] === 123 || (content[at]! >= 48 && content[at]! <= 57))).at(-1) ?? null;
+    for (const limit of [-1, 0, 1, 500, 4321, 9000, content.length]) {
+      for (const chunk of [1, 7, 64, 4096]) {
+        const counted = await countLinesNotingAnchor(file, 0, content.length, limit, chunk);
+        assert.equal(counted.lines, 500, `lines by ${chunk}`);
+        assert.equal(counted.anchorCandidate, expected(limit), `limit ${limit} by ${chunk}`);
+      }
+    }
+  });
+});
+
+describe('SharedRangeEnd', () => {
+  it('lets the reader read only up to the end, and moves the end in only past what was claimed', async () => {
+    const shared = SharedRangeEnd.create(0, content.length, 0);
+    assert.equal(shared.claim(100), 100);
+    assert.equal(shared.cut(50), false, 'bytes up to 100 are claimed');
+    assert.equal(shared.cut(content.length), false, 'not past the end');
+    assert.equal(shared.cut(300), true);
+    assert.equal(shared.claim(400), 300, 'the reader stops at the new end');
+    // The same memory from another view, as a worker thread gets it.
+    const other = new SharedRangeEnd(shared.buffer);
+    other.publish(280, 12, null);
+    assert.deepEqual(shared.progress(), { end: 300, claimed: 300, boundary: 280, lines: 12, bootTime: null });
+    const read = await collect(0, content.length, 64, other);
+    assert.deepEqual(read, content.subarray(0, 300), 'fileRange honours the moved end');
   });
 });
