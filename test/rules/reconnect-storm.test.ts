@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import reconnectStorm, { backoffVerdict, classifyError } from '../../src/rules/reconnect-storm.js';
+import fc from 'fast-check';
+import reconnectStorm, { backoffVerdict, classifyError, medianWithZeros } from '../../src/rules/reconnect-storm.js';
+import { checkProperty } from '../support/fuzz.js';
 import { runRule, type TestInput } from '../support/rule-tester.js';
 
 const DST = 'linkerd-dst-headless.linkerd.svc.cluster.local:8086';
@@ -221,5 +223,25 @@ describe('reconnect-storm: helpers', () => {
     assert.match(backoffVerdict({ low: 1.2, high: 1.7 }).verdict, /connect timeout/);
     assert.match(backoffVerdict({ low: 30, high: 50 }).verdict, /v2\.307/);
     assert.equal(backoffVerdict(null).exceedsBackoff, false);
+  });
+
+  it('takes the median of per-second counts plus silent seconds, as sorting them all would', async () => {
+    const bySort = (values: number[], zeros: number) => {
+      const all = [...values, ...new Array<number>(zeros).fill(0)].sort((a, b) => a - b);
+      if (all.length === 0) return null;
+      const mid = all.length >> 1;
+      return all.length % 2 ? all[mid]! : (all[mid - 1]! + all[mid]!) / 2;
+    };
+    assert.equal(medianWithZeros([], 0), null);
+    assert.equal(medianWithZeros([3, 1, 2], 0), 2);
+    assert.equal(medianWithZeros([4, 4], 2), 2);
+    assert.equal(medianWithZeros([70_000, 1], 1), 1, 'counts too large for a histogram are sorted');
+    await checkProperty(
+      'median of counts',
+      fc.property(fc.array(fc.nat({ max: 300 }), { maxLength: 200 }), fc.nat({ max: 300 }), (values, zeros) => {
+        assert.equal(medianWithZeros(values, zeros), bySort(values, zeros));
+      }),
+      300,
+    );
   });
 });
