@@ -41,6 +41,8 @@ export interface ParallelOptions {
   onRange?: (info: { path: string; start: number; end: number; reread: boolean; stolen: boolean }) => void;
   /** This thread, once its own range is done, takes half of what another thread has left of its range while that is at least this many bytes. */
   stealMinBytes?: number;
+  /** Resident bytes that a steal must not risk passing (see stealRanges); default 200 MiB. */
+  stealMemoryBudget?: number;
   /** Where to cut a split file, as fractions of its size (tests); default: equal parts. */
   splitFractions?: number[];
 }
@@ -56,7 +58,7 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
  * learning the parser state there, one more rule state to merge): below 16 MiB, about 0.1 s of
  * reading, it does not pay.
  */
-const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB, stealMinBytes: 16 * MiB };
+const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB, stealMinBytes: 16 * MiB, stealMemoryBudget: 200 * MiB };
 /** Bytes read from the head of a file to sniff its kind (the sniffer needs its first SNIFF_LINES lines). */
 const HEAD_BYTES = 256 * 1024;
 
@@ -72,6 +74,7 @@ export interface ParallelPlan {
   rules: RuleSpec[];
   splitMinBytes: number;
   stealMinBytes: number;
+  stealMemoryBudget: number;
   splitFractions?: number[];
   /** Multi-pod metric dumps may be cut at `# POD` headers (not in strict mode, which checks each section's framing across the cut). */
   splitDumps: boolean;
@@ -108,6 +111,7 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
     rules: specs,
     splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes,
     stealMinBytes: options.stealMinBytes ?? DEFAULTS.stealMinBytes,
+    stealMemoryBudget: options.stealMemoryBudget ?? DEFAULTS.stealMemoryBudget,
     splitDumps: !options.strict,
   };
   if (options.splitFractions) plan.splitFractions = options.splitFractions;
@@ -435,7 +439,7 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
     else if (m.type === 'file') progress?.file(m.path);
   };
   const pool = new TaskPool(plan.jobs, { rules: plan.rules, parser: parserOptions }, rules, post);
-  const thief: Thief = { rules, parserOptions, post, minBytes: plan.stealMinBytes };
+  const thief: Thief = { rules, parserOptions, post, minBytes: plan.stealMinBytes, memoryBudget: plan.stealMemoryBudget, heapAtStart: process.memoryUsage().heapUsed };
   try {
     const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));
     // Start every worker task now (the pool queues them); merge strictly in input order below.
@@ -483,6 +487,9 @@ interface Thief {
   parserOptions: ParserOptions;
   post: (m: WorkerMessage) => void;
   minBytes: number;
+  memoryBudget: number;
+  /** This thread's heap before any rule state existed. */
+  heapAtStart: number;
 }
 
 function startUnit(unit: Unit, pool: TaskPool, thief: Thief): Promise<RangePart[]> | null {
@@ -520,10 +527,16 @@ function startUnit(unit: Unit, pool: TaskPool, thief: Thief): Promise<RangePart[
  * left, cut that range at a line start halfway through its rest and read the second half here. The
  * lines in front of the cut are the victim's published count plus the newlines between its
  * boundary and the cut; the parser state there is assumed and later checked like any range's.
+ *
+ * A stolen range gets rule states of its own, which live until the merge, and under a label or
+ * address bomb they fill up to the rules' caps. So a steal must fit in the memory budget even if
+ * its states grow as large as the ones this thread already holds (its heap growth since the start).
  */
 async function stealRanges(unit: Unit & { type: 'ranges' }, parts: RangePart[], thief: Thief): Promise<void> {
   const file = unit.source.path;
   while (true) {
+    const { rss, heapUsed } = process.memoryUsage();
+    if (rss + Math.max(0, heapUsed - thief.heapAtStart) > thief.memoryBudget) return;
     let victim: RangePart | null = null;
     let seen: RangeProgress | null = null;
     for (const part of parts) {

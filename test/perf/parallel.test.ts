@@ -69,7 +69,7 @@ describe('parallel analysis', () => {
     const file = path.join(dir, 'storm.log');
     const sequential = await reportJson([file], { jobs: 1 });
     const ranges: { start: number; end: number; stolen: boolean; reread: boolean }[] = [];
-    const options = { ...parallel(2, (r) => ranges.push(r)), splitFractions: [0.9], stealMinBytes: 64 * 1024 };
+    const options = { ...parallel(2, (r) => ranges.push(r)), splitFractions: [0.9], stealMinBytes: 64 * 1024, stealMemoryBudget: Infinity };
     const report = await reportJson([file], options);
     assert.ok(ranges.some((r) => r.stolen), `some range was stolen: ${JSON.stringify(ranges)}`);
     assert.equal(ranges[0]!.start, 0);
@@ -77,6 +77,11 @@ describe('parallel analysis', () => {
     assert.equal(ranges.at(-1)!.end, readFileSync(file).length);
     assert.ok(!ranges.some((r) => r.reread), 'each range assumed the right start state');
     assert.equal(report, sequential);
+
+    // No memory to spare: a steal could double the rule state this thread holds, so none is made.
+    const unstolen: boolean[] = [];
+    await reportJson([file], { ...parallel(2, (r) => unstolen.push(r.stolen)), splitFractions: [0.9], stealMinBytes: 64 * 1024, stealMemoryBudget: 0 });
+    assert.deepEqual(unstolen, [false, false]);
   });
 
   it('re-reads a range whose assumed start state was wrong (a restart before it) and still matches', async () => {
@@ -156,7 +161,7 @@ describe('parallel analysis', () => {
     }
     // Stolen parts of a dump start at POD headers too.
     const stolen: number[] = [];
-    const options = { ...parallel(2, (r) => r.stolen && stolen.push(r.start)), splitFractions: [0.8], stealMinBytes: 1 };
+    const options = { ...parallel(2, (r) => r.stolen && stolen.push(r.start)), splitFractions: [0.8], stealMinBytes: 1, stealMemoryBudget: Infinity };
     assert.equal(await reportJson([file], options), sequential, 'with stealing');
     assert.ok(stolen.length > 0, 'this thread took part of the worker\'s sections');
     for (const b of stolen) assert.ok(content.startsWith('# POD ', b), `stolen range ${b} starts a POD header`);
