@@ -551,7 +551,8 @@ async function stealRanges(unit: Unit & { type: 'ranges' }, parts: RangePart[], 
     if (victim === null || seen === null) return;
     const left = seen.end - seen.boundary;
     if (left < thief.minBytes) return;
-    const cut = await cutNear(file, unit.kind, seen.boundary + Math.floor(left / 2), seen.end);
+    // Halfway through what is left, and never before what the victim has already claimed.
+    const cut = await cutNear(file, unit.kind, Math.max(seen.claimed, seen.boundary + Math.floor(left / 2)), seen.end);
     if (cut === null) return;
     // The victim may have claimed past the cut meanwhile: look again.
     if (!victim.shared!.cut(cut)) continue;
