@@ -78,6 +78,13 @@ describe('parallel analysis', () => {
     assert.ok(!ranges.some((r) => r.reread), 'each range assumed the right start state');
     assert.equal(report, sequential);
 
+    // Two workers: this thread steals from whichever has more left (the second one counts its lines first).
+    const three: { start: number; end: number; stolen: boolean }[] = [];
+    const report3 = await reportJson([file], { ...parallel(3, (r) => three.push(r)), splitFractions: [0.45, 0.9], stealMinBytes: 64 * 1024, stealMemoryBudget: Infinity });
+    for (let k = 1; k < three.length; k++) assert.equal(three[k]!.start, three[k - 1]!.end, 'three-way ranges join');
+    assert.ok(three.length >= 3);
+    assert.equal(report3, sequential, 'jobs=3 with stealing');
+
     // No memory to spare: a steal could double the rule state this thread holds, so none is made.
     const unstolen: boolean[] = [];
     await reportJson([file], { ...parallel(2, (r) => unstolen.push(r.stolen)), splitFractions: [0.9], stealMinBytes: 64 * 1024, stealMemoryBudget: 0 });
