@@ -85,10 +85,6 @@ export class SharedRangeEnd {
     });
   }
 
-  get end(): number {
-    return this.locked(() => this.cells[END]!);
-  }
-
   private locked<T>(body: () => T): T {
     // The holder keeps the lock for a few loads and stores, so contention is rare and brief.
     while (Atomics.compareExchange(this.lock, LOCK, 0, 1) !== 0) Atomics.wait(this.lock, LOCK, 1, 1);

@@ -193,8 +193,8 @@ const RELATION_WORDS: Record<Relation, string> = {
 
 /** Whether two sets share a member; every pair of findings is compared, so this allocates nothing. */
 function intersects<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): boolean {
-  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
-  for (const x of small) if (large.has(x)) return true;
+  if (a.size > b.size) return intersects(b, a);
+  for (const x of a) if (b.has(x)) return true;
   return false;
 }
 

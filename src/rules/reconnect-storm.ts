@@ -328,9 +328,8 @@ function continuesRun(gap: number, options: ReconnectStormOptions): boolean {
 }
 
 function gapBucket(gap: number): number {
-  let i = 0;
-  while (!(gap <= GAP_EDGES[i]!) && i < GAP_EDGES.length - 1) i++;
-  return gap <= GAP_EDGES[i]! ? i : -1;
+  for (let i = 0; i < GAP_EDGES.length; i++) if (gap <= GAP_EDGES[i]!) return i;
+  return -1;
 }
 
 /** Appends loop `b` (later failures) to loop `a`, exactly as if the visitor had seen them after a's. */
