@@ -224,7 +224,8 @@ export async function splitPoints(file: string, size: number, parts: number, opt
     if (isGzip(bytes) || isTar(bytes)) return null;
     const lines = bytes.toString('utf8').split('\n');
     if (lines.length <= SNIFF_LINES) return null;
-    const first = lines.slice(0, SNIFF_LINES).map((l, i) => {
+    // Every complete line of the head: the sniffer skips kubectl chatter and stops on its own.
+    const first = lines.slice(0, -1).map((l, i) => {
       const text = l.endsWith('\r') ? l.slice(0, -1) : l;
       return i === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     });

@@ -6,7 +6,7 @@ import type { InputKind, InputStats, LdRecord } from '../core/types.js';
 import { LineSplitter } from '../input/lines.js';
 import { metaFromPath } from '../input/path-meta.js';
 import type { InputEntry } from '../input/open.js';
-import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
+import { SniffWindow, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
 import type { LineParser, ParserOptions, ParserState } from '../parsers/parser.js';
 
@@ -57,6 +57,7 @@ export async function readEntry(
   const firstLine = slice ? slice.linesBefore : 0;
   let lineNo = firstLine;
   let sniffBuffer: { text: string; line: number; overlong?: true }[] | null = slice ? null : [];
+  const sniffWindow = new SniffWindow();
   let parser: LineParser | null = null;
 
   const sink = {
@@ -95,7 +96,7 @@ export async function readEntry(
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (sniffBuffer) {
       sniffBuffer.push({ text, line: lineNo });
-      if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
+      if (sniffWindow.add(text)) flushSniff();
       return;
     }
     parser?.line(text, lineNo);
@@ -105,7 +106,7 @@ export async function readEntry(
     lineNo++;
     if (sniffBuffer) {
       sniffBuffer.push({ text: '', line: lineNo, overlong: true });
-      if (sniffBuffer.length >= SNIFF_LINES) flushSniff();
+      if (sniffWindow.add('')) flushSniff();
     } else if (parser) {
       sink.unparsed(lineNo, OVERLONG_LINE_REASON);
     }

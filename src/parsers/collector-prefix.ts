@@ -20,7 +20,9 @@ const CRI = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (st
 /** The timestamp CRI and `kubectl logs --timestamps` prefixes start with, and the space after it. */
 export const COLLECTOR_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
 // stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload.
-const TAILER = /^([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] )/;
+// stern --timestamps puts its timestamp after that prefix.
+const TAILER =
+  /^([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
 
 /** Exact powers of ten up to 1e15, for reading decimal fractions without building a string. */
 export const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
@@ -153,15 +155,40 @@ export class CollectorPrefixReader {
   }
 
   private withTailer(content: string, time: number | null, line: number): CollectedLine {
-    const first = content.charCodeAt(0);
-    // Fast path: payloads that start like a log line need no tailer check.
-    if (first === 91 /* [ */ || first === 123 /* { */ || first === 32) return { time, content, line };
-    const tailer = TAILER.exec(content);
-    if (!tailer) return { time, content, line };
-    const rest = content.slice(tailer[0].length);
-    if (tailer[2] !== undefined) return { time, pod: tailer[1], container: tailer[2], content: rest, line };
-    return { time, container: tailer[1], content: rest, line };
+    return withTailer(content, time, line);
   }
+}
+
+function withTailer(content: string, time: number | null, line: number): CollectedLine {
+  const first = content.charCodeAt(0);
+  // Fast path: payloads that start like a log line need no tailer check.
+  if (first === 91 /* [ */ || first === 123 /* { */ || first === 32) return { time, content, line };
+  const tailer = TAILER.exec(content);
+  if (!tailer) return { time, content, line };
+  let rest = content.slice(tailer[0].length);
+  if (time === null && COLLECTOR_TIMESTAMP.test(rest)) {
+    const space = rest.indexOf(' ');
+    time = parseRfc3339Until(rest, space);
+    rest = rest.slice(space + 1);
+  }
+  if (tailer[2] !== undefined) return { time, pod: tailer[1], container: tailer[2], content: rest, line };
+  return { time, container: tailer[1], content: rest, line };
+}
+
+/**
+ * The collector prefixes of one line read on their own, without the CRI partial-line state: for
+ * a line that reached the parser behind something else (a chat quote, indentation), once that is
+ * removed.
+ */
+export function peelPrefixes(text: string, line: number): CollectedLine {
+  const first = text.charCodeAt(0);
+  if (first >= 48 && first <= 57 && COLLECTOR_TIMESTAMP.test(text)) {
+    const cri = CRI.exec(text);
+    if (cri) return { time: parseRfc3339(cri[1]!), stream: cri[2] as 'stdout' | 'stderr', content: cri[4]!, line };
+    const space = text.indexOf(' ');
+    return withTailer(text.slice(space + 1), parseRfc3339Until(text, space), line);
+  }
+  return withTailer(text, null, line);
 }
 
 function parseDockerJson(text: string): Omit<CollectedLine, 'line'> | null {

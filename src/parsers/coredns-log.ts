@@ -2,21 +2,75 @@
 //   [INFO] 10.0.0.1:53000 - 12345 "SRV IN name. udp 78 false 1232" NOERROR qr,aa,rd 449 0.000123s
 // CoreDNS ≥ 1.6.3 prints no timestamp of its own; `kubectl logs --timestamps`, CRI files and
 // CoreDNS ≤ 1.6.2 (`2019-10-08T14:41:05.156Z [INFO] …`) give one, peeled off by CollectorPrefixReader.
-// Startup banners, plugin messages and errors are part of the log but not queries: they are counted as
-// unparsed lines and skipped.
+// CoreDNS ≤ 1.2 wrote its own Common Log Format date instead of the level:
+//   192.168.2.14:56084 - [11/Jan/2019:19:57:57 +0000] 7 "A IN name. udp 62 false 512" NXDOMAIN qr,aa,rd,ra 155 0.000134637s
+// Start-up banners, plugin messages and errors-plugin lines are not queries: they become
+// `coredns-message` records.
 
-import type { CorednsQueryRecord } from '../core/types.js';
+import type { CorednsMessageRecord, CorednsQueryRecord } from '../core/types.js';
 import { CollectorPrefixReader } from './collector-prefix.js';
+import { isPasteNoise } from './pasted.js';
 import type { LineParser, ParserFactory } from './parser.js';
 
 const QUERY_LINE =
   /^\[(?:INFO|DEBUG)\] (\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
+const CLF_QUERY_LINE =
+  /^(\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - \[(\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
 /** What else CoreDNS writes to the same stream: `[WARNING] plugin/…`, `.:53`, `CoreDNS-1.11.1`, `linux/amd64, go1.21…`. */
-const OTHER_COREDNS_LINE = /^(?:\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] |\S*:\d+$|CoreDNS-|linux\/|darwin\/|Listen: |maxprocs: )/;
+const OTHER_COREDNS_LINE = /^(?:\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] |\S*:\d+$|CoreDNS-|linux\/|darwin\/|windows\/|freebsd\/|Listen: |maxprocs: )/;
+/** `[ERROR] plugin/errors: 2 name. A: read udp …`, `[INFO] plugin/reload: Running configuration …`, `[INFO] SIGTERM: …`. */
+const LEVELLED_MESSAGE = /^\[(INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/([\w-]+): ?)?(.*)$/s;
+/** The 2017 errors plugin: `[ERROR 0 name. A] no items found` (rcode, name, type, then the error). */
+const BRACKETED_ERROR = /^\[(ERROR|INFO|WARNING) (\d+) (\S+) (\S+)\] (.*)$/s;
+/** The Common Log Format date CoreDNS ≤ 1.2 started lines with. */
+const CLF_DATE = /^(\d\d)\/([A-Z][a-z]{2})\/(\d{4}):(\d\d):(\d\d):(\d\d) ([+-])(\d\d)(\d\d)/;
+const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+
+/** `11/Jan/2019:19:57:57 +0000` in ms since the epoch, or null. */
+export function parseClfDate(text: string): number | null {
+  const m = CLF_DATE.exec(text);
+  if (!m) return null;
+  const month = MONTHS[m[2]!];
+  if (month === undefined) return null;
+  const utc = Date.UTC(Number(m[3]), month, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const offset = (Number(m[8]) * 60 + Number(m[9])) * 60_000 * (m[7] === '-' ? -1 : 1);
+  return utc - offset;
+}
+
+/** A non-query CoreDNS line as a message record, or null when it is not one CoreDNS writes. */
+export function parseCorednsMessage(content: string): Omit<CorednsMessageRecord, 'path' | 'line' | 'time'> & { time: number | null } | null {
+  let text = content;
+  let time: number | null = null;
+  const date = CLF_DATE.exec(text);
+  if (date && text.charCodeAt(date[0].length) === 32) {
+    time = parseClfDate(text);
+    text = text.slice(date[0].length + 1);
+  }
+  const bracketed = BRACKETED_ERROR.exec(text);
+  // Written the way the errors plugin prints it since 2018: `rcode name. type: error`.
+  if (bracketed) return { kind: 'coredns-message', time, level: bracketed[1]!, plugin: null, message: `${bracketed[2]} ${bracketed[3]} ${bracketed[4]}: ${bracketed[5]}`, raw: content };
+  const levelled = LEVELLED_MESSAGE.exec(text);
+  if (levelled) return { kind: 'coredns-message', time, level: levelled[1]!, plugin: levelled[2] ?? null, message: levelled[3]!, raw: content };
+  if (time === null && OTHER_COREDNS_LINE.test(text)) return { kind: 'coredns-message', time, level: null, plugin: null, message: text, raw: content };
+  return null;
+}
 
 export function parseCorednsQuery(content: string): Omit<CorednsQueryRecord, 'path' | 'line' | 'time'> | null {
   const m = QUERY_LINE.exec(content);
   if (!m) return null;
+  return queryFrom(m);
+}
+
+/** The CoreDNS ≤ 1.2 query line, with the time it carries. */
+export function parseClfQuery(content: string): (Omit<CorednsQueryRecord, 'path' | 'line' | 'time'> & { time: number | null }) | null {
+  const m = CLF_QUERY_LINE.exec(content);
+  if (!m) return null;
+  // Same groups as QUERY_LINE once the date is taken out.
+  const groups = [m[0], m[1], m[2], ...m.slice(4)] as unknown as RegExpExecArray;
+  return { ...queryFrom(groups), time: parseClfDate(m[3]!) };
+}
+
+function queryFrom(m: RegExpExecArray): Omit<CorednsQueryRecord, 'path' | 'line' | 'time'> {
   const client = m[1]!.startsWith('[') ? m[1]!.slice(1, -1) : m[1]!;
   return {
     kind: 'coredns-query',
@@ -52,10 +106,23 @@ export const createCorednsLogParser: ParserFactory = (input, sink) => {
       sink.emit({ ...query, path: input.path, line, time, ...meta } as CorednsQueryRecord);
       return;
     }
+    const clf = text.charCodeAt(0) === 91 /* [ */ ? null : parseClfQuery(text);
+    if (clf) {
+      sink.emit({ ...clf, path: input.path, line, ...meta, time: time ?? clf.time } as CorednsQueryRecord);
+      return;
+    }
     // Counted (the input's unparsed tally) but never fatal: a query log is interleaved with these.
-    if (/^\[(?:INFO|DEBUG)\] \S+:\d+ - /.test(text)) sink.unparsed(line, 'query log line in a custom format');
-    else if (OTHER_COREDNS_LINE.test(text)) sink.unparsed(line, 'CoreDNS message, not a query log line');
-    else sink.unparsed(line, 'not a CoreDNS log line');
+    if (/^\[(?:INFO|DEBUG)\] \S+:\d+ - /.test(text)) {
+      sink.unparsed(line, 'query log line in a custom format');
+      return;
+    }
+    const message = parseCorednsMessage(text);
+    if (message) {
+      sink.emit({ ...message, path: input.path, line, ...meta, time: time ?? message.time } as CorednsMessageRecord);
+      return;
+    }
+    if (isPasteNoise(text)) return;
+    sink.unparsed(line, 'not a CoreDNS log line');
   };
   const parser: LineParser = {
     line(raw, lineNo) {

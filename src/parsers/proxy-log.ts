@@ -3,12 +3,16 @@
 // docs/parse-format.md; the field layout follows tracing-subscriber's Full and Json formatters.
 
 import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types.js';
-import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, POWERS_OF_TEN, parseRfc3339, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
+import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, POWERS_OF_TEN, parseRfc3339, parseRfc3339Until, peelPrefixes, type CollectedLine } from './collector-prefix.js';
+import { JsonRecordAssembler, boundedJson, isPasteNoise, stripPasteMarkers } from './pasted.js';
 import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
 import { shareFields } from '../util/body-memo.js';
 
-type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields'> & {
+type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields' | 'levelAbsent'> & {
   time?: number | null;
+  /** From a tailer prefix found only once paste markers were removed. */
+  pod?: string;
+  container?: string;
 };
 
 const LEVELS = new Set<string>(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']);
@@ -16,6 +20,11 @@ const LEGACY_LEVELS: Record<string, LogLevel> = { 'ERR!': 'ERROR', WARN: 'WARN',
 const LOGFMT_LEVELS: Record<string, LogLevel> = {
   trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', warning: 'WARN', error: 'ERROR', fatal: 'ERROR', panic: 'ERROR',
 };
+
+/** Terminals are at least this wide, so a shorter line was not wrapped. */
+const MIN_WRAP_WIDTH = 80;
+/** A wrapped line continues over at most this many further lines. */
+const MAX_CONTINUATIONS = 8;
 
 /** Uptime values can jitter slightly between threads; a larger step back is a restart. */
 const RESTART_TOLERANCE_SECONDS = 1;
@@ -49,7 +58,10 @@ class ProxyLogParser implements LineParser {
   private readonly fullParse: RegExp | null;
 
   line(text: string, lineNo: number): void {
-    if (this.fullParse !== null && !this.prefixes.hasPartial() && this.skim(text, lineNo)) return;
+    if (this.fullParse !== null && !this.prefixes.hasPartial() && !this.json.active && this.skim(text, lineNo)) {
+      this.continuable = text.length >= MIN_WRAP_WIDTH;
+      return;
+    }
     const collected = this.prefixes.feed(text, lineNo);
     if (this.prefixes.displaced !== null) this.handle(this.prefixes.takeDisplaced()!);
     if (collected) this.handle(collected);
@@ -58,6 +70,8 @@ class ProxyLogParser implements LineParser {
   end(): void {
     const pending = this.prefixes.flush();
     if (pending) this.handle(pending);
+    for (const l of this.json.flush()) this.readLine({ time: null, content: l.text, line: l.line });
+    this.emitHeld();
   }
 
   saveState(): ParserState {
@@ -67,7 +81,8 @@ class ProxyLogParser implements LineParser {
       // Only whether there were any matters (a banner right at the start is no restart).
       recordsSinceRestart: this.recordsSinceRestart > 0,
       bootTime: this.bootTime,
-      partialLine: this.prefixes.hasPartial(),
+      // A range that ends inside a pretty-printed JSON record must be read again with the next one.
+      partialLine: this.prefixes.hasPartial() || this.json.active,
     };
   }
 
@@ -116,14 +131,50 @@ class ProxyLogParser implements LineParser {
     return true;
   }
 
+  /** A multi-line JSON record being joined (pretty-printed records span many lines). */
+  private readonly json = new JsonRecordAssembler();
+  /**
+   * The last record, held for one more line: a terminal wraps long lines, and the rest of a wrapped
+   * line arrives as the next physical line. Emitted when the next line is anything else.
+   */
+  private held: { record: ProxyLogRecord; content: string; continuations: number } | null = null;
+  /** Whether the last line was a record long enough to have been wrapped by a terminal. */
+  private continuable = false;
+
   private handle(collected: CollectedLine): void {
-    const content = collected.content;
-    if (content.trim() === '') return;
-    const parsed = parseProxyLogPayload(content);
-    if (!parsed) {
-      this.sink.unparsed(collected.line, 'not a proxy log line');
+    const first = collected.content.charCodeAt(0);
+    if (this.json.active || ((first === 123 /* { */ || first === 32) && JsonRecordAssembler.opens(collected.content))) {
+      const assembled = this.json.feed(collected.content, collected.line);
+      if (assembled.done === false) return;
+      if (assembled.done === true) {
+        const joined = { ...collected, content: assembled.text, line: assembled.line };
+        if (parseJson(assembled.text)) return this.readLine(joined);
+        for (const l of assembled.text.split('\n')) this.readLine({ ...collected, content: l, line: assembled.line });
+        return;
+      }
+      for (const l of assembled.lines) this.readLine({ ...collected, content: l.text, line: l.line });
       return;
     }
+    this.readLine(collected);
+  }
+
+  private readLine(collected: CollectedLine): void {
+    let content = collected.content;
+    // Pasted lines often keep the terminal's padding; the proxy itself never ends a line in spaces.
+    if (content.charCodeAt(content.length - 1) === 32) content = content.trimEnd();
+    if (content.trim() === '') return;
+    const parsed = parseProxyLogPayload(content) ?? parsePastedProxyLine(content);
+    if (!parsed) {
+      const wasContinuable = this.continuable;
+      this.continuable = false;
+      if (isPasteNoise(content)) return;
+      if (wasContinuable && this.continueHeld(content)) return;
+      if (wasContinuable && this.held === null) return; // the rest of a wrapped line no rule reads
+      this.unrecognised(collected);
+      return;
+    }
+    this.emitHeld();
+    this.continuable = content.length >= MIN_WRAP_WIDTH;
     this.trackRestart(parsed.uptime, parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release '));
     let time = collected.time ?? parsed.time ?? null;
     if (parsed.uptime !== null) {
@@ -134,9 +185,9 @@ class ProxyLogParser implements LineParser {
       kind: 'proxy-log',
       path: this.input.path,
       line: collected.line,
-      pod: collected.pod ?? this.input.pod,
+      pod: collected.pod ?? parsed.pod ?? this.input.pod,
       namespace: this.input.namespace,
-      container: collected.container ?? this.input.container,
+      container: collected.container ?? parsed.container ?? this.input.container,
       format: parsed.format,
       time,
       uptime: parsed.uptime,
@@ -150,8 +201,35 @@ class ProxyLogParser implements LineParser {
       raw: content,
     };
     if (collected.stream) record.stream = collected.stream;
+    if (parsed.levelAbsent) record.levelAbsent = true;
     this.recordsSinceRestart++;
-    this.sink.emit(record);
+    this.held = { record, content: collected.content, continuations: 0 };
+  }
+
+  /** A line no reader took. Other readers of pasted text (kubectl describe…) can be tried here first. */
+  private unrecognised(collected: CollectedLine): void {
+    this.sink.unparsed(collected.line, 'not a proxy log line');
+  }
+
+  private emitHeld(): void {
+    if (this.held === null) return;
+    this.sink.emit(this.held.record);
+    this.held = null;
+  }
+
+  /** Appends the rest of a terminal-wrapped line to the held record, when the joined line still parses. */
+  private continueHeld(rest: string): boolean {
+    const held = this.held;
+    if (held === null || held.continuations >= MAX_CONTINUATIONS || rest.charCodeAt(0) === 91 || rest.charCodeAt(0) === 123) return false;
+    // A wrap can fall on a space; the terminal keeps it at either end of the break.
+    const content = held.content + (rest.charCodeAt(0) === 32 ? ' ' + rest.trimStart() : stripPasteMarkers(rest));
+    const parsed = parseProxyLogPayload(content) ?? parsePastedProxyLine(content);
+    if (!parsed) return false;
+    held.record = { ...held.record, spans: parsed.spans, target: parsed.target, message: parsed.message, fields: parsed.fields, raw: content.trimEnd() };
+    held.content = content;
+    held.continuations++;
+    this.continuable = true;
+    return true;
   }
 
   private trackRestart(uptime: number | null, isBanner: boolean): void {
@@ -194,12 +272,159 @@ export function parseProxyLogPayload(content: string): Parsed | null {
   if (first === 91 /* [ */) return parsePlain(content);
   if (first === 123 /* { */) return parseJson(content);
   if (content.startsWith('time=') || content.startsWith('level=')) return parseLogfmt(content);
-  const legacy = /^(ERR!|WARN|INFO|DBUG|TRCE) \[ *(\d+)\.(\d+)s\] (.*)$/s.exec(content);
-  if (legacy) return parseLegacy(legacy);
-  // Users and some platforms strip the uptime; the level then starts the line.
-  const bare = /^(TRACE|DEBUG|INFO|WARN|ERROR)\s/.exec(content);
-  if (bare) return parseAfterUptime(content, 0, null);
-  return null;
+  return parseLevelFirst(content);
+}
+
+/**
+ * A line that starts with its level: the legacy layout (`ERR! [  1.2s] proxy={…} target msg`,
+ * with or without the uptime), or a tracing line whose uptime was stripped by the user or replaced
+ * by a wall-clock timestamp (policy controller, WALL_CLOCK proxies: `<ts>  INFO target: msg`, the
+ * level padded).
+ */
+function parseLevelFirst(content: string): Parsed | null {
+  const pos = skipSpaces(content, 0);
+  const legacy = LEGACY_LEVELS[content.slice(pos, pos + 4)];
+  if (legacy !== undefined && content.charCodeAt(pos + 4) === 32) {
+    const after = skipSpaces(content, pos + 5);
+    if (content.charCodeAt(after) === 91 /* [ */) {
+      const uptime = readUptime(content, after + 1);
+      if (uptime !== null) return parseLegacyBody(content, skipSpaces(content, uptimeEnd + 2), legacy, uptime);
+    }
+    // ERR!, DBUG and TRCE only ever started legacy lines; WARN and INFO also start tracing lines.
+    if (legacy !== 'WARN' && legacy !== 'INFO') return parseLegacyBody(content, after, legacy, null);
+  }
+  if (levelAt(content, pos) === null) return null;
+  const tracing = parseAfterUptime(content, pos, null);
+  if (tracing !== null || legacy === undefined) return tracing;
+  return parseLegacyBody(content, skipSpaces(content, pos + 5), legacy, null);
+}
+
+/** `proxy={server=in listen=…} admin={bg=resolver} linkerd2_proxy::app::errors message`: contexts become spans. */
+function parseLegacyBody(s: string, start: number, level: LogLevel, uptime: number | null): Parsed | null {
+  const spans: LogSpan[] = [];
+  let pos = start;
+  while (true) {
+    let nameEnd = pos;
+    while (isIdent(s.charCodeAt(nameEnd)) || s.charCodeAt(nameEnd) === 46 /* . */) nameEnd++;
+    if (nameEnd === pos || s.charCodeAt(nameEnd) !== 61 /* = */ || s.charCodeAt(nameEnd + 1) !== 123 /* { */) break;
+    const close = matchingBrace(s, nameEnd + 1);
+    if (close === -1) return null;
+    spans.push({ name: s.slice(pos, nameEnd), fields: parseSpanFields(s.slice(nameEnd + 2, close)) });
+    pos = skipSpaces(s, close + 1);
+  }
+  if (!isLowerIdentStart(s.charCodeAt(pos))) return null;
+  const targetEnd = scanModulePath(s, pos);
+  let messageStart: number;
+  if (s.charCodeAt(targetEnd) === 58 /* : */ && s.charCodeAt(targetEnd + 1) === 32) messageStart = targetEnd + 2;
+  else if (s.charCodeAt(targetEnd) === 32) messageStart = targetEnd + 1;
+  else if (targetEnd === s.length) messageStart = targetEnd;
+  else return null;
+  return { format: 'legacy', uptime, level, thread: null, spans, target: s.slice(pos, targetEnd), message: s.slice(messageStart).trimEnd(), fields: {} };
+}
+
+const isLowerIdentStart = (c: number) => (c >= 97 && c <= 122) || c === 95;
+
+/** `describe pod` shows a container's last words after `Message:`; they are often proxy lines. */
+const DESCRIBE_MESSAGE = /^(?:Message|message):\s+/;
+/** The 2018 Conduit layout: level letter, a tab, `file.rs:line]`, then `target: message`. */
+const GLOG = /^([EWIDT])[\t ]+[\w./-]+\.rs:\d+\] /;
+const GLOG_LEVELS: Record<string, LogLevel> = { E: 'ERROR', W: 'WARN', I: 'INFO', D: 'DEBUG', T: 'TRACE' };
+/** An uptime that lost a bracket in the paste: `78.195241119s]  WARN`, `[  4.1s  WARN`. */
+const LOOSE_UPTIME = /^(?:\[\s*(\d+)\.(\d+)s?\]?|(\d+)\.(\d+)s\])\s+(?=(?:TRACE|DEBUG|INFO|WARN|ERROR) )/;
+
+/**
+ * Lines the readers above reject, as people paste them: behind a chat quote or indentation, in
+ * the 2018 Conduit layout, with a damaged uptime, as a JSON record cut off by the excerpt, or as a
+ * bare fragment without level and uptime (read as INFO, marked `levelAbsent`: the level is not in
+ * the text, and inventing a severity would turn a fragment into an incident). Only lines the fast
+ * readers rejected get here.
+ */
+export function parsePastedProxyLine(content: string): Parsed | null {
+  let text = stripPasteMarkers(content);
+  const label = DESCRIBE_MESSAGE.exec(text);
+  if (label) text = text.slice(label[0].length);
+  let time: number | null = null;
+  let pod: string | undefined;
+  let container: string | undefined;
+  if (text !== content) {
+    const peeled = peelPrefixes(text, 0);
+    time = peeled.time;
+    pod = peeled.pod;
+    container = peeled.container;
+    text = peeled.content;
+    const again = parseProxyLogPayload(text);
+    if (again) return withOrigin(again, time, pod, container);
+  }
+  const parsed = parseGlog(text) ?? parseLooseUptime(text) ?? parseTruncatedJson(text) ?? parseFragment(text);
+  return parsed ? withOrigin(parsed, time, pod, container) : null;
+}
+
+function withOrigin(parsed: Parsed, time: number | null, pod: string | undefined, container: string | undefined): Parsed {
+  if (time === null && pod === undefined && container === undefined) return parsed;
+  const out: Parsed = { ...parsed, time: parsed.time ?? time };
+  if (pod !== undefined) out.pod = pod;
+  if (container !== undefined) out.container = container;
+  return out;
+}
+
+function parseGlog(text: string): Parsed | null {
+  const m = GLOG.exec(text);
+  if (!m) return null;
+  const body = parseSpansTargetMessage(text, m[0].length);
+  if (body) return { format: 'legacy', uptime: null, level: GLOG_LEVELS[m[1]!]!, thread: null, ...body };
+  return parseLegacyBody(text, m[0].length, GLOG_LEVELS[m[1]!]!, null);
+}
+
+function parseLooseUptime(text: string): Parsed | null {
+  const m = LOOSE_UPTIME.exec(text);
+  if (!m) return null;
+  const uptime = parseUptime(`${m[1] ?? m[3]}.${m[2] ?? m[4]}`);
+  return parseAfterUptime(text, m[0].length, uptime);
+}
+
+/** A JSON record cut off mid-way (excerpts, log UIs): level, target and message read by key. */
+function parseTruncatedJson(text: string): Parsed | null {
+  if (!text.startsWith('{"') && !text.startsWith('{ "')) return null;
+  const level = /"level"\s*:\s*"(\w+)"/.exec(text)?.[1]?.toUpperCase();
+  const target = /"target"\s*:\s*"([^"\\]+)"/.exec(text)?.[1];
+  if (level === undefined || !LEVELS.has(level) || target === undefined) return null;
+  const message = /"message"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
+  const stamp = /"timestamp"\s*:\s*"([^"]*)"/.exec(text)?.[1];
+  let uptime: number | null = null;
+  let time: number | null = null;
+  if (stamp?.startsWith('[')) uptime = parseUptime(stamp.slice(1, stamp.indexOf('s]')));
+  else if (stamp) time = parseRfc3339(stamp);
+  return { format: 'json', uptime, time, level: level as LogLevel, thread: null, spans: [], target, message: message === undefined ? '' : unescapeJson(message), fields: {} };
+}
+
+function unescapeJson(text: string): string {
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `spans: target: message` or `target: message` with nothing before it. The target must look like
+ * a Rust module path (`::` in it, or spans before it, or a `linkerd` crate), so that `Reason: Error`
+ * or `note: see above` are not taken for log lines.
+ */
+function parseFragment(text: string): Parsed | null {
+  let pos = 0;
+  let thread: number | null = null;
+  if (text.startsWith('ThreadId(')) {
+    const end = text.indexOf(')');
+    if (end === -1) return null;
+    thread = threadNumber(text, 9, end);
+    pos = skipSpaces(text, end + 1);
+  }
+  if (!isLowerIdentStart(text.charCodeAt(pos))) return null;
+  const body = parseSpansTargetMessage(text, pos);
+  if (!body || !isLowerIdentStart(body.target.charCodeAt(0))) return null;
+  if (body.spans.length === 0 && !body.target.includes('::') && !body.target.startsWith('linkerd')) return null;
+  if (body.spans.some((span) => !isLowerIdentStart(span.name.charCodeAt(0)))) return null;
+  return { format: 'plain', uptime: null, level: 'INFO', levelAbsent: true, thread, ...body };
 }
 
 function parsePlain(content: string): Parsed | null {
@@ -529,25 +754,9 @@ function parseJson(content: string): Parsed | null {
   };
 }
 
+/** Nested values are rendered to a bounded depth: a line nested thousands deep must not overflow the stack. */
 function stringify(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
-
-function parseLegacy(m: RegExpExecArray): Parsed | null {
-  const uptime = parseUptime(`${m[2]}.${m[3]}`);
-  const rest = m[4]!;
-  // `proxy={server=in listen=…} linkerd2_proxy::app: message`
-  const target = /(?:^|\s)([A-Za-z_][\w]*(?:::[\w]+)+|[a-z_][\w]*): (.*)$/s.exec(rest);
-  return {
-    format: 'legacy',
-    uptime,
-    level: LEGACY_LEVELS[m[1]!]!,
-    thread: null,
-    spans: [],
-    target: target ? target[1]! : '',
-    message: target ? target[2]! : rest,
-    fields: {},
-  };
+  return typeof v === 'string' ? v : boundedJson(v);
 }
 
 const LOGFMT_PAIR = /([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g;

@@ -1,0 +1,157 @@
+// What people paste around log lines: the kubectl command they ran and its chatter, chat-quote
+// markers, indentation, and JSON records pretty-printed over many lines. Parsers reach for these
+// helpers only for lines their fast path rejected, so none of this runs for ordinary log lines.
+
+/**
+ * Lines kubectl, stern and shells print around the log itself. They say nothing about the mesh
+ * and are skipped without counting as unparsed.
+ */
+const PASTE_NOISE = [
+  /^Defaulted container "/,
+  /^Found \d+ pods, using pod\//,
+  /^Use 'kubectl describe /,
+  // The command line itself, with or without a shell prompt.
+  /^(?:[$#%]\s*|:;\s*|\S+@\S+[:~][^$#]*[$#]\s*)?(?:sudo\s+)?(?:kubectl|oc|stern|kubetail)(?:\s|$)/,
+  /^(?:[$#%]\s*|:;\s*)?linkerd(?:\s+(?:viz|jaeger|multicluster|smi))?\s+(?:logs|diagnostics|check|tap|metrics)\b/,
+  // stern's header when it starts or stops following a container: `+ ns pod › container`.
+  /^[+-] \S+ \S+ [›>] \S+\s*$/,
+];
+
+export function isPasteNoise(text: string): boolean {
+  const line = text.trim();
+  if (line === '') return false;
+  for (const pattern of PASTE_NOISE) if (pattern.test(line)) return true;
+  return false;
+}
+
+/**
+ * Removes what a chat or a forum adds before a pasted line: `> ` quote markers (nested too), and
+ * leading indentation. Returns the text unchanged when there is none.
+ */
+export function stripPasteMarkers(text: string): string {
+  let pos = 0;
+  while (true) {
+    while (text.charCodeAt(pos) === 32 || text.charCodeAt(pos) === 9) pos++;
+    if (text.charCodeAt(pos) === 62 /* > */ && (text.charCodeAt(pos + 1) === 32 || pos + 1 === text.length)) {
+      pos += 1;
+      continue;
+    }
+    return pos === 0 ? text : text.slice(pos);
+  }
+}
+
+/** A pretty-printed record longer than this is not one; its lines are handed back one by one. */
+const MAX_RECORD_LINES = 512;
+const MAX_RECORD_CHARS = 256 * 1024;
+
+export type AssembledJson =
+  /** The record is complete: its text (lines joined by newlines) and its first line. */
+  | { done: true; text: string; line: number }
+  /** Still collecting. */
+  | { done: false }
+  /** It was not a record after all (too long, or unbalanced at the end): the lines as fed, to be read one by one. */
+  | { done: 'abandoned'; lines: { text: string; line: number }[] };
+
+/**
+ * Joins a JSON record pretty-printed over several lines (`{` alone on a line, then one key per
+ * line, down to the closing `}`). Depth is tracked by counting brackets outside strings, so the
+ * walk is iterative and bounded by the text, whatever the nesting.
+ */
+export class JsonRecordAssembler {
+  private lines: { text: string; line: number }[] = [];
+  private chars = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  get active(): boolean {
+    return this.lines.length > 0;
+  }
+
+  /**
+   * Whether a line (already stripped of collector prefixes) opens a multi-line record: `{` alone,
+   * or a record broken after an opening bracket or a comma. A single-line record, even one cut off
+   * by an excerpt, does not.
+   */
+  static opens(text: string): boolean {
+    let start = 0;
+    while (text.charCodeAt(start) === 32 || text.charCodeAt(start) === 9) start++;
+    if (text.charCodeAt(start) !== 123 /* { */) return false;
+    let end = text.length - 1;
+    while (end > start && (text.charCodeAt(end) === 32 || text.charCodeAt(end) === 9)) end--;
+    if (end === start) return true;
+    const last = text.charCodeAt(end);
+    return (last === 123 || last === 91 || last === 44) && bracketBalance(text) > 0;
+  }
+
+  feed(text: string, line: number): AssembledJson {
+    this.lines.push({ text, line });
+    this.chars += text.length + 1;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 92 /* \ */) this.escaped = true;
+        else if (c === 34 /* " */) this.inString = false;
+      } else if (c === 34) this.inString = true;
+      else if (c === 123 || c === 91) this.depth++;
+      else if (c === 125 || c === 93) this.depth--;
+    }
+    if (this.depth <= 0) {
+      const unbalanced = this.depth < 0;
+      const lines = this.reset();
+      if (unbalanced) return { done: 'abandoned', lines };
+      return { done: true, text: lines.map((l) => l.text).join('\n'), line: lines[0]!.line };
+    }
+    if (this.lines.length >= MAX_RECORD_LINES || this.chars >= MAX_RECORD_CHARS) return { done: 'abandoned', lines: this.reset() };
+    return { done: false };
+  }
+
+  /** What is left at the end of the input: never a whole record. */
+  flush(): { text: string; line: number }[] {
+    return this.reset();
+  }
+
+  private reset(): { text: string; line: number }[] {
+    const lines = this.lines;
+    this.lines = [];
+    this.chars = 0;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+    return lines;
+  }
+}
+
+function bracketBalance(text: string): number {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 92) escaped = true;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+  }
+  return depth;
+}
+
+/** How deep a field value is rendered; deeper parts read `…`. */
+export const MAX_FIELD_DEPTH = 8;
+
+/**
+ * JSON text of a parsed value, nested at most `depth` levels (JSON.stringify recurses without a
+ * bound and throws on a value nested a few thousand levels deep).
+ */
+export function boundedJson(value: unknown, depth = MAX_FIELD_DEPTH): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (depth <= 0) return '"…"';
+  if (Array.isArray(value)) return `[${value.map((v) => boundedJson(v, depth - 1)).join(',')}]`;
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(value)) parts.push(`${JSON.stringify(k)}:${boundedJson(v, depth - 1)}`);
+  return `{${parts.join(',')}}`;
+}
