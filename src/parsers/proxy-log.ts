@@ -21,7 +21,7 @@ const LOGFMT_LEVELS: Record<string, LogLevel> = {
   trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', warning: 'WARN', error: 'ERROR', fatal: 'ERROR', panic: 'ERROR',
 };
 
-/** Terminals are at least this wide, so a shorter line was not wrapped. */
+/** Terminals are at least this wide, so a shorter row is not part of a wrapped line. */
 const MIN_WRAP_WIDTH = 80;
 /** A wrapped line continues over at most this many further lines. */
 const MAX_CONTINUATIONS = 8;
@@ -58,8 +58,10 @@ class ProxyLogParser implements LineParser {
   private readonly fullParse: RegExp | null;
 
   line(text: string, lineNo: number): void {
+    this.previousLength = this.currentLength;
+    this.currentLength = text.length;
     if (this.fullParse !== null && !this.prefixes.hasPartial() && !this.json.active && this.skim(text, lineNo)) {
-      this.continuable = text.length >= MIN_WRAP_WIDTH;
+      this.continuable = true;
       return;
     }
     const collected = this.prefixes.feed(text, lineNo);
@@ -138,8 +140,20 @@ class ProxyLogParser implements LineParser {
    * line arrives as the next physical line. Emitted when the next line is anything else.
    */
   private held: { record: ProxyLogRecord; content: string; continuations: number } | null = null;
-  /** Whether the last line was a record long enough to have been wrapped by a terminal. */
+  /** Whether the last line was a record, which the current line may continue. */
   private continuable = false;
+  /** Lengths of the previous and the current physical line. */
+  private previousLength = 0;
+  private currentLength = 0;
+
+  /**
+   * A copy from a terminal pads every row to the terminal's width, so the rows of a wrapped line
+   * are as long as each other: that, not just failing to parse, marks a line as the rest of the
+   * previous one (a panic message after a long line is not its continuation).
+   */
+  private continuesPrevious(): boolean {
+    return this.continuable && this.currentLength >= MIN_WRAP_WIDTH && this.currentLength === this.previousLength;
+  }
 
   private handle(collected: CollectedLine): void {
     const first = collected.content.charCodeAt(0);
@@ -165,16 +179,16 @@ class ProxyLogParser implements LineParser {
     if (content.trim() === '') return;
     const parsed = parseProxyLogPayload(content) ?? parsePastedProxyLine(content);
     if (!parsed) {
-      const wasContinuable = this.continuable;
+      const continues = this.continuesPrevious();
       this.continuable = false;
       if (isPasteNoise(content)) return;
-      if (wasContinuable && this.continueHeld(content)) return;
-      if (wasContinuable && this.held === null) return; // the rest of a wrapped line no rule reads
+      if (continues && this.continueHeld(content)) return;
+      if (continues && this.held === null) return; // the rest of a wrapped line no rule reads
       this.unrecognised(collected);
       return;
     }
     this.emitHeld();
-    this.continuable = content.length >= MIN_WRAP_WIDTH;
+    this.continuable = true;
     this.trackRestart(parsed.uptime, parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release '));
     let time = collected.time ?? parsed.time ?? null;
     if (parsed.uptime !== null) {

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { CorednsMessageRecord } from '../../src/core/types.js';
 import { parseText } from './helpers.js';
 
 const LINE = '[INFO] 10.0.0.1:53000 - 12345 "SRV IN linkerd-dst-headless.linkerd.svc.cluster.local. udp 78 false 1232" NOERROR qr,aa,rd 449 0.000123s';
@@ -50,7 +51,7 @@ describe('CoreDNS query-log parser', () => {
     ]);
   });
 
-  it('counts startup, plugin and error lines as unparsed without failing', async () => {
+  it('reads start-up, plugin and errors-plugin lines as coredns-message records', async () => {
     const p = await parseText(
       'coredns.log',
       [
@@ -67,7 +68,47 @@ describe('CoreDNS query-log parser', () => {
     );
     assert.equal(p.stats.kind, 'coredns-log');
     assert.equal(p.coredns.length, 2);
-    assert.deepEqual(p.unparsed.map((u) => u.line), [1, 2, 3, 4, 6, 7, 8]);
+    const messages = p.records.filter((r): r is CorednsMessageRecord => r.kind === 'coredns-message');
+    assert.deepEqual(messages.map((m) => m.line), [1, 2, 3, 4, 6, 7]);
+    assert.deepEqual(
+      messages.map((m) => [m.level, m.plugin]),
+      [[null, null], ['INFO', 'reload'], [null, null], [null, null], ['ERROR', 'errors'], ['WARNING', 'kubernetes']],
+    );
+    assert.equal(messages[4]!.message, '2 linkerd-dst-headless.linkerd.svc.cluster.local. SRV: read udp 10.0.0.1:1234->10.96.0.10:53: i/o timeout');
+    assert.deepEqual(p.unparsed.map((u) => u.line), [8]);
     assert.equal(p.unparsed.find((u) => u.line === 8)!.reason, 'query log line in a custom format');
+  });
+
+  // Lines below: kubernetes/kubernetes#72826 and coredns/coredns#1265, as users pasted them.
+  it('reads the CoreDNS ≤ 1.2 query layout with its own date', async () => {
+    const p = await parseText(
+      'coredns.log',
+      [
+        '192.168.2.14:56084 - [11/Jan/2019:19:57:57 +0000] 7 "A IN kubernetes.default.default.svc.cluster.local. udp 62 false 512" NXDOMAIN qr,aa,rd,ra 155 0.000134637s',
+        '192.168.2.14:44698 - [11/Jan/2019:19:57:57 -0130] 8 "A IN kubernetes.default.svc.cluster.local. udp 54 false 512" NOERROR qr,aa,rd,ra 106 0.000131808s',
+      ].join('\n'),
+    );
+    assert.equal(p.stats.kind, 'coredns-log');
+    assert.equal(p.coredns.length, 2);
+    const [a, b] = p.coredns;
+    assert.deepEqual([a!.client, a!.clientPort, a!.id, a!.type, a!.name, a!.rcode, a!.responseSize, a!.durationSeconds], ['192.168.2.14', 56084, 7, 'A', 'kubernetes.default.default.svc.cluster.local.', 'NXDOMAIN', 155, 0.000134637]);
+    assert.equal(a!.time, Date.UTC(2019, 0, 11, 19, 57, 57));
+    assert.equal(b!.time, Date.UTC(2019, 0, 11, 21, 27, 57));
+    assert.deepEqual(p.unparsed, []);
+  });
+
+  it('reads the 2017 errors-plugin layout as messages, and sniffs a file of them as a CoreDNS log', async () => {
+    const p = await parseText(
+      'errors.log',
+      ['29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.monitoring.svc.cluster.local. A] no items found', '29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.svc.cluster.local. A] invalid query name'].join('\n'),
+    );
+    assert.equal(p.stats.kind, 'coredns-log');
+    const messages = p.records as CorednsMessageRecord[];
+    assert.deepEqual(messages.map((m) => [m.kind, m.level, m.plugin, m.message]), [
+      ['coredns-message', 'ERROR', null, '0 kubernetes.monitoring.svc.cluster.local. A: no items found'],
+      ['coredns-message', 'ERROR', null, '0 kubernetes.svc.cluster.local. A: invalid query name'],
+    ]);
+    assert.equal(messages[0]!.time, Date.UTC(2017, 10, 29, 23, 16, 11));
+    assert.equal(messages[0]!.raw, '29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.monitoring.svc.cluster.local. A] no items found');
   });
 });

@@ -14,6 +14,8 @@ export interface Parsed {
   queries: DnsQueryRecord[];
   answers: DnsAnswerRecord[];
   coredns: CorednsQueryRecord[];
+  /** Every record, in order. */
+  records: LdRecord[];
   unparsed: { line: number; reason: string }[];
 }
 
@@ -30,6 +32,7 @@ export async function parseText(path: string, content: string): Promise<Parsed> 
     queries: records.filter((r): r is DnsQueryRecord => r.kind === 'dns-query'),
     answers: records.filter((r): r is DnsAnswerRecord => r.kind === 'dns-answer'),
     coredns: records.filter((r): r is CorednsQueryRecord => r.kind === 'coredns-query'),
+    records,
     unparsed,
   };
 }
