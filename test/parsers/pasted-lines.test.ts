@@ -1,0 +1,196 @@
+// Proxy lines as people paste them, beyond the real samples in test/data/real: quoted, indented,
+// behind collectors, with damaged uptimes; what kubectl prints around them; a sniff window that
+// must look past a long preamble; and JSON nested deeper than a recursive walk survives.
+
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { describe, it } from 'node:test';
+import type { LdRecord, ProxyLogRecord } from '../../src/core/types.js';
+import { readEntry } from '../../src/engine/pipeline.js';
+import { sniffKind } from '../../src/input/sniff.js';
+import { createProxyLogParser } from '../../src/parsers/proxy-log.js';
+
+async function parse(content: string, path = 'pasted.txt') {
+  const records: LdRecord[] = [];
+  const unparsed: { line: number; reason: string }[] = [];
+  const { stats, error } = await readEntry(
+    { path, stream: Readable.from([Buffer.from(content)]), size: null },
+    { record: (r) => records.push(r), unparsed: (_s, line, reason) => unparsed.push({ line, reason }) },
+  );
+  return { records: records as ProxyLogRecord[], unparsed, stats, error };
+}
+
+// From linkerd/linkerd2#9812 and #11279 (real lines).
+const PLAIN =
+  '[    13.328926s]  WARN ThreadId(01) policy:watch{port=4191}:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}:endpoint{addr=10.0.1.234:8090}: linkerd_reconnect: Failed to connect error=connect timed out after 1s';
+const PLAIN_BODY = 'policy:watch{port=4191}:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}:endpoint{addr=10.0.1.234:8090}: linkerd_reconnect: Failed to connect error=connect timed out after 1s';
+const JSON_LINE = '{"timestamp":"2025-12-12T19:55:11.333411Z","level":"WARN","fields":{"message":"Failed to connect","error":"connect timed out after 1s"},"target":"linkerd_reconnect","threadId":"ThreadId(1)"}';
+
+function expectReconnect(r: ProxyLogRecord | undefined, uptime: number | null = 13.328926): void {
+  assert.ok(r, 'a record');
+  assert.equal(r.level, 'WARN');
+  assert.equal(r.target, 'linkerd_reconnect');
+  assert.equal(r.message, 'Failed to connect');
+  assert.equal(r.fields.error, 'connect timed out after 1s');
+  assert.equal(r.uptime, uptime);
+}
+
+describe('pasted proxy lines', () => {
+  it('reads lines quoted with `> ` (nested too) or indented', async () => {
+    const { records, unparsed } = await parse([`> ${PLAIN}`, `> > ${PLAIN}`, `    ${PLAIN}`, `\t${PLAIN}`].join('\n'));
+    assert.deepEqual(unparsed, []);
+    assert.equal(records.length, 4);
+    for (const r of records) expectReconnect(r);
+    assert.deepEqual(records[0]!.spans.map((s) => s.name), ['policy', 'watch', 'controller', 'endpoint']);
+  });
+
+  it('reads a quoted line behind a kubectl timestamp, and JSON behind stern and kubectl prefixes', async () => {
+    const { records, unparsed } = await parse(
+      [`> 2024-06-06T11:01:39.532896292Z ${PLAIN}`, `web-5d8f7c9b4-abcde linkerd-proxy ${JSON_LINE}`, `web-5d8f7c9b4-abcde linkerd-proxy 2025-12-12T19:55:11.5Z ${JSON_LINE}`, `2025-12-12T19:55:11.5Z ${JSON_LINE}`].join('\n'),
+    );
+    assert.deepEqual(unparsed, []);
+    assert.equal(records.length, 4);
+    expectReconnect(records[0]);
+    assert.equal(records[0]!.time, Date.parse('2024-06-06T11:01:39.532Z') + 0.896292);
+    for (const r of records.slice(1)) {
+      expectReconnect(r, null);
+      assert.equal(r.format, 'json');
+    }
+    assert.equal(records[1]!.pod, 'web-5d8f7c9b4-abcde');
+    assert.equal(records[1]!.container, 'linkerd-proxy');
+    assert.equal(records[2]!.pod, 'web-5d8f7c9b4-abcde');
+  });
+
+  it('reads an uptime that lost a bracket', async () => {
+    const { records, unparsed } = await parse([`[    13.328926s  WARN ThreadId(01) ${PLAIN_BODY}`, `    13.328926s]  WARN ThreadId(01) ${PLAIN_BODY}`, `[    13.328926  WARN ThreadId(01) ${PLAIN_BODY}`].join('\n'));
+    assert.deepEqual(unparsed, []);
+    assert.equal(records.length, 3);
+    for (const r of records) expectReconnect(r);
+  });
+
+  it('reads the legacy layout with and without uptime and contexts, and the Conduit glog layout', async () => {
+    const { records, unparsed } = await parse(
+      [
+        'TRCE [     1.002000s] proxy={server=out listen=127.0.0.1:4140} linkerd2_proxy::proxy::http::router routing',
+        'WARN admin={bg=resolver} linkerd2_proxy::control::destination::background::destination_set Destination.Get stream errored',
+        'INFO [     0.003173s] linkerd2_proxy::app::main: routing on V4(127.0.0.1:4140)',
+        'W    proxy/src/telemetry/mod.rs:42] conduit_proxy::telemetry: metrics server failed',
+      ].join('\n'),
+    );
+    assert.deepEqual(unparsed, []);
+    assert.deepEqual(
+      records.map((r) => [r.format, r.level, r.target, r.message, r.uptime]),
+      [
+        ['legacy', 'TRACE', 'linkerd2_proxy::proxy::http::router', 'routing', 1.002],
+        ['legacy', 'WARN', 'linkerd2_proxy::control::destination::background::destination_set', 'Destination.Get stream errored', null],
+        ['legacy', 'INFO', 'linkerd2_proxy::app::main', 'routing on V4(127.0.0.1:4140)', 0.003173],
+        ['legacy', 'WARN', 'conduit_proxy::telemetry', 'metrics server failed', null],
+      ],
+    );
+    assert.deepEqual(records[0]!.spans, [{ name: 'proxy', fields: { server: 'out', listen: '127.0.0.1:4140' } }]);
+    assert.deepEqual(records[1]!.spans, [{ name: 'admin', fields: { bg: 'resolver' } }]);
+  });
+
+  it('reads a fragment without level as INFO marked levelAbsent, and keeps prose and describe lines out', async () => {
+    const { records, unparsed } = await parse(
+      [PLAIN_BODY, 'ThreadId(01) linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server web', 'Reason: OOMKilled', 'note: this happens every few minutes', 'Last State:    Terminated'].join('\n'),
+    );
+    assert.equal(records.length, 2);
+    for (const r of records) {
+      assert.equal(r.level, 'INFO');
+      assert.equal(r.levelAbsent, true);
+    }
+    assert.equal(records[0]!.target, 'linkerd_reconnect');
+    assert.equal(records[1]!.thread, 1);
+    assert.equal(records[1]!.fields.error, 'unauthorized connection on server web');
+    assert.deepEqual(unparsed.map((u) => u.line), [3, 4, 5]);
+  });
+
+  it('marks no line of a complete proxy line levelAbsent', async () => {
+    const { records } = await parse(`${PLAIN}\n${JSON_LINE}\n`);
+    assert.ok(records.every((r) => r.levelAbsent === undefined));
+  });
+
+  it('skips kubectl and stern chatter without counting it as unparsed', async () => {
+    const { records, unparsed, stats } = await parse(
+      [
+        '$ kubectl logs -n linkerd deploy/linkerd-destination -c linkerd-proxy --since=1h',
+        'Found 2 pods, using pod/linkerd-destination-68947cb4b6-zv7f2',
+        'Defaulted container "linkerd-proxy" out of: linkerd-proxy, destination, sp-validator, policy, linkerd-init (init)',
+        "Use 'kubectl describe pod/linkerd-destination-68947cb4b6-zv7f2 -n linkerd' to see all of the containers in this pod.",
+        '+ linkerd linkerd-destination-68947cb4b6-zv7f2 › linkerd-proxy',
+        PLAIN,
+      ].join('\n'),
+    );
+    assert.equal(stats.kind, 'proxy-log');
+    assert.deepEqual(unparsed, []);
+    assert.equal(records.length, 1);
+    assert.equal(records[0]!.line, 6);
+  });
+
+  it('does not take an unrelated line after a long record for the rest of a wrapped line', async () => {
+    const { records, unparsed } = await parse(`${PLAIN}\nthread 'main' panicked at 'called Option::unwrap() on a None value', src/main.rs:1\n`);
+    assert.equal(records.length, 1);
+    assert.equal(records[0]!.fields.error, 'connect timed out after 1s');
+    assert.deepEqual(unparsed.map((u) => u.line), [2]);
+  });
+});
+
+describe('sniffing an input behind a long preamble', () => {
+  const preamble = Array.from({ length: 70 }, (_, i) => (i % 2 === 0 ? `Defaulted container "linkerd-proxy" out of: linkerd-proxy, web, linkerd-init (init)` : `kubectl logs web-5d8f7c9b4-${i} -c linkerd-proxy`));
+
+  it('reads 70 lines of kubectl chatter followed by proxy lines as a proxy log', async () => {
+    const { records, unparsed, stats } = await parse([...preamble, PLAIN, PLAIN, PLAIN].join('\n'));
+    assert.equal(stats.kind, 'proxy-log');
+    assert.equal(records.length, 3);
+    assert.deepEqual(records.map((r) => r.line), [71, 72, 73]);
+    assert.deepEqual(unparsed, []);
+  });
+
+  it('decides from the telling lines, not the first 64 physical ones', () => {
+    assert.equal(sniffKind([...preamble, PLAIN]), 'proxy-log');
+    assert.equal(sniffKind(preamble), 'unknown');
+  });
+
+  it('still gives up on an input of nothing but chatter, having buffered a bounded window', async () => {
+    const { records, stats } = await parse(Array.from({ length: 10_000 }, () => preamble[0]).join('\n'));
+    assert.equal(stats.kind, 'unknown');
+    assert.equal(records.length, 0);
+  });
+});
+
+describe('JSON nested deeper than a recursive walk survives (issue 21)', () => {
+  const DEPTH = 5000;
+  const deep = `{"timestamp":"[     1.000000s]","level":"WARN","fields":{"message":"nested","payload":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}},"target":"linkerd_app","threadId":"ThreadId(1)"}`;
+  const deepSpans = `{"timestamp":"[     1.000001s]","level":"WARN","fields":{"message":"spans"},"target":"linkerd_app","spans":[{"name":"outbound","deep":${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}}],"threadId":"ThreadId(1)"}`;
+
+  it('reads the line, bounds the rendered depth, and keeps reading the rest of the file', async () => {
+    const { records, unparsed, error } = await parse([JSON_LINE, deep, deepSpans, JSON_LINE].join('\n'));
+    assert.equal(error, undefined);
+    assert.deepEqual(unparsed, []);
+    assert.deepEqual(records.map((r) => r.line), [1, 2, 3, 4]);
+    const payload = records[1]!.fields.payload!;
+    assert.ok(payload.length < 100, payload);
+    assert.ok(payload.includes('…'));
+    assert.ok(records[2]!.spans[0]!.fields.deep!.length < 100);
+  });
+
+  it('survives a pretty-printed record nested that deep too', async () => {
+    const pretty = ['{', '  "level": "WARN",', '  "target": "linkerd_app",', `  "fields": {"message": "deep", "x": ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`, '}'].join('\n');
+    const { records, error } = await parse(`${pretty}\n${JSON_LINE}\n`);
+    assert.equal(error, undefined);
+    assert.deepEqual(records.map((r) => [r.line, r.message]), [[1, 'deep'], [6, 'Failed to connect']]);
+  });
+
+  it('names the line of a JSON record that is not a log record', async () => {
+    const unparsed: number[] = [];
+    const records: LdRecord[] = [];
+    const parser = createProxyLogParser({ path: 'x.log', kind: 'proxy-log' }, { emit: (r) => records.push(r), unparsed: (line) => unparsed.push(line) }, {});
+    parser.line(JSON_LINE, 1);
+    parser.line(`{"deep":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`, 2);
+    parser.line(JSON_LINE, 3);
+    parser.end();
+    assert.equal(records.length, 2);
+    assert.deepEqual(unparsed, [2]);
+  });
+});
