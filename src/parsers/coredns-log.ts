@@ -16,8 +16,8 @@ const QUERY_LINE =
   /^\[(?:INFO|DEBUG)\] (\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
 const CLF_QUERY_LINE =
   /^(\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - \[(\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
-/** What else CoreDNS writes to the same stream: `[WARNING] plugin/…`, `.:53`, `CoreDNS-1.11.1`, `linux/amd64, go1.21…`. */
-const OTHER_COREDNS_LINE = /^(?:\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] |\S*:\d+$|CoreDNS-|linux\/|darwin\/|windows\/|freebsd\/|Listen: |maxprocs: )/;
+/** The start-up banner: server blocks (`.:53`, `cluster.local.:53`, `dns://.:53`), the version, the platform, maxprocs. */
+const BANNER_LINE = /^(?:(?:[a-z]+:\/\/)?(?:[\w-]+\.)*\.?:\d+|CoreDNS-\d+\.\d+\.\d+\S*|(?:linux|darwin|windows|freebsd)\/\w+, go\d.*|Listen: .*|maxprocs: .*)$/;
 /** `[ERROR] plugin/errors: 2 name. A: read udp …`, `[INFO] plugin/reload: Running configuration …`, `[INFO] SIGTERM: …`. */
 const LEVELLED_MESSAGE = /^\[(INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/([\w-]+): ?)?(.*)$/s;
 /** The 2017 errors plugin: `[ERROR 0 name. A] no items found` (rcode, name, type, then the error). */
@@ -51,7 +51,7 @@ export function parseCorednsMessage(content: string): Omit<CorednsMessageRecord,
   if (bracketed) return { kind: 'coredns-message', time, level: bracketed[1]!, plugin: null, message: `${bracketed[2]} ${bracketed[3]} ${bracketed[4]}: ${bracketed[5]}`, raw: content };
   const levelled = LEVELLED_MESSAGE.exec(text);
   if (levelled) return { kind: 'coredns-message', time, level: levelled[1]!, plugin: levelled[2] ?? null, message: levelled[3]!, raw: content };
-  if (time === null && OTHER_COREDNS_LINE.test(text)) return { kind: 'coredns-message', time, level: null, plugin: null, message: text, raw: content };
+  if (time === null && BANNER_LINE.test(text)) return { kind: 'coredns-message', time, level: null, plugin: null, message: text, raw: content };
   return null;
 }
 

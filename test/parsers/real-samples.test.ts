@@ -82,7 +82,7 @@ describe('real pasted proxy logs: parsed with the right level and target', () =>
         const share = shares.get(row.format) ?? { right: 0, total: 0 };
         shares.set(row.format, share);
         share.total++;
-        const levelRight = row.level === '-' ? record?.level === 'INFO' && record.levelAbsent === true : record?.level === row.level && record.levelAbsent === undefined;
+        const levelRight = row.level === '-' ? record?.level === 'INFO' && record.levelAbsent === true : record?.level === row.level && record?.levelAbsent === undefined;
         const targetRight = record?.target === (row.target === '(none)' ? '' : row.target);
         if (levelRight && targetRight) share.right++;
         else wrong.push(`${file}:${row.line} ${row.format}: want ${row.level} ${row.target}, got ${record ? `${record.level} ${record.target}` : 'no record'}`);

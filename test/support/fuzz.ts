@@ -8,6 +8,7 @@ import type { InputError } from '../../src/core/errors.js';
 import type { InputKind, InputStats, LdRecord } from '../../src/core/types.js';
 import { MAX_LINE_BYTES, OVERLONG_LINE_REASON, readEntry } from '../../src/engine/pipeline.js';
 import { PARSERS } from '../../src/parsers/index.js';
+import { isPasteNoise } from '../../src/parsers/pasted.js';
 import { ALL_LINES } from '../reliability/corpus.js';
 
 export const FUZZ_SEED = Number(process.env.LD_FUZZ_SEED ?? 20251202);
@@ -141,13 +142,15 @@ function physicalLineBytes(bytes: Buffer): Buffer[] {
   return lines.map((l) => (l[l.length - 1] === 0x0d ? l.subarray(0, -1) : l));
 }
 
-const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query']);
+const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query', 'coredns-message']);
 
 /**
  * How each kind accounts for its lines (docs/reliability.md):
  * - `line` kinds (proxy-log): every non-blank line starts a record or is unparsed, except the
- *   lines a collector joins into the record before them (CRI `P` continuation) and collector
- *   lines whose payload is empty.
+ *   lines a collector joins into the record before them (CRI `P` continuation), collector
+ *   lines whose payload is empty, kubectl/stern chatter, the inner lines of a pretty-printed
+ *   JSON record, and the rows of a terminal-wrapped line after its first (as long as the row
+ *   before them).
  * - `block` kinds (prometheus, dig, coredns-log, and any kind added later): metadata, comments and
  *   multi-line constructs may consume lines without a record, but a line is never both a record
  *   start and unparsed, and a line no format accepts is always reported unparsed.
@@ -216,12 +219,24 @@ export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Out
     if (lineBytes[i]!.length > MAX_LINE_BYTES && !unparsed.some((u) => u.line === i + 1 && u.reason === OVERLONG_LINE_REASON)) return `overlong line ${i + 1} not reported`;
   }
   if ((ACCOUNTING[kind] ?? 'block') === 'line') {
+    // Lines a multi-line record (a pretty-printed JSON record) consumed after its first.
+    const joined = new Set<number>();
+    for (const r of records) {
+      const raw = (r as { raw?: unknown }).raw;
+      if (typeof raw === 'string') for (let k = 1, at = raw.indexOf('\n'); at !== -1; k++, at = raw.indexOf('\n', at + 1)) joined.add(r.line + k);
+    }
+    const wrapped = new Set<number>();
+    const accounted = (n: number) => recordLines.has(n) || joined.has(n) || wrapped.has(n);
     for (let i = 0; i < lines.length; i++) {
       const n = i + 1;
       const line = lines[i]!;
-      if (line.trim() === '' || recordLines.has(n) || unparsedLines.has(n)) continue;
+      if (line.trim() === '' || accounted(n) || unparsedLines.has(n)) continue;
       const continuation = i > 0 && isCriPartial(lines[i - 1]!) && CRI_PREFIX.test(line.replace(ANSI, ''));
-      if (continuation || payloadIsBlank(line)) continue;
+      if (continuation || payloadIsBlank(line) || joined.has(n) || isPasteNoise(line)) continue;
+      if (i > 0 && accounted(i) && lines[i - 1]!.length === line.length) {
+        wrapped.add(n);
+        continue;
+      }
       return `line ${n} (${JSON.stringify(line.slice(0, 80))}) is neither a record nor unparsed`;
     }
   }
