@@ -45,8 +45,8 @@ const MAX_RECORD_LINES = 512;
 const MAX_RECORD_CHARS = 256 * 1024;
 
 export type AssembledJson =
-  /** The record is complete: its text (lines joined by newlines) and its first line. */
-  | { done: true; text: string; line: number }
+  /** The brackets closed: the text (lines joined by newlines), its first line, and the lines as fed. */
+  | { done: true; text: string; line: number; lines: { text: string; line: number }[] }
   /** Still collecting. */
   | { done: false }
   /** It was not a record after all (too long, or unbalanced at the end): the lines as fed, to be read one by one. */
@@ -101,7 +101,7 @@ export class JsonRecordAssembler {
       const unbalanced = this.depth < 0;
       const lines = this.reset();
       if (unbalanced) return { done: 'abandoned', lines };
-      return { done: true, text: lines.map((l) => l.text).join('\n'), line: lines[0]!.line };
+      return { done: true, text: lines.map((l) => l.text).join('\n'), line: lines[0]!.line, lines };
     }
     if (this.lines.length >= MAX_RECORD_LINES || this.chars >= MAX_RECORD_CHARS) return { done: 'abandoned', lines: this.reset() };
     return { done: false };

@@ -160,12 +160,8 @@ class ProxyLogParser implements LineParser {
     if (this.json.active || ((first === 123 /* { */ || first === 32) && JsonRecordAssembler.opens(collected.content))) {
       const assembled = this.json.feed(collected.content, collected.line);
       if (assembled.done === false) return;
-      if (assembled.done === true) {
-        const joined = { ...collected, content: assembled.text, line: assembled.line };
-        if (parseJson(assembled.text)) return this.readLine(joined);
-        for (const l of assembled.text.split('\n')) this.readLine({ ...collected, content: l, line: assembled.line });
-        return;
-      }
+      // Balanced brackets that are not a log record (or too long to be one) are read line by line.
+      if (assembled.done === true && parseJson(assembled.text)) return this.readLine({ ...collected, content: assembled.text, line: assembled.line });
       for (const l of assembled.lines) this.readLine({ ...collected, content: l.text, line: l.line });
       return;
     }

@@ -194,3 +194,11 @@ describe('JSON nested deeper than a recursive walk survives (issue 21)', () => {
     assert.deepEqual(unparsed, [2]);
   });
 });
+
+describe('pretty-printed JSON that is not a log record', () => {
+  it('is read line by line, each line reported under its own number', async () => {
+    const { records, unparsed } = await parse(['{', '  "kind": "Pod",', '  "spec": {}', '}', JSON_LINE].join('\n'));
+    assert.deepEqual(records.map((r) => r.line), [5]);
+    assert.deepEqual(unparsed.map((u) => u.line), [1, 2, 3, 4]);
+  });
+});
