@@ -169,13 +169,26 @@ export interface CorednsQueryRecord extends RecordBase {
   responseSize: number | null;
 }
 
+/** A CoreDNS line that is not a query: errors-plugin output, plugin warnings, the start-up banner. */
+export interface CorednsMessageRecord extends RecordBase {
+  kind: 'coredns-message';
+  time: number | null;
+  /** INFO, WARNING, ERROR, as CoreDNS printed it; null when the line has none. */
+  level: string | null;
+  /** `errors`, `forward`, `reload`…, from `plugin/<name>:`; null when absent. */
+  plugin: string | null;
+  message: string;
+  raw: string;
+}
+
 export type LdRecord =
   | ProxyLogRecord
   | MetricSampleRecord
   | MetricScrapeErrorRecord
   | DnsQueryRecord
   | DnsAnswerRecord
-  | CorednsQueryRecord;
+  | CorednsQueryRecord
+  | CorednsMessageRecord;
 
 export type RecordKind = LdRecord['kind'];
 export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;
