@@ -45,28 +45,61 @@ function escapeRegExp(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** One scan for every literal of a record kind: most lines hold none and stop here. */
-function prefilterOf(signatures: readonly CompiledSignature[]): RegExp {
-  return new RegExp([...new Set(signatures.flatMap((s) => s.literals))].map(escapeRegExp).join('|'));
+/**
+ * Finds, in one regex scan, which literals a line holds and so which signatures to try: most
+ * lines hold none and stop at the first exec; the others test only the patterns of the
+ * signatures whose literal they hold, instead of every signature's literals one by one.
+ */
+class LiteralIndex {
+  private readonly scanner: RegExp;
+  /** Per literal: the signatures (indices) whose literals it contains (a match of it implies theirs). */
+  private readonly signaturesOf = new Map<string, readonly number[]>();
+  /** Which signatures the current line marked, by a stamp that changes per line: no clearing. */
+  private readonly marks: Uint32Array;
+  private stamp = 0;
+
+  constructor(private readonly signatures: readonly CompiledSignature[]) {
+    const literals = [...new Set(signatures.flatMap((s) => s.literals))];
+    // Longest first, so that of two literals starting at one position the longer is reported; the
+    // shorter one it contains is implied below.
+    literals.sort((a, b) => b.length - a.length);
+    this.scanner = new RegExp(literals.map(escapeRegExp).join('|'), 'g');
+    for (const literal of literals) {
+      const implied = literals.filter((other) => literal.includes(other));
+      const indices = signatures.flatMap((s, i) => (s.literals.some((l) => implied.includes(l)) ? [i] : []));
+      this.signaturesOf.set(literal, indices);
+    }
+    this.marks = new Uint32Array(signatures.length);
+  }
+
+  /** Indices (in catalogue order) of the signatures whose literal and pattern match the text. */
+  candidates(text: string): readonly number[] {
+    const scanner = this.scanner;
+    scanner.lastIndex = 0;
+    let m = scanner.exec(text);
+    if (m === null) return NO_CANDIDATES;
+    const stamp = (this.stamp = (this.stamp + 1) >>> 0 || 1);
+    let low = this.signatures.length;
+    let high = -1;
+    do {
+      for (const i of this.signaturesOf.get(m[0])!) {
+        this.marks[i] = stamp;
+        if (i < low) low = i;
+        if (i > high) high = i;
+      }
+      // Literals may overlap: look again from the next position, not after this match.
+      scanner.lastIndex = m.index + 1;
+    } while ((m = scanner.exec(text)) !== null);
+    let found: number[] | null = null;
+    for (let i = low; i <= high; i++) if (this.marks[i] === stamp && this.signatures[i]!.pattern.test(text)) (found ??= []).push(i);
+    return found ?? NO_CANDIDATES;
+  }
 }
 
-const PROXY_PREFILTER = prefilterOf(PROXY_SIGNATURES);
-const COREDNS_PREFILTER = prefilterOf(COREDNS_SIGNATURES);
+const PROXY_INDEX = new LiteralIndex(PROXY_SIGNATURES);
+const COREDNS_INDEX = new LiteralIndex(COREDNS_SIGNATURES);
 
 const NO_CANDIDATES: readonly number[] = Object.freeze([]);
-
-/** Indices (in catalogue order) of the signatures whose literal and pattern match the text. */
-function candidatesIn(text: string, signatures: readonly CompiledSignature[], prefilter: RegExp): readonly number[] {
-  if (!prefilter.test(text)) return NO_CANDIDATES;
-  let found: number[] | null = null;
-  for (let i = 0; i < signatures.length; i++) {
-    const s = signatures[i]!;
-    if (!s.literals.some((l) => text.includes(l))) continue;
-    if (!s.pattern.test(text)) continue;
-    (found ??= []).push(i);
-  }
-  return found ?? NO_CANDIDATES;
-}
 
 /**
  * The text patterns are matched against. Plain, legacy and pasted lines: the payload as printed.
@@ -88,7 +121,7 @@ export function proxyLineText(record: Pick<ProxyLogRecord, 'format' | 'raw' | 's
  * differs between records of one body only in the uptime/level/thread prefix, which patterns never
  * read (levels and uptimes are checked per record, below).
  */
-const proxyCandidates = perBody((record) => candidatesIn(proxyLineText(record), PROXY_SIGNATURES, PROXY_PREFILTER));
+const proxyCandidates = perBody((record) => PROXY_INDEX.candidates(proxyLineText(record)));
 
 function pick(candidates: readonly number[], signatures: readonly CompiledSignature[], level: string | null, uptime: number | null): CompiledSignature | undefined {
   for (const i of candidates) {
@@ -136,11 +169,33 @@ function tally(state: State, signature: KnownSignature, record: ProxyLogRecord |
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
   if (t.samples.length < state.sampleCap) t.samples.push({ path: record.path, line: record.line, text: record.raw });
-  const key = record.pod ? `pod:${record.namespace ?? ''}/${record.pod}` : `path:${record.path}`;
+  const key = sourceKey(record);
   const pod = t.pods.get(key);
   if (pod) pod.lines++;
   else if (t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(key, { pod: record.pod ?? null, namespace: record.namespace ?? null, path: record.path, lines: 1 });
   else t.uncountedPodLines++;
+}
+
+/** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
+let lastSource: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
+
+function sourceKey(record: ProxyLogRecord | CorednsMessageRecord): string {
+  const last = lastSource;
+  if (record.pod === last.pod && record.namespace === last.namespace && (record.pod !== undefined || record.path === last.path)) return last.key;
+  const key = record.pod ? `pod:${record.namespace ?? ''}/${record.pod}` : `path:${record.path}`;
+  lastSource = { pod: record.pod, namespace: record.namespace, path: record.path, key };
+  return key;
+}
+
+/**
+ * The literals a line must hold for any signature to match, without those that contain another
+ * (a line holding `Unavailable; entering failfast` holds `entering failfast`): the parser tests
+ * every line against all rules' literals at once, and each alternative costs on every line.
+ */
+function interestOf(signatures: readonly CompiledSignature[]): string[] {
+  const literals = [...new Set(signatures.flatMap((s) => s.literals))];
+  // Sorted: alternatives that share first characters are cheaper to test together (measured).
+  return literals.filter((l) => !literals.some((other) => other !== l && l.includes(other))).sort();
 }
 
 const BY_ID = new Map(SIGNATURES.map((s, i) => [s.id, { entry: s, order: i }]));
@@ -158,8 +213,8 @@ export default defineRule<KnownSignatureOptions, State>({
     defaultSeverity: 'info',
     inputs: ['proxy-log', 'coredns-log'],
     lineInterest: {
-      'proxy-log': [...new Set(PROXY_SIGNATURES.flatMap((s) => s.literals))],
-      'coredns-log': [...new Set(COREDNS_SIGNATURES.flatMap((s) => s.literals))],
+      'proxy-log': interestOf(PROXY_SIGNATURES),
+      'coredns-log': interestOf(COREDNS_SIGNATURES),
     },
     defaultOptions: { topPods: 10, samples: 3 },
     optionSchema: {
@@ -178,7 +233,7 @@ export default defineRule<KnownSignatureOptions, State>({
       if (signature) tally(state, signature.entry, record);
     },
     'coredns-message'(state, record) {
-      const candidates = candidatesIn(record.raw, COREDNS_SIGNATURES, COREDNS_PREFILTER);
+      const candidates = COREDNS_INDEX.candidates(record.raw);
       if (candidates.length === 0) return;
       const signature = pick(candidates, COREDNS_SIGNATURES, record.level, null);
       if (signature) tally(state, signature.entry, record);
