@@ -294,7 +294,7 @@ function findingFor(signature: KnownSignature, t: SignatureTally, options: Known
   const single = pods.length === 1 && t.uncountedPodLines === 0 && pods[0]!.pod ? pods[0]! : null;
   return {
     title: `Known signature: ${signature.title}`,
-    message: `${lines} ${where} match the known signature ${signature.id}. ${signature.meaning}${covered}`,
+    message: `${lines} ${where} match${t.lines === 1 ? 'es' : ''} the known signature ${signature.id}. ${signature.meaning}${covered}`,
     subject: {
       ...(single?.namespace ? { namespace: single.namespace } : {}),
       ...(single?.pod ? { pod: single.pod } : {}),
