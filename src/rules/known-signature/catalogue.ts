@@ -325,6 +325,20 @@ export const SIGNATURES: readonly KnownSignature[] = [
     ],
   },
   {
+    id: 'dispatch-deadline-reached',
+    title: 'Request aborted at the dispatch deadline',
+    family: 'failfast',
+    match: { records: ['proxy-log'], literals: ['dispatch deadline'], pattern: 'reached the configured dispatch deadline' },
+    meaning: 'A request waited in the proxy\'s queue for a ready service longer than the dispatch deadline and was failed; in the 2.4 era all meshed deployments could hit this at once when discovery stalled.',
+    causes: ['No ready endpoint for the target (discovery returned nothing or the endpoints do not answer).', 'The destination controller stopped sending updates (control-plane trouble under container churn).'],
+    fix: [{ versions: '≤ stable-2.4', action: 'Check the destination controller and the target\'s endpoints; upgrade, later proxies replaced the dispatch deadline with failfast and load shedding.' }],
+    coveredBy: ['failfast'],
+    references: [`${L2}3112`],
+    examples: [
+      { line: 'proxy={server=out listen=127.0.0.1:4140 remote=10.10.45.84:41846} linkerd2_proxy::app::errors request aborted because it reached the configured dispatch deadline', source: `${L2}3112 (bjoernhaeuser, Linkerd 2.4.0)` },
+    ],
+  },
+  {
     id: 'router-capacity-reached',
     title: 'Proxy router at capacity',
     family: 'failfast',
