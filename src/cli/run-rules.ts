@@ -9,6 +9,8 @@ import { readRuleDocs } from '../core/rule-docs.js';
 import type { AnyRule, RuleOptionSpec } from '../core/types.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { RULES } from '../rules/index.js';
+import { findSignature } from '../rules/known-signature/index.js';
+import { renderSignaturePage } from '../rules/known-signature/docs.js';
 import { writeStdout } from './output.js';
 
 export interface RuleListing {
@@ -65,6 +67,18 @@ export async function renderRuleDocs(rule: AnyRule, color: boolean): Promise<str
   const markdown = readRuleDocs(rule.meta.id);
   if (markdown === null) throw new UsageError(`${rule.meta.id} has no docs page (docs/rules/${rule.meta.id}.md); see ${docsUrlFor(rule.meta.id)}`);
   const header = `${rule.meta.id} (${rule.meta.code}) · default severity ${rule.meta.defaultSeverity} · reads ${rule.meta.inputs.join(', ')}\n${docsUrlFor(rule.meta.id)}\n\n`;
+  return header + (await renderMarkdown(markdown, color));
+}
+
+/** A known-signature catalogue entry (`explain trust-anchor-mismatch`), rendered like a rule page. */
+export async function renderSignatureDocs(id: string, color: boolean): Promise<string | null> {
+  const signature = findSignature(id);
+  if (!signature) return null;
+  const header = `${signature.id} · signature of known-signature (LD1100) · severity info\n${docsUrlFor('known-signature')}\n\n`;
+  return header + (await renderMarkdown(renderSignaturePage(signature), color));
+}
+
+async function renderMarkdown(markdown: string, color: boolean): Promise<string> {
   // Loaded here, not at start-up: oclif imports every command to read its flags, and the terminal
   // renderer pulls in a syntax highlighter that would cost every `analyze` a tenth of a second.
   const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
@@ -72,7 +86,7 @@ export async function renderRuleDocs(rule: AnyRule, color: boolean): Promise<str
   // No emoji shortcodes: `:name:` sequences in addresses and spans must print as written.
   marked.use(markedTerminal({ reflowText: true, width: Math.min(process.stdout.columns ?? 100, 100), tab: 2, emoji: false }));
   const rendered = marked.parse(markdown, { async: false }) as string;
-  return header + (color ? rendered : stripAnsi(rendered));
+  return color ? rendered : stripAnsi(rendered);
 }
 
 export async function runExplain(id: string | undefined, flags: { color?: boolean }): Promise<number> {
@@ -82,12 +96,17 @@ export async function runExplain(id: string | undefined, flags: { color?: boolea
     return EXIT_USAGE_OR_INPUT;
   }
   const rule = resolveRule(id);
+  const color = flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
   if (!rule) {
+    const signaturePage = await renderSignatureDocs(id, color);
+    if (signaturePage !== null) {
+      await writeStdout(signaturePage);
+      return EXIT_CLEAN;
+    }
     process.stderr.write(`linkerd-doctor: unknown rule ${JSON.stringify(id)}; known rules: ${known}\n`);
     return EXIT_USAGE_OR_INPUT;
   }
   try {
-    const color = flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
     await writeStdout(await renderRuleDocs(rule, color));
     return EXIT_CLEAN;
   } catch (err) {

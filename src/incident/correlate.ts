@@ -212,7 +212,15 @@ function addReason(reasons: LinkReasons, id: number, text: string): void {
   reasons.texts.push(text);
 }
 
-export function correlate(findings: readonly Finding[]): Incident[] {
+/**
+ * Rules whose findings explain single lines (known-signature). They stay in the findings list but
+ * neither form nor link incidents: otherwise every storm would grow a second, "order unclear"
+ * incident made of its own lines, and a signature seen in two pods would glue unrelated incidents.
+ */
+const LINE_ANNOTATION_RULES: ReadonlySet<string> = new Set(['known-signature']);
+
+export function correlate(allFindings: readonly Finding[]): Incident[] {
+  const findings = allFindings.filter((f) => !LINE_ANNOTATION_RULES.has(f.ruleId));
   const prints = findings.map(footprintOf);
   const parent = findings.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));

@@ -4,6 +4,7 @@ import dnsQueryStorm from './dns-query-storm.js';
 import dnsTtlZero from './dns-ttl-zero.js';
 import fdExhaustion from './fd-exhaustion.js';
 import ingressPodIpBypass from './ingress-pod-ip-bypass.js';
+import knownSignature from './known-signature/index.js';
 import metricCardinality from './metric-cardinality.js';
 import reconnectStorm from './reconnect-storm.js';
 import staleEndpointMetrics from './stale-endpoint-metrics.js';
@@ -18,6 +19,7 @@ export const RULES: readonly AnyRule[] = [
   fdExhaustion,
   dnsTtlZero,
   dnsQueryStorm,
+  knownSignature,
 ];
 
 export function findRule(id: string): AnyRule | undefined {

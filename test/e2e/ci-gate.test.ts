@@ -40,12 +40,16 @@ async function newestMtime(pattern: string): Promise<number> {
 }
 
 let dir: string;
+/** The baseline scenario is about the storm rule; the info findings of known-signature would only add rows. */
+let noSignatures: string;
 
 before(async () => {
   if ((await newestMtime('src/**/*.ts')) > (await newestMtime('dist/**/*.js'))) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   dir = await mkdtemp(path.join(tmpdir(), 'ld-e2e-'));
   await writeBundle(path.join(dir, 'one-storm'), ONE_STORM);
   await writeBundle(path.join(dir, 'two-storms'), TWO_STORMS);
+  noSignatures = path.join(dir, 'no-signatures.yaml');
+  await writeFile(noSignatures, 'rules:\n  known-signature: false\n');
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
@@ -76,17 +80,17 @@ describe('analyze', () => {
 
   it('a baseline written from a bundle makes the same bundle pass; one more storm fails against it', async () => {
     const baseline = path.join(dir, 'baseline.json');
-    const write = await cli(['analyze', 'one-storm', '--write-baseline', baseline, '--format', 'json'], dir);
+    const write = await cli(['analyze', '--config', noSignatures, 'one-storm', '--write-baseline', baseline, '--format', 'json'], dir);
     assert.equal(write.code, 0, 'writing a baseline accepts the current findings');
     assert.match(write.stderr, /wrote baseline .*baseline\.json with 1 finding/);
     const stored = JSON.parse(await readFile(baseline, 'utf8')) as { findings: { ruleId: string; keyFigure: { name: string } }[] };
     assert.deepEqual(stored.findings.map((f) => [f.ruleId, f.keyFigure.name]), [['reconnect-storm', 'totalLines']]);
 
-    const same = await cli(['analyze', 'one-storm', '--baseline', baseline, '--fail-on', 'info', '--format', 'json'], dir);
+    const same = await cli(['analyze', '--config', noSignatures, 'one-storm', '--baseline', baseline, '--fail-on', 'info', '--format', 'json'], dir);
     assert.equal(same.code, 0, same.stderr);
     assert.deepEqual((JSON.parse(same.stdout) as Report).findings.map((f) => f.baseline?.state), ['unchanged']);
 
-    const more = await cli(['analyze', 'two-storms', '--baseline', baseline, '--format', 'sarif'], dir);
+    const more = await cli(['analyze', '--config', noSignatures, 'two-storms', '--baseline', baseline, '--format', 'sarif'], dir);
     assert.equal(more.code, 1);
     const results = (JSON.parse(more.stdout) as { runs: { results: { baselineState: string; message: { text: string } }[] }[] }).runs[0]!.results;
     assert.deepEqual(results.map((r) => [r.baselineState, /policy/.test(r.message.text)]).sort(), [
@@ -95,9 +99,9 @@ describe('analyze', () => {
     ]);
     assert.match(more.stderr, /baseline .*: 1 new, 0 worse, 1 unchanged, 0 fixed, 0 stale/);
 
-    const fixed = await cli(['analyze', 'two-storms', '--write-baseline', baseline, '-q'], dir);
+    const fixed = await cli(['analyze', '--config', noSignatures, 'two-storms', '--write-baseline', baseline, '-q'], dir);
     assert.equal(fixed.code, 0);
-    const gone = await cli(['analyze', 'one-storm', '--baseline', baseline, '--format', 'json'], dir);
+    const gone = await cli(['analyze', '--config', noSignatures, 'one-storm', '--baseline', baseline, '--format', 'json'], dir);
     assert.equal(gone.code, 0);
     assert.equal((JSON.parse(gone.stdout) as Report).baseline!.fixed.length, 1, 'the policy storm is reported fixed');
   });

@@ -107,7 +107,7 @@ describe('analyze: the storm bundle', () => {
     const run = cli(['analyze', STORM, '--format', 'json', '--output', out]);
     assert.equal(run.status, 1);
     assert.equal(run.stdout, '');
-    assert.equal(json({ ...run, stdout: readFileSync(out, 'utf8') }).findings.length, 3);
+    assert.equal(json({ ...run, stdout: readFileSync(out, 'utf8') }).findings.filter((f) => f.ruleId !== 'known-signature').length, 3);
   });
 
   it('lists rules whose inputs are missing as skipped', () => {
@@ -186,7 +186,7 @@ describe('analyze: bad input exits 2 with one line naming the file', () => {
   it('still analyses the inputs that could be read', () => {
     const run = cli(['analyze', path.join(dir, 'nope.log'), STORM, '--format', 'json']);
     assertOneLineError(run, 'nope.log');
-    assert.equal(json(run).findings.length, 3);
+    assert.equal(json(run).findings.filter((f) => f.ruleId !== 'known-signature').length, 3);
   });
 });
 

@@ -1,0 +1,74 @@
+// Markdown for the signature catalogue: the page `explain <signature-id>` prints, and
+// docs/signatures.md (written by scripts/signatures-doc.ts; a test keeps it in sync).
+
+import { KNOWN_FIXES } from '../../knowledge/fixes.js';
+import { SIGNATURES, type KnownSignature } from './catalogue.js';
+
+function inlineCode(text: string): string {
+  const ticks = text.includes('`') ? '``' : '`';
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${text}${pad}${ticks}`;
+}
+
+/** The page for one signature, with the same sections as a rule's docs page. */
+export function renderSignaturePage(s: KnownSignature): string {
+  const knownFix = s.knownFix ? KNOWN_FIXES.find((f) => f.id === s.knownFix) : undefined;
+  const lines = [
+    `# ${s.id}: ${s.title}`,
+    '',
+    `Signature of the known-signature rule (LD1100), family ${s.family}.`,
+    '',
+    '## What it means',
+    '',
+    s.meaning,
+    '',
+    '## Evidence',
+    '',
+    `Matches ${s.match.records.join(' and ')} lines containing ${s.match.literals.map(inlineCode).join(' or ')} and matching the pattern ${inlineCode(s.match.pattern)}` +
+      `${s.match.levels ? ` at level ${s.match.levels.join('/')}` : ''}${s.match.maxUptimeSeconds !== undefined ? `, within the first ${s.match.maxUptimeSeconds} s of proxy uptime` : ''}.`,
+    '',
+    'Real lines it was drawn from:',
+    '',
+    ...s.examples.flatMap((e) => ['```', e.line.trimEnd(), '```', `(${e.source}${e.note ? `; ${e.note}` : ''})`, '']),
+    '## Likely causes',
+    '',
+    ...s.causes.map((c, i) => `${i + 1}. ${c}`),
+    '',
+    '## How to fix it (by version)',
+    '',
+    ...s.fix.map((f) => `- **${f.versions}**: ${f.action}`),
+    ...(knownFix ? [`- Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}. Until then: ${knownFix.mitigation}.`] : []),
+    '',
+    ...(s.coveredBy?.length
+      ? ['## Sustained form', '', `When it lasts, ${s.coveredBy.map((r) => inlineCode(r)).join(' and ')} judge${s.coveredBy.length === 1 ? 's' : ''} it with thresholds; read those findings together with this one.`, '']
+      : []),
+    '## References',
+    '',
+    ...s.references.map((r) => `- ${r}`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** docs/signatures.md: every signature, grouped by family, in catalogue order. */
+export function renderSignatureCatalogue(): string {
+  const families = [...new Set(SIGNATURES.map((s) => s.family))];
+  const out = [
+    '# Known signatures',
+    '',
+    '<!-- Generated from src/rules/known-signature/catalogue.ts by `node --import tsx scripts/signatures-doc.ts`; test/rules/known-signature.test.ts keeps it in sync. -->',
+    '',
+    `The [known-signature](rules/known-signature.md) rule (LD1100) recognises ${SIGNATURES.length} failure signatures from single log lines.`,
+    'Each is drawn from a real line pasted in a public thread. `linkerd-doctor explain <id>` prints the full entry.',
+    '',
+  ];
+  for (const family of families) {
+    out.push(`## ${family}`, '', '| id | signature | matches | sustained form |', '|---|---|---|---|');
+    for (const s of SIGNATURES.filter((e) => e.family === family)) {
+      const matches = s.match.literals.map(inlineCode).join(' or ').replace(/\|/g, '\\|');
+      out.push(`| ${s.id} | ${s.title} | ${matches} | ${s.coveredBy?.join(', ') ?? '–'} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}

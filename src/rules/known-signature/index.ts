@@ -1,0 +1,321 @@
+// One line is enough: a maintainer recognises `invalid peer certificate: UnknownIssuer` or
+// `Too many open files (os error 24)` at a glance, while the threshold rules need minutes of data.
+// This rule matches single lines against the signature catalogue (catalogue.ts, data only) and
+// reports one info finding per signature that occurred, with counts, pods, first/last time and a
+// few samples. Memory is bounded: a tally per signature, pod counts capped, samples capped.
+
+import type { CorednsMessageRecord, FindingDraft, ProxyLogRecord, SampleLine } from '../../core/types.js';
+import { defineRule } from '../../core/types.js';
+import { KNOWN_FIXES } from '../../knowledge/fixes.js';
+import { perBody } from '../../util/body-memo.js';
+import { SIGNATURES, type KnownSignature } from './catalogue.js';
+
+export { SIGNATURES, type KnownSignature } from './catalogue.js';
+
+export interface KnownSignatureOptions {
+  topPods: number;
+  samples: number;
+}
+
+/** Distinct pods counted per signature; beyond, lines are still counted but not by pod. */
+const MAX_PODS_PER_SIGNATURE = 2_000;
+
+interface CompiledSignature {
+  entry: KnownSignature;
+  literals: readonly string[];
+  pattern: RegExp;
+  levels: ReadonlySet<string> | null;
+  maxUptimeSeconds: number | null;
+}
+
+function compile(entry: KnownSignature): CompiledSignature {
+  return {
+    entry,
+    literals: entry.match.literals,
+    pattern: new RegExp(entry.match.pattern),
+    levels: entry.match.levels ? new Set(entry.match.levels) : null,
+    maxUptimeSeconds: entry.match.maxUptimeSeconds ?? null,
+  };
+}
+
+const PROXY_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('proxy-log')).map(compile);
+const COREDNS_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('coredns-message')).map(compile);
+
+function escapeRegExp(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Finds, in one regex scan, which literals a line holds and so which signatures to try: most
+ * lines hold none and stop at the first exec; the others test only the patterns of the
+ * signatures whose literal they hold, instead of every signature's literals one by one.
+ */
+class LiteralIndex {
+  private readonly scanner: RegExp;
+  /** Per literal: the signatures (indices) whose literals it contains (a match of it implies theirs). */
+  private readonly signaturesOf = new Map<string, readonly number[]>();
+  /** Which signatures the current line marked, by a stamp that changes per line: no clearing. */
+  private readonly marks: Uint32Array;
+  private stamp = 0;
+
+  constructor(private readonly signatures: readonly CompiledSignature[]) {
+    const literals = [...new Set(signatures.flatMap((s) => s.literals))];
+    // Longest first, so that of two literals starting at one position the longer is reported; the
+    // shorter one it contains is implied below.
+    literals.sort((a, b) => b.length - a.length);
+    this.scanner = new RegExp(literals.map(escapeRegExp).join('|'), 'g');
+    for (const literal of literals) {
+      const implied = literals.filter((other) => literal.includes(other));
+      const indices = signatures.flatMap((s, i) => (s.literals.some((l) => implied.includes(l)) ? [i] : []));
+      this.signaturesOf.set(literal, indices);
+    }
+    this.marks = new Uint32Array(signatures.length);
+  }
+
+  /** Indices (in catalogue order) of the signatures whose literal and pattern match the text. */
+  candidates(text: string): readonly number[] {
+    const scanner = this.scanner;
+    scanner.lastIndex = 0;
+    let m = scanner.exec(text);
+    if (m === null) return NO_CANDIDATES;
+    const stamp = (this.stamp = (this.stamp + 1) >>> 0 || 1);
+    let low = this.signatures.length;
+    let high = -1;
+    do {
+      for (const i of this.signaturesOf.get(m[0])!) {
+        this.marks[i] = stamp;
+        if (i < low) low = i;
+        if (i > high) high = i;
+      }
+      // Literals may overlap: look again from the next position, not after this match.
+      scanner.lastIndex = m.index + 1;
+    } while ((m = scanner.exec(text)) !== null);
+    let found: number[] | null = null;
+    for (let i = low; i <= high; i++) if (this.marks[i] === stamp && this.signatures[i]!.pattern.test(text)) (found ??= []).push(i);
+    return found ?? NO_CANDIDATES;
+  }
+}
+
+const PROXY_INDEX = new LiteralIndex(PROXY_SIGNATURES);
+const COREDNS_INDEX = new LiteralIndex(COREDNS_SIGNATURES);
+
+const NO_CANDIDATES: readonly number[] = Object.freeze([]);
+
+/**
+ * The text patterns are matched against. Plain, legacy and pasted lines: the payload as printed.
+ * JSON lines: the plain layout rebuilt (`spans: target: message key=value…`), so one pattern fits
+ * both and a JSON line's escaping does not get in the way.
+ */
+export function proxyLineText(record: Pick<ProxyLogRecord, 'format' | 'raw' | 'spans' | 'target' | 'message' | 'fields'>): string {
+  if (record.format !== 'json') return record.raw;
+  const spans = record.spans.map((s) => {
+    const fields = Object.entries(s.fields).map(([k, v]) => `${k}=${v}`);
+    return fields.length > 0 ? `${s.name}{${fields.join(' ')}}` : s.name;
+  });
+  const fields = Object.entries(record.fields).map(([k, v]) => ` ${k}=${v}`).join('');
+  return `${spans.length > 0 ? `${spans.join(':')}: ` : ''}${record.target}: ${record.message}${fields}`;
+}
+
+/**
+ * Per body, since a storm repeats a few hundred bodies millions of times. The text of a plain line
+ * differs between records of one body only in the uptime/level/thread prefix, which patterns never
+ * read (levels and uptimes are checked per record, below).
+ */
+const proxyCandidates = perBody((record) => PROXY_INDEX.candidates(proxyLineText(record)));
+
+function pick(candidates: readonly number[], signatures: readonly CompiledSignature[], level: string | null, uptime: number | null): CompiledSignature | undefined {
+  for (const i of candidates) {
+    const s = signatures[i]!;
+    if (s.levels && (level === null || !s.levels.has(level))) continue;
+    if (s.maxUptimeSeconds !== null && (uptime === null || uptime >= s.maxUptimeSeconds)) continue;
+    return s;
+  }
+  return undefined;
+}
+
+interface PodTally {
+  pod: string | null;
+  namespace: string | null;
+  /** Input path, for lines whose pod is unknown. */
+  path: string;
+  lines: number;
+}
+
+interface SignatureTally {
+  id: string;
+  lines: number;
+  firstTime: number | null;
+  lastTime: number | null;
+  samples: SampleLine[];
+  pods: Map<string, PodTally>;
+  /** Lines of pods beyond MAX_PODS_PER_SIGNATURE. */
+  uncountedPodLines: number;
+}
+
+interface State {
+  tallies: Map<string, SignatureTally>;
+  sampleCap: number;
+}
+
+function tally(state: State, signature: KnownSignature, record: ProxyLogRecord | CorednsMessageRecord): void {
+  let t = state.tallies.get(signature.id);
+  if (!t) {
+    t = { id: signature.id, lines: 0, firstTime: null, lastTime: null, samples: [], pods: new Map(), uncountedPodLines: 0 };
+    state.tallies.set(signature.id, t);
+  }
+  t.lines++;
+  if (record.time !== null) {
+    if (t.firstTime === null || record.time < t.firstTime) t.firstTime = record.time;
+    if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
+  }
+  if (t.samples.length < state.sampleCap) t.samples.push({ path: record.path, line: record.line, text: record.raw });
+  const key = sourceKey(record);
+  const pod = t.pods.get(key);
+  if (pod) pod.lines++;
+  else if (t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(key, { pod: record.pod ?? null, namespace: record.namespace ?? null, path: record.path, lines: 1 });
+  else t.uncountedPodLines++;
+}
+
+/** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
+let lastSource: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
+
+function sourceKey(record: ProxyLogRecord | CorednsMessageRecord): string {
+  const last = lastSource;
+  if (record.pod === last.pod && record.namespace === last.namespace && (record.pod !== undefined || record.path === last.path)) return last.key;
+  const key = record.pod ? `pod:${record.namespace ?? ''}/${record.pod}` : `path:${record.path}`;
+  lastSource = { pod: record.pod, namespace: record.namespace, path: record.path, key };
+  return key;
+}
+
+/**
+ * The literals a line must hold for any signature to match, without those that contain another
+ * (a line holding `Unavailable; entering failfast` holds `entering failfast`): the parser tests
+ * every line against all rules' literals at once, and each alternative costs on every line.
+ */
+function interestOf(signatures: readonly CompiledSignature[]): string[] {
+  const literals = [...new Set(signatures.flatMap((s) => s.literals))];
+  // Sorted: alternatives that share first characters are cheaper to test together (measured).
+  return literals.filter((l) => !literals.some((other) => other !== l && l.includes(other))).sort();
+}
+
+const BY_ID = new Map(SIGNATURES.map((s, i) => [s.id, { entry: s, order: i }]));
+
+export function findSignature(id: string): KnownSignature | undefined {
+  return BY_ID.get(id)?.entry;
+}
+
+export default defineRule<KnownSignatureOptions, State>({
+  meta: {
+    id: 'known-signature',
+    code: 'LD1100',
+    title: 'Known failure signature',
+    description: 'A single log line matching a known Linkerd failure signature (catalogue in docs/signatures.md): what it means and how to fix it.',
+    defaultSeverity: 'info',
+    inputs: ['proxy-log', 'coredns-log'],
+    lineInterest: {
+      'proxy-log': interestOf(PROXY_SIGNATURES),
+      'coredns-log': interestOf(COREDNS_SIGNATURES),
+    },
+    defaultOptions: { topPods: 10, samples: 3 },
+    optionSchema: {
+      topPods: { type: 'integer', minimum: 1, maximum: 1000, description: 'Pods listed per signature, most lines first.' },
+      samples: { type: 'integer', minimum: 1, maximum: 50, description: 'Sample lines kept per signature.' },
+    },
+  },
+
+  createState: (options) => ({ tallies: new Map(), sampleCap: options.samples }),
+
+  visitors: {
+    'proxy-log'(state, record) {
+      const candidates = proxyCandidates(record);
+      if (candidates.length === 0) return;
+      const signature = pick(candidates, PROXY_SIGNATURES, record.level, record.uptime);
+      if (signature) tally(state, signature.entry, record);
+    },
+    'coredns-message'(state, record) {
+      const candidates = COREDNS_INDEX.candidates(record.raw);
+      if (candidates.length === 0) return;
+      const signature = pick(candidates, COREDNS_SIGNATURES, record.level, null);
+      if (signature) tally(state, signature.entry, record);
+    },
+  },
+
+  merge(into, from) {
+    for (const [id, t] of from.tallies) {
+      const mine = into.tallies.get(id);
+      if (!mine) {
+        into.tallies.set(id, t);
+        continue;
+      }
+      mine.lines += t.lines;
+      if (t.firstTime !== null && (mine.firstTime === null || t.firstTime < mine.firstTime)) mine.firstTime = t.firstTime;
+      if (t.lastTime !== null && (mine.lastTime === null || t.lastTime > mine.lastTime)) mine.lastTime = t.lastTime;
+      mine.samples.push(...t.samples.slice(0, Math.max(0, into.sampleCap - mine.samples.length)));
+      mine.uncountedPodLines += t.uncountedPodLines;
+      for (const [key, pod] of t.pods) {
+        const known = mine.pods.get(key);
+        if (known) known.lines += pod.lines;
+        else if (mine.pods.size < MAX_PODS_PER_SIGNATURE) mine.pods.set(key, pod);
+        else mine.uncountedPodLines += pod.lines;
+      }
+    }
+  },
+
+  finish(state, { options }) {
+    const tallies = [...state.tallies.values()].sort((a, b) => BY_ID.get(a.id)!.order - BY_ID.get(b.id)!.order);
+    return tallies.map((t) => findingFor(BY_ID.get(t.id)!.entry, t, options));
+  },
+});
+
+function podLabel(p: PodTally): string {
+  if (!p.pod) return p.path;
+  return p.namespace ? `${p.namespace}/${p.pod}` : p.pod;
+}
+
+function findingFor(signature: KnownSignature, t: SignatureTally, options: KnownSignatureOptions): FindingDraft {
+  const pods = [...t.pods.values()].sort((a, b) => b.lines - a.lines || podLabel(a).localeCompare(podLabel(b)));
+  const podCount = pods.length + (t.uncountedPodLines > 0 ? 1 : 0);
+  const top = pods.slice(0, options.topPods);
+  const lines = `${t.lines} line${t.lines === 1 ? '' : 's'}`;
+  const where = pods.length === 1 && t.uncountedPodLines === 0 ? `in ${podLabel(pods[0]!)}` : `in ${pods.length}${t.uncountedPodLines > 0 ? '+' : ''} ${pods.length === 1 ? 'source' : 'sources'}`;
+  const covered = signature.coveredBy && signature.coveredBy.length > 0
+    ? ` When sustained, this is judged by ${signature.coveredBy.join(' and ')}; read the findings together.`
+    : '';
+  const knownFix = signature.knownFix ? KNOWN_FIXES.find((f) => f.id === signature.knownFix) : undefined;
+  const remediation = [
+    'Likely causes, most likely first:',
+    ...signature.causes.map((c, i) => `${i + 1}. ${c}`),
+    'Fix:',
+    ...signature.fix.map((f) => `- ${f.versions}: ${f.action}`),
+    ...(knownFix ? [`Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}; until then ${knownFix.mitigation}.`] : []),
+    ...(signature.coveredBy?.length ? [`See also: ${signature.coveredBy.map((r) => `linkerd-doctor explain ${r}`).join(', ')}.`] : []),
+    `Details: linkerd-doctor explain ${signature.id}`,
+  ].join('\n');
+  const single = pods.length === 1 && t.uncountedPodLines === 0 && pods[0]!.pod ? pods[0]! : null;
+  return {
+    title: `Known signature: ${signature.title}`,
+    message: `${lines} ${where} match${t.lines === 1 ? 'es' : ''} the known signature ${signature.id}. ${signature.meaning}${covered}`,
+    subject: {
+      ...(single?.namespace ? { namespace: single.namespace } : {}),
+      ...(single?.pod ? { pod: single.pod } : {}),
+      target: signature.id,
+    },
+    evidence: {
+      signature: signature.id,
+      family: signature.family,
+      lines: t.lines,
+      pods: podCount,
+      topPods: top.map((p) => ({ pod: podLabel(p), lines: p.lines })),
+      ...(podCount > top.length ? { topPodsNote: `top ${top.length} of ${podCount}${t.uncountedPodLines > 0 ? '+' : ''} sources` } : {}),
+      ...(t.firstTime !== null ? { firstTime: new Date(t.firstTime).toISOString() } : {}),
+      ...(t.lastTime !== null ? { lastTime: new Date(t.lastTime).toISOString() } : {}),
+      ...(signature.coveredBy?.length ? { coveredBy: [...signature.coveredBy] } : {}),
+      ...(signature.knownFix ? { knownFix: signature.knownFix } : {}),
+      references: [...signature.references],
+      samples: t.samples,
+    },
+    locations: t.samples.map((s) => ({ path: s.path, line: s.line })),
+    remediation,
+    keyFigure: { name: 'lines', value: t.lines },
+  };
+}
