@@ -9,7 +9,9 @@ import { readRuleDocs } from '../core/rule-docs.js';
 import type { AnyRule, RuleOptionSpec } from '../core/types.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { RULES } from '../rules/index.js';
+import { closest, didYouMean } from './argv.js';
 import { writeStdout } from './output.js';
+import { terminalWidth, useColor } from './terminal.js';
 
 export interface RuleListing {
   id: string;
@@ -83,11 +85,11 @@ export async function runExplain(id: string | undefined, flags: { color?: boolea
   }
   const rule = resolveRule(id);
   if (!rule) {
-    process.stderr.write(`linkerd-doctor: unknown rule ${JSON.stringify(id)}; known rules: ${known}\n`);
+    process.stderr.write(`linkerd-doctor: explain: unknown rule ${JSON.stringify(id)}${didYouMean(closest(id, RULES.flatMap((r) => [r.meta.id, r.meta.code])))} (known: ${known})\n`);
     return EXIT_USAGE_OR_INPUT;
   }
   try {
-    const color = flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
+    const color = useColor(flags.color, process.stdout);
     await writeStdout(await renderRuleDocs(rule, color));
     return EXIT_CLEAN;
   } catch (err) {
