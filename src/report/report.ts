@@ -12,6 +12,7 @@ import { compareWithBaseline, type BaselineEntry, type BaselineFile, type Baseli
 import { isFailing } from './exit-code.js';
 import { assignFingerprints } from './fingerprint.js';
 import { foldFindings } from './fold.js';
+import { RULES } from '../rules/index.js';
 import { applySuppressions, type SuppressionUse } from './suppression.js';
 
 export type FailOn = Severity | 'none';
@@ -36,6 +37,8 @@ export interface ReportError {
 /** A finding as reported: with its stable fingerprint and, under --baseline, how it compares. */
 export interface ReportFinding extends Finding {
   fingerprint: string;
+  /** The rule's stable code (LD1001…), for people who search by it. */
+  code?: string;
   baseline?: BaselineVerdict;
 }
 
@@ -116,7 +119,8 @@ export interface GateOptions {
 export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOptions = {}): Report {
   const sorted = (gate.fold === false ? [...parts.findings] : foldFindings(parts.findings, parts.versions)).sort(compareFindings);
   const fingerprints = assignFingerprints(sorted);
-  const all: ReportFinding[] = sorted.map((f, i) => ({ ...f, fingerprint: fingerprints[i]! }));
+  const codes = new Map(RULES.map((r) => [r.meta.id, r.meta.code]));
+  const all: ReportFinding[] = sorted.map((f, i) => ({ ...f, fingerprint: fingerprints[i]!, ...(codes.get(f.ruleId) ? { code: codes.get(f.ruleId)! } : {}) }));
   const { kept, suppressed, uses } = applySuppressions(all, gate.suppressions ?? []);
 
   const skipped = new Map(parts.skippedRules.map((s) => [s.ruleId, s.reason]));
