@@ -190,8 +190,9 @@ function titleLines(c: ChalkInstance, f: ReportFinding, width: number): string[]
 
 function oneLine(c: ChalkInstance, f: ReportFinding, width: number): string[] {
   const subject = subjectText(f);
-  const text = `${f.severity.toUpperCase().padEnd(7)} ${f.title}${subject ? ` · ${subject}` : ''} ${ruleTag(f)}`;
-  return [severityLabel(c, f.severity, truncate(text, width))];
+  const tag = ` ${ruleTag(f)}`;
+  const text = truncate(`${f.severity.toUpperCase().padEnd(7)} ${f.title}${subject ? ` · ${subject}` : ''}`, width - tag.length);
+  return [severityLabel(c, f.severity, text.slice(0, 7)) + text.slice(7) + c.dim(tag)];
 }
 
 /** Title, subject, a few key figures, the first fix step and the docs link. */
@@ -265,7 +266,7 @@ function renderFull(c: ChalkInstance, f: ReportFinding, width: number): string[]
     }
   }
   if (scalars.length > 0) {
-    const keyWidth = Math.min(Math.max(...scalars.map(([k]) => k.length)), Math.floor((width - 2) / 3));
+    const keyWidth = Math.min(Math.max(...scalars.map(([k]) => k.length)), Math.floor((width - 2) / 2));
     for (const [k, v] of scalars) {
       const keyLines = wrap(k, keyWidth);
       const valueLines = wrap(v, width - 2 - keyWidth - 2);
