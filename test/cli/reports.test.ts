@@ -165,6 +165,7 @@ describe('text report laid out for the terminal', () => {
   });
 
   it('honours FORCE_COLOR and NO_COLOR when piped', () => {
+    // eslint-disable-next-line no-control-regex
     const ansi = /\u001b\[/;
     assert.match(cli(['analyze', STORM], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } }).stdout, ansi);
     assert.doesNotMatch(cli(['analyze', STORM], { env: { NO_COLOR: undefined, FORCE_COLOR: '0' } }).stdout, ansi);
