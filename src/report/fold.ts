@@ -18,6 +18,7 @@ import type { ProxyVersions } from '../incident/versions.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { compact } from '../util/stats.js';
 import { evidenceKind } from './fingerprint.js';
+import { humanize } from './formats/values.js';
 
 /** Pods named in the folded message; the rest are in `evidence.pods`. */
 const NAMED_PODS = 5;
@@ -85,7 +86,7 @@ function foldGroup(group: readonly Finding[], versions?: ProxyVersions): Finding
   const named = worstFirst.slice(0, NAMED_PODS).map((f) => (figure && f.keyFigure ? `${f.subject.pod} (${compact(f.keyFigure.value)})` : f.subject.pod!));
   const message =
     `${pods.length} pods ${where} show the same finding` +
-    `${figure ? `; top ${named.length} of ${pods.length} by ${figure.name}` : `; ${named.length === pods.length ? 'all' : `${named.length} of ${pods.length}`}`}: ${named.join(', ')}. ` +
+    `${figure ? `; top ${named.length} of ${pods.length} by ${humanize(figure.name)}` : `; ${named.length === pods.length ? 'all' : `${named.length} of ${pods.length}`}`}: ${named.join(', ')}. ` +
     `Worst pod, ${worst.subject.pod}: ${worst.message}`;
 
   const { timeline, samples, ...worstEvidence } = worst.evidence;

@@ -62,7 +62,7 @@ describe('folding many pods into one finding', () => {
     const [f] = bypass;
     assert.equal(f!.title, 'Traefik dials pod IPs directly (40 pods)');
     assert.deepEqual(f!.subject, { workload: 'traefik' });
-    assert.match(f!.message, /^40 pods of traefik show the same finding; top 5 of 40 by endpointTargetsWithoutService: traefik-7d9f8c6b5-p00xk \(11\), /);
+    assert.match(f!.message, /^40 pods of traefik show the same finding; top 5 of 40 by endpoint targets without service: traefik-7d9f8c6b5-p00xk \(11\), /);
     const evidence = f!.evidence as { podsAffected: number; workloads: string[]; pods: { pod: string }[] };
     assert.equal(evidence.podsAffected, 40);
     assert.deepEqual(evidence.workloads, ['traefik']);
