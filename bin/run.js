@@ -9,7 +9,6 @@ const USAGE_OR_INPUT = 2;
 
 // Before oclif loads, so a Ctrl-C during start-up already gets the interrupt handling.
 installProcessGuards();
-const { Errors, flush, run } = await import('@oclif/core');
 // Whatever escapes the commands' own handling still ends as one line, never a stack trace.
 const crash = (err) => {
   fail(`internal error: ${firstLine(err)}`);
@@ -18,15 +17,8 @@ const crash = (err) => {
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
-try {
-  // No user-installed oclif plugins: the tool must behave the same on every machine and must not
-  // depend on the home directory being readable (CI users, runuser, containers).
-  await run(process.argv.slice(2), { root: fileURLToPath(new URL('..', import.meta.url)), userPlugins: false });
-  await flush();
-} catch (err) {
-  if (err instanceof Errors.ExitError) process.exitCode = err.oclif.exit;
-  else fail(firstLine(err), err?.oclif?.exit ?? USAGE_OR_INPUT);
-}
+const { main } = await import('../dist/cli/main.js');
+await main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)));
 
 function firstLine(err) {
   const text = err instanceof Error ? err.message : String(err);

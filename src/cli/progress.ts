@@ -1,59 +1,83 @@
 // Progress on stderr, only when stderr is a terminal: bytes of the total (when known), the
-// current file, lines per second and elapsed time. Never on stdout, never in CI logs.
+// current file, lines per second and elapsed time, on one line that fits the terminal. Never on
+// stdout, never in CI logs.
+//
+// A bar and a percentage only when the total is known in the bytes being counted: stdin has no
+// size, and for a .gz or a tar member the bytes counted are decompressed while the size on disk is
+// compressed, so a percentage would run past 100 % or jump; those show bytes and rates only.
 
 import cliProgress from 'cli-progress';
 import type { ReadProgress } from '../engine/analyze.js';
 import { formatBytes } from '../report/formats/text.js';
+import { truncate } from '../report/formats/values.js';
 import { compact } from '../util/stats.js';
+import { terminalWidth } from './terminal.js';
+
+const BAR_SIZE = 20;
+
+/** Inputs whose bytes are counted after decompression, so their size on disk says nothing. */
+export function isCompressedPath(path: string): boolean {
+  return /\.(gz|tgz)$/i.test(path) || /\.(tar|tgz|tar\.gz):/i.test(path);
+}
+
+export interface ProgressState {
+  read: number;
+  lines: number;
+  total: number | null;
+  file: string;
+  seconds: number;
+}
+
+/** The progress line for `width` columns: bar and percentage only when the total is meaningful. */
+export function progressLine(s: ProgressState, width: number): string {
+  const window = Math.max(s.seconds, 0.5);
+  const rates = `${formatBytes(s.read / window)}/s | ${compact(Math.round(s.lines / window))} lines/s | ${s.seconds.toFixed(s.seconds < 10 ? 1 : 0)} s`;
+  let head: string;
+  if (s.total !== null && s.total > 0) {
+    const ratio = Math.min(1, s.read / s.total);
+    const filled = Math.round(ratio * BAR_SIZE);
+    const bar = width >= 70 ? `${'█'.repeat(filled)}${'░'.repeat(BAR_SIZE - filled)} ` : '';
+    head = `${bar}${Math.floor(ratio * 100)}% | ${formatBytes(s.read)} of ${formatBytes(s.total)}`;
+  } else {
+    head = `${formatBytes(s.read)} read`;
+  }
+  const line = ` ${head} | ${rates}`;
+  // One column spare: writing into the last column makes some terminals wrap.
+  const room = width - 1 - line.length - 3;
+  return room >= 8 && s.file ? `${line} | ${s.file.length > room ? `…${s.file.slice(-(room - 1))}` : s.file}` : truncate(line, width - 1);
+}
 
 export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ReadProgress | undefined {
   if (!enabled || !stream.isTTY) return undefined;
-  const bar = new cliProgress.SingleBar(
-    {
-      stream,
-      format: ' {bar} {percentage}% | {done} of {total_h} | {rate}/s | {lines} lines/s | {elapsed} | {file}',
-      hideCursor: true,
-      clearOnComplete: true,
-      fps: 5,
-      barsize: 24,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  let read = 0;
-  let lines = 0;
-  let total: number | null = null;
-  let file = '';
+  const state: ProgressState = { read: 0, lines: 0, total: null, file: '', seconds: 0 };
   let started = Date.now();
-  const payload = () => {
-    const seconds = (Date.now() - started) / 1000;
-    // Rates over the first instants of a run say nothing; average over half a second at least.
-    const window = Math.max(seconds, 0.5);
-    return {
-      done: formatBytes(read),
-      total_h: total === null ? '?' : formatBytes(total),
-      rate: formatBytes(read / window),
-      lines: compact(Math.round(lines / window)),
-      elapsed: `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`,
-      file: file.length > 50 ? `…${file.slice(-49)}` : file,
-    };
-  };
+  let compressed = false;
+  const bar = new cliProgress.SingleBar({
+    stream,
+    format: () => {
+      state.seconds = (Date.now() - started) / 1000;
+      return progressLine({ ...state, total: compressed ? null : state.total }, terminalWidth(stream));
+    },
+    hideCursor: true,
+    clearOnComplete: true,
+    fps: 5,
+    linewrap: false,
+  });
   return {
     start(totalBytes) {
-      total = totalBytes;
+      state.total = totalBytes;
       started = Date.now();
-      bar.start(totalBytes ?? 1, 0, payload());
+      bar.start(1, 0);
     },
     file(path) {
-      file = path;
-      bar.update(payload());
+      state.file = path;
+      if (isCompressedPath(path)) compressed = true;
+      bar.update(0);
     },
     bytes(count, lineCount) {
-      read += count;
-      lines += lineCount;
-      if (total !== null && read > total) total = read;
-      // Without a known total (stdin, gzip), keep the bar just short of full.
-      bar.setTotal(total ?? read + 1);
-      bar.update(read, payload());
+      state.read += count;
+      state.lines += lineCount;
+      bar.update(0);
     },
     stop() {
       bar.stop();

@@ -14,7 +14,11 @@ import { buildReport, visibleFindings, type FailOn, type GateOptions, type Repor
 import { RULES } from '../rules/index.js';
 import { writeFileAtomic, writeStdout } from './output.js';
 import { resolvePathArgs } from './paths.js';
+import { type OutputTarget } from './output-targets.js';
 import { createProgress } from './progress.js';
+import { terminalWidth, useColor } from './terminal.js';
+
+export type { OutputTarget };
 
 export interface AnalyzeFlags {
   format?: string[];
@@ -31,11 +35,12 @@ export interface AnalyzeFlags {
   quiet: boolean;
   color?: boolean;
   jobs?: number;
-}
-
-export interface OutputTarget {
-  format: FormatName;
-  file: string | null;
+  /** Where each report goes, read from the command line in order (cli/output-targets.ts); else format[i] pairs with output[i]. */
+  targets?: OutputTarget[];
+  verbose?: boolean;
+  summary?: boolean;
+  'max-findings'?: number;
+  fold?: boolean;
 }
 
 /** Pairs `--format` and `--output` in order; a format without a file (or with `-`) goes to stdout (at most one). */
@@ -65,8 +70,10 @@ export function effectiveThresholds(flags: Pick<AnalyzeFlags, 'fail-on' | 'min-s
 
 export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<number> {
   try {
-    const targets = outputTargets(flags.format, flags.output);
+    const targets = flags.targets ?? outputTargets(flags.format, flags.output);
     const config = await loadConfig(flags.config);
+    // A config changes the verdict; say which one, whether it was found or given.
+    if (config.source && !flags.quiet) process.stderr.write(`linkerd-doctor: notice: using config ${config.source}${flags.config ? '' : ' (found in the working directory; --config FILE to choose another)'}\n`);
     const { failOn, minSeverity, tolerancePercent } = effectiveThresholds(flags, config);
     const suppressions = [...config.suppress, ...(flags.suppress ?? []).map((s) => parseSuppressFlag(s))];
     const previous = flags.baseline ? await readBaseline(flags.baseline) : undefined;
@@ -75,7 +82,7 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     const options: AnalyzeOptions = { progress: createProgress(flags.progress && !flags.quiet) };
     if (flags.jobs !== undefined) options.jobs = flags.jobs;
     const result = await analyzeInputs(paths, config.rules, options);
-    const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules };
+    const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules, fold: flags.fold !== false };
     if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
     let report = buildReport(result, failOn, gate);
 
@@ -98,11 +105,13 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
       writeNotices(report, result.inputs);
     }
 
-    const findings = visibleFindings(report, minSeverity);
+    const visible = visibleFindings(report, minSeverity);
+    const findings = flags['max-findings'] !== undefined ? visible.slice(0, flags['max-findings']) : visible;
     let unwritten = 0;
     for (const target of targets) {
-      const color = target.file === null && (flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
-      const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd() });
+      const color = target.file === null && useColor(flags.color, process.stdout);
+      const layout = { width: target.file === null ? terminalWidth(process.stdout) : terminalWidth(undefined), verbose: flags.verbose === true, summaryOnly: flags.summary === true, notShown: visible.length - findings.length };
+      const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd(), ...layout });
       if (!target.file) {
         await writeStdout(text);
         continue;

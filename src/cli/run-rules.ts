@@ -9,9 +9,12 @@ import { readRuleDocs } from '../core/rule-docs.js';
 import type { AnyRule, RuleOptionSpec } from '../core/types.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { RULES } from '../rules/index.js';
-import { findSignature } from '../rules/known-signature/index.js';
+import { findSignature, SIGNATURES } from '../rules/known-signature/index.js';
 import { renderSignaturePage } from '../rules/known-signature/docs.js';
+import { closest, didYouMean } from './argv.js';
 import { writeStdout } from './output.js';
+import { terminalWidth, useColor } from './terminal.js';
+import { wrap } from '../report/formats/text.js';
 
 export interface RuleListing {
   id: string;
@@ -44,16 +47,27 @@ export function ruleListing(rules: readonly AnyRule[] = RULES): RuleListing[] {
   }));
 }
 
-export function formatRulesTable(listing: readonly RuleListing[], width = process.stdout.columns ?? 120): string {
-  const descriptionWidth = Math.max(30, Math.min(80, width - 60));
-  const table = new Table({
-    head: ['ID', 'CODE', 'SEVERITY', 'INPUTS', 'DESCRIPTION'],
-    style: { head: [], border: [] },
-    colWidths: [null, null, null, null, descriptionWidth],
-    wordWrap: true,
-  });
-  for (const r of listing) table.push([r.id, r.code, r.defaultSeverity, r.inputs.join(', '), r.description]);
-  return `${table.toString()}\n\n${listing.length} rule(s). \`linkerd-doctor explain RULE\` prints a rule's docs page.\n`;
+/** Narrowest description column worth a table; below it each rule is a heading and a paragraph. */
+const MIN_DESCRIPTION_WIDTH = 30;
+
+export function formatRulesTable(listing: readonly RuleListing[], width = terminalWidth(process.stdout)): string {
+  const footer = `\n${listing.length} rule(s). \`linkerd-doctor explain RULE\` prints a rule's docs page.\n`;
+  const rows = listing.map((r) => [r.id, r.code, r.defaultSeverity, r.inputs.join(', ')]);
+  const head = ['ID', 'CODE', 'SEVERITY', 'INPUTS'];
+  // Each cell has one space of padding either side, and every column one border.
+  const fixed = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)) + 2);
+  const descriptionWidth = width - fixed.reduce((a, b) => a + b, 0) - (head.length + 2);
+  if (descriptionWidth >= MIN_DESCRIPTION_WIDTH) {
+    const table = new Table({ head: [...head, 'DESCRIPTION'], style: { head: [], border: [] }, colWidths: [...fixed, descriptionWidth], wordWrap: true });
+    listing.forEach((r, i) => table.push([...rows[i]!, r.description]));
+    return `${table.toString()}\n${footer}`;
+  }
+  const lines: string[] = [];
+  for (const r of listing) {
+    lines.push(`${r.id} (${r.code}) · ${r.defaultSeverity} · reads ${r.inputs.join(', ')}`);
+    lines.push(...wrap(r.description, width - 2).map((l) => `  ${l}`), '');
+  }
+  return lines.join('\n') + footer;
 }
 
 export async function runRules(flags: { format: string }): Promise<number> {
@@ -84,7 +98,7 @@ async function renderMarkdown(markdown: string, color: boolean): Promise<string>
   const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
   const marked = new Marked();
   // No emoji shortcodes: `:name:` sequences in addresses and spans must print as written.
-  marked.use(markedTerminal({ reflowText: true, width: Math.min(process.stdout.columns ?? 100, 100), tab: 2, emoji: false }));
+  marked.use(markedTerminal({ reflowText: true, width: Math.min(terminalWidth(process.stdout), 100), tab: 2, emoji: false }));
   const rendered = marked.parse(markdown, { async: false }) as string;
   return color ? rendered : stripAnsi(rendered);
 }
@@ -96,14 +110,15 @@ export async function runExplain(id: string | undefined, flags: { color?: boolea
     return EXIT_USAGE_OR_INPUT;
   }
   const rule = resolveRule(id);
-  const color = flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const color = useColor(flags.color, process.stdout);
   if (!rule) {
     const signaturePage = await renderSignatureDocs(id, color);
     if (signaturePage !== null) {
       await writeStdout(signaturePage);
       return EXIT_CLEAN;
     }
-    process.stderr.write(`linkerd-doctor: unknown rule ${JSON.stringify(id)}; known rules: ${known}\n`);
+    const candidates = [...RULES.flatMap((r) => [r.meta.id, r.meta.code]), ...SIGNATURES.map((s) => s.id)];
+    process.stderr.write(`linkerd-doctor: explain: unknown rule or signature ${JSON.stringify(id)}${didYouMean(closest(id, candidates))} (known rules: ${known}; signatures: linkerd-doctor explain known-signature)\n`);
     return EXIT_USAGE_OR_INPUT;
   }
   try {

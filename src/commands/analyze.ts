@@ -1,4 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
+import { availableParallelism } from 'node:os';
+import { flagShapeOf, orderedOutputTargets } from '../cli/output-targets.js';
 import { runAnalyze } from '../cli/run-analyze.js';
 import { FORMAT_NAMES } from '../report/formats/index.js';
 
@@ -15,7 +17,7 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
     '<%= config.bin %> analyze ./bundle/',
     'linkerd diagnostics proxy-metrics -n emojivoto deploy/web | <%= config.bin %> analyze -',
     '<%= config.bin %> analyze incident.tgz --format json --output report.json --fail-on warning',
-    '<%= config.bin %> analyze bundle/ --format text --format sarif --output - --output results.sarif',
+    '<%= config.bin %> analyze bundle/ --format text --format sarif --output results.sarif',
     '<%= config.bin %> analyze bundle/ --write-baseline .linkerd-doctor-baseline.json',
     '<%= config.bin %> analyze bundle/ --baseline .linkerd-doctor-baseline.json --fail-on warning',
     '<%= config.bin %> analyze bundle/ --suppress reconnect-storm=emojivoto/*',
@@ -30,11 +32,11 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
   static override flags = {
     format: Flags.string({
       char: 'f',
-      summary: 'Report format; repeat to write several, paired in order with --output.',
+      summary: 'Report format; repeat to write several. Each --output belongs to the --format before it; a format without one goes to stdout.',
       options: FORMAT_NAMES,
       multiple: true, multipleNonGreedy: true,
     }),
-    output: Flags.string({ char: 'o', summary: 'Write the report to FILE instead of stdout (- = stdout); repeat to pair with each --format in order.', multiple: true, multipleNonGreedy: true }),
+    output: Flags.string({ char: 'o', summary: 'Write the report of the --format before it to FILE instead of stdout (- = stdout).', multiple: true, multipleNonGreedy: true }),
     'fail-on': Flags.string({ summary: 'Exit 1 when a finding is at or above this severity [default: config failOn, else error].', options: ['error', 'warning', 'info', 'none'] }),
     'min-severity': Flags.string({ summary: 'Show only findings at or above this severity; the exit code still counts all [default: config minSeverity, else info].', options: ['error', 'warning', 'info'] }),
     config: Flags.string({ char: 'c', summary: 'Config file (YAML or JSON) [default: .linkerd-doctor.yaml/.yml/.json in the working directory].' }),
@@ -43,17 +45,35 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
     'write-baseline': Flags.string({ summary: 'Record the current findings in this baseline file (by fingerprint, with their key figures).' }),
     'baseline-tolerance': Flags.integer({ summary: 'Percent a key figure may grow before a known finding counts as worse [default: config baselineTolerance, else 10].', min: 0 }),
     progress: Flags.boolean({ summary: 'Show progress on stderr when it is a terminal.', default: true, allowNo: true }),
-    jobs: Flags.integer({
+    jobs: Flags.custom<number>({
       char: 'j',
       summary: 'Worker threads for large inputs (default: LINKERD_DOCTOR_JOBS, else the CPU cores, at most 4); 1 reads sequentially.',
-      min: 1,
-    }),
+      parse: async (input) => {
+        const n = /^\d+$/.test(input) ? Number(input) : NaN;
+        if (!Number.isInteger(n) || n < 1) throw new Error(`--jobs must be a whole number from 1 to ${availableParallelism()} (the CPU cores), got ${JSON.stringify(input)}`);
+        return n;
+      },
+    })(),
+    verbose: Flags.boolean({ summary: 'Text report: every finding with its full evidence, samples and fix (default: a few lines per finding).', default: false }),
+    summary: Flags.boolean({ summary: 'Text report: the incidents and one line per finding, nothing else.', default: false }),
+    'max-findings': Flags.integer({ summary: 'Show at most N findings in each report (the worst first); the exit code still counts all.', min: 1 }),
+    fold: Flags.boolean({ summary: 'Fold findings of one rule and cause on many pods into one finding naming the pods.', default: true, allowNo: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),
   };
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Analyze);
-    process.exitCode = await runAnalyze(argv as string[], flags);
+    // oclif keeps repeated flags in separate arrays; the pairing of --format and --output is
+    // read from the command line as written.
+    let targets;
+    try {
+      targets = orderedOutputTargets(this.argv, flagShapeOf(Analyze.flags));
+    } catch (err) {
+      process.stderr.write(`linkerd-doctor: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.exitCode = await runAnalyze(argv as string[], { ...flags, targets });
   }
 }

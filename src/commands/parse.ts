@@ -1,5 +1,9 @@
 import { Args, Command, Flags } from '@oclif/core';
+import type { RecordKind } from '../core/types.js';
 import { runParse } from '../cli/run-parse.js';
+
+/** Every `kind` a parsed record can have (docs/parse-format.md). */
+export const RECORD_KINDS = ['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query'] as const satisfies readonly RecordKind[];
 
 export default class Parse extends Command {
   static override summary = 'Print the parsed records of the inputs as NDJSON, one object per line.';
@@ -16,7 +20,7 @@ export default class Parse extends Command {
 
   static override flags = {
     strict: Flags.boolean({ summary: 'Reject input a lenient reader accepts (metrics: the OpenMetrics grammar exactly); rejected lines are reported as errors.', default: false }),
-    kind: Flags.string({ summary: 'Print only records of this kind.', multiple: true, multipleNonGreedy: true }),
+    kind: Flags.string({ summary: 'Print only records of this kind (repeatable).', options: [...RECORD_KINDS], multiple: true, multipleNonGreedy: true }),
   };
 
   async run(): Promise<void> {

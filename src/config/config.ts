@@ -6,6 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { closest, didYouMean } from '../cli/argv.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type AnyRule, type Severity } from '../core/types.js';
 import type { ConfiguredRule } from '../engine/engine.js';
@@ -213,7 +214,7 @@ export function parseSuppressFlag(value: string, rules: readonly AnyRule[] = RUL
   const id = eq < 0 ? value : value.slice(0, eq);
   const subject = eq < 0 ? undefined : value.slice(eq + 1);
   const rule = resolveRule(id, rules);
-  if (!rule) throw new UsageError(`--suppress ${value}: unknown rule ${JSON.stringify(id)} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+  if (!rule) throw new UsageError(`--suppress ${value}: unknown rule ${JSON.stringify(id)}${didYouMean(closest(id, rules.flatMap((r) => [r.meta.id, r.meta.code])))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
   if (subject === '') throw new UsageError(`--suppress ${value}: empty subject glob; drop the = to suppress every finding of the rule`);
   return subject === undefined ? { rule: rule.meta.id, source: 'flag' } : { rule: rule.meta.id, subject, source: 'flag' };
 }

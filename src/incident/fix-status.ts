@@ -36,7 +36,12 @@ export function fixStatusFor(finding: Pick<Finding, 'ruleId' | 'subject' | 'evid
   } else {
     const named = new Set(podsOfFinding(finding));
     considered = all.filter((p) => named.has(p.pod) && !p.controlPlane);
-    basis = `the ${considered.length} pod${considered.length === 1 ? '' : 's'} named in this finding`;
+    const affected = (finding.evidence as { podsAffected?: unknown }).podsAffected;
+    // Evidence lists are capped; say how many of the affected pods the check could see.
+    basis =
+      typeof affected === 'number' && affected > considered.length
+        ? `the ${considered.length} of ${affected} affected pods listed in this finding`
+        : `the ${considered.length} pod${considered.length === 1 ? '' : 's'} named in this finding`;
     if (considered.length === 0) {
       considered = all.filter((p) => !p.controlPlane);
       basis = 'every data-plane proxy in the bundle (none of this finding\'s pods reported a version)';

@@ -11,6 +11,8 @@ import { versionSummary, type ProxyVersions } from '../incident/versions.js';
 import { compareWithBaseline, type BaselineEntry, type BaselineFile, type BaselineVerdict, type StaleBaselineEntry } from './baseline.js';
 import { isFailing } from './exit-code.js';
 import { assignFingerprints } from './fingerprint.js';
+import { foldFindings } from './fold.js';
+import { RULES } from '../rules/index.js';
 import { applySuppressions, type SuppressionUse } from './suppression.js';
 
 export type FailOn = Severity | 'none';
@@ -35,6 +37,8 @@ export interface ReportError {
 /** A finding as reported: with its stable fingerprint and, under --baseline, how it compares. */
 export interface ReportFinding extends Finding {
   fingerprint: string;
+  /** The rule's stable code (LD1001…), for people who search by it. */
+  code?: string;
   baseline?: BaselineVerdict;
 }
 
@@ -104,6 +108,8 @@ export interface GateOptions {
   /** Rules configured to run; defaults to the rules that reported findings. */
   ruleIds?: readonly string[];
   disabledRules?: readonly string[];
+  /** Fold per-pod findings of one cause into one (report/fold.ts); default true. */
+  fold?: boolean;
 }
 
 /**
@@ -111,9 +117,10 @@ export interface GateOptions {
  * findings and, under a baseline, known findings that did not get worse do not fail it.
  */
 export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOptions = {}): Report {
-  const sorted = [...parts.findings].sort(compareFindings);
+  const sorted = (gate.fold === false ? [...parts.findings] : foldFindings(parts.findings, parts.versions)).sort(compareFindings);
   const fingerprints = assignFingerprints(sorted);
-  const all: ReportFinding[] = sorted.map((f, i) => ({ ...f, fingerprint: fingerprints[i]! }));
+  const codes = new Map(RULES.map((r) => [r.meta.id, r.meta.code]));
+  const all: ReportFinding[] = sorted.map((f, i) => ({ ...f, fingerprint: fingerprints[i]!, ...(codes.get(f.ruleId) ? { code: codes.get(f.ruleId)! } : {}) }));
   const { kept, suppressed, uses } = applySuppressions(all, gate.suppressions ?? []);
 
   const skipped = new Map(parts.skippedRules.map((s) => [s.ruleId, s.reason]));

@@ -48,7 +48,7 @@ describe('CLI on the DNS bundles', () => {
   });
 
   it('text report names the rules and the TTL sequence', () => {
-    const run = cli(['analyze', 'fixtures/dns-ttl-zero']);
+    const run = cli(['analyze', 'fixtures/dns-ttl-zero', '--verbose']);
     assert.equal(run.status, 1);
     assert.match(run.stdout, /Linkerd linkerd-dst-headless answered with TTL 0/);
     assert.match(run.stdout, /DNS query storm for Linkerd linkerd-policy/);

@@ -123,7 +123,7 @@ describe('analyze', () => {
       path.join(cwd, '.linkerd-doctor.yaml'),
       ['suppress:', '  - rule: reconnect-storm', '    subject: "*linkerd-policy*"', '    reason: policy controller replaced in INC-42', '  - rule: LD1001', '    subject: "staging/*"', '    reason: never matches'].join('\n') + '\n',
     );
-    const run = await cli(['analyze', 'emojivoto', '--format', 'sarif', '--format', 'json', '--output', 'out.sarif'], cwd);
+    const run = await cli(['analyze', 'emojivoto', '--format', 'sarif', '--output', 'out.sarif', '--format', 'json'], cwd);
     assert.equal(run.code, 1, 'the destination storm still fails');
     const report = JSON.parse(run.stdout) as Report;
     assert.equal(report.summary.suppressed, 1);
@@ -165,6 +165,6 @@ describe('rules and explain', () => {
     const run = await cli(['explain', 'reconnect-stom'], dir);
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
-    assert.equal(run.stderr.trimEnd(), `linkerd-doctor: unknown rule "reconnect-stom"; known rules: ${RULES.map((r) => r.meta.id).join(', ')}`);
+    assert.equal(run.stderr.trimEnd(), `linkerd-doctor: explain: unknown rule "reconnect-stom"; did you mean reconnect-storm? (known: ${RULES.map((r) => r.meta.id).join(', ')})`);
   });
 });

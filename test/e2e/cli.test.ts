@@ -47,7 +47,7 @@ describe('analyze: the storm bundle', () => {
   before(() => assert.ok(existsSync('dist/commands/analyze.js'), 'run `npm run build` first'));
 
   it('prints a reconnect-storm finding and exits 1 (the README command)', () => {
-    const run = cli(['analyze', STORM]);
+    const run = cli(['analyze', STORM, '--verbose']);
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stdout, /Reconnect storm towards the destination controller/);
     assert.match(run.stdout, /Reconnect storm towards the policy controller/);

@@ -128,7 +128,7 @@ describe('storm bundle report', () => {
     assert.equal(multi[0]!.ordering.confidence, 'likely');
     assert.ok(multi[0]!.timeline!.series.every((s) => s.counts.some((c) => c > 0)));
 
-    const text = formatText(report, { color: false, findings: report.findings, failOn: 'error' });
+    const text = formatText(report, { color: false, findings: report.findings, failOn: 'error', width: 200 });
     const incidentAt = text.indexOf('1 INCIDENT');
     assert.ok(incidentAt > 0 && incidentAt < text.indexOf('2 ERRORS'), 'incident summary comes before the findings');
     assert.match(text, /1\. Destination controller saturated \(450 failed calls from \d+ clients\) → 6 traefik proxies in a reconnect storm to destination/);

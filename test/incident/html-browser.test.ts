@@ -105,6 +105,48 @@ describe('HTML report in headless Chromium', { skip }, () => {
     }
   });
 
+  it('fits the window at 800 and 1400 px: nothing wider than the page, no raw JSON in evidence', async () => {
+    for (const width of [800, 1400]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      try {
+        const page = await context.newPage();
+        await page.goto(`file://${file}`);
+        const overflow = await page.evaluate<{ page: number; client: number; wide: string[] }>(`(() => {
+          const client = document.documentElement.clientWidth;
+          const wide = [...document.querySelectorAll('main *')]
+            .filter((e) => !e.closest('.scroll') && e.getBoundingClientRect().right > client + 0.5)
+            .map((e) => e.tagName + '.' + e.className);
+          return { page: document.documentElement.scrollWidth, client, wide };
+        })()`);
+        assert.ok(overflow.page <= overflow.client, `${width} px: page is ${overflow.page} px wide in a ${overflow.client} px window`);
+        assert.deepEqual(overflow.wide, [], `${width} px: elements past the right edge`);
+        const cells = await page.locator('article.finding td').allInnerTexts();
+        assert.ok(cells.length > 0);
+        assert.deepEqual(cells.filter((t) => /^\s*[[{]"/.test(t)), [], 'an evidence cell prints JSON');
+        // The retry-gap histogram is a table of buckets with bars on one scale.
+        assert.ok((await page.locator('article.finding table.mini.hist .hbar').count()) > 0);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
+  it('draws each incident signal as its own labelled chart with its peak, and each top-N list once', async () => {
+    const { page, context } = await open();
+    try {
+      const charts = page.locator('.incident figure.multiples svg.chart.timeline');
+      assert.ok((await charts.count()) >= 2);
+      const labels = await charts.evaluateAll((svgs) => svgs.map((s) => s.getAttribute('aria-label') ?? ''));
+      assert.ok(labels.every((l) => /, peak [\d,]+$/.test(l)), labels.join(' | '));
+      for (const article of await page.locator('article.finding').all()) {
+        const own = (await article.locator('figcaption, table.list caption').allInnerTexts()).map((c) => c.replace(/\s*\(.*$/, '').trim());
+        assert.equal(new Set(own).size, own.length, `a list drawn twice: ${own.join(', ')}`);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('follows the system theme', async () => {
     const background = async (colorScheme: 'light' | 'dark') => {
       const { page, context } = await open({ colorScheme });

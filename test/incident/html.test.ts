@@ -40,6 +40,20 @@ describe('html report (static)', () => {
     assert.equal(asBars([]), null);
   });
 
+  it('draws a top-N list once, as bars or as a table; nested objects as small tables, never JSON', () => {
+    const html = render([cardinality({ evidence: { series: 114_906, topFamilies: [{ family: 'a', series: 3 }], backoff: { verdict: 'at the cap', medianGapHistogram: { '≤0.5s': 4, '≤1s': 120 } } } })]);
+    assert.equal((html.match(/<svg class="chart bars"/g) ?? []).length, 1);
+    assert.doesNotMatch(html, /<caption>top families/);
+    assert.doesNotMatch(html, /\{&quot;/);
+    assert.match(html, /<table class="mini hist"><tbody><tr><th scope="row">≤0\.5s<\/th><td class="num">4<\/td>/);
+  });
+
+  it('renders code spans of fixes and the first action as <code>', () => {
+    const html = render([cardinality({ remediation: '1. Set `nativeLB: true` on the service.' })]);
+    assert.match(html, /Set <code>nativeLB: true<\/code> on the service\./);
+    assert.doesNotMatch(html, /`nativeLB/);
+  });
+
   it('escapes everything that came from the inputs', () => {
     const hostile = '<img src=x onerror=alert(1)>';
     const html = render([cardinality({ title: hostile, subject: { pod: hostile }, evidence: { topFamilies: [{ family: `</svg>${hostile}`, series: 5 }] }, remediation: hostile })]);

@@ -127,9 +127,9 @@ describe('CLI process behaviour', { concurrency: true }, () => {
   });
 
   for (const [what, args, pattern] of [
-    ['an unknown flag', ['analyze', '--bogus', 'x'], /^linkerd-doctor: Nonexistent flag: --bogus/],
-    ['a bad option value', ['analyze', '--fail-on', 'sometimes', 'x'], /^linkerd-doctor: Expected --fail-on=sometimes to be one of/],
-    ['an unknown command', ['frobnicate'], /^linkerd-doctor: command frobnicate not found/],
+    ['an unknown flag', ['analyze', '--bogus', 'x'], /^linkerd-doctor: analyze: unknown flag --bogus \(see linkerd-doctor analyze --help\)/],
+    ['a bad option value', ['analyze', '--fail-on', 'sometimes', 'x'], /^linkerd-doctor: analyze: --fail-on sometimes: not one of error, warning, info, none\n$/],
+    ['an unknown command', ['frobnicate'], /^linkerd-doctor: unknown command frobnicate \(commands: analyze, /],
     ['a missing file', ['analyze', 'no-such.log'], /^linkerd-doctor: no-such\.log: no such file or directory/],
   ] as const) {
     it(`${what} is one line on stderr and exit 2`, async () => {

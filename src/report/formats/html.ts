@@ -8,7 +8,7 @@ import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
-import { formatValue, humanize, truncate } from './values.js';
+import { formatValue, humanize, listTotal, truncate } from './values.js';
 
 const SERIES_COLOURS = 6;
 const MAX_BARS = 12;
@@ -20,6 +20,14 @@ export function escapeHtml(text: unknown): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;');
+}
+
+/** Escapes text and renders its Markdown code spans (`like this`) as <code>, the only markup fixes use. */
+export function inlineHtml(text: unknown): string {
+  return String(text ?? '')
+    .split(/(`[^`\n]+`)/)
+    .map((part) => (part.length > 2 && part.startsWith('`') && part.endsWith('`') ? `<code>${escapeHtml(part.slice(1, -1))}</code>` : escapeHtml(part)))
+    .join('');
 }
 
 export function formatHtml(report: Report, options: FormatOptions): string {
@@ -94,52 +102,63 @@ function renderIncident(inc: Incident, anchors: ReadonlyMap<string, string>): st
 <p class="muted">${escapeHtml(when)} · ${inc.findings.length} findings · order <strong>${escapeHtml(inc.ordering.confidence)}</strong></p>
 ${inc.timeline ? timelineChart(inc.timeline, `Signals per ${inc.timeline.bucketSeconds / 60} min`) : '<p class="muted">No wall-clock timeline for these signals.</p>'}
 <ol class="chain">${inc.findings.map((f) => `<li><span class="role">${escapeHtml(f.role)}</span> <span class="sev-${f.severity}">${title(f)}</span> <code>${escapeHtml(f.ruleId)}</code>${f.firstSeen ? ` <span class="muted">from ${escapeHtml(f.firstSeen.slice(11, 19))}Z</span>` : ''}</li>`).join('')}</ol>
-${inc.ordering.reasoning.length ? `<details open><summary>Why this order</summary><ul>${inc.ordering.reasoning.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul></details>` : ''}
-<p class="action"><strong>Do now:</strong> ${escapeHtml(inc.firstAction)}</p>
+${inc.ordering.reasoning.length ? `<details open><summary>Why this order</summary><ul>${inc.ordering.reasoning.map((r) => `<li>${inlineHtml(r)}</li>`).join('')}</ul></details>` : ''}
+<p class="action"><strong>Do now:</strong> ${inlineHtml(inc.firstAction)}</p>
 </article>`;
 }
 
-/** Stacked bars, one colour per signal, on one time axis; each signal keeps its own scale in the tooltip. */
-export function timelineChart(t: IncidentTimeline | { start: string | null; bucketSeconds: number; series: { label: string; counts: number[] }[] }, caption: string): string {
+type ChartTimeline = IncidentTimeline | { start: string | null; bucketSeconds: number; series: { label: string; counts: number[] }[] };
+
+/**
+ * The signals of a timeline on one time axis. One signal is one chart; several are small
+ * multiples, one labelled chart each with its own peak written on it: the signals differ by
+ * orders of magnitude (33 M log lines against 400 failed calls), so stacking them on one scale
+ * would hide the small ones and stacking them on separate scales would make the stack height mean
+ * nothing.
+ */
+export function timelineChart(t: ChartTimeline, caption: string): string {
   const buckets = Math.max(...t.series.map((s) => s.counts.length), 1);
-  const width = 720;
-  const height = 160;
-  const left = 48;
-  const bottom = 22;
-  const plotW = width - left - 8;
-  const plotH = height - bottom - 8;
-  const barW = plotW / buckets;
-  // Signals differ by orders of magnitude (33 M log lines vs 400 failed calls): normalise each to
-  // its own peak so every one stays visible, and say so.
-  const peaks = t.series.map((s) => Math.max(...s.counts, 0));
-  const bars: string[] = [];
-  for (let b = 0; b < buckets; b++) {
-    let y = 8 + plotH;
-    t.series.forEach((s, i) => {
-      const value = s.counts[b] ?? 0;
-      if (value <= 0) return;
-      // Each signal gets an equal share of the height at its own peak.
-      const h = Math.max(1, (value / peaks[i]!) * (plotH / t.series.length));
-      y -= h;
-      bars.push(
-        `<rect class="bar s${i % SERIES_COLOURS}" x="${(left + b * barW + 1).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(1, barW - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${escapeHtml(`${bucketTime(t, b)} · ${s.label}: ${value.toLocaleString('en-US')}`)}</title></rect>`,
-      );
-    });
-  }
-  const ticks = [0, Math.floor((buckets - 1) / 2), buckets - 1].filter((v, i, a) => a.indexOf(v) === i);
-  const axis = ticks.map((b) => `<text x="${(left + b * barW + barW / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${escapeHtml(bucketTime(t, b))}</text>`).join('');
+  const multiple = t.series.length > 1;
+  const charts = t.series.map((s, i) => seriesChart(t, s, i, buckets, multiple ? 64 : 160, multiple ? `${s.label}` : caption, i === t.series.length - 1));
   const legend = t.series
-    .map((s, i) => `<li><span class="swatch s${i % SERIES_COLOURS}"></span>${escapeHtml(s.label)} <span class="muted">(peak ${compact(peaks[i]!)}/bucket)</span></li>`)
+    .map((s, i) => `<li><span class="swatch s${i % SERIES_COLOURS}"></span>${escapeHtml(s.label)} <span class="muted">(peak ${compact(Math.max(...s.counts, 0))} per ${bucketWords(t.bucketSeconds)})</span></li>`)
     .join('');
-  return `<figure class="chart-box">
-<svg class="chart timeline" role="img" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" aria-label="${escapeHtml(caption)}">
-<line class="axis" x1="${left}" y1="${8 + plotH}" x2="${width - 8}" y2="${8 + plotH}"/>
-<text x="${left - 6}" y="16" text-anchor="end">peak</text><text x="${left - 6}" y="${8 + plotH}" text-anchor="end">0</text>
+  return `<figure class="chart-box${multiple ? ' multiples' : ''}">
+${charts.join('\n')}
+<figcaption>${escapeHtml(caption)}${multiple ? ' · one chart per signal, each on its own scale (its peak is labelled)' : ''}<ul class="legend">${legend}</ul></figcaption>
+</figure>`;
+}
+
+function bucketWords(seconds: number): string {
+  return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+}
+
+function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, index: number, buckets: number, height: number, label: string, withAxis: boolean): string {
+  const width = 720;
+  const left = 48;
+  const top = 16;
+  const bottom = withAxis ? 22 : 4;
+  const plotW = width - left - 8;
+  const plotH = height - bottom - top;
+  const barW = plotW / buckets;
+  const peak = Math.max(...s.counts, 0);
+  const bars: string[] = [];
+  s.counts.forEach((value, b) => {
+    if (value <= 0) return;
+    const h = Math.max(1, (value / peak) * plotH);
+    bars.push(
+      `<rect class="bar s${index % SERIES_COLOURS}" x="${(left + b * barW + 1).toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${Math.max(1, barW - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${escapeHtml(`${bucketTime(t, b)} · ${s.label}: ${value.toLocaleString('en-US')}`)}</title></rect>`,
+    );
+  });
+  const ticks = [0, Math.floor((buckets - 1) / 2), buckets - 1].filter((v, i, a) => a.indexOf(v) === i);
+  const axis = withAxis ? ticks.map((b) => `<text x="${(left + b * barW + barW / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${escapeHtml(bucketTime(t, b))}</text>`).join('') : '';
+  return `<svg class="chart timeline" role="img" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" aria-label="${escapeHtml(`${label}, peak ${peak.toLocaleString('en-US')}`)}">
+<text x="${left}" y="11">${escapeHtml(truncate(label, 90))}</text>
+<line class="axis" x1="${left}" y1="${top + plotH}" x2="${width - 8}" y2="${top + plotH}"/>
+<text x="${left - 6}" y="${top + 8}" text-anchor="end">${escapeHtml(compact(peak))}</text><text x="${left - 6}" y="${top + plotH}" text-anchor="end">0</text>
 ${bars.join('\n')}
 ${axis}
-</svg>
-<figcaption>${escapeHtml(caption)}${t.series.length > 1 ? ' · each signal scaled to its own peak' : ''}<ul class="legend">${legend}</ul></figcaption>
-</figure>`;
+</svg>`;
 }
 
 function bucketTime(t: { start: string | null; bucketSeconds: number }, b: number): string {
@@ -179,11 +198,15 @@ export function asBars(items: readonly unknown[]): { label: string; value: numbe
   return bars.every((b) => Number.isFinite(b.value)) ? bars : null;
 }
 
+function codeOf(f: Finding & { code?: string }): string {
+  return f.code ?? '';
+}
+
 function findingsTable(findings: readonly Finding[]): string {
   const rows = findings
     .map((f, i) => {
       const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(' · ');
-      return `<tr><td data-value="${SEVERITIES.length - SEVERITIES.indexOf(f.severity)}"><span class="sev-${f.severity}">${f.severity}</span></td><td><code>${escapeHtml(f.ruleId)}</code></td><td><a href="#finding-${i + 1}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(subject)}</td><td data-value="${f.keyFigure?.value ?? ''}">${f.keyFigure ? `${escapeHtml(f.keyFigure.name)} ${escapeHtml(compact(f.keyFigure.value))}` : ''}</td></tr>`;
+      return `<tr><td data-value="${SEVERITIES.length - SEVERITIES.indexOf(f.severity)}"><span class="sev-${f.severity}">${f.severity}</span></td><td><code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</td><td><a href="#finding-${i + 1}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(subject)}</td><td data-value="${f.keyFigure?.value ?? ''}">${f.keyFigure ? `${escapeHtml(f.keyFigure.name)} ${escapeHtml(compact(f.keyFigure.value))}` : ''}</td></tr>`;
     })
     .join('\n');
   return `<section aria-labelledby="findings-h"><h2 id="findings-h">Findings (${findings.length})</h2>
@@ -201,12 +224,17 @@ function renderFinding(f: Finding, index: number): string {
     if (value === null || value === undefined) continue;
     if (Array.isArray(value)) {
       if (value.length === 0) continue;
+      // A top-N list is drawn once: as bars when a label and a count are all it has, else as a table.
       const bars = asBars(value);
-      if (bars) blocks.push(barChart(bars, humanize(key)));
-      blocks.push(listTable(key, value));
+      const total = listTotal(f.evidence, key, value);
+      const caption = `${humanize(key)}${total > value.length ? ` (top ${Math.min(value.length, MAX_BARS)} of ${total.toLocaleString('en-US')})` : ''}`;
+      if (bars && value.every((v) => Object.keys(v as object).length <= 2)) blocks.push(barChart(bars, caption));
+      else blocks.push(listTable(key, value, total));
     } else if (typeof value === 'object') {
       for (const [k2, v2] of Object.entries(value as Record<string, unknown>)) {
-        if (v2 !== null && v2 !== undefined) scalars.push(`<tr><th scope="row">${escapeHtml(`${humanize(key)} · ${humanize(k2)}`)}</th><td>${escapeHtml(formatValue(v2))}</td></tr>`);
+        if (v2 === null || v2 === undefined) continue;
+        const cell = typeof v2 === 'object' && !Array.isArray(v2) ? miniTable(v2 as Record<string, unknown>) : escapeHtml(formatValue(v2));
+        scalars.push(`<tr><th scope="row">${escapeHtml(`${humanize(key)} · ${humanize(k2)}`)}</th><td>${cell}</td></tr>`);
       }
     } else {
       scalars.push(`<tr><th scope="row">${escapeHtml(humanize(key))}</th><td>${escapeHtml(formatValue(value))}</td></tr>`);
@@ -220,7 +248,7 @@ function renderFinding(f: Finding, index: number): string {
       : '';
   const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`).join(' · ');
   return `<article class="finding sev-border-${f.severity}" id="finding-${index + 1}">
-<h3><span class="sev-${f.severity}">${f.severity.toUpperCase()}</span> ${escapeHtml(f.title)} <code>${escapeHtml(f.ruleId)}</code></h3>
+<h3><span class="sev-${f.severity}">${f.severity.toUpperCase()}</span> ${escapeHtml(f.title)} <code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</h3>
 ${subject ? `<p>${subject}</p>` : ''}
 <p>${escapeHtml(f.message)}</p>
 ${timelineBlock}
@@ -228,7 +256,7 @@ ${scalars.length ? `<table class="kv"><tbody>${scalars.join('')}</tbody></table>
 ${blocks.join('\n')}
 ${sampleBlock}
 <h4>Fix</h4>
-<div class="fix">${f.remediation.split('\n').filter((l) => !l.startsWith('Version check')).map((l) => `<p>${escapeHtml(l)}</p>`).join('')}</div>
+<div class="fix">${f.remediation.split('\n').filter((l) => !l.startsWith('Version check')).map((l) => `<p>${inlineHtml(l)}</p>`).join('')}</div>
 ${fixStatusBlock(f.fixStatus)}
 <p><a href="${escapeHtml(f.docsUrl)}">Rule documentation</a></p>
 </article>`;
@@ -240,11 +268,28 @@ function fixStatusBlock(statuses: FixStatus[] | undefined): string {
   return `<ul class="fixstatus">${statuses.map((s) => `<li><span class="status ${s.status}">${escapeHtml(s.status)}</span> <strong>${escapeHtml(s.fix)}</strong> (${escapeHtml(`${s.fixedIn.proxy}, ${s.fixedIn.linkerd}`)}): ${escapeHtml(s.note)}</li>`).join('')}</ul>`;
 }
 
-function listTable(key: string, items: unknown[]): string {
-  if (items.every((i) => typeof i !== 'object' || i === null)) return `<p><strong>${escapeHtml(humanize(key))}:</strong> ${escapeHtml(items.slice(0, 20).map(String).join(', '))}</p>`;
+function listTable(key: string, items: unknown[], total = items.length): string {
+  if (items.every((i) => typeof i !== 'object' || i === null)) return `<p><strong>${escapeHtml(humanize(key))}:</strong> ${escapeHtml(items.slice(0, 20).map(String).join(', '))}${total > 20 ? ` … (${total.toLocaleString('en-US')} in all)` : ''}</p>`;
   const rows = items.slice(0, 20) as Record<string, unknown>[];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return `<table class="list"><caption>${escapeHtml(humanize(key))}${items.length > rows.length ? ` (first ${rows.length} of ${items.length})` : ''}</caption><thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(humanize(c))}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${columns.map((c) => `<td>${escapeHtml(formatValue(r[c]))}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+  const cell = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? miniTable(v as Record<string, unknown>) : escapeHtml(formatValue(v)));
+  return `<div class="scroll"><table class="list"><caption>${escapeHtml(humanize(key))}${total > rows.length ? ` (top ${rows.length} of ${total.toLocaleString('en-US')})` : ''}</caption><thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(humanize(c))}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${columns.map((c) => `<td>${cell(r[c])}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
+}
+
+/**
+ * A nested object as a small table instead of JSON: a histogram (every value a number) gets a bar
+ * per bucket on one scale; anything else key/value rows.
+ */
+export function miniTable(value: Record<string, unknown>): string {
+  const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined);
+  if (entries.length === 0) return '';
+  if (entries.every(([, v]) => typeof v === 'number' && Number.isFinite(v))) {
+    const max = Math.max(...entries.map(([, v]) => v as number), 1);
+    return `<table class="mini hist"><tbody>${entries
+      .map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td class="num">${escapeHtml(formatValue(v))}</td><td class="barcell"><span class="hbar" style="width:${Math.round(((v as number) / max) * 100)}%"></span></td></tr>`)
+      .join('')}</tbody></table>`;
+  }
+  return `<table class="mini"><tbody>${entries.map(([k, v]) => `<tr><th scope="row">${escapeHtml(humanize(k))}</th><td>${v !== null && typeof v === 'object' && !Array.isArray(v) ? miniTable(v as Record<string, unknown>) : escapeHtml(formatValue(v))}</td></tr>`).join('')}</tbody></table>`;
 }
 
 const STYLE = `
@@ -273,6 +318,10 @@ figcaption{color:var(--muted);font-size:.9em}.legend{list-style:none;padding:0;m
 .fix p{margin:.2em 0}.fixstatus{padding-left:1.2em}.status{font-size:.8em;padding:1px 6px;border-radius:8px;border:1px solid var(--line)}
 .status.fixed{color:var(--ok)}.status.not-fixed{color:var(--err)}.status.mixed{color:var(--warn)}.status.unknown{color:var(--muted)}
 footer{margin-top:2em;color:var(--muted);font-size:.85em}a{color:var(--info)}
+td,th,p,li,h3,figcaption,caption{overflow-wrap:anywhere}code{overflow-wrap:anywhere}.scroll{max-width:100%;overflow-x:auto}
+table.mini{width:auto;margin:0}table.mini th,table.mini td{border:0;padding:0 8px 0 0;font-size:.9em}table.mini td.num{text-align:right}
+table.mini td.barcell{width:120px;min-width:60px}.hbar{display:inline-block;height:.7em;background:var(--s0);border-radius:2px;vertical-align:middle}
+.multiples{display:grid;gap:6px}.multiples .chart{max-width:100%}
 `;
 
 // Sorting only; everything renders without it.

@@ -19,6 +19,14 @@ export interface FormatOptions {
   minSeverity?: Severity;
   /** Directory artifact URIs are made relative to (SARIF); defaults to process.cwd(). */
   cwd?: string;
+  /** Text report: columns to lay out for (the terminal's, else COLUMNS, else 80). */
+  width?: number;
+  /** Text report: full evidence for every finding instead of a few lines. */
+  verbose?: boolean;
+  /** Text report: incidents and one line per finding. */
+  summaryOnly?: boolean;
+  /** Findings left out by --max-findings (not counting --min-severity). */
+  notShown?: number;
 }
 
 export type Formatter = (report: Report, options: FormatOptions) => string;

@@ -76,11 +76,11 @@ function casesForRule(ruleId: string, findings: readonly ReportFinding[], suppre
 }
 
 function describe(f: ReportFinding): string {
-  return `${f.severity.toUpperCase()} ${f.title}`;
+  return `${f.severity.toUpperCase()} ${f.title}${f.code ? ` (${f.code})` : ''}`;
 }
 
 function details(f: ReportFinding): string {
-  const lines = [`${f.severity.toUpperCase()} ${f.title} [${f.ruleId}]`, f.message];
+  const lines = [`${f.severity.toUpperCase()} ${f.title} [${f.code ? `${f.code} ` : ''}${f.ruleId}]`, f.message];
   if (f.baseline?.state === 'worse') lines.push(`Worse than the baseline: ${f.baseline.reason}`);
   if (f.baseline?.state === 'new') lines.push('New: not in the baseline.');
   if (f.keyFigure) lines.push(`${f.keyFigure.name}: ${f.keyFigure.value}`);

@@ -40,7 +40,7 @@ export function formatMarkdown(report: Report, options: FormatOptions): string {
       const fails = isFailing(f, report.failOn) ? ' ⛔' : '';
       const cells = [
         `${ICON[f.severity]} ${f.severity}${fails}`,
-        `[\`${f.ruleId}\`](${f.docsUrl})`,
+        `[\`${f.ruleId}\`](${f.docsUrl})${f.code ? ` ${f.code}` : ''}`,
         cell(subjectKey(f.subject) || '—'),
         cell(f.title),
         f.keyFigure ? `${cell(f.keyFigure.name)} ${compact(f.keyFigure.value)}` : '—',

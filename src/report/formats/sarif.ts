@@ -87,6 +87,7 @@ function result(f: ReportFinding | SuppressedFinding, report: Report, index: num
     locations,
     partialFingerprints: { [FINGERPRINT_KEY]: f.fingerprint },
     properties: {
+      ...(f.code ? { code: f.code } : {}),
       severity: f.severity,
       subject: f.subject,
       ...(f.keyFigure ? { keyFigure: f.keyFigure } : {}),

@@ -1,21 +1,25 @@
-// The human report: findings grouped by severity, evidence rendered generically (scalars as a
-// table, lists of objects as small tables, timelines as sparklines) so a new rule needs no
-// formatter changes.
+// The human report, laid out for the terminal it is printed on (options.width: the TTY's columns,
+// else COLUMNS, else 80). By default each finding takes a few lines: title with the rule code,
+// subject, key figures, the first fix and the docs link; --verbose adds the message, every evidence
+// field, the samples and the whole fix. The incident summary opens the report and its answer (the
+// probable cause and the first action) is repeated as the last lines, so it is on the last screen.
+// Evidence is rendered generically (scalars as key/value lines, lists of objects as small tables,
+// timelines as sparklines) so a new rule needs no formatter changes.
 
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { type Finding, SEVERITIES, type SampleLine, type Severity, type Timeline } from '../../core/types.js';
 import { compact, maxOf } from '../../util/stats.js';
-import type { Report } from '../report.js';
+import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './index.js';
-import { formatValue, humanize, truncate } from './values.js';
+import { formatValue, humanize, listTotal, truncate } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
-const BORDERLESS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '',
-};
-const MAX_LIST_ROWS = 5;
+const DEFAULT_WIDTH = 80;
+const LIST_ROWS = 5;
+const BRIEF_FIGURES = 4;
+/** Lines the closing answer may take, so it and the summary fit the last screen of a 24-line terminal. */
+const ANSWER_LINES = 8;
 
 export function sparkline(counts: readonly number[]): string {
   const max = maxOf(counts);
@@ -23,70 +27,127 @@ export function sparkline(counts: readonly number[]): string {
   return counts.map((c) => (c === 0 ? ' ' : SPARK[Math.min(SPARK.length - 1, Math.floor((c / max) * (SPARK.length - 1)))]!)).join('');
 }
 
+/** Sums neighbouring buckets so a series fits `width` characters. */
+export function fitCounts(counts: readonly number[], width: number): number[] {
+  if (counts.length <= width || width <= 0) return [...counts];
+  const factor = Math.ceil(counts.length / width);
+  const out: number[] = [];
+  for (let i = 0; i < counts.length; i += factor) out.push(counts.slice(i, i + factor).reduce((a, b) => a + b, 0));
+  return out;
+}
+
 export function formatText(report: Report, options: FormatOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
+  const width = Math.max(40, options.width ?? DEFAULT_WIDTH);
   const out: string[] = [];
   const kinds = new Map<string, number>();
   for (const i of report.inputs) kinds.set(i.kind, (kinds.get(i.kind) ?? 0) + 1);
   const bytes = report.inputs.reduce((n, i) => n + i.bytes, 0);
   const records = report.inputs.reduce((n, i) => n + i.records, 0);
-  out.push(
-    c.bold(`${report.tool.name} ${report.tool.version}`) +
-      c.dim(` · ${report.inputs.length} input${report.inputs.length === 1 ? '' : 's'} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}) · ${formatBytes(bytes)} · ${compact(records)} records`),
-  );
+  const head = `${report.tool.name} ${report.tool.version}`;
+  const about = ` · ${report.inputs.length} input${report.inputs.length === 1 ? '' : 's'} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}) · ${formatBytes(bytes)} · ${compact(records)} records`;
+  wrap(head + about, width).forEach((l, i) => out.push(i === 0 ? c.bold(head) + c.dim(l.slice(head.length)) : c.dim(l)));
   const unparsed = report.inputs.filter((i) => i.unparsed > 0);
   if (unparsed.length > 0) {
-    out.push(c.yellow(`  ${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed.slice(0, 3).map((i) => `${i.path} (${i.unparsed})`).join(', ')}`));
+    const text = `${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed.slice(0, 3).map((i) => `${i.path} (${i.unparsed})`).join(', ')}`;
+    out.push(...indent(wrap(text, width - 2), 2).map((l) => c.yellow(l)));
   }
   if (report.proxyVersions && report.proxyVersions.length > 0) {
-    out.push(c.dim(`  proxy versions: ${report.proxyVersions.slice(0, 4).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`).join(', ')}`));
+    const text = `proxy versions: ${report.proxyVersions.slice(0, 4).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`).join(', ')}`;
+    out.push(...indent(wrap(text, width - 2), 2).map((l) => c.dim(l)));
   }
   out.push('');
-  out.push(...renderIncidents(c, report));
+  out.push(...renderIncidents(c, report, width));
 
   const visible = options.findings;
-  for (const severity of SEVERITIES) {
-    const group = visible.filter((f) => f.severity === severity);
-    if (group.length === 0) continue;
-    out.push(c.bold(severityLabel(c, severity, `${group.length} ${severity}${group.length === 1 ? '' : 's'}`)));
-    out.push('');
-    for (const f of group) out.push(...renderFinding(c, f), '');
+  if (options.summaryOnly) {
+    for (const f of visible) out.push(...oneLine(c, f, width));
+    if (visible.length > 0) out.push('');
+  } else {
+    for (const severity of SEVERITIES) {
+      const group = visible.filter((f) => f.severity === severity);
+      if (group.length === 0) continue;
+      out.push(c.bold(severityLabel(c, severity, `${group.length} ${severity}${group.length === 1 ? '' : 's'}`)), '');
+      for (const f of group) out.push(...(options.verbose ? renderFull(c, f, width) : renderBrief(c, f, width)), '');
+    }
   }
   if (visible.length === 0) out.push(c.green('No findings.'), '');
+  if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
+  if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(c.dim('--verbose shows every finding with its full evidence, samples and fix.'));
 
-  if (report.skippedRules.length > 0) {
-    out.push(c.dim(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`));
-  }
-  for (const e of report.errors) out.push(c.red(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`));
-  if (report.suppressedFindings?.length) out.push(c.dim(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`));
+  const notes: string[] = [];
+  if (report.skippedRules.length > 0) notes.push(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  if (report.suppressedFindings?.length) notes.push(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`);
   const b = report.baseline;
-  if (b) out.push(c.dim(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`));
-  const hidden = report.findings.length - visible.length;
-  out.push(
-    `${c.bold('Summary:')} ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info` +
-      (hidden > 0 ? c.dim(` (${hidden} below --min-severity not shown)`) : '') +
-      ` · ${report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS')}${report.errors.length ? c.red(' · input errors') : ''}`,
-  );
+  if (b) notes.push(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`);
+  for (const n of notes) out.push(...wrap(n, width).map((l) => c.dim(l)));
+  for (const e of report.errors) out.push(...wrap(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`, width).map((l) => c.red(l)));
+
+  const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
+  const status = report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
+  const summary = `Summary: ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info${hidden > 0 ? ` (${hidden} below --min-severity not shown)` : ''} · `;
+  const summaryLines = wrap(`${summary}${report.status.toUpperCase()}${report.errors.length ? ' · input errors' : ''}`, width);
+  const last = summaryLines.pop()!;
+  out.push(...summaryLines, last.replace(/(PASS|FAIL)/, status).replace('Summary:', c.bold('Summary:')));
+  out.push(...answer(c, report, visible, width));
   return out.join('\n') + '\n';
 }
 
+/** The incident summary's conclusion again, at the very end: the probable cause and the first action. */
+function answer(c: ChalkInstance, report: Report, visible: readonly ReportFinding[], width: number): string[] {
+  const incident = (report.incidents ?? []).find((i) => i.findings.length > 1);
+  const top = visible[0];
+  let cause: string;
+  let action: string;
+  if (incident) {
+    cause = incident.headline;
+    action = incident.firstAction;
+  } else if (top) {
+    cause = `${top.title}${subjectText(top) ? ` (${subjectText(top)})` : ''}`;
+    action = firstStep(top);
+  } else return [];
+  const label = incident ? (incident.ordering.confidence === 'likely' ? 'Probable cause: ' : 'Signals (order unclear): ') : 'Worst finding: ';
+  cause = cause.replace(/^Order unclear: /, '');
+  const causeLines = clip(wrap(label + cause, width), ANSWER_LINES / 2);
+  const actionLines = clip(wrap(`Do now: ${action}`, width), ANSWER_LINES / 2);
+  return [
+    ...causeLines.map((l, i) => (i === 0 ? c.bold(l.slice(0, label.length)) + l.slice(label.length) : l)),
+    ...actionLines.map((l, i) => (i === 0 ? c.bold(l.slice(0, 7)) + l.slice(7) : l)),
+  ];
+}
+
+function clip(lines: string[], max: number): string[] {
+  if (lines.length <= max) return lines;
+  const kept = lines.slice(0, max);
+  kept[max - 1] = `${kept[max - 1]!.replace(/.$/, '')}…`;
+  return kept;
+}
+
 /** The story first: incidents of more than one finding, with their order, timeline and first action. */
-function renderIncidents(c: ChalkInstance, report: Report): string[] {
+function renderIncidents(c: ChalkInstance, report: Report, width: number): string[] {
   const incidents = (report.incidents ?? []).filter((i) => i.findings.length > 1);
   if (incidents.length === 0) return [];
   const lines = [c.bold(`${incidents.length} INCIDENT${incidents.length === 1 ? '' : 'S'}`), ''];
+  const inner = width - 3;
   incidents.forEach((inc, n) => {
-    lines.push(`${severityLabel(c, inc.severity, `${n + 1}.`)} ${c.bold(inc.headline)}`);
+    const number = `${n + 1}. `;
+    wrap(inc.headline, width - number.length).forEach((l, i) => lines.push(i === 0 ? `${severityLabel(c, inc.severity, number.trimEnd())} ${c.bold(l)}` : `${' '.repeat(number.length)}${c.bold(l)}`));
     const when = inc.window ? `${inc.window.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} → ${inc.window.end.slice(11).replace(/\.\d+Z$/, 'Z')}` : 'time unknown';
-    lines.push(`   ${c.dim(`${when} · ${inc.findings.length} findings · order ${inc.ordering.confidence}`)}`);
+    lines.push(...indent(wrap(`${when} · ${inc.findings.length} findings · order ${inc.ordering.confidence}`, inner), 3).map((l) => c.dim(l)));
     if (inc.timeline) {
+      const labelWidth = Math.min(36, Math.max(12, Math.floor(inner / 3)));
+      const sparkWidth = inner - labelWidth - 2;
       const total = inc.timeline.series[0]!.counts.map((_, i) => inc.timeline!.series.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
-      lines.push(`   ${c.dim(`all signals per ${inc.timeline.bucketSeconds / 60} min`)}  ${c.magenta(sparkline(total))}`);
-      for (const s of inc.timeline.series) lines.push(`   ${c.dim(truncate(s.label, 44).padEnd(44))}  ${c.magenta(sparkline(s.counts))}`);
+      const factor = Math.max(1, Math.ceil(total.length / sparkWidth));
+      lines.push(`   ${c.dim(truncate(`all signals per ${(inc.timeline.bucketSeconds * factor) / 60} min`, labelWidth).padEnd(labelWidth))}  ${c.magenta(sparkline(fitCounts(total, sparkWidth)))}`);
+      for (const s of inc.timeline.series) lines.push(`   ${c.dim(truncate(s.label, labelWidth).padEnd(labelWidth))}  ${c.magenta(sparkline(fitCounts(s.counts, sparkWidth)))}`);
     }
-    for (const f of inc.findings) lines.push(`   ${c.dim(`${f.role.padEnd(14)}`)} ${f.title} ${c.dim(`[${f.ruleId}]${f.firstSeen ? ` from ${f.firstSeen.slice(11, 19)}Z` : ''}`)}`);
-    for (const r of inc.ordering.reasoning) lines.push(...wrap(r, 96).map((l, i) => `   ${i === 0 ? c.dim('why ') : '    '}${l}`));
-    lines.push(...wrap(inc.firstAction, 92).map((l, i) => `   ${i === 0 ? c.bold('do now ') : '       '}${l}`));
+    for (const f of inc.findings) {
+      const text = `${f.role.padEnd(14)} ${f.title} [${f.ruleId}]${f.firstSeen ? ` from ${f.firstSeen.slice(11, 19)}Z` : ''}`;
+      lines.push(...indent(wrap(text, inner), 3, 18));
+    }
+    for (const r of inc.ordering.reasoning) lines.push(...labelled(c.dim('why'), r, inner).map((l) => `   ${l}`));
+    lines.push(...labelled(c.bold('do now'), inc.firstAction, inner).map((l) => `   ${l}`));
     lines.push('');
   });
   return lines;
@@ -96,71 +157,203 @@ function severityLabel(c: ChalkInstance, severity: Severity, text: string): stri
   return severity === 'error' ? c.red(text.toUpperCase()) : severity === 'warning' ? c.yellow(text.toUpperCase()) : c.cyan(text.toUpperCase());
 }
 
-function renderFinding(c: ChalkInstance, f: Finding): string[] {
-  const lines: string[] = [];
-  lines.push(`${severityLabel(c, f.severity, f.severity.toUpperCase().padEnd(7))} ${c.bold(f.title)} ${c.dim(`[${f.ruleId}]`)}`);
-  const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${k} ${c.cyan(String(v))}`).join(' · ');
-  if (subject) lines.push(`  ${subject}`);
-  lines.push(...wrap(f.message, 100).map((l) => `  ${l}`));
+function ruleTag(f: ReportFinding): string {
+  return `[${f.code ? `${f.code} ` : ''}${f.ruleId}]`;
+}
+
+function baselineTag(c: ChalkInstance, f: ReportFinding): string {
+  if (!f.baseline) return '';
+  const s = f.baseline.state;
+  return ' ' + (s === 'new' ? c.red.bold('NEW') : s === 'worse' ? c.red.bold('WORSE') : c.dim('unchanged'));
+}
+
+function subjectText(f: Finding): string {
+  return Object.entries(f.subject)
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(' · ');
+}
+
+function titleLines(c: ChalkInstance, f: ReportFinding, width: number): string[] {
+  const sev = f.severity.toUpperCase().padEnd(7);
+  const tag = ruleTag(f);
+  const baseline = f.baseline ? ` ${f.baseline.state === 'unchanged' ? 'unchanged' : f.baseline.state.toUpperCase()}` : '';
+  const lines = wrap(`${sev} ${f.title} ${tag}${baseline}`, width, 8);
+  // Colour after wrapping, so the widths are measured on the plain text.
+  return lines.map((l, i) => {
+    let s = i === 0 ? severityLabel(c, f.severity, sev) + c.bold(l.slice(sev.length).replace(tag, '').replace(baseline, '')) : l.replace(tag, '').replace(baseline, '');
+    if (l.includes(tag)) s += c.dim(tag);
+    if (baseline && l.endsWith(baseline)) s += baselineTag(c, f);
+    return s;
+  });
+}
+
+function oneLine(c: ChalkInstance, f: ReportFinding, width: number): string[] {
+  const subject = subjectText(f);
+  const tag = ` ${ruleTag(f)}`;
+  const text = truncate(`${f.severity.toUpperCase().padEnd(7)} ${f.title}${subject ? ` · ${subject}` : ''}`, width - tag.length);
+  return [severityLabel(c, f.severity, text.slice(0, 7)) + text.slice(7) + c.dim(tag)];
+}
+
+/** Title, subject, a few key figures, the first fix step and the docs link. */
+function renderBrief(c: ChalkInstance, f: ReportFinding, width: number): string[] {
+  const lines = titleLines(c, f, width);
+  const subject = subjectText(f);
+  if (subject) lines.push(...indent(wrap(subject, width - 2), 2).map((l) => c.cyan(l)));
+  const figures = keyFigures(f).slice(0, BRIEF_FIGURES);
+  if (figures.length) lines.push(...indent(wrap(figures.join(' · '), width - 2), 2));
+  if (f.baseline?.state === 'worse' && f.baseline.reason) lines.push(...indent(wrap(`worse than the baseline: ${f.baseline.reason}`, width - 2), 2).map((l) => c.red(l)));
+  const step = firstStep(f);
+  if (step) lines.push(...labelled(c.bold('fix'), step, width - 2).map((l) => `  ${l}`));
+  lines.push(docsLine(c, f, width));
+  return lines;
+}
+
+/**
+ * The docs link, never cut in two (a broken URL is not clickable): on a narrow terminal the
+ * `explain` command that prints the same page stands in for it.
+ */
+function docsLine(c: ChalkInstance, f: Finding, width: number): string {
+  const explain = `linkerd-doctor explain ${f.ruleId}`;
+  const both = `  docs ${f.docsUrl} · ${explain}`;
+  if (both.length <= width) return c.dim(both);
+  const url = `  docs ${f.docsUrl}`;
+  return c.dim(url.length <= width ? url : truncate(`  docs: ${explain}`, width));
+}
+
+/** The key figure first, then the top-level numbers of the evidence. */
+function keyFigures(f: Finding): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  if (f.keyFigure) {
+    out.push(`${humanize(f.keyFigure.name)} ${formatValue(f.keyFigure.value)}`);
+    seen.add(f.keyFigure.name);
+  }
+  for (const [k, v] of Object.entries(f.evidence)) {
+    if (seen.has(k) || typeof v !== 'number' || v === 0) continue;
+    out.push(`${humanize(k)} ${formatValue(v)}`);
+  }
+  return out;
+}
+
+/** The first remediation step (rules number their steps), without the version checks. */
+function firstStep(f: Finding): string {
+  const line = f.remediation.split('\n').find((l) => l.trim() !== '' && !l.startsWith('Version check')) ?? '';
+  return line.replace(/^\s*1\.\s*/, '').trim();
+}
+
+function renderFull(c: ChalkInstance, f: ReportFinding, width: number): string[] {
+  const lines = titleLines(c, f, width);
+  const subject = subjectText(f);
+  if (subject) lines.push(...indent(wrap(subject, width - 2), 2).map((l) => c.cyan(l)));
+  lines.push(...indent(wrap(f.message, width - 2), 2));
+  if (f.baseline?.state === 'worse' && f.baseline.reason) lines.push(...indent(wrap(`worse than the baseline: ${f.baseline.reason}`, width - 2), 2).map((l) => c.red(l)));
 
   const { timeline, samples, ...rest } = f.evidence as Record<string, unknown> & { timeline?: Timeline; samples?: unknown };
-  const scalars = new Table({ chars: BORDERLESS, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 2 }, colWidths: [30, 72], wordWrap: true });
+  const scalars: [string, string][] = [];
   const lists: string[] = [];
   for (const [key, value] of Object.entries(rest)) {
     if (value === null || value === undefined) continue;
     if (Array.isArray(value)) {
-      if (value.length > 0) lists.push(...renderList(c, key, value));
+      if (value.length > 0) lists.push(...renderList(c, key, value, listTotal(f.evidence, key, value), width));
     } else if (typeof value === 'object') {
       const parts = Object.entries(value as Record<string, unknown>)
-        .filter(([, v2]) => v2 !== null && v2 !== undefined && typeof v2 !== 'object')
-        .map(([k2, v2]) => `${humanize(k2)} ${formatValue(v2)}`);
-      if (parts.length > 0) scalars.push([c.dim(humanize(key)), parts.join(' · ')]);
+        .filter(([, v2]) => v2 !== null && v2 !== undefined)
+        .map(([k2, v2]) => (typeof v2 === 'object' ? `${humanize(k2)} ${Object.entries(v2 as Record<string, unknown>).map(([k3, v3]) => `${k3} ${formatValue(v3)}`).join(', ')}` : `${humanize(k2)} ${formatValue(v2)}`));
+      if (parts.length > 0) scalars.push([humanize(key), parts.join(' · ')]);
     } else {
-      scalars.push([c.dim(humanize(key)), formatValue(value)]);
+      scalars.push([humanize(key), formatValue(value)]);
     }
   }
-  if (scalars.length > 0) lines.push(...scalars.toString().split('\n').map((l) => `  ${l.trimEnd()}`));
+  if (scalars.length > 0) {
+    const keyWidth = Math.min(Math.max(...scalars.map(([k]) => k.length)), Math.floor((width - 2) / 2));
+    for (const [k, v] of scalars) {
+      const keyLines = wrap(k, keyWidth);
+      const valueLines = wrap(v, width - 2 - keyWidth - 2);
+      for (let i = 0; i < Math.max(keyLines.length, valueLines.length); i++) lines.push(`  ${c.dim((keyLines[i] ?? '').padEnd(keyWidth))}  ${valueLines[i] ?? ''}`.trimEnd());
+    }
+  }
   if (timeline && timeline.counts.length > 0) {
     const max = maxOf(timeline.counts);
     const from = timeline.start ? timeline.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'start';
-    lines.push(`  ${c.dim(timeline.label ?? 'timeline')}  ${c.magenta(sparkline(timeline.counts))}  ${c.dim(`${timeline.bucketSeconds} s buckets from ${from}, peak ${compact(max)}`)}`);
+    const label = timeline.label ?? 'timeline';
+    const counts = fitCounts(timeline.counts, width - 4);
+    const factor = Math.ceil(timeline.counts.length / counts.length);
+    lines.push(...indent(wrap(`${label}: ${timeline.bucketSeconds * factor} s buckets from ${from}, peak ${compact(max)}`, width - 2), 2).map((l) => c.dim(l)));
+    lines.push(`    ${c.magenta(sparkline(counts))}`);
   }
   lines.push(...lists);
   if (Array.isArray(samples) && samples.length > 0) {
     lines.push(`  ${c.dim('samples')}`);
-    for (const s of samples as SampleLine[]) {
-      lines.push(`    ${c.dim(`${s.path}:${s.line}`)}`, `      ${truncate(s.text, 200)}`);
-    }
+    for (const s of samples as SampleLine[]) lines.push(`    ${c.dim(truncate(`${s.path}:${s.line}`, width - 4))}`, `      ${truncate(s.text, width - 6)}`);
   }
   lines.push(`  ${c.bold('Fix')}`);
-  lines.push(...f.remediation.split('\n').flatMap((p) => wrap(p, 98)).map((l) => `    ${l}`));
-  lines.push(`  ${c.dim('docs')} ${c.underline(f.docsUrl)}`);
+  lines.push(...f.remediation.split('\n').flatMap((p) => wrap(p, width - 4)).map((l) => `    ${l}`));
+  lines.push(docsLine(c, f, width));
   return lines;
 }
 
-function renderList(c: ChalkInstance, key: string, items: unknown[]): string[] {
-  if (items.every((i) => typeof i !== 'object' || i === null)) return [`  ${c.dim(humanize(key))}  ${items.slice(0, 10).map(String).join(', ')}`];
-  const rows = items.slice(0, MAX_LIST_ROWS) as Record<string, unknown>[];
+function renderList(c: ChalkInstance, key: string, items: unknown[], total: number, width: number): string[] {
+  const more = total > LIST_ROWS && items.length > LIST_ROWS ? ` (top ${LIST_ROWS} of ${total.toLocaleString('en-US')})` : total > items.length ? ` (${items.length} of ${total.toLocaleString('en-US')})` : '';
+  if (items.every((i) => typeof i !== 'object' || i === null)) return labelled(c.dim(humanize(key) + more), items.slice(0, 10).map(String).join(', '), width - 2).map((l) => `  ${l}`);
+  const rows = items.slice(0, LIST_ROWS) as Record<string, unknown>[];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const table = new Table({ head: columns.map((h) => humanize(h)), style: { head: [], border: [], compact: true } });
-  for (const r of rows) table.push(columns.map((col) => truncate(formatValue(r[col]), 60)));
-  const more = items.length > MAX_LIST_ROWS ? c.dim(` (top ${MAX_LIST_ROWS} of ${items.length})`) : '';
-  return [`  ${c.dim(humanize(key))}${more}`, ...table.toString().split('\n').map((l) => `    ${l}`)];
+  const cells = rows.map((r) => columns.map((col) => formatValue(typeof r[col] === 'object' && r[col] !== null ? Object.entries(r[col] as object).map(([k, v]) => `${k} ${formatValue(v)}`).join(', ') : r[col])));
+  const head = columns.map((h) => humanize(h));
+  const colWidths = fitColumns(columns.map((_, i) => Math.max(head[i]!.length, ...cells.map((r) => r[i]!.length)) + 2), width - 4 - (columns.length + 1));
+  const table = new Table({ head: head.map((h, i) => truncate(h, colWidths[i]! - 2)), style: { head: [], border: [], compact: true }, colWidths });
+  for (const r of cells) table.push(r.map((v, i) => truncate(v, colWidths[i]! - 2)));
+  return [...labelled(c.dim(humanize(key) + more), '', width - 2).map((l) => `  ${l}`.trimEnd()), ...table.toString().split('\n').map((l) => `    ${l}`)];
 }
 
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
+/** Shrinks the widest columns until the row fits `available`; every column keeps at least 6. */
+function fitColumns(natural: number[], available: number): number[] {
+  const widths = [...natural];
+  while (widths.reduce((a, b) => a + b, 0) > available) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= 6) break;
+    widths[widest]!--;
+  }
+  return widths;
+}
+
+/** `label text…` with the continuation lines indented under the text; the label may carry colour codes. */
+function labelled(label: string, text: string, width: number): string[] {
+  // eslint-disable-next-line no-control-regex
+  const plain = label.replace(/\u001b\[[0-9;]*m/g, '');
+  const pad = plain.length + 1;
+  if (text === '') return [label];
+  return wrap(text, width - pad).map((l, i) => (i === 0 ? `${label} ${l}` : `${' '.repeat(pad)}${l}`));
+}
+
+function indent(lines: string[], n: number, continuation = n): string[] {
+  return lines.map((l, i) => `${' '.repeat(i === 0 ? n : continuation)}${l}`);
+}
+
+/**
+ * Word-wraps plain text to `width` columns; a word longer than a line is cut. Continuation
+ * lines are indented by `hanging` spaces (included in the width).
+ */
+export function wrap(text: string, width: number, hanging = 0): string[] {
+  const w = Math.max(10, width);
+  const lines: string[] = [];
+  const room = () => (lines.length === 0 ? w : w - hanging);
   for (const paragraph of text.split('\n')) {
     let line = '';
-    for (const word of paragraph.split(' ')) {
-      if (line && line.length + word.length + 1 > width) {
-        out.push(line);
-        line = word;
-      } else line = line ? `${line} ${word}` : word;
+    for (let word of paragraph.split(' ')) {
+      if (line && line.length + 1 + word.length > room()) {
+        lines.push(line);
+        line = '';
+      }
+      while (!line && word.length > room()) {
+        lines.push(word.slice(0, room()));
+        word = word.slice(room());
+      }
+      line = line ? `${line} ${word}` : word;
     }
-    out.push(line);
+    lines.push(line);
   }
-  return out;
+  return lines.map((l, i) => (i > 0 && hanging ? `${' '.repeat(hanging)}${l}` : l));
 }
 
 export function formatBytes(n: number): string {

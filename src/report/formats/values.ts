@@ -15,3 +15,28 @@ export function humanize(key: string): string {
 export function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
+
+/**
+ * How many items a capped evidence list stands for: rules keep the top 10 `topPods` but count all
+ * of them in `podsAffected`. Looks for `<noun>Affected`, `distinct<Noun>`, `<noun>Total`,
+ * `total<Noun>` or `<noun>Count` next to the list, the noun taken from the key (`topPods` → pods)
+ * or from the items' first text field (`{endpoint, lines}` → endpoints); else the list's length.
+ */
+export function listTotal(evidence: Record<string, unknown>, key: string, items: readonly unknown[]): number {
+  const nouns = new Set<string>();
+  const fromKey = key.replace(/^top(?=[A-Z])/, '');
+  nouns.add(fromKey.charAt(0).toLowerCase() + fromKey.slice(1));
+  const first = items[0];
+  if (first && typeof first === 'object') {
+    const label = Object.entries(first as Record<string, unknown>).find(([, v]) => typeof v === 'string')?.[0];
+    if (label) nouns.add(`${label}s`);
+  }
+  for (const noun of nouns) {
+    const Noun = noun.charAt(0).toUpperCase() + noun.slice(1);
+    for (const candidate of [`${noun}Affected`, `distinct${Noun}`, `${noun}Total`, `total${Noun}`, `${noun}Count`]) {
+      const v = evidence[candidate];
+      if (typeof v === 'number' && Number.isFinite(v) && v >= items.length) return v;
+    }
+  }
+  return items.length;
+}

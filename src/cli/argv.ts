@@ -1,0 +1,155 @@
+// The command line before and after oclif sees it: Linkerd's global flags are accepted and
+// dropped (`linkerd doctor …` runs `linkerd-doctor …` with them), `help` is a command, and every
+// parse error becomes one line with a "did you mean" where a near name exists.
+
+export const LINKERD_EXTENSION_NAME = 'linkerd-doctor';
+
+/**
+ * Flags every Linkerd CLI extension must accept (linkerd2 EXTENSIONS.md). They address a cluster;
+ * linkerd-doctor reads files, so they are accepted with their values and ignored.
+ */
+const LINKERD_VALUED_FLAGS = new Set(['context', 'kubeconfig', 'as', 'as-group', 'api-addr', 'linkerd-namespace']);
+const LINKERD_SHORT_VALUED = new Set(['L']);
+
+export interface PreparedArgv {
+  argv: string[];
+  /** `--verbose` was given (Linkerd passes it as "debug logging"; analyze reads it as full evidence). */
+  verbose: boolean;
+}
+
+/** Removes Linkerd's global flags, with their values, wherever they appear before `--`. */
+export function stripLinkerdGlobals(argv: readonly string[]): PreparedArgv {
+  const out: string[] = [];
+  let verbose = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      if (LINKERD_VALUED_FLAGS.has(name)) {
+        if (eq < 0) i++;
+        continue;
+      }
+      if (name === 'verbose') {
+        // Linkerd forwards booleans as --verbose=true / --verbose=false.
+        verbose = eq < 0 || !/^(false|0)$/i.test(arg.slice(eq + 1));
+        continue;
+      }
+    } else if (arg.length >= 2 && arg[0] === '-' && LINKERD_SHORT_VALUED.has(arg[1]!)) {
+      if (arg.length === 2) i++;
+      continue;
+    }
+    out.push(arg);
+  }
+  return { argv: out, verbose };
+}
+
+export interface CommandShape {
+  id: string;
+  flags: Record<string, { name: string; char?: string; type: string; options?: readonly string[] }>;
+}
+
+/** Levenshtein distance; names here are a few characters long, so the quadratic table is fine. */
+export function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The closest candidate within a typo's reach (a third of the word, at least 1), or undefined. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = c.toLowerCase().startsWith(w) && w.length >= 3 ? 0.5 : editDistance(w, c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+export const didYouMean = (suggestion: string | undefined): string => (suggestion ? `; did you mean ${suggestion}?` : '');
+
+export type Dispatch = { kind: 'run'; argv: string[] } | { kind: 'metadata' } | { kind: 'error'; message: string };
+
+/**
+ * What to run: `help [COMMAND]` becomes `[COMMAND] --help`, `_extension-metadata` answers Linkerd,
+ * and an unknown command is refused with the nearest name before oclif would glue it to its
+ * argument ("command analyse:fixtures not found").
+ */
+export function dispatch(argv: readonly string[], commands: readonly CommandShape[]): Dispatch {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-')) return { kind: 'run', argv: [...argv] };
+  if (first === '_extension-metadata') return { kind: 'metadata' };
+  const ids = commands.map((c) => c.id);
+  if (first === 'help') {
+    const topic = argv[1];
+    if (topic === undefined) return { kind: 'run', argv: ['--help'] };
+    if (!ids.includes(topic)) return { kind: 'error', message: `help: unknown command ${topic}${didYouMean(closest(topic, ids))} (commands: ${ids.join(', ')})` };
+    return { kind: 'run', argv: [topic, '--help'] };
+  }
+  if (!ids.includes(first)) return { kind: 'error', message: `unknown command ${first}${didYouMean(closest(first, [...ids, 'help']))} (commands: ${ids.join(', ')}, help)` };
+  return { kind: 'run', argv: [...argv] };
+}
+
+interface OclifErrorLike {
+  message?: string;
+  flags?: string[];
+  name?: string;
+}
+
+/** One line for an oclif parse error, naming the command and, where one is near, the intended name. */
+export function describeParseError(err: unknown, command: CommandShape | undefined): string {
+  const e = (err ?? {}) as OclifErrorLike;
+  const lines = String(e.message ?? err)
+    .split('\n')
+    .map((l) => stripAnsi(l).trim())
+    .filter((l) => l !== '' && !/^See more help with/i.test(l));
+  const where = command ? `${command.id}: ` : '';
+  const help = command ? ` (see linkerd-doctor ${command.id} --help)` : ' (see linkerd-doctor --help)';
+  const flagNames = command ? Object.values(command.flags).flatMap((f) => [`--${f.name}`, ...(f.char ? [`-${f.char}`] : [])]) : [];
+
+  if (Array.isArray(e.flags) && e.flags.length > 0) {
+    const parts = e.flags.map((f) => `unknown flag ${f}${didYouMean(f.startsWith('--') ? closest(f, flagNames.filter((n) => n.startsWith('--'))) : undefined)}`);
+    return `${where}${parts.join('; ')}${help}`;
+  }
+  const invalid = /^Expected --([\w-]+)=(.*) to be one of: (.*)$/.exec(lines[0] ?? '');
+  if (invalid) {
+    const [, flag, value, known] = invalid;
+    const options = known!.split(', ');
+    return `${where}--${flag} ${value}: not one of ${options.join(', ')}${didYouMean(closest(value!, options))}`;
+  }
+  const required = lines.map((l) => /^Missing required flag:?\s*(?:-\w,\s*)?(?:--)?([\w-]+)/.exec(l)).find(Boolean);
+  if (required) {
+    const def = command?.flags[required[1]!];
+    return `${where}--${required[1]} is required${def?.options ? ` (one of: ${def.options.join(', ')})` : ''}${help}`;
+  }
+  const parsing = /^Parsing --([\w-]+)/.exec(lines[0] ?? '');
+  if (parsing) {
+    const reason = lines.slice(1).join(' ') || 'invalid value';
+    return `${where}${reason.startsWith('--') ? reason : `--${parsing[1]}: ${reason}`}`;
+  }
+  // "The following error occurred:" and similar headers: the reasons are on the lines after it.
+  const body = /occurred:?$/.test(lines[0] ?? '') ? lines.slice(1) : lines;
+  return `${where}${body.join('; ') || 'invalid command line'}${help}`;
+}
+
+function stripAnsi(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/\u001b\[[0-9;]*m/g, '');
+}

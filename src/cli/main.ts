@@ -1,0 +1,57 @@
+// The process entry after bin/run.js: prepares argv (Linkerd's global flags, `help`,
+// `_extension-metadata`), runs oclif, and turns every parse error into one line on stderr, exit 2.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describeParseError, dispatch, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape } from './argv.js';
+
+const USAGE_OR_INPUT = 2;
+
+/**
+ * What `linkerd check` reads from `linkerd-doctor _extension-metadata` (linkerd2
+ * pkg/healthcheck ExtensionMetadataOutput). "always" would make every `linkerd check` run
+ * `linkerd-doctor check`; there is no cluster state to check offline, so it opts out.
+ */
+export const EXTENSION_METADATA = { name: LINKERD_EXTENSION_NAME, checks: 'never' } as const;
+
+function commandsOf(root: string): CommandShape[] {
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(root, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, CommandShape> };
+    return Object.values(manifest.commands).map((c) => ({ id: c.id, flags: c.flags }));
+  } catch {
+    // Without the manifest (a source checkout before its first build) there are no suggestions.
+    return [];
+  }
+}
+
+export async function main(rawArgv: readonly string[], root: string): Promise<void> {
+  const { Errors, flush, run } = await import('@oclif/core');
+  const commands = commandsOf(root);
+  const prepared = stripLinkerdGlobals(rawArgv.map((a) => (a === '-h' ? '--help' : a)));
+  const plan = commands.length > 0 ? dispatch(prepared.argv, commands) : ({ kind: 'run', argv: prepared.argv } as const);
+  if (plan.kind === 'metadata') {
+    process.stdout.write(JSON.stringify(EXTENSION_METADATA) + '\n');
+    return;
+  }
+  if (plan.kind === 'error') return fail(plan.message);
+  const argv = [...plan.argv];
+  if (prepared.verbose && argv[0] === 'analyze') {
+    const end = argv.indexOf('--');
+    argv.splice(end < 0 ? argv.length : end, 0, '--verbose');
+  }
+  const command = commands.find((c) => c.id === argv[0]);
+  try {
+    // No user-installed oclif plugins: the tool must behave the same on every machine and must not
+    // depend on the home directory being readable (CI users, runuser, containers).
+    await run(argv, { root, userPlugins: false });
+    await flush();
+  } catch (err) {
+    if (err instanceof Errors.ExitError) process.exitCode = err.oclif.exit;
+    else fail(describeParseError(err, command), (err as { oclif?: { exit?: number } })?.oclif?.exit ?? USAGE_OR_INPUT);
+  }
+}
+
+function fail(message: string, code = USAGE_OR_INPUT): void {
+  process.stderr.write(`linkerd-doctor: ${message}\n`);
+  process.exitCode = code;
+}
