@@ -4,6 +4,7 @@
 import type { InputKind } from '../core/types.js';
 import { CollectorPrefixReader } from '../parsers/collector-prefix.js';
 import { parseProxyLogPayload } from '../parsers/proxy-log.js';
+import { kubectlSniffScore } from '../parsers/kubectl.js';
 
 /** How many leading lines the sniffer looks at. */
 export const SNIFF_LINES = 64;
@@ -25,7 +26,7 @@ const COREDNS_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
 const COREDNS_OTHER = /^\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
 
 export function sniffKind(lines: readonly string[]): InputKind {
-  const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0 };
+  const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0, kubectl: 0 };
   let shortAnswers = 0;
   let nonBlank = 0;
   const prefixes = new CollectorPrefixReader();
@@ -41,6 +42,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
     else if (isShortAnswer(line.replace(SHORT_IDENTIFY_SUFFIX, ''))) shortAnswers++;
     else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
     else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
+    else score.kubectl += kubectlSniffScore(line);
   };
   lines.forEach((raw, i) => {
     const collected = prefixes.feed(i === 0 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, i + 1);
@@ -58,7 +60,8 @@ export function sniffKind(lines: readonly string[]): InputKind {
       bestScore = s;
     }
   }
-  return best;
+  // Describe output that ends with a proxy log tail is a proxy log; its parser reads the describe lines too.
+  return best === 'kubectl' && score['proxy-log'] > 0 ? 'proxy-log' : best;
 }
 
 function isShortAnswer(line: string): boolean {

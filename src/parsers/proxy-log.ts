@@ -6,6 +6,7 @@ import type { InputInfo, LogLevel, LogSpan, ProxyLogRecord } from '../core/types
 import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, POWERS_OF_TEN, parseRfc3339, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
 import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
 import { shareFields } from '../util/body-memo.js';
+import { KubectlReader } from './kubectl.js';
 
 type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields'> & {
   time?: number | null;
@@ -43,7 +44,11 @@ class ProxyLogParser implements LineParser {
     // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
     // scan per substring.
     this.fullParse = interest === null ? null : new RegExp([...new Set([...interest, RELEASE_BANNER, '\x1b['])].map(escapeRegExp).join('|'));
+    this.kubectl = new KubectlReader(input, (record) => sink.emit(record));
   }
+
+  /** Pasted `kubectl describe` / `get events` lines around the log tail (see parsers/kubectl.ts). */
+  private readonly kubectl: KubectlReader;
 
   /** Lines matching this are parsed in full; null parses every line. */
   private readonly fullParse: RegExp | null;
@@ -58,6 +63,7 @@ class ProxyLogParser implements LineParser {
   end(): void {
     const pending = this.prefixes.flush();
     if (pending) this.handle(pending);
+    this.kubectl.end();
   }
 
   saveState(): ParserState {
@@ -121,7 +127,7 @@ class ProxyLogParser implements LineParser {
     if (content.trim() === '') return;
     const parsed = parseProxyLogPayload(content);
     if (!parsed) {
-      this.sink.unparsed(collected.line, 'not a proxy log line');
+      if (!this.kubectl.line(content, collected.line)) this.sink.unparsed(collected.line, 'not a proxy log line');
       return;
     }
     this.trackRestart(parsed.uptime, parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release '));

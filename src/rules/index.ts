@@ -5,6 +5,7 @@ import dnsTtlZero from './dns-ttl-zero.js';
 import fdExhaustion from './fd-exhaustion.js';
 import ingressPodIpBypass from './ingress-pod-ip-bypass.js';
 import metricCardinality from './metric-cardinality.js';
+import podRestarts from './pod-restarts/index.js';
 import reconnectStorm from './reconnect-storm.js';
 import staleEndpointMetrics from './stale-endpoint-metrics.js';
 
@@ -18,6 +19,7 @@ export const RULES: readonly AnyRule[] = [
   fdExhaustion,
   dnsTtlZero,
   dnsQueryStorm,
+  podRestarts,
 ];
 
 export function findRule(id: string): AnyRule | undefined {
