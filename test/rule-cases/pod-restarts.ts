@@ -80,6 +80,14 @@ export const cases: RuleCases = {
       },
     },
     {
+      name: 'the two real pastes together, neither naming its pod, stay two findings',
+      inputs: [
+        { path: 'l2-4899-describe-oom-2.8.1.log', content: real4899 },
+        { path: 'l2-10643-describe-crashloop-policy.log', content: real10643 },
+      ],
+      check: (findings) => assert.deepEqual(findings.map((f) => `${f.severity} ${f.evidence.problem}`), ['error crashloop', 'warning oom']),
+    },
+    {
       name: 'describe, events and pods of one incident in separate files',
       inputs: [
         { path: 'describe-linkerd-destination.txt', content: destination },

@@ -148,7 +148,7 @@ export default defineRule<PodRestartsOptions, State>({
     for (const c of state.containers.values()) {
       const verdict = judge(c, options);
       if (!verdict) continue;
-      const key = `${c.namespace ?? ''}/${workloadOfPod(c.pod ?? undefined) ?? ''}/${c.container}/${verdict.problem}`;
+      const key = `${c.namespace ?? ''}/${c.pod === null ? c.location.path : workloadOfPod(c.pod)}/${c.container}/${verdict.problem}`;
       const list = groups.get(key);
       if (list) list.push(verdict);
       else groups.set(key, [verdict]);
@@ -178,7 +178,8 @@ function controlPlaneContainerOf(pod: string | undefined): string | null {
 function containerOf(state: State, namespace: string | null, pod: string | null, container: string, at: PodStatusRecord | KubeEventRecord): ContainerState | null {
   // By pod name, not namespace: `kubectl get pods -n x` and `get events -n x` print no namespace,
   // and a describe of the same pod must meet them. Pod names rarely repeat across namespaces.
-  const key = `${pod ?? ''}/${container}`;
+  // A paste that names no pod is its own pod: two such pastes are not the same container.
+  const key = pod !== null ? `${pod}/${container}` : `${at.path}\n${container}`;
   let c = state.containers.get(key);
   if (c) {
     if (c.namespace === null && namespace !== null) c.namespace = detach(namespace);
