@@ -369,6 +369,26 @@ const CASES: AlertCase[] = [
     evalTime: '20m',
     firing: [],
   },
+  // stale-endpoint-metrics: more generations than a rollout leaves, connected or not
+  {
+    title: 'three generations of one workload for 20 minutes, the old ones still connected (a pooling client)',
+    alert: 'LinkerdProxyRetainsTooManyGenerations',
+    series: [
+      ...generation('7c9f', 3, '0+20x120'),
+      ...generation('5b6d', 3, '0+1x120'),
+      ...generation('4a2e', 3, '0+1x120'),
+      ...pods(3, (e) => [proxySeries('tcp_open_connections', `namespace="shop", pod="frontend-1", direction="outbound", peer="dst", dst_namespace="shop", dst_deployment="cart", dst_pod_template_hash="4a2e", dst_pod="cart-4a2e-${e}"`, '1x120')]),
+    ],
+    evalTime: '20m',
+    firing: [{ ...rule('stale-endpoint-metrics', 'warning'), namespace: 'shop', pod: 'frontend-1', dst_namespace: 'shop', dst_deployment: 'cart' }],
+  },
+  {
+    title: 'a rollout: two generations',
+    alert: 'LinkerdProxyRetainsTooManyGenerations',
+    series: [...generation('7c9f', 3, '0+20x120'), ...generation('5b6d', 3, '0+1x120')],
+    evalTime: '20m',
+    firing: [],
+  },
   // stale-endpoint-metrics: minIdlePods (20) unconnected pods, idlePodFactor (3) times the connected ones
   {
     title: 'series for 25 pods of one workload, two of them connected',
