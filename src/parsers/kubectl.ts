@@ -490,7 +490,7 @@ export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   const reader = new KubectlReader(input, (record) => sink.emit(record));
   return {
     line(text, lineNo) {
-      reader.line(text, lineNo);
+      if (!reader.line(text, lineNo) && text.trim() !== '') sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');
     },
     end() {
       reader.end();
