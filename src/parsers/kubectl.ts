@@ -366,6 +366,8 @@ export function tableHeader(text: string): Table | null {
   const first = text.charCodeAt(0);
   // Headers start with an upper-case letter (get) or spaces (describe's Events table).
   if (first !== 32 && !(first >= 65 && first <= 90)) return null;
+  // Cheap test before splitting: every header this reads has one of these words.
+  if (!text.includes('REASON') && !text.includes('Reason') && !text.includes('RESTARTS')) return null;
   const columns = columnsOf(text);
   if (columns.length < 4) return null;
   const names = new Set(columns.map((c) => c.name));
