@@ -3,12 +3,12 @@ import type { RecordKind } from '../core/types.js';
 import { runParse } from '../cli/run-parse.js';
 
 /** Every `kind` a parsed record can have (docs/parse-format.md). */
-export const RECORD_KINDS = ['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query'] as const satisfies readonly RecordKind[];
+export const RECORD_KINDS = ['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query', 'coredns-message', 'pod-status', 'kube-event'] as const satisfies readonly RecordKind[];
 
 export default class Parse extends Command {
   static override summary = 'Print the parsed records of the inputs as NDJSON, one object per line.';
 
-  static override description = `Uses the same input pipeline as analyze (files, directories, globs, .gz, tar bundles, - for stdin). Field names are documented in docs/parse-format.md and are stable. Each record has a "kind": proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query or coredns-message.`;
+  static override description = `Uses the same input pipeline as analyze (files, directories, globs, .gz, tar bundles, - for stdin). Field names are documented in docs/parse-format.md and are stable. Each record has a "kind": proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query, coredns-message, pod-status or kube-event.`;
 
   static override examples = ['<%= config.bin %> parse proxy.log | jq -c \'select(.level == "WARN")\'', 'cat dump.txt | <%= config.bin %> parse - --strict'];
 

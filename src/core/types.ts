@@ -1,7 +1,7 @@
 // The contracts every stage shares: inputs, records, rules and findings.
 // Records flow one way: input → parser → engine → rules → report.
 
-export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'unknown'] as const;
+export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'kubectl', 'unknown'] as const;
 export type InputKind = (typeof INPUT_KINDS)[number];
 
 export const SEVERITIES = ['error', 'warning', 'info'] as const;
@@ -186,6 +186,57 @@ export interface CorednsMessageRecord extends RecordBase {
   raw: string;
 }
 
+/**
+ * One container of a pod as `kubectl describe pod` printed it, or one row of `kubectl get pods`
+ * (then `container` is absent and the fields describe the pod as a whole).
+ */
+export interface PodStatusRecord extends RecordBase {
+  kind: 'pod-status';
+  source: 'describe' | 'get-pods';
+  /** `Init Containers:` / `Containers:` / `Ephemeral Containers:`; null for a get-pods row or a paste that starts inside the list. */
+  containerKind: 'init' | 'app' | 'ephemeral' | null;
+  image: string | null;
+  /** `State:` (Running, Waiting, Terminated), or the get-pods STATUS column (CrashLoopBackOff, OOMKilled, Init:Error…). */
+  state: string | null;
+  /** Reason under `State:` (CrashLoopBackOff, Completed, OOMKilled, Error). */
+  reason: string | null;
+  exitCode: number | null;
+  /** Wall times in ms since the epoch, from `Started:` / `Finished:`. */
+  started: number | null;
+  finished: number | null;
+  lastState: string | null;
+  lastReason: string | null;
+  lastExitCode: number | null;
+  lastStarted: number | null;
+  lastFinished: number | null;
+  ready: boolean | null;
+  restartCount: number | null;
+  /** get-pods `RESTARTS` of `5 (3m ago)`: seconds before the listing that the last restart happened. */
+  lastRestartAgoSeconds: number | null;
+  /** `Limits: memory:` of the container, as written (`250Mi`). */
+  memoryLimit: string | null;
+}
+
+/** One Kubernetes event: a row of `kubectl get events` (any layout, `--watch` too) or of a describe's `Events:` table. */
+export interface KubeEventRecord extends RecordBase {
+  kind: 'kube-event';
+  source: 'describe' | 'get-events';
+  /** Normal or Warning. */
+  type: string;
+  /** BackOff, Killing, Unhealthy, OOMKilling, FailedScheduling… */
+  reason: string;
+  /** `pod/linkerd-destination-5d8f…`; for a describe's events, the described object. */
+  object: string | null;
+  message: string;
+  /** How many times the event was seen (`(x105 over 28m)`, the COUNT column), at least 1. */
+  count: number;
+  /** Seconds before the listing that it was last and first seen, from relative ages (`28m`, `3m2s`). */
+  lastSeenAgoSeconds: number | null;
+  firstSeenAgoSeconds: number | null;
+  /** Who reported it (`kubelet`, `default-scheduler`), when the layout shows it. */
+  reporter: string | null;
+}
+
 export type LdRecord =
   | ProxyLogRecord
   | MetricSampleRecord
@@ -193,7 +244,9 @@ export type LdRecord =
   | DnsQueryRecord
   | DnsAnswerRecord
   | CorednsQueryRecord
-  | CorednsMessageRecord;
+  | CorednsMessageRecord
+  | PodStatusRecord
+  | KubeEventRecord;
 
 export type RecordKind = LdRecord['kind'];
 export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;
@@ -271,7 +324,7 @@ export interface RuleOptionSpec {
 
 export interface RuleMeta<O extends object> {
   id: string;
-  /** Stable message code, never reused (LD1xxx logs, LD2xxx metrics, LD3xxx DNS, LD4xxx cross-signal). */
+  /** Stable message code, never reused (LD1xxx logs, LD2xxx metrics, LD3xxx DNS, LD4xxx cross-signal, LD5xxx Kubernetes objects). */
   code: string;
   title: string;
   description: string;

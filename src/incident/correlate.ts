@@ -18,7 +18,12 @@ export interface CausalLink {
   /** What the two findings must share for the mechanism to apply. */
   requires: Exclude<Relation, 'time'>;
   mechanism: string;
+  /** When only some findings of the two rules are linked by the mechanism (e.g. only an OOM kill, not any restart). */
+  applies?: (cause: Finding, effect: Finding) => boolean;
 }
+
+/** A pod-restarts finding about the proxy container being OOMKilled. */
+const isProxyOom = (f: Finding) => f.ruleId === 'pod-restarts' && f.evidence.problem === 'oom' && f.evidence.role === 'proxy';
 
 /** Known mechanisms, cause → effect. Only these may make an ordering "likely". */
 export const CAUSAL_LINKS: readonly CausalLink[] = [
@@ -59,6 +64,25 @@ export const CAUSAL_LINKS: readonly CausalLink[] = [
     requires: 'pod-or-workload',
     mechanism: 'series for endpoints that are gone stay in the proxy until they have been idle for 10 minutes, and add up across rollouts',
   },
+  {
+    cause: 'pod-restarts',
+    effect: 'reconnect-storm',
+    requires: 'component',
+    mechanism: 'a controller that is OOMKilled or crash-looping drops every proxy\'s stream at once, and each proxy retries its connection in a loop until the controller is back',
+  },
+  {
+    cause: 'pod-restarts',
+    effect: 'control-plane-unavailable',
+    requires: 'component',
+    mechanism: 'while the controller container restarts, its pod\'s proxy has nothing to forward the proxies\' calls to and fails them',
+  },
+  {
+    cause: 'metric-cardinality',
+    effect: 'pod-restarts',
+    requires: 'pod-or-workload',
+    mechanism: 'every series the proxy holds costs memory, so a proxy whose series keep growing reaches its memory limit and is OOMKilled (linkerd2#12916)',
+    applies: (_cause, effect) => isProxyOom(effect),
+  },
 ];
 
 type Phrase = (f: Finding) => string;
@@ -83,6 +107,13 @@ export const PHRASES: Readonly<Record<string, Phrase>> = {
     return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(e.totalLines ?? 0)} lines${duration})`;
   },
   'metric-cardinality': (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
+  'pod-restarts': (f) => {
+    const e = f.evidence as { container?: string; role?: string; problem?: string; restarts?: number; pods?: unknown[] };
+    const what = e.problem === 'oom' ? 'OOMKilled' : e.problem === 'crashloop' ? 'in CrashLoopBackOff' : 'restarting';
+    const who = e.role === 'controller' ? `${titleCase(e.container ?? 'controller')} controller` : (e.container ?? 'container');
+    const where = f.subject.workload ? ` of ${f.subject.workload}` : '';
+    return `${who}${where} ${what}${e.restarts ? ` (${e.restarts} restart${e.restarts === 1 ? '' : 's'})` : ''}`;
+  },
 };
 
 export interface IncidentFindingRef {
@@ -284,7 +315,7 @@ export function causalEdges(members: readonly Finding[], prints: readonly Footpr
       if (i === j) return;
       const candidates = LINKS_BY_RULES.get(a.ruleId)?.get(b.ruleId);
       if (candidates === undefined) return;
-      const link = candidates.find((l) => shared(prints[i]!, prints[j]!, l.requires));
+      const link = candidates.find((l) => shared(prints[i]!, prints[j]!, l.requires) && (l.applies?.(a, b) ?? true));
       if (!link) return;
       const ca = prints[i]!.start;
       const cb = prints[j]!.start;

@@ -5,6 +5,7 @@ import type { InputKind } from '../core/types.js';
 import { CollectorPrefixReader } from '../parsers/collector-prefix.js';
 import { JsonRecordAssembler, isPasteNoise } from '../parsers/pasted.js';
 import { parsePastedProxyLine, parseProxyLogPayload } from '../parsers/proxy-log.js';
+import { kubectlSniffScore } from '../parsers/kubectl.js';
 
 /** How many leading lines the sniffer looks at, not counting blank lines and kubectl chatter. */
 export const SNIFF_LINES = 64;
@@ -51,7 +52,7 @@ const COREDNS_QUERY_CLF = /^\S+:\d+ - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\
 const COREDNS_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4} \[(?:ERROR|INFO|WARNING|DEBUG)[ \]]|CoreDNS-\d+\.\d+\.\d+\s*$|(?:[\w-]+\.)*\.?:\d+$|(?:linux|darwin|windows|freebsd)\/\w+, go\d)/;
 
 export function sniffKind(lines: readonly string[]): InputKind {
-  const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0 };
+  const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0, kubectl: 0 };
   let shortAnswers = 0;
   let nonBlank = 0;
   const prefixes = new CollectorPrefixReader();
@@ -86,6 +87,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
       // A pasted proxy line (quoted, damaged, a fragment): weaker evidence when it has no level.
       const pasted = parsePastedProxyLine(line);
       if (pasted) score['proxy-log'] += pasted.levelAbsent ? 1 : 2;
+      else score.kubectl += kubectlSniffScore(line);
     }
   };
   lines.forEach((raw, i) => {
@@ -105,7 +107,8 @@ export function sniffKind(lines: readonly string[]): InputKind {
       bestScore = s;
     }
   }
-  return best;
+  // Describe output that ends with a proxy log tail is a proxy log; its parser reads the describe lines too.
+  return best === 'kubectl' && score['proxy-log'] > 0 ? 'proxy-log' : best;
 }
 
 function isShortAnswer(line: string): boolean {

@@ -1,6 +1,7 @@
 import type { InputKind } from '../core/types.js';
 import { createCorednsLogParser } from './coredns-log.js';
 import { createDigParser } from './dig.js';
+import { createKubectlParser } from './kubectl.js';
 import type { ParserFactory } from './parser.js';
 import { createPrometheusParser } from './prometheus.js';
 import { createProxyLogParser } from './proxy-log.js';
@@ -11,4 +12,5 @@ export const PARSERS: Partial<Record<InputKind, ParserFactory>> = {
   prometheus: createPrometheusParser,
   dig: createDigParser,
   'coredns-log': createCorednsLogParser,
+  kubectl: createKubectlParser,
 };

@@ -7,6 +7,7 @@ import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, POWERS_OF_TEN, parseRfc3339
 import { JsonRecordAssembler, boundedJson, isPasteNoise, stripPasteMarkers } from './pasted.js';
 import type { LineParser, ParserFactory, ParserSink, ParserState } from './parser.js';
 import { shareFields } from '../util/body-memo.js';
+import { KubectlReader } from './kubectl.js';
 
 type Parsed = Pick<ProxyLogRecord, 'format' | 'uptime' | 'level' | 'thread' | 'spans' | 'target' | 'message' | 'fields' | 'levelAbsent'> & {
   time?: number | null;
@@ -52,7 +53,11 @@ class ProxyLogParser implements LineParser {
     // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
     // scan per substring.
     this.fullParse = interest === null ? null : new RegExp([...new Set([...interest, RELEASE_BANNER, '\x1b['])].map(escapeRegExp).join('|'));
+    this.kubectl = new KubectlReader(input, (record) => sink.emit(record));
   }
+
+  /** Pasted `kubectl describe` / `get events` lines around the log tail (see parsers/kubectl.ts). */
+  private readonly kubectl: KubectlReader;
 
   /** Lines matching this are parsed in full; null parses every line. */
   private readonly fullParse: RegExp | null;
@@ -74,6 +79,7 @@ class ProxyLogParser implements LineParser {
     if (pending) this.handle(pending);
     for (const l of this.json.flush()) this.readLine({ time: null, content: l.text, line: l.line });
     this.emitHeld();
+    this.kubectl.end();
   }
 
   saveState(): ParserState {
@@ -218,6 +224,7 @@ class ProxyLogParser implements LineParser {
 
   /** A line no reader took. Other readers of pasted text (kubectl describe…) can be tried here first. */
   private unrecognised(collected: CollectedLine): void {
+    if (this.kubectl.line(collected.content, collected.line)) return;
     this.sink.unparsed(collected.line, 'not a proxy log line');
   }
 

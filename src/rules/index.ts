@@ -6,6 +6,7 @@ import fdExhaustion from './fd-exhaustion.js';
 import ingressPodIpBypass from './ingress-pod-ip-bypass.js';
 import knownSignature from './known-signature/index.js';
 import metricCardinality from './metric-cardinality.js';
+import podRestarts from './pod-restarts/index.js';
 import reconnectStorm from './reconnect-storm.js';
 import staleEndpointMetrics from './stale-endpoint-metrics.js';
 
@@ -20,6 +21,7 @@ export const RULES: readonly AnyRule[] = [
   dnsTtlZero,
   dnsQueryStorm,
   knownSignature,
+  podRestarts,
 ];
 
 export function findRule(id: string): AnyRule | undefined {

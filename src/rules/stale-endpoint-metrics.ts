@@ -1,9 +1,14 @@
 // Endpoint metrics that outlived their pods. Every outbound endpoint series carries the
 // destination pod's labels (dst_pod, dst_pod_template_hash, dst_<owner kind>). A Deployment runs
-// one ReplicaSet generation (two for the minutes a rollout takes), so a proxy holding series for
-// several dst_pod_template_hash values of one workload still references endpoints from rollouts
-// that finished long ago: the series cannot be evicted while something holds them. Pods without
-// any open connection are the other tell: a balancer keeps connections to the endpoints it uses.
+// one ReplicaSet generation, two for the minutes a rollout takes, so a proxy holding series for
+// more generations of one workload still references endpoints from rollouts that finished long
+// ago: the series cannot be evicted while something holds them. An open connection does not make
+// a generation live: a client that pools connections itself (an ingress dialling pod IPs) keeps
+// them open to pods long gone, which is what holds the series (linkerd2#12916, discussion #12924:
+// "connections are being held open to endpoints that no longer exist"). So beyond the two
+// generations a rollout leaves, every generation is stale whatever its connection gauges say.
+// Pods without any open connection are the other tell: a balancer keeps connections to the
+// endpoints it uses.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../util/stats.js';
@@ -11,6 +16,7 @@ import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } fro
 
 export interface StaleEndpointOptions {
   maxTemplateHashes: number;
+  maxLiveGenerations: number;
   minStaleSeries: number;
   minIdlePods: number;
   idlePodFactor: number;
@@ -59,9 +65,14 @@ export default defineRule<StaleEndpointOptions, State>({
     description: 'Outbound endpoint series of one destination workload spread over several ReplicaSet generations, or over far more pods than the proxy is connected to.',
     defaultSeverity: 'warning',
     inputs: ['prometheus'],
-    defaultOptions: { maxTemplateHashes: 1, minStaleSeries: 100, minIdlePods: 20, idlePodFactor: 3 },
+    defaultOptions: { maxTemplateHashes: 1, maxLiveGenerations: 2, minStaleSeries: 100, minIdlePods: 20, idlePodFactor: 3 },
     optionSchema: {
       maxTemplateHashes: { type: 'integer', minimum: 1, description: 'Distinct dst_pod_template_hash values per destination workload that are normal; more fire the rule.' },
+      maxLiveGenerations: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Generations of one workload a rollout leaves at once; beyond this many (or maxTemplateHashes, if larger) the rest are stale even with open connections, which a pooling client keeps to pods long gone.',
+      },
       minStaleSeries: { type: 'integer', minimum: 1, description: 'Series that the older generations must hold together before the rule fires (a rollout in progress holds few).' },
       minIdlePods: { type: 'integer', minimum: 1, description: 'Destination pods without an open connection, per workload, from which the pod-count signal fires.' },
       idlePodFactor: { type: 'number', minimum: 1, description: 'The pod-count signal needs this many times more idle pods than connected ones.' },
@@ -99,7 +110,7 @@ export default defineRule<StaleEndpointOptions, State>({
         proxy.trackedPods++;
       }
       cappedBump(w.pods, pod);
-      const hash = record.labels.dst_pod_template_hash ?? '';
+      const hash = record.labels.dst_pod_template_hash ?? hashFromPodName(owner, pod);
       let g = w.generations.get(hash);
       if (!g && w.generations.size < MAX_GENERATIONS) {
         g = { series: 0, pods: cappedCounts(MAX_PODS), openConnections: 0 };
@@ -163,6 +174,10 @@ function ownerOf(record: MetricSampleRecord): { kind: string; name: string } | n
 interface Verdict {
   w: WorkloadState;
   generations: [string, Generation][];
+  /** Generations counted as live: the one in use and connected older ones, up to what a rollout leaves. */
+  live: Set<string>;
+  /** Stale generations that still have open connections (held by a pooling client). */
+  pooledGenerations: number;
   staleSeries: number;
   tooManyGenerations: boolean;
   tooManyPods: boolean;
@@ -175,16 +190,36 @@ function judge(w: WorkloadState, options: StaleEndpointOptions): Verdict | null 
   const hashes = [...w.generations.entries()].filter(([hash]) => hash !== '');
   // The generation in use is the one the proxy is connected to; without connection data, the largest.
   const generations = hashes.sort((a, b) => b[1].openConnections - a[1].openConnections || b[1].series - a[1].series || (a[0] < b[0] ? -1 : 1));
-  // An older generation the proxy still has connections to is live (a rollout in progress); only
-  // generations without any open connection are stale. Without connection data every older one is.
+  // An older generation the proxy still has connections to may be live (a rollout in progress),
+  // but a rollout leaves at most maxLiveGenerations: the connected generations beyond those are
+  // held open by a pooling client, not by live pods. Without connection data every older one is stale.
   const connectionData = generations.some(([, g]) => g.openConnections > 0);
-  const staleSeries = generations.slice(1).reduce((n, [, g]) => (connectionData && g.openConnections > 0 ? n : n + g.series), 0);
+  const liveCap = Math.max(options.maxLiveGenerations, options.maxTemplateHashes);
+  const live = new Set<string>();
+  generations.forEach(([hash, g], i) => {
+    if (live.size < liveCap && (i === 0 || (connectionData && g.openConnections > 0))) live.add(hash);
+  });
+  const stale = generations.filter(([hash]) => !live.has(hash));
+  const staleSeries = stale.reduce((n, [, g]) => n + g.series, 0);
   const tooManyGenerations = generations.length > options.maxTemplateHashes && staleSeries >= options.minStaleSeries;
   const connected = w.connectedPods.counts.size;
   const idlePods = w.pods.counts.size - connected;
   const tooManyPods = connected > 0 && idlePods >= options.minIdlePods && idlePods >= options.idlePodFactor * connected;
   if (!tooManyGenerations && !tooManyPods) return null;
-  return { w, generations, staleSeries, tooManyGenerations, tooManyPods, connected, idlePods, idleSeries: connected > 0 ? idleSeriesEstimate(w) : 0 };
+  const pooledGenerations = stale.filter(([, g]) => g.openConnections > 0).length;
+  return { w, generations, live, staleSeries, tooManyGenerations, tooManyPods, connected, idlePods, idleSeries: connected > 0 ? idleSeriesEstimate(w) : 0, pooledGenerations };
+}
+
+/**
+ * The ReplicaSet hash in a Deployment's (or Argo Rollout's) pod name, `<owner>-<hash>-<suffix>`,
+ * for proxies or dumps without the dst_pod_template_hash label; '' when the name does not say.
+ */
+function hashFromPodName(owner: { kind: string; name: string }, pod: string): string {
+  if ((owner.kind !== 'deployment' && owner.kind !== 'rollout') || !pod.startsWith(`${owner.name}-`)) return '';
+  const rest = pod.slice(owner.name.length + 1);
+  const dash = rest.lastIndexOf('-');
+  const hash = dash > 0 ? rest.slice(0, dash) : '';
+  return /^[a-z0-9]{6,10}$/.test(hash) && /^[a-z0-9]{5}$/.test(rest.slice(dash + 1)) ? hash : '';
 }
 
 function workloadName(w: WorkloadState): string {
@@ -204,6 +239,12 @@ function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
     const maxGen = Math.max(...byGeneration.map((v) => v.generations.length));
     parts.push(`${byGeneration.length} workload${byGeneration.length === 1 ? ' has' : 's have'} series from several ReplicaSet generations (up to ${maxGen} dst_pod_template_hash values).`);
   }
+  const pooled = byGeneration.filter((v) => v.pooledGenerations > 0);
+  if (pooled.length > 0) {
+    parts.push(
+      `In ${pooled.length} of them the proxy still has open connections to generations beyond the ${Math.max(...pooled.map((v) => v.live.size))} a rollout leaves: a client that pools connections (an ingress dialling pod IPs) holds them open to pods that no longer exist, and those connections keep the series alive.`,
+    );
+  }
   if (byPods.length > 0) parts.push(`${byPods.length} workload${byPods.length === 1 ? ' has' : 's have'} far more dst_pod values than pods with an open connection.`);
   parts.push(`Worst: ${workloadName(worst.w)}, ${staleOf(worst).toLocaleString('en-US')} series outside the generation in use.`);
   parts.push('A rollout leaves two generations for a few minutes; series that outlive it are still referenced (a client dialling old pod IPs, or endpoints the balancer never dropped), so the 10-minute idle eviction cannot remove them.');
@@ -218,6 +259,8 @@ function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
         destination: workloadName(v.w),
         series: v.w.series,
         templateHashes: v.generations.length,
+        liveGenerations: v.live.size,
+        staleGenerationsWithConnections: v.pooledGenerations,
         staleGenerationSeries: v.staleSeries,
         distinctPods: v.w.pods.overflow > 0 ? `≥ ${v.w.pods.counts.size}` : v.w.pods.counts.size,
         podsWithOpenConnections: v.connected,
@@ -228,7 +271,16 @@ function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
         series: g.series,
         pods: g.pods.overflow > 0 ? `≥ ${g.pods.counts.size}` : g.pods.counts.size,
         openConnections: g.openConnections,
-        role: i === 0 ? (g.openConnections > 0 ? 'in use (open connections)' : 'largest') : g.openConnections > 0 ? 'older, still connected' : 'older, no open connection',
+        role:
+          i === 0
+            ? g.openConnections > 0
+              ? 'in use (open connections)'
+              : 'largest'
+            : worst.live.has(hash)
+              ? 'older, still connected (rollout)'
+              : g.openConnections > 0
+                ? 'beyond what a rollout leaves, connections held open'
+                : 'older, no open connection',
       })),
     },
     locations: [{ path: proxy.id.path, line: proxy.id.line }],

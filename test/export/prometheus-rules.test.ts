@@ -69,6 +69,16 @@ function restarts(pod: string, container: string, values: string): Series {
   return { series: `kube_pod_container_status_restarts_total{job="kube-state-metrics", namespace="linkerd", pod="${pod}", container="${container}", uid="0f1e2d3c"}`, values };
 }
 
+/** A kube-state-metrics per-container series (restart counter, last termination or waiting reason). */
+function ksm(name: string, namespace: string, pod: string, container: string, extra: string, values: string): Series {
+  return { series: `${name}{job="kube-state-metrics", namespace="${namespace}", pod="${pod}", container="${container}", uid="0f1e2d3c"${extra}}`, values };
+}
+
+/** A container restarting `restartValues` whose last termination reason is `reason`. */
+function terminated(namespace: string, pod: string, container: string, restartValues: string, reason: string): Series[] {
+  return [ksm('kube_pod_container_status_restarts_total', namespace, pod, container, '', restartValues), ksm('kube_pod_container_status_last_terminated_reason', namespace, pod, container, `, reason="${reason}"`, '1x200')];
+}
+
 /** 21 outbound series (request_total and 20 latency buckets) per destination pod of one workload, with `extra` labels. */
 function destinationPods(workload: string, pods: number, connected: number): Series[] {
   const out: Series[] = [];
@@ -118,6 +128,77 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdControllerPodRestarting',
     series: [restarts('linkerd-identity-5f6b7-k9d2m', 'identity', '0x40 1x120'), { ...restarts('web-5d8f-abcde', 'web', '0+1x160'), series: restarts('web-5d8f-abcde', 'web', '').series.replace('namespace="linkerd"', 'namespace="shop"') }],
     evalTime: '40m',
+    firing: [],
+  },
+  // pod-restarts (kube-state-metrics)
+  {
+    title: 'the destination container OOMKilled ten minutes ago',
+    alert: 'LinkerdControllerOOMKilled',
+    series: terminated('linkerd', 'linkerd-destination-7d9c4-x2vq8', 'destination', '0x40 1x100', 'OOMKilled'),
+    evalTime: '20m',
+    firing: [{ ...rule('pod-restarts', 'error'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8', container: 'destination' }],
+  },
+  {
+    title: 'a destination restart for another reason, and an old OOM kill with no restart in the hour',
+    alert: 'LinkerdControllerOOMKilled',
+    series: [...terminated('linkerd', 'linkerd-destination-7d9c4-x2vq8', 'destination', '0x40 1x100', 'Error'), ...terminated('linkerd', 'linkerd-identity-5f6b7-k9d2m', 'identity', '2x300', 'OOMKilled')],
+    evalTime: '70m',
+    firing: [],
+  },
+  {
+    title: 'a proxy OOMKilled once',
+    alert: 'LinkerdProxyOOMKilled',
+    series: terminated('shop', 'web-5d8f-abcde', 'linkerd-proxy', '0x40 1x100', 'OOMKilled'),
+    evalTime: '20m',
+    firing: [{ ...rule('pod-restarts', 'warning'), namespace: 'shop', pod: 'web-5d8f-abcde', container: 'linkerd-proxy' }],
+  },
+  {
+    title: 'a proxy OOMKilled three times is repeated, not a single kill',
+    alert: 'LinkerdProxyOOMKilled',
+    series: terminated('shop', 'web-5d8f-abcde', 'linkerd-proxy', '0x20 1x20 2x20 3x100', 'OOMKilled'),
+    evalTime: '20m',
+    firing: [],
+  },
+  {
+    title: 'a proxy OOMKilled three times within the hour',
+    alert: 'LinkerdProxyOOMKilledRepeatedly',
+    series: terminated('shop', 'web-5d8f-abcde', 'linkerd-proxy', '0x20 1x20 2x20 3x100', 'OOMKilled'),
+    evalTime: '20m',
+    firing: [{ ...rule('pod-restarts', 'error'), namespace: 'shop', pod: 'web-5d8f-abcde', container: 'linkerd-proxy' }],
+  },
+  {
+    title: 'a proxy OOMKilled once',
+    alert: 'LinkerdProxyOOMKilledRepeatedly',
+    series: terminated('shop', 'web-5d8f-abcde', 'linkerd-proxy', '0x40 1x100', 'OOMKilled'),
+    evalTime: '20m',
+    firing: [],
+  },
+  {
+    title: 'the destination pod\'s proxy waiting in CrashLoopBackOff between attempts',
+    alert: 'LinkerdContainerCrashLooping',
+    series: [ksm('kube_pod_container_status_waiting_reason', 'linkerd', 'linkerd-destination-7d9c4-x2vq8', 'linkerd-proxy', ', reason="CrashLoopBackOff"', '0x10 1x4 0x20 1x4 0x20 1x80')],
+    evalTime: '20m',
+    firing: [{ ...rule('pod-restarts', 'error'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8', container: 'linkerd-proxy' }],
+  },
+  {
+    title: 'an application container crash-looping in a meshed pod',
+    alert: 'LinkerdContainerCrashLooping',
+    series: [ksm('kube_pod_container_status_waiting_reason', 'shop', 'web-5d8f-abcde', 'web', ', reason="CrashLoopBackOff"', '1x100')],
+    evalTime: '20m',
+    firing: [],
+  },
+  {
+    title: 'a proxy killed three times by its liveness probe',
+    alert: 'LinkerdProxyRestarting',
+    series: terminated('shop', 'web-5d8f-abcde', 'linkerd-proxy', '0x20 1x20 2x20 3x100', 'Error'),
+    evalTime: '20m',
+    firing: [{ ...rule('pod-restarts', 'warning'), namespace: 'shop', pod: 'web-5d8f-abcde', container: 'linkerd-proxy' }],
+  },
+  {
+    title: 'three proxy restarts that were OOM kills belong to the OOM alerts',
+    alert: 'LinkerdProxyRestarting',
+    series: terminated('shop', 'web-5d8f-abcde', 'linkerd-proxy', '0x20 1x20 2x20 3x100', 'OOMKilled'),
+    evalTime: '20m',
     firing: [],
   },
   // metric-cardinality
@@ -285,6 +366,26 @@ const CASES: AlertCase[] = [
     title: 'one generation only',
     alert: 'LinkerdProxyRetainsStaleEndpointMetrics',
     series: generation('5b6d', 6, '0+20x120'),
+    evalTime: '20m',
+    firing: [],
+  },
+  // stale-endpoint-metrics: more generations than a rollout leaves, connected or not
+  {
+    title: 'three generations of one workload for 20 minutes, the old ones still connected (a pooling client)',
+    alert: 'LinkerdProxyRetainsTooManyGenerations',
+    series: [
+      ...generation('7c9f', 3, '0+20x120'),
+      ...generation('5b6d', 3, '0+1x120'),
+      ...generation('4a2e', 3, '0+1x120'),
+      ...pods(3, (e) => [proxySeries('tcp_open_connections', `namespace="shop", pod="frontend-1", direction="outbound", peer="dst", dst_namespace="shop", dst_deployment="cart", dst_pod_template_hash="4a2e", dst_pod="cart-4a2e-${e}"`, '1x120')]),
+    ],
+    evalTime: '20m',
+    firing: [{ ...rule('stale-endpoint-metrics', 'warning'), namespace: 'shop', pod: 'frontend-1', dst_namespace: 'shop', dst_deployment: 'cart' }],
+  },
+  {
+    title: 'a rollout: two generations',
+    alert: 'LinkerdProxyRetainsTooManyGenerations',
+    series: [...generation('7c9f', 3, '0+20x120'), ...generation('5b6d', 3, '0+1x120')],
     evalTime: '20m',
     firing: [],
   },

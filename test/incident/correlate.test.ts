@@ -165,3 +165,43 @@ describe('incident markdown', () => {
     assert.equal(incidentsMarkdown(correlate([storm(0)])), '');
   });
 });
+
+describe('pod restarts in incidents', () => {
+  const oomKilled = (over: Partial<Finding> & { evidence: Finding['evidence'] }) =>
+    finding('pod-restarts', { title: 'destination controller OOMKilled in linkerd/linkerd-destination', ...over });
+  const destinationOom = oomKilled({
+    subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' },
+    evidence: { container: 'destination', role: 'controller', problem: 'oom', controller: 'destination', restarts: 6, pods: [{ pod: 'linkerd-destination-7c9d5b8f6-q2wzl' }] },
+  });
+  const cardinality = finding('metric-cardinality', {
+    title: 'Metric cardinality in traefik-7d9f8c6b5-x2x8k', subject: { namespace: 'traefik', workload: 'traefik', pod: 'traefik-7d9f8c6b5-x2x8k' }, keyFigure: { name: 'series', value: 134_464 },
+  });
+  const proxy = (problem: string) =>
+    finding('pod-restarts', {
+      title: `linkerd-proxy ${problem} in traefik/traefik`, severity: 'warning',
+      subject: { namespace: 'traefik', workload: 'traefik', pod: 'traefik-7d9f8c6b5-x2x8k', target: 'traefik/linkerd-proxy' },
+      evidence: { container: 'linkerd-proxy', role: 'proxy', problem, restarts: 3, pods: [{ pod: 'traefik-7d9f8c6b5-x2x8k' }] },
+    });
+
+  it('makes a destination OOM kill the probable cause of the reconnect storm towards destination', () => {
+    const inc = correlate([storm(20), destinationOom])[0]!;
+    assert.deepEqual(inc.findings.map((f) => [f.ruleId, f.role]), [['pod-restarts', 'probable cause'], ['reconnect-storm', 'effect']]);
+    assert.equal(inc.ordering.confidence, 'likely');
+    assert.match(inc.headline, /^Destination controller of linkerd-destination OOMKilled \(6 restarts\) → 412 traefik proxies in a reconnect storm to destination/);
+    assert.match(inc.ordering.reasoning[0]!, /drops every proxy's stream at once/);
+  });
+
+  it('puts the OOM kill before the controller outage it causes, and both before the storm', () => {
+    const inc = correlate([storm(20), controller(0), destinationOom])[0]!;
+    assert.deepEqual(inc.findings.map((f) => [f.ruleId, f.role]), [['pod-restarts', 'probable cause'], ['control-plane-unavailable', 'effect'], ['reconnect-storm', 'effect']]);
+  });
+
+  it('reads cardinality as the cause of a proxy OOM kill of the same pod, but not of other restarts', () => {
+    const oom = correlate([proxy('oom'), cardinality])[0]!;
+    assert.deepEqual(oom.findings.map((f) => [f.ruleId, f.role]), [['metric-cardinality', 'probable cause'], ['pod-restarts', 'effect']]);
+    assert.match(oom.ordering.reasoning[0]!, /OOMKilled \(linkerd2#12916\)/);
+    const crash = correlate([proxy('crashloop'), cardinality])[0]!;
+    assert.equal(crash.findings.length, 2, 'still grouped by the shared pod');
+    assert.equal(crash.ordering.confidence, 'unclear');
+  });
+});

@@ -7,9 +7,9 @@ import { INPUT_KINDS, SEVERITIES, type AnyRule, type RuleOptionSpec } from '../.
 import { optionProblem } from '../../src/config/options.js';
 
 const KEBAB = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-const CODE = /^LD([1-4])\d{3}$/;
-/** LD1xxx logs, LD2xxx metrics, LD3xxx DNS, LD4xxx cross-signal; CoreDNS logs are both a log and DNS. */
-const CODE_FAMILIES: Record<string, string[]> = { 'proxy-log': ['1'], prometheus: ['2'], dig: ['3'], 'coredns-log': ['1', '3'] };
+const CODE = /^LD([1-5])\d{3}$/;
+/** LD1xxx logs, LD2xxx metrics, LD3xxx DNS, LD4xxx cross-signal, LD5xxx Kubernetes objects; CoreDNS logs are both a log and DNS. */
+const CODE_FAMILIES: Record<string, string[]> = { 'proxy-log': ['1'], prometheus: ['2'], dig: ['3'], 'coredns-log': ['1', '3'], kubectl: ['5'] };
 
 export function metaProblems(rule: AnyRule, all: readonly AnyRule[]): string[] {
   const { meta } = rule;
@@ -17,7 +17,7 @@ export function metaProblems(rule: AnyRule, all: readonly AnyRule[]): string[] {
   if (!KEBAB.test(meta.id)) problems.push(`id ${JSON.stringify(meta.id)} is not kebab-case`);
   if (all.filter((r) => r.meta.id === meta.id).length > 1) problems.push(`id ${meta.id} is registered twice`);
   const code = CODE.exec(meta.code);
-  if (!code) problems.push(`code ${JSON.stringify(meta.code)} is not LD1xxx–LD4xxx`);
+  if (!code) problems.push(`code ${JSON.stringify(meta.code)} is not LD1xxx–LD5xxx`);
   if (all.filter((r) => r.meta.code === meta.code).length > 1) problems.push(`code ${meta.code} is used by more than one rule`);
   if (!meta.title?.trim()) problems.push('title is empty');
   if (!meta.description?.trim()) problems.push('description is empty');

@@ -64,7 +64,7 @@ describe('linkerd-doctor analyze on metrics dumps', () => {
     assert.deepEqual(new Set(findingsOf(fromStdin).map((f) => f.ruleId)), new Set(['metric-cardinality', 'ingress-pod-ip-bypass', 'stale-endpoint-metrics']));
   });
 
-  for (const path of ['fixtures/healthy-metrics', 'fixtures/healthy-ingress', 'test/data/linkerd2']) {
+  for (const path of ['fixtures/healthy-metrics', 'fixtures/healthy-ingress', 'fixtures/healthy-rollout', 'fixtures/healthy-kubectl', 'test/data/linkerd2']) {
     it(`exits 0 with no warning or error on ${path}`, async () => {
       const r = await run(['analyze', path, '--format', 'json']);
       assert.equal(r.code, 0, r.stderr);

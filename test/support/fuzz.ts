@@ -142,7 +142,7 @@ function physicalLineBytes(bytes: Buffer): Buffer[] {
   return lines.map((l) => (l[l.length - 1] === 0x0d ? l.subarray(0, -1) : l));
 }
 
-const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query', 'coredns-message']);
+const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query', 'coredns-message', 'pod-status', 'kube-event']);
 
 /**
  * How each kind accounts for its lines (docs/reliability.md):

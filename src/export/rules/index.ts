@@ -2,6 +2,7 @@ import type { RuleExporter } from '../types.js';
 import { controlPlaneUnavailableExporter } from './control-plane-unavailable.js';
 import { dnsQueryStormExporter, dnsTtlZeroExporter } from './dns.js';
 import { fdExhaustionExporter, ingressPodIpBypassExporter, metricCardinalityExporter, staleEndpointMetricsExporter } from './proxy-metrics.js';
+import { podRestartsExporter } from './pod-restarts.js';
 import { reconnectStormExporter } from './reconnect-storm.js';
 
 /** One exporter per offline rule id; a rule that is not in the RULES registry is skipped with a notice. */
@@ -15,6 +16,7 @@ export const EXPORTERS: readonly RuleExporter<any>[] = [
   staleEndpointMetricsExporter,
   dnsTtlZeroExporter,
   dnsQueryStormExporter,
+  podRestartsExporter,
 ];
 
 export function findExporter(ruleId: string): RuleExporter | undefined {

@@ -204,7 +204,20 @@ function staleEndpointMetrics(input: ExporterInput<StaleEndpointOptions>): Alert
   const who = `${labelRef(settings.namespaceLabel)}/${labelRef(settings.podLabel)}`;
   const destination = `${labelRef('dst_namespace')}/${OWNER_LABELS.map(labelRef).join('')}`;
   const why = 'The proxy still references those endpoints, so the 10-minute idle eviction cannot free their series (and memory); see linkerd2#12916.';
+  // Beyond the generations a rollout leaves, open connections prove nothing: a pooling client holds them to pods long gone.
+  const liveCap = Math.max(o.maxLiveGenerations, o.maxTemplateHashes);
   return [
+    alertingRule({
+      ruleId: 'stale-endpoint-metrics',
+      alert: 'LinkerdProxyRetainsTooManyGenerations',
+      expr: `count ${byClause(workload)} (count ${byClause(generation)} (${hashed})) > ${num(liveCap)}`,
+      forSeconds: RETAIN_IDLE_SECONDS + 300,
+      severity,
+      summary: `Proxy ${who} keeps series of {{ $value }} ReplicaSet generations of ${destination}`,
+      description:
+        `For longer than the 10-minute retention, the proxy has exported series for more than ${liveCap} pod-template hashes of ${destination}, more than a rollout leaves, ` +
+        `whether or not it still has connections to them (a client that pools connections keeps them open to pods that no longer exist). ${why}`,
+    }),
     alertingRule({
       ruleId: 'stale-endpoint-metrics',
       alert: 'LinkerdProxyRetainsStaleEndpointMetrics',
@@ -237,7 +250,7 @@ export const fdExhaustionExporter: RuleExporter<FdExhaustionOptions> = { ruleId:
 export const ingressPodIpBypassExporter: RuleExporter<IngressBypassOptions> = { ruleId: 'ingress-pod-ip-bypass', reads: ['minEndpoints', 'minNoServiceRatio'], prometheus: ingressPodIpBypass, unsupported: METRICS_ONLY };
 export const staleEndpointMetricsExporter: RuleExporter<StaleEndpointOptions> = {
   ruleId: 'stale-endpoint-metrics',
-  reads: ['maxTemplateHashes', 'minStaleSeries', 'minIdlePods', 'idlePodFactor'],
+  reads: ['maxTemplateHashes', 'maxLiveGenerations', 'minStaleSeries', 'minIdlePods', 'idlePodFactor'],
   prometheus: staleEndpointMetrics,
   unsupported: METRICS_ONLY,
 };

@@ -1,0 +1,501 @@
+// What users attach next to the logs when pods die: `kubectl describe pod` (its container states and
+// its Events table), `kubectl get events` in every layout kubectl has printed (the 1.19+ default,
+// `-A`, `-o wide`, the pre-1.19 layout with FIRST SEEN/COUNT/KIND, `--watch` rows printed one at a
+// time without alignment) and `kubectl get pods` with its RESTARTS column. A bundle concatenates
+// them freely, and describe output often ends with a proxy log tail (the last termination
+// message), so KubectlReader is also handed the lines a proxy-log input cannot read.
+// Grammar notes: docs/parse-format.md.
+
+import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
+import type { LineParser, ParserFactory } from './parser.js';
+
+type ContainerKind = PodStatusRecord['containerKind'];
+
+/** Keys kubectl describe prints at the container level (two spaces deeper than the container name). */
+const CONTAINER_FIELDS = new Set([
+  'Container ID', 'Image', 'Image ID', 'Port', 'Ports', 'Host Port', 'Host Ports', 'Command', 'Args', 'State', 'Last State', 'Ready',
+  'Restart Count', 'Limits', 'Requests', 'Liveness', 'Readiness', 'Startup', 'Environment', 'Environment Variables from', 'Mounts', 'SeccompProfile',
+]);
+/** Keys under `State:` and `Last State:`. */
+const STATE_FIELDS = new Set(['Reason', 'Exit Code', 'Started', 'Finished', 'Message', 'Signal']);
+const SECTIONS: Record<string, ContainerKind> = { 'Init Containers': 'init', Containers: 'app', 'Ephemeral Containers': 'ephemeral' };
+
+/** `key:` or `key:   value` with the key's indentation; null for anything else. */
+const KEY_LINE = /^( *)([A-Za-z][A-Za-z0-9 ._/-]*?):(?:[ \t]+(.*))?$/;
+const CONTAINER_NAME = /^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/;
+const EVENT_TYPES = new Set(['Normal', 'Warning']);
+const DASHES = /^\s*-{2,}(?:\s+-{2,})*\s*$/;
+/** `3m (x105 over 28m)` in a describe Events table. */
+const DESCRIBE_AGE = /^(\S+)(?: \(x(\d+) over (\S+)\))?$/;
+const HUMAN_DURATION = /^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
+/** get-pods RESTARTS since kubectl 1.22: `5 (3m12s ago)`. */
+const RESTARTS_CELL = /^(\d+)(?: \((\S+) ago\))?$/;
+
+interface Column {
+  name: string;
+  start: number;
+}
+
+type TableKind = 'describe-events' | 'events' | 'pods';
+
+interface Table {
+  kind: TableKind;
+  columns: Column[];
+}
+
+interface OpenContainer {
+  record: PodStatusRecord;
+  /** Which `State:` block the next Reason/Exit Code/… belong to. */
+  block: 'state' | 'last' | 'limits' | 'other';
+  /** Set after `Message:`: the lines that follow may be the message's continuation. */
+  inMessage: boolean;
+}
+
+/**
+ * Reads kubectl output line by line. line() returns whether the line was kubectl output, so a
+ * proxy-log parser can hand it lines it could not read and still count the others as unparsed.
+ * Only what the current object and table need is kept between lines.
+ */
+export class KubectlReader {
+  private pod: string | null = null;
+  private namespace: string | null = null;
+  private section: ContainerKind = null;
+  /** A `  name:` line seen outside a section (pastes that start inside the container list). */
+  private candidate: { name: string; indent: number; line: number } | null = null;
+  private container: OpenContainer | null = null;
+  private table: Table | null = null;
+  /** `Events:` was the last key: a table header is expected. */
+  private eventsNext = false;
+
+  constructor(
+    private readonly input: InputInfo,
+    private readonly emit: (record: LdRecord) => void,
+  ) {}
+
+  line(raw: string, lineNo: number): boolean {
+    const text = raw.endsWith('\r') ? raw.slice(0, -1).trimEnd() : raw.trimEnd();
+    if (text === '') return false;
+    if (this.table) {
+      if (this.tableRow(text, lineNo)) return true;
+      if (DASHES.test(text)) return true;
+      this.table = null;
+    }
+    const header = tableHeader(text);
+    if (header) {
+      if (header.kind === 'describe-events' || header.kind === 'events') this.closeContainer();
+      this.table = header;
+      this.eventsNext = false;
+      return true;
+    }
+    return this.describeLine(text, lineNo);
+  }
+
+  end(): void {
+    this.closeContainer();
+  }
+
+  // ------------------------------------------------------------------ describe pod
+
+  private describeLine(text: string, lineNo: number): boolean {
+    const first = text.charCodeAt(0);
+    // Keys start with a letter after their indentation; everything else can only be a message's continuation.
+    if (first !== 32 && !(first >= 65 && first <= 90)) return this.continuation();
+    const m = KEY_LINE.exec(text);
+    // Indented lines inside a described object (mount paths, annotation values) are part of it.
+    if (!m) return this.continuation() || (first === 32 && this.inDescribe());
+    const indent = m[1]!.length;
+    const key = m[2]!;
+    const value = (m[3] ?? '').trim();
+    if (indent === 0) return this.topLevel(key, value);
+    const open = this.container;
+    if (open && STATE_FIELDS.has(key) && (open.block === 'state' || open.block === 'last')) {
+      this.stateField(open, key, value);
+      return true;
+    }
+    if (open && open.block === 'limits' && key === 'memory') {
+      open.record.memoryLimit = value;
+      return true;
+    }
+    if (CONTAINER_FIELDS.has(key)) {
+      this.containerField(key, value, lineNo);
+      return true;
+    }
+    if (value === '' && CONTAINER_NAME.test(key) && !(open?.block === 'limits' && (key === 'cpu' || key === 'memory'))) {
+      this.closeContainer();
+      this.candidate = { name: key, indent, line: lineNo };
+      return true;
+    }
+    // A key kubectl prints that no rule reads (Labels, Conditions rows, Mounts…), or message text.
+    if (open) open.inMessage = false;
+    return this.inDescribe();
+  }
+
+  private inDescribe(): boolean {
+    return this.pod !== null || this.section !== null || this.container !== null;
+  }
+
+  private continuation(): boolean {
+    return this.container?.inMessage === true;
+  }
+
+  private topLevel(key: string, value: string): boolean {
+    if (key === 'Name') {
+      this.closeContainer();
+      this.pod = value || null;
+      this.namespace = null;
+      this.section = null;
+      this.candidate = null;
+      return true;
+    }
+    if (key === 'Namespace') {
+      this.namespace = value || null;
+      return true;
+    }
+    this.closeContainer();
+    this.candidate = null;
+    const section = SECTIONS[key];
+    this.section = section ?? null;
+    this.eventsNext = key === 'Events';
+    return section !== undefined || DESCRIBE_TOP_KEYS.has(key);
+  }
+
+  private containerField(key: string, value: string, lineNo: number): void {
+    let open = this.container;
+    if (!open || (this.candidate && this.candidate.line > open.record.line)) {
+      this.closeContainer();
+      open = this.openContainer(this.candidate, lineNo);
+      this.candidate = null;
+    }
+    open.inMessage = false;
+    const r = open.record;
+    open.block = 'other';
+    switch (key) {
+      case 'Image':
+        r.image = value || null;
+        break;
+      case 'State':
+        r.state = value || null;
+        open.block = 'state';
+        break;
+      case 'Last State':
+        r.lastState = value || null;
+        open.block = 'last';
+        break;
+      case 'Ready':
+        r.ready = value === 'True' ? true : value === 'False' ? false : null;
+        break;
+      case 'Restart Count':
+        r.restartCount = /^\d+$/.test(value) ? Number(value) : null;
+        break;
+      case 'Limits':
+        open.block = 'limits';
+        break;
+    }
+  }
+
+  private stateField(open: OpenContainer, key: string, value: string): void {
+    const r = open.record;
+    const last = open.block === 'last';
+    open.inMessage = key === 'Message';
+    switch (key) {
+      case 'Reason':
+        if (last) r.lastReason = value || null;
+        else r.reason = value || null;
+        break;
+      case 'Exit Code': {
+        const code = /^-?\d+$/.test(value) ? Number(value) : null;
+        if (last) r.lastExitCode = code;
+        else r.exitCode = code;
+        break;
+      }
+      case 'Started':
+      case 'Finished': {
+        const time = parseDescribeTime(value);
+        if (key === 'Started') {
+          if (last) r.lastStarted = time;
+          else r.started = time;
+        } else if (last) r.lastFinished = time;
+        else r.finished = time;
+        break;
+      }
+    }
+  }
+
+  private openContainer(candidate: { name: string; line: number } | null, lineNo: number): OpenContainer {
+    const record: PodStatusRecord = {
+      kind: 'pod-status',
+      path: this.input.path,
+      line: candidate?.line ?? lineNo,
+      source: 'describe',
+      containerKind: this.section,
+      image: null,
+      state: null,
+      reason: null,
+      exitCode: null,
+      started: null,
+      finished: null,
+      lastState: null,
+      lastReason: null,
+      lastExitCode: null,
+      lastStarted: null,
+      lastFinished: null,
+      ready: null,
+      restartCount: null,
+      lastRestartAgoSeconds: null,
+      memoryLimit: null,
+    };
+    const pod = this.pod ?? this.input.pod;
+    const namespace = this.namespace ?? this.input.namespace;
+    if (pod) record.pod = pod;
+    if (namespace) record.namespace = namespace;
+    const container = candidate?.name ?? this.input.container;
+    if (container) record.container = container;
+    this.container = { record, block: 'other', inMessage: false };
+    return this.container;
+  }
+
+  /** Emits the open container, if it showed any state (a Deployment's pod template has none). */
+  private closeContainer(): void {
+    const open = this.container;
+    this.container = null;
+    if (!open) return;
+    const r = open.record;
+    if (r.state === null && r.lastState === null && r.restartCount === null) return;
+    this.emit(r);
+  }
+
+  // ------------------------------------------------------------------ tables
+
+  private tableRow(text: string, lineNo: number): boolean {
+    const table = this.table!;
+    if (table.kind === 'pods') {
+      const cells = splitRow(text, table.columns, isPodRow);
+      return cells !== null && this.podRow(cells, lineNo);
+    }
+    const cells = splitRow(text, table.columns, isEventRow);
+    if (!cells) return false;
+    const type = cells.TYPE!;
+    const record: KubeEventRecord = {
+      kind: 'kube-event',
+      path: this.input.path,
+      line: lineNo,
+      source: table.kind === 'describe-events' ? 'describe' : 'get-events',
+      type,
+      reason: cells.REASON ?? '',
+      object: null,
+      message: cells.MESSAGE ?? '',
+      count: 1,
+      lastSeenAgoSeconds: null,
+      firstSeenAgoSeconds: null,
+      reporter: cells.FROM ?? cells.SOURCE ?? null,
+    };
+    if (record.reporter === '') record.reporter = null;
+    let namespace = cells.NAMESPACE ?? null;
+    if (table.kind === 'describe-events') {
+      namespace = this.namespace;
+      if (this.pod) record.object = `pod/${this.pod}`;
+      const age = DESCRIBE_AGE.exec(cells.AGE ?? cells.LASTSEEN ?? '');
+      if (age) {
+        record.lastSeenAgoSeconds = parseHumanDuration(age[1]!);
+        if (age[2]) record.count = Number(age[2]);
+        if (age[3]) record.firstSeenAgoSeconds = parseHumanDuration(age[3]);
+      }
+      if (cells.FIRSTSEEN) record.firstSeenAgoSeconds = parseHumanDuration(cells.FIRSTSEEN);
+    } else {
+      record.lastSeenAgoSeconds = parseHumanDuration(cells.LASTSEEN ?? '');
+      record.firstSeenAgoSeconds = parseHumanDuration(cells.FIRSTSEEN ?? '');
+      record.object = objectOf(cells);
+    }
+    if (cells.COUNT && /^\d+$/.test(cells.COUNT)) record.count = Math.max(1, Number(cells.COUNT));
+    if (record.firstSeenAgoSeconds === null && record.count === 1) record.firstSeenAgoSeconds = record.lastSeenAgoSeconds;
+    const podName = record.object?.startsWith('pod/') ? record.object.slice(4) : null;
+    const pod = podName ?? this.input.pod;
+    if (pod) record.pod = pod;
+    const ns = namespace ?? this.input.namespace;
+    if (ns) record.namespace = ns;
+    this.emit(record);
+    return true;
+  }
+
+  private podRow(cells: Record<string, string>, lineNo: number): boolean {
+    const name = cells.NAME;
+    const ready = /^(\d+)\/(\d+)$/.exec(cells.READY ?? '');
+    const restarts = RESTARTS_CELL.exec(cells.RESTARTS ?? '');
+    if (!name || !ready || !restarts) return false;
+    const record: PodStatusRecord = {
+      kind: 'pod-status',
+      path: this.input.path,
+      line: lineNo,
+      pod: name.startsWith('pod/') ? name.slice(4) : name,
+      source: 'get-pods',
+      containerKind: null,
+      image: null,
+      state: cells.STATUS || null,
+      reason: null,
+      exitCode: null,
+      started: null,
+      finished: null,
+      lastState: null,
+      lastReason: null,
+      lastExitCode: null,
+      lastStarted: null,
+      lastFinished: null,
+      ready: ready[1] === ready[2],
+      restartCount: Number(restarts[1]),
+      lastRestartAgoSeconds: restarts[2] ? parseHumanDuration(restarts[2]) : null,
+      memoryLimit: null,
+    };
+    const ns = cells.NAMESPACE ?? this.input.namespace;
+    if (ns) record.namespace = ns;
+    this.emit(record);
+    return true;
+  }
+}
+
+const isEventRow = (cells: Record<string, string>) => EVENT_TYPES.has(cells.TYPE ?? '') && (cells.REASON ?? '') !== '';
+const isPodRow = (cells: Record<string, string>) => /^\d+\/\d+$/.test(cells.READY ?? '') && RESTARTS_CELL.test(cells.RESTARTS ?? '') && (cells.NAME ?? '') !== '';
+
+/** Top-level keys of `kubectl describe pod`, so a describe paste counts as read. */
+const DESCRIBE_TOP_KEYS = new Set([
+  'Priority', 'Priority Class Name', 'Service Account', 'Node', 'Start Time', 'Labels', 'Annotations', 'Status', 'Reason', 'Message', 'IP', 'IPs',
+  'Controlled By', 'Conditions', 'Volumes', 'QoS Class', 'Node-Selectors', 'Tolerations', 'Events', 'Topology Spread Constraints', 'Runtime Class Name',
+]);
+
+/** The header of an events or pods table, with where each column starts; null for other lines. */
+export function tableHeader(text: string): Table | null {
+  const first = text.charCodeAt(0);
+  // Headers start with an upper-case letter (get) or spaces (describe's Events table).
+  if (first !== 32 && !(first >= 65 && first <= 90)) return null;
+  // Cheap test before splitting: every header this reads has one of these words.
+  if (!text.includes('REASON') && !text.includes('Reason') && !text.includes('RESTARTS')) return null;
+  const columns = columnsOf(text);
+  if (columns.length < 4) return null;
+  const names = new Set(columns.map((c) => c.name));
+  if (names.has('TYPE') && names.has('REASON') && names.has('MESSAGE')) {
+    const describe = text.charCodeAt(0) === 32 && text.includes('Reason') && (names.has('AGE') || names.has('LASTSEEN'));
+    return { kind: describe ? 'describe-events' : 'events', columns };
+  }
+  if (names.has('NAME') && names.has('READY') && names.has('STATUS') && names.has('RESTARTS')) return { kind: 'pods', columns };
+  return null;
+}
+
+/** Header words separated by two or more spaces (or a tab); `LAST SEEN` is one column. Names are upper-cased without spaces. */
+function columnsOf(text: string): Column[] {
+  const columns: Column[] = [];
+  for (const run of runsOf(text)) {
+    const name = run.text.replace(/ /g, '').toUpperCase();
+    if (!/^[A-Z]+$/.test(name)) return [];
+    columns.push({ name, start: run.start });
+  }
+  return columns;
+}
+
+/** Runs of text separated by two or more spaces or a tab. */
+function runsOf(text: string): { text: string; start: number }[] {
+  const runs: { text: string; start: number }[] = [];
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+    if (i >= text.length) break;
+    const start = i;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === 9) break;
+      if (c === 32 && (text.charCodeAt(i + 1) === 32 || text.charCodeAt(i + 1) === 9 || i + 1 >= text.length)) break;
+      i++;
+    }
+    runs.push({ text: text.slice(start, i), start });
+  }
+  return runs;
+}
+
+/**
+ * A row's cells by column name. A table printed at once is aligned to its header, so cells are
+ * cut at the header's offsets (empty cells such as SUBOBJECT included). Rows printed one by one
+ * (`--watch`) are not aligned; they are split at runs of spaces instead, the MESSAGE cell taking
+ * what is left between the columns before and after it. `valid` tells a real row from a cut that
+ * landed inside words.
+ */
+export function splitRow(text: string, columns: readonly Column[], valid: (cells: Record<string, string>) => boolean): Record<string, string> | null {
+  const aligned = alignedCells(text, columns);
+  if (aligned && valid(aligned)) return aligned;
+  const tokens = tokenCells(text, columns);
+  return tokens && valid(tokens) ? tokens : null;
+}
+
+function alignedCells(text: string, columns: readonly Column[]): Record<string, string> | null {
+  if (text.slice(0, columns[0]!.start).trim() !== '') return null;
+  const cells: Record<string, string> = {};
+  for (let i = 0; i < columns.length; i++) {
+    const start = columns[i]!.start;
+    if (i > 0 && start < text.length && text.charCodeAt(start - 1) !== 32) return null;
+    const end = i + 1 < columns.length ? columns[i + 1]!.start : text.length;
+    cells[columns[i]!.name] = start < text.length ? text.slice(start, end).trim() : '';
+  }
+  return cells;
+}
+
+/** Columns that kubectl leaves empty, so an unaligned row may lack their cell. */
+const OPTIONAL_COLUMNS = ['SUBOBJECT', 'NOMINATEDNODE', 'READINESSGATES'];
+
+function tokenCells(text: string, columns: readonly Column[]): Record<string, string> | null {
+  const runs = runsOf(text);
+  let names = columns.map((c) => c.name);
+  for (const optional of OPTIONAL_COLUMNS) if (runs.length < names.length && names.includes(optional)) names = names.filter((n) => n !== optional);
+  if (runs.length < names.length) return null;
+  let free = names.indexOf('MESSAGE');
+  if (free === -1) free = names.length - 1;
+  const cells: Record<string, string> = {};
+  const after = names.length - free - 1;
+  for (let i = 0; i < free; i++) cells[names[i]!] = runs[i]!.text;
+  for (let i = 0; i < after; i++) cells[names[names.length - 1 - i]!] = runs[runs.length - 1 - i]!.text;
+  const middle = runs.slice(free, runs.length - after);
+  const last = middle[middle.length - 1];
+  cells[names[free]!] = last === undefined ? '' : text.slice(middle[0]!.start, last.start + last.text.length);
+  return cells;
+}
+
+/** `pod/name` from OBJECT, or from the pre-1.19 KIND and NAME (`name.17a2b3c4d5e6f7a8`) columns. */
+function objectOf(cells: Record<string, string>): string | null {
+  if (cells.OBJECT) return cells.OBJECT.includes('/') ? cells.OBJECT.replace(/^(\w+)\//, (_, kind: string) => `${kind.toLowerCase()}/`) : cells.OBJECT;
+  if (cells.KIND && cells.NAME) return `${cells.KIND.toLowerCase()}/${cells.NAME.replace(/\.[0-9a-f]{10,}$/, '')}`;
+  return null;
+}
+
+/** kubectl's short ages: `45s`, `3m2s`, `10h`, `5d`, `2y45d`; null for `<unknown>`, `<invalid>` and anything else. */
+export function parseHumanDuration(text: string): number | null {
+  if (text === '') return null;
+  const m = HUMAN_DURATION.exec(text);
+  if (!m || m[0] === '') return null;
+  const [, y, d, h, min, s] = m.map((v) => (v === undefined ? 0 : Number(v))) as number[];
+  return y! * 365 * 86_400 + d! * 86_400 + h! * 3600 + min! * 60 + s!;
+}
+
+/** `Wed, 19 Aug 2020 13:55:45 -0700` (RFC 1123 with a numeric zone), as describe prints times. */
+function parseDescribeTime(text: string): number | null {
+  if (text === '') return null;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** Lines that only kubectl prints, for the sniffer: describe keys with their values, and table headers. */
+const SNIFF_MARKERS =
+  /^(?:(?:Init |Ephemeral )?Containers:$|Events:(?:\s+<none>)?$|Name:\s+\S+$|Namespace:\s+\S+$|QoS Class:\s|Controlled By:\s| +(?:Last )?State:\s+(?:Running|Waiting|Terminated)$| +Restart Count:\s+\d+$| +Exit Code:\s+-?\d+$| +Reason:\s+(?:CrashLoopBackOff|OOMKilled|Error|Completed|ContainerCreating|PodInitializing)$| +Container ID:\s+\w+:\/\/)/;
+
+/** How strongly a line says "kubectl output": 0 when it does not. */
+export function kubectlSniffScore(line: string): number {
+  if (SNIFF_MARKERS.test(line)) return 2;
+  return tableHeader(line) ? 3 : 0;
+}
+
+export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
+  const reader = new KubectlReader(input, (record) => sink.emit(record));
+  return {
+    line(text, lineNo) {
+      if (!reader.line(text, lineNo) && text.trim() !== '') sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');
+    },
+    end() {
+      reader.end();
+    },
+  };
+};

@@ -1,0 +1,105 @@
+// Fire and quiet cases for pod-restarts, on kubectl output shaped like what users attach
+// (fixtures/pod-restarts, fixtures/healthy-kubectl) and on two real describe pastes
+// (test/data/kubectl, from linkerd2#4899 and linkerd2#10643).
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { RuleCases } from '../support/rule-cases.js';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const destination = read('fixtures/pod-restarts/describe-linkerd-destination.txt');
+const web = read('fixtures/pod-restarts/describe-web.txt');
+const events = read('fixtures/pod-restarts/events.txt');
+const pods = read('fixtures/pod-restarts/get-pods.txt');
+const real4899 = read('test/data/kubectl/l2-4899-describe-oom-2.8.1.log');
+const real10643 = read('test/data/kubectl/l2-10643-describe-crashloop-policy.log');
+const healthyDescribe = read('fixtures/healthy-kubectl/describe-emoji.txt');
+const healthyPods = read('fixtures/healthy-kubectl/get-pods.txt');
+const healthyEvents = read('fixtures/healthy-kubectl/events-wide.txt');
+
+/** The describe of a proxy restarted once, with reason Error, days before the listing. */
+const onceLongAgo = web
+  .replace('Reason:       OOMKilled', 'Reason:       Error')
+  .replace('Exit Code:    137', 'Exit Code:    1')
+  .replace('Restart Count:  4', 'Restart Count:  1');
+
+export const cases: RuleCases = {
+  fires: [
+    {
+      name: 'the destination controller OOMKilled at 250Mi, 6 restarts, BackOff events',
+      inputs: [{ path: 'describe-linkerd-destination.txt', content: destination }],
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        const f = findings[0]!;
+        assert.equal(f.severity, 'error');
+        assert.equal(f.evidence.problem, 'oom');
+        assert.equal(f.evidence.controller, 'destination');
+        assert.equal(f.subject.workload, 'linkerd-destination');
+        assert.match(f.message, /250Mi/);
+      },
+    },
+    {
+      name: 'a data-plane proxy OOMKilled 4 times is an error',
+      inputs: [{ path: 'describe-web.txt', content: web }],
+      check: (findings) => {
+        assert.deepEqual(findings.map((f) => [f.severity, f.evidence.container, f.evidence.problem]), [['error', 'linkerd-proxy', 'oom']]);
+      },
+    },
+    {
+      name: 'get pods: a destination replica in CrashLoopBackOff, another restarted 6 times 16 minutes ago',
+      inputs: [{ path: 'get-pods.txt', content: pods }],
+      check: (findings) => {
+        const problems = findings.map((f) => `${f.severity} ${f.evidence.problem}`).sort();
+        assert.deepEqual(problems, ['error crashloop', 'warning restarts']);
+      },
+    },
+    {
+      name: 'get events: BackOff for destination and a node OOM kill of linkerd2-proxy',
+      inputs: [{ path: 'events.txt', content: events }],
+      options: { minBackOffEvents: 1 },
+      check: (findings) => {
+        assert.deepEqual(findings.map((f) => `${f.severity} ${f.evidence.container} ${f.evidence.problem}`).sort(), ['error destination crashloop', 'warning linkerd-proxy oom']);
+      },
+    },
+    {
+      name: 'real: linkerd2#4899 proxy OOMKilled once (describe pasted with its log tail)',
+      inputs: [{ path: 'l2-4899-describe-oom-2.8.1.log', content: real4899 }],
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.equal(findings[0]!.severity, 'warning');
+        assert.equal(findings[0]!.evidence.problem, 'oom');
+      },
+    },
+    {
+      name: 'real: linkerd2#10643 proxy in CrashLoopBackOff',
+      inputs: [{ path: 'l2-10643-describe-crashloop-policy.log', content: real10643 }],
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.equal(findings[0]!.severity, 'error');
+        assert.equal(findings[0]!.evidence.problem, 'crashloop');
+      },
+    },
+    {
+      name: 'the two real pastes together, neither naming its pod, stay two findings',
+      inputs: [
+        { path: 'l2-4899-describe-oom-2.8.1.log', content: real4899 },
+        { path: 'l2-10643-describe-crashloop-policy.log', content: real10643 },
+      ],
+      check: (findings) => assert.deepEqual(findings.map((f) => `${f.severity} ${f.evidence.problem}`), ['error crashloop', 'warning oom']),
+    },
+    {
+      name: 'describe, events and pods of one incident in separate files',
+      inputs: [
+        { path: 'describe-linkerd-destination.txt', content: destination },
+        { path: 'events.txt', content: events },
+        { path: 'get-pods.txt', content: pods },
+      ],
+    },
+  ],
+  quiet: [
+    { name: 'a healthy describe: 0 restarts, linkerd-init Completed, Normal events only', inputs: [{ path: 'describe-emoji.txt', content: healthyDescribe }] },
+    { name: 'get pods -A -o wide: one control-plane restart 12 days ago, a Completed job', inputs: [{ path: 'get-pods.txt', content: healthyPods }] },
+    { name: 'get events -o wide with Normal events only', inputs: [{ path: 'events-wide.txt', content: healthyEvents }] },
+    { name: 'a proxy that restarted once with reason Error', inputs: [{ path: 'describe-web.txt', content: onceLongAgo }] },
+  ],
+};
