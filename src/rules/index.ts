@@ -7,6 +7,11 @@ import ingressPodIpBypass from './ingress-pod-ip-bypass.js';
 import metricCardinality from './metric-cardinality.js';
 import reconnectStorm from './reconnect-storm.js';
 import staleEndpointMetrics from './stale-endpoint-metrics.js';
+import identityFailure from './identity-failure/index.js';
+import failfast from './failfast/index.js';
+import dnsResolutionFailure from './dns-resolution-failure/index.js';
+import protocolDetectionTimeout from './protocol-detection-timeout/index.js';
+import authorizationDenied from './authorization-denied/index.js';
 
 /** Every rule, in report order: logs, metrics, DNS. Add a rule here and give it docs/rules/<id>.md. */
 export const RULES: readonly AnyRule[] = [
@@ -18,6 +23,11 @@ export const RULES: readonly AnyRule[] = [
   fdExhaustion,
   dnsTtlZero,
   dnsQueryStorm,
+  identityFailure,
+  failfast,
+  dnsResolutionFailure,
+  protocolDetectionTimeout,
+  authorizationDenied,
 ];
 
 export function findRule(id: string): AnyRule | undefined {
