@@ -39,6 +39,7 @@ interface ServiceState {
   exits: number;
   longestSeconds: number | null;
   pods: Map<string, number>;
+  episodesByPod: Map<string, number>;
   namespaces: Map<string, number>;
 }
 
@@ -83,7 +84,16 @@ const signalOf = perBody((record: ProxyLogRecord): Signal => {
   return { kind, service: serviceOf(record, text), elapsed };
 });
 
+/** `web.shop.svc.cluster.local:80` and the span `service{ns=shop name=web port=80}` are one service: `web.shop:80`. */
+function normalized(service: string): string {
+  return service.replace(/\.svc(?:\.[A-Za-z0-9-]+)*(?=:\d+$)|\.svc(?:\.[A-Za-z0-9-]+)*\.?$/, '');
+}
+
 function serviceOf(record: ProxyLogRecord, text: string): string {
+  return normalized(rawServiceOf(record, text));
+}
+
+function rawServiceOf(record: ProxyLogRecord, text: string): string {
   for (let i = record.spans.length - 1; i >= 0; i--) {
     const f = record.spans[i]!.fields;
     if (f.name && f.ns) return `${f.name}.${f.ns}${f.port ? `:${f.port}` : ''}`;
@@ -120,7 +130,7 @@ export default defineRule<FailfastOptions, State>({
     lineInterest: { 'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='] },
     defaultOptions: { minEpisodes: 2, minRefusedRequests: 10, sustainSeconds: 30, errorMinPods: 3 },
     optionSchema: {
-      minEpisodes: { type: 'integer', minimum: 1, description: 'Fail-fast entries for one service (across proxies) that fire the rule; one episode is a rollout or a restart.' },
+      minEpisodes: { type: 'integer', minimum: 1, description: 'Fail-fast entries of one proxy for one service that fire the rule; one episode per proxy is a rollout or a restart.' },
       minRefusedRequests: { type: 'integer', minimum: 1, description: 'Requests to one service refused by fail-fast or load shedding that fire the rule.' },
       sustainSeconds: {
         type: 'number',
@@ -144,7 +154,7 @@ export default defineRule<FailfastOptions, State>({
       }
       let s = state.services.get(signal.service);
       if (!s) {
-        s = { service: signal.service, episodes: signalTally(), refused: signalTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: new Map(), namespaces: new Map() };
+        s = { service: signal.service, episodes: signalTally(), refused: signalTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: new Map(), episodesByPod: new Map(), namespaces: new Map() };
         state.services.set(signal.service, s);
       }
       if (signal.kind === 'no-endpoints') {
@@ -158,7 +168,10 @@ export default defineRule<FailfastOptions, State>({
       }
       bump(s.pods, pod);
       if (record.namespace) bump(s.namespaces, record.namespace);
-      if (signal.kind === 'enter') countLine(s.episodes, record);
+      if (signal.kind === 'enter') {
+        countLine(s.episodes, record);
+        bump(s.episodesByPod, pod);
+      }
       else {
         if (signal.kind === 'shed') s.shed++;
         countLine(s.refused, record);
@@ -175,6 +188,7 @@ export default defineRule<FailfastOptions, State>({
       mine.exits += s.exits;
       mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
       mergeCounts(mine.pods, s.pods);
+      mergeCounts(mine.episodesByPod, s.episodesByPod);
       mergeCounts(mine.namespaces, s.namespaces);
     });
     mergeCounts(into.controllerTrouble, from.controllerTrouble);
@@ -185,7 +199,8 @@ export default defineRule<FailfastOptions, State>({
     for (const s of [...state.services.values()].sort((a, b) => a.service.localeCompare(b.service))) {
       const pods = s.pods.size;
       const refusalSpan = durationOf(s.refused, pods === 1);
-      const byEpisodes = s.episodes.count >= options.minEpisodes;
+      // A rollout sends every client into fail-fast once; the same proxy going in again is an outage.
+      const byEpisodes = Math.max(0, ...s.episodesByPod.values()) >= options.minEpisodes;
       const byRefusals = s.refused.count >= options.minRefusedRequests;
       const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || (refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1;
       if (!byEpisodes && !byRefusals && !byDuration) continue;
@@ -225,7 +240,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
   const timeline = toTimeline(merged.perMinute, `fail-fast ${s.service} per minute`);
   return {
     severity: pods >= options.errorMinPods || (s.longestSeconds ?? 0) >= 10 * options.sustainSeconds ? 'error' : 'warning',
-    title: `${s.service} in fail-fast (${cause})`,
+    title: cause === 'load shedding' ? `${s.service} shedding load` : `${s.service} in fail-fast (${cause})`,
     message,
     subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.keys()][0] } : {}), target: s.service },
     evidence: {
