@@ -3,6 +3,7 @@ import { controlPlaneUnavailableExporter } from './control-plane-unavailable.js'
 import { dnsQueryStormExporter, dnsTtlZeroExporter } from './dns.js';
 import { fdExhaustionExporter, ingressPodIpBypassExporter, metricCardinalityExporter, staleEndpointMetricsExporter } from './proxy-metrics.js';
 import { reconnectStormExporter } from './reconnect-storm.js';
+import { authorizationDeniedExporter, dnsResolutionFailureExporter, failfastExporter, identityFailureExporter, protocolDetectionTimeoutExporter } from './threshold-logs.js';
 
 /** One exporter per offline rule id; a rule that is not in the RULES registry is skipped with a notice. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,6 +16,11 @@ export const EXPORTERS: readonly RuleExporter<any>[] = [
   staleEndpointMetricsExporter,
   dnsTtlZeroExporter,
   dnsQueryStormExporter,
+  identityFailureExporter,
+  failfastExporter,
+  dnsResolutionFailureExporter,
+  protocolDetectionTimeoutExporter,
+  authorizationDeniedExporter,
 ];
 
 export function findExporter(ruleId: string): RuleExporter | undefined {
