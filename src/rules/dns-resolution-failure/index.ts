@@ -32,6 +32,9 @@ interface ControlPlaneState {
   errors: Map<string, number>;
 }
 
+/** Refined names tracked at most, so a name flood cannot grow state without bound. */
+const MAX_NAMES = 10_000;
+
 interface State {
   options: DnsResolutionFailureOptions;
   controlPlane: Map<ControllerComponent, ControlPlaneState>;
@@ -114,7 +117,10 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       if (!signal) return;
       if (signal.kind === 'refine') {
         let t = state.refine.get(signal.name);
-        if (!t) state.refine.set(signal.name, (t = signalTally()));
+        if (!t) {
+          if (state.refine.size >= MAX_NAMES) return;
+          state.refine.set(signal.name, (t = signalTally()));
+        }
         countLine(t, record);
         return;
       }
@@ -143,7 +149,7 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       mine.duringStartup += c.duringStartup;
       for (const [k, v] of c.errors) mine.errors.set(k, (mine.errors.get(k) ?? 0) + v);
     });
-    mergeKeyed(into.refine, from.refine, mergeTally);
+    mergeKeyed(into.refine, from.refine, mergeTally, MAX_NAMES);
   },
 
   finish(state, { options }) {

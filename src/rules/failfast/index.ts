@@ -43,8 +43,13 @@ interface ServiceState {
   namespaces: Map<string, number>;
 }
 
+/** Services tracked at most; a flood of distinct target addresses must not grow state without bound. */
+const MAX_SERVICES = 10_000;
+
 interface State {
   services: Map<string, ServiceState>;
+  /** Lines about services past MAX_SERVICES, counted and not analysed. */
+  untracked: number;
   /** Pods whose own control-plane clients failed (fail-fast or failed connects); cause only. */
   controllerTrouble: Map<string, number>;
 }
@@ -141,7 +146,7 @@ export default defineRule<FailfastOptions, State>({
     },
   },
 
-  createState: () => ({ services: new Map(), controllerTrouble: new Map() }),
+  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: new Map() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -154,6 +159,10 @@ export default defineRule<FailfastOptions, State>({
       }
       let s = state.services.get(signal.service);
       if (!s) {
+        if (state.services.size >= MAX_SERVICES) {
+          state.untracked++;
+          return;
+        }
         s = { service: signal.service, episodes: signalTally(), refused: signalTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: new Map(), episodesByPod: new Map(), namespaces: new Map() };
         state.services.set(signal.service, s);
       }
@@ -180,6 +189,7 @@ export default defineRule<FailfastOptions, State>({
   },
 
   merge(into, from) {
+    into.untracked += from.untracked;
     mergeKeyed(into.services, from.services, (mine, s) => {
       mergeTally(mine.episodes, s.episodes);
       mergeTally(mine.refused, s.refused);
@@ -190,7 +200,7 @@ export default defineRule<FailfastOptions, State>({
       mergeCounts(mine.pods, s.pods);
       mergeCounts(mine.episodesByPod, s.episodesByPod);
       mergeCounts(mine.namespaces, s.namespaces);
-    });
+    }, MAX_SERVICES, (s) => (into.untracked += s.episodes.count + s.refused.count));
     mergeCounts(into.controllerTrouble, from.controllerTrouble);
   },
 
@@ -254,6 +264,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
       noEndpointsLines: s.noEndpoints,
       podsAffected: pods,
       podsWithControllerFailures: [...s.pods.keys()].filter((p) => state.controllerTrouble.has(p)).length,
+      ...(state.untracked > 0 ? { untrackedServiceLines: state.untracked } : {}),
       firedBy: [why.byEpisodes && 'episodes', why.byRefusals && 'refused requests', why.byDuration && 'duration'].filter(Boolean).join(', '),
       window: windowEvidence(merged, pods === 1),
       topPods: topEntries(s.pods, 10).map((e) => ({ pod: e.key, lines: e.count })),

@@ -9,6 +9,7 @@
 // of its lifetime (24 h by default), so a healthy proxy always holds one with more than ~7 h left.
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
+import { perBody } from '../../util/body-memo.js';
 import { podKeyOf } from '../../util/metric-proxy.js';
 import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
 import { formatDuration, latest, mergeKeyed } from '../../util/stats.js';
@@ -58,7 +59,7 @@ const UNKNOWN_ISSUER = new RegExp(TRUST_ANCHOR_MISMATCH);
 const ALERT = new RegExp(TLS_ALERT);
 const NOT_READY = new RegExp(IDENTITY_NOT_READY);
 
-const classify = (record: ProxyLogRecord): Kind | 'access-denied' | 'bad-certificate' | null => {
+const classify = perBody((record: ProxyLogRecord): Kind | 'access-denied' | 'bad-certificate' | null => {
   const text = bodyText(record);
   if (UNKNOWN_ISSUER.test(text)) return 'trust-anchor';
   if (CERTIFY.test(text)) return 'certify';
@@ -66,7 +67,7 @@ const classify = (record: ProxyLogRecord): Kind | 'access-denied' | 'bad-certifi
   if (alert) return alert[1] === 'AccessDenied' ? 'access-denied' : 'bad-certificate';
   if (NOT_READY.test(text)) return 'not-ready';
   return null;
-};
+});
 
 export default defineRule<IdentityFailureOptions, State>({
   meta: {
