@@ -110,6 +110,8 @@ function rawServiceOf(record: ProxyLogRecord, text: string): string {
     if (ADDRESS_SPANS.has(s.name) && s.fields.addr) return s.fields.addr;
   }
   for (const s of record.spans) if (s.fields['target.addr']) return s.fields['target.addr'];
+  const inboundPort = record.spans[0]?.name === 'inbound' ? record.spans.find((s) => s.fields.port)?.fields.port : undefined;
+  if (inboundPort) return `inbound port ${inboundPort}`;
   return named ?? 'unknown service';
 }
 
