@@ -83,6 +83,42 @@ export const CAUSAL_LINKS: readonly CausalLink[] = [
     mechanism: 'every series the proxy holds costs memory, so a proxy whose series keep growing reaches its memory limit and is OOMKilled (linkerd2#12916)',
     applies: (_cause, effect) => isProxyOom(effect),
   },
+  {
+    cause: 'control-plane-unavailable',
+    effect: 'identity-failure',
+    requires: 'component',
+    mechanism: 'the identity controller refused or failed certification calls, so every proxy that starts or renews gets no certificate and stays unready',
+  },
+  {
+    cause: 'control-plane-unavailable',
+    effect: 'dns-resolution-failure',
+    requires: 'component',
+    mechanism: 'the controller Services are headless: with no controller pod ready, DNS has no record for them, so proxies cannot resolve the controller',
+  },
+  {
+    cause: 'dns-resolution-failure',
+    effect: 'identity-failure',
+    requires: 'component',
+    mechanism: 'a proxy that cannot resolve linkerd-identity-headless cannot send its certificate request, so it never gets an identity',
+  },
+  {
+    cause: 'dns-resolution-failure',
+    effect: 'failfast',
+    requires: 'pod-or-workload',
+    mechanism: 'a proxy that cannot resolve its destination controller has no service discovery, so its balancers find no endpoints and fail fast',
+  },
+  {
+    cause: 'reconnect-storm',
+    effect: 'failfast',
+    requires: 'pod-or-workload',
+    mechanism: 'a proxy that cannot reach its destination controller has no discovery for the services it calls (controller unreachable), so their balancers fail fast',
+  },
+  {
+    cause: 'identity-failure',
+    effect: 'reconnect-storm',
+    requires: 'pod-or-workload',
+    mechanism: 'with a trust-anchor mismatch or no certificate every TLS handshake to the controller fails, so the proxy\'s reconnect loop never succeeds',
+  },
 ];
 
 type Phrase = (f: Finding) => string;
@@ -105,6 +141,26 @@ export const PHRASES: Readonly<Record<string, Phrase>> = {
     const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
     const component = componentOfTarget(f.subject.target);
     return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(e.totalLines ?? 0)} lines${duration})`;
+  },
+  'identity-failure': (f) => {
+    const e = f.evidence as { failureKind?: string; podsAffected?: number; proxies?: number };
+    const n = e.podsAffected ?? e.proxies ?? 0;
+    const what: Record<string, string> = {
+      certify: 'failing to obtain a certificate',
+      'trust-anchor': 'rejecting peers from an unknown issuer (trust-anchor mismatch)',
+      'tls-alert': 'refusing TLS handshakes',
+      'not-ready': 'still waiting for identity',
+      expiry: 'with certificates expired or about to expire',
+    };
+    return `${n} prox${n === 1 ? 'y' : 'ies'} ${what[e.failureKind ?? ''] ?? 'without a valid identity'}`;
+  },
+  failfast: (f) => {
+    const e = f.evidence as { service?: string; cause?: string; podsAffected?: number };
+    return `${e.service ?? f.subject.target ?? 'a service'} in fail-fast on ${e.podsAffected ?? '?'} prox${e.podsAffected === 1 ? 'y' : 'ies'} (${e.cause ?? 'cause unknown'})`;
+  },
+  'dns-resolution-failure': (f) => {
+    const e = f.evidence as { controller?: string; name?: string; podsAffected?: number };
+    return e.controller ? `${e.podsAffected ?? '?'} proxies cannot resolve the ${e.controller} controller` : `DNS refinement of ${e.name ?? f.subject.target} timing out`;
   },
   'metric-cardinality': (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
   'pod-restarts': (f) => {

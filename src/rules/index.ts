@@ -9,6 +9,11 @@ import metricCardinality from './metric-cardinality.js';
 import podRestarts from './pod-restarts/index.js';
 import reconnectStorm from './reconnect-storm.js';
 import staleEndpointMetrics from './stale-endpoint-metrics.js';
+import identityFailure from './identity-failure/index.js';
+import failfast from './failfast/index.js';
+import dnsResolutionFailure from './dns-resolution-failure/index.js';
+import protocolDetectionTimeout from './protocol-detection-timeout/index.js';
+import authorizationDenied from './authorization-denied/index.js';
 
 /** Every rule, in report order: logs, metrics, DNS. Add a rule here and give it docs/rules/<id>.md. */
 export const RULES: readonly AnyRule[] = [
@@ -20,8 +25,13 @@ export const RULES: readonly AnyRule[] = [
   fdExhaustion,
   dnsTtlZero,
   dnsQueryStorm,
-  knownSignature,
+  identityFailure,
+  failfast,
+  dnsResolutionFailure,
+  protocolDetectionTimeout,
+  authorizationDenied,
   podRestarts,
+  knownSignature,
 ];
 
 export function findRule(id: string): AnyRule | undefined {

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { renderRuleFile } from '../../src/export/render.js';
 import type { AlertingRule } from '../../src/export/types.js';
 import { fleetGroups, overrides } from '../support/export-rules.js';
-import { logqlProblems, rulerFileProblems } from '../support/loki-ruler.js';
+import { logqlProblems, rulerFileProblems, runPipeline } from '../support/loki-ruler.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/rules/dns-ttl-zero.js';
 
 const { groups, notices } = fleetGroups('loki');
@@ -47,7 +47,7 @@ describe('exported Loki rules', () => {
       assert.ok(notices.some((n) => n.startsWith(`no loki rules for ${id}:`)), `${id}: ${notices.join(' | ')}`);
       assert.ok(!groups.some((g) => g.name.endsWith(id)));
     }
-    assert.deepEqual(groups.map((g) => g.name), ['linkerd-doctor.reconnect-storm', 'linkerd-doctor.control-plane-unavailable', 'linkerd-doctor.fd-exhaustion', 'linkerd-doctor.dns-ttl-zero', 'linkerd-doctor.dns-query-storm']);
+    assert.deepEqual(groups.map((g) => g.name), ['linkerd-doctor.reconnect-storm', 'linkerd-doctor.control-plane-unavailable', 'linkerd-doctor.fd-exhaustion', 'linkerd-doctor.dns-ttl-zero', 'linkerd-doctor.dns-query-storm', 'linkerd-doctor.identity-failure', 'linkerd-doctor.failfast', 'linkerd-doctor.dns-resolution-failure', 'linkerd-doctor.protocol-detection-timeout', 'linkerd-doctor.authorization-denied']);
   });
 
   test('storm thresholds come from the reconnect-storm options', () => {
@@ -80,30 +80,6 @@ describe('exported Loki rules', () => {
 });
 
 // ---------------------------------------------------------------- the pipeline on real line shapes
-
-/**
- * Line filters (`|= "x"`, `|~ "re"`), regexp stages and regex label filters (`| l=~"re"`, `| l!~"re"`)
- * of a LogQL pipeline, in order, run the way Loki runs them: null when the line is dropped.
- */
-function runPipeline(expr: string, line: string): Record<string, string> | null {
-  const labels: Record<string, string> = {};
-  for (const m of expr.matchAll(/\|= "([^"]*)"|\|~ "([^"]*)"|\| regexp `([^`]*)`|\| (\w+)(=~|!~)("(?:[^"\\]|\\.)*")/g)) {
-    if (m[1] !== undefined && !line.includes(m[1])) return null;
-    if (m[2] !== undefined && !new RegExp(m[2]).test(line)) return null;
-    if (m[3] !== undefined) {
-      // RE2 named groups `(?P<name>…)` are JS `(?<name>…)`; a regexp stage that does not match keeps the line.
-      const found = new RegExp(m[3].replace(/\(\?P</g, '(?<')).exec(line);
-      if (found?.groups) for (const [k, v] of Object.entries(found.groups)) if (v !== undefined) labels[k] = v;
-    }
-    if (m[4] !== undefined) {
-      // Label regexes are anchored; a missing label is the empty string. RE2's leading (?i) is JS's i flag.
-      const source = JSON.parse(m[6]!) as string;
-      const re = new RegExp(`^(?:${source.replace(/^\(\?i\)/, '')})$`, source.startsWith('(?i)') ? 'i' : '');
-      if (re.test(labels[m[4]] ?? '') !== (m[5] === '=~')) return null;
-    }
-  }
-  return labels;
-}
 
 const PLAIN_CP = '[  1203.426853s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.15:8086}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
 const JSON_CP =

@@ -273,6 +273,64 @@ const CASES: AlertCase[] = [
     evalTime: '8m',
     firing: [],
   },
+  // identity-failure: certificate expiry (promtool evaluates from the epoch, so values are seconds from 0)
+  {
+    title: 'a certificate with 3 h left',
+    alert: 'LinkerdProxyCertificateNearExpiry',
+    series: [proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-0"', '10800x40')],
+    evalTime: '5m',
+    firing: [{ ...rule('identity-failure', 'warning'), namespace: 'shop', pod: 'web-0' }],
+  },
+  {
+    title: 'a certificate with 20 h left, and a proxy with no certificate yet (0)',
+    alert: 'LinkerdProxyCertificateNearExpiry',
+    series: [proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-0"', '72000x40'), proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-1"', '0x40')],
+    evalTime: '5m',
+    firing: [],
+  },
+  {
+    title: 'a certificate 30 min from expiry',
+    alert: 'LinkerdProxyCertificateExpiring',
+    series: [proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-0"', '2100x40')],
+    evalTime: '5m',
+    firing: [{ ...rule('identity-failure', 'error'), namespace: 'shop', pod: 'web-0' }],
+  },
+  {
+    title: 'a certificate with 3 h left is not about to expire',
+    alert: 'LinkerdProxyCertificateExpiring',
+    series: [proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-0"', '10800x40')],
+    evalTime: '5m',
+    firing: [],
+  },
+  // authorization-denied: minDenials (10) in 5 minutes per Server
+  {
+    title: 'probes denied every 15 s on two pods of one server',
+    alert: 'LinkerdAuthorizationHttpDenials',
+    series: pods(2, (i) => [proxySeries('inbound_http_authz_deny_total', `namespace="observability", pod="otel-${i}", srv_kind="server", srv_name="collector-opencensus"`, '0+1x40')]),
+    evalTime: '8m',
+    firing: [{ ...rule('authorization-denied', 'warning'), namespace: 'observability', srv_name: 'collector-opencensus' }],
+  },
+  {
+    title: 'two denied requests in 5 minutes',
+    alert: 'LinkerdAuthorizationHttpDenials',
+    series: [proxySeries('inbound_http_authz_deny_total', 'namespace="payments", pod="payments-0", srv_kind="server", srv_name="payments-http"', '0+0.1x40')],
+    evalTime: '8m',
+    firing: [],
+  },
+  {
+    title: 'unauthenticated TCP connections refused twice a second',
+    alert: 'LinkerdAuthorizationTcpDenials',
+    series: [proxySeries('inbound_tcp_authz_deny_total', 'namespace="db", pod="pg-0", srv_kind="server", srv_name="postgres"', '0+30x40')],
+    evalTime: '8m',
+    firing: [{ ...rule('authorization-denied', 'warning'), namespace: 'db', srv_name: 'postgres' }],
+  },
+  {
+    title: 'no TCP denials',
+    alert: 'LinkerdAuthorizationTcpDenials',
+    series: [proxySeries('inbound_tcp_authz_deny_total', 'namespace="db", pod="pg-0", srv_kind="server", srv_name="postgres"', '0x40')],
+    evalTime: '8m',
+    firing: [],
+  },
   // ingress-pod-ip-bypass
   {
     title: 'an ingress proxy dialling six pod IPs with no balancer',

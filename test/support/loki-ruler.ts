@@ -79,3 +79,32 @@ export function rulerFileProblems(file: unknown): string[] {
   }
   return problems;
 }
+
+// ---------------------------------------------------------------- the pipeline on real line shapes
+
+/**
+ * Line filters (`|= "x"`, `|~ "re"`, `!= "x"`, `!~ "re"`), regexp stages and regex label filters (`| l=~"re"`, `| l!~"re"`)
+ * of a LogQL pipeline, in order, run the way Loki runs them: null when the line is dropped.
+ */
+export function runPipeline(expr: string, line: string): Record<string, string> | null {
+  const labels: Record<string, string> = {};
+  // A quoted filter's escapes (`\"`) are also valid JavaScript regex escapes, so its text is used as is.
+  for (const m of expr.matchAll(/\|= "([^"]*)"|\|~ "((?:[^"\\]|\\.)*)"|\| regexp `([^`]*)`|\| (\w+)(=~|!~)("(?:[^"\\]|\\.)*")|!= "([^"]*)"|!~ "((?:[^"\\]|\\.)*)"/g)) {
+    if (m[1] !== undefined && !line.includes(m[1])) return null;
+    if (m[2] !== undefined && !new RegExp(m[2]).test(line)) return null;
+    if (m[7] !== undefined && line.includes(m[7])) return null;
+    if (m[8] !== undefined && new RegExp(m[8]).test(line)) return null;
+    if (m[3] !== undefined) {
+      // RE2 named groups `(?P<name>…)` are JS `(?<name>…)`; a regexp stage that does not match keeps the line.
+      const found = new RegExp(m[3].replace(/\(\?P</g, '(?<')).exec(line);
+      if (found?.groups) for (const [k, v] of Object.entries(found.groups)) if (v !== undefined) labels[k] = v;
+    }
+    if (m[4] !== undefined) {
+      // Label regexes are anchored; a missing label is the empty string. RE2's leading (?i) is JS's i flag.
+      const source = JSON.parse(m[6]!) as string;
+      const re = new RegExp(`^(?:${source.replace(/^\(\?i\)/, '')})$`, source.startsWith('(?i)') ? 'i' : '');
+      if (re.test(labels[m[4]] ?? '') !== (m[5] === '=~')) return null;
+    }
+  }
+  return labels;
+}

@@ -4,6 +4,7 @@ import { dnsQueryStormExporter, dnsTtlZeroExporter } from './dns.js';
 import { fdExhaustionExporter, ingressPodIpBypassExporter, metricCardinalityExporter, staleEndpointMetricsExporter } from './proxy-metrics.js';
 import { podRestartsExporter } from './pod-restarts.js';
 import { reconnectStormExporter } from './reconnect-storm.js';
+import { authorizationDeniedExporter, dnsResolutionFailureExporter, failfastExporter, identityFailureExporter, protocolDetectionTimeoutExporter } from './threshold-logs.js';
 
 /** One exporter per offline rule id; a rule that is not in the RULES registry is skipped with a notice. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -16,6 +17,11 @@ export const EXPORTERS: readonly RuleExporter<any>[] = [
   staleEndpointMetricsExporter,
   dnsTtlZeroExporter,
   dnsQueryStormExporter,
+  identityFailureExporter,
+  failfastExporter,
+  dnsResolutionFailureExporter,
+  protocolDetectionTimeoutExporter,
+  authorizationDeniedExporter,
   podRestartsExporter,
 ];
 

@@ -1,0 +1,234 @@
+// Proxies that cannot resolve names: the control-plane services they are configured with, or the
+// destinations they canonicalise. Without an answer for linkerd-dst-headless, linkerd-policy or
+// linkerd-identity-headless a proxy gets no discovery, no policy or no certificate at all.
+//
+// The three controller Services are headless: DNS publishes a record only for ready pods, so a
+// proxy starting alongside (or before) the control plane sees "no record found" for a few seconds,
+// and retries at the negative TTL (CoreDNS' kubernetes plugin answers with 5 s) or its connect
+// backoff. Failures after the start-up grace, repeated past several retries, or on several
+// proxies at once are not that race.
+
+import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
+import { componentFromName, type ControllerComponent } from '../../knowledge/control-plane.js';
+import { perBody } from '../../util/body-memo.js';
+import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
+import { formatDuration, mergeKeyed } from '../../util/stats.js';
+import { toTimeline } from '../../util/timeline.js';
+import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
+
+export interface DnsResolutionFailureOptions {
+  minControlPlaneFailures: number;
+  minPods: number;
+  startupGraceSeconds: number;
+  minRefineTimeouts: number;
+}
+
+interface ControlPlaneState {
+  component: ControllerComponent;
+  names: Set<string>;
+  /** Per pod: failures after the grace. */
+  pods: Map<string, SignalTally>;
+  duringStartup: number;
+  errors: Map<string, number>;
+}
+
+/** Refined names tracked at most, so a name flood cannot grow state without bound. */
+const MAX_NAMES = 10_000;
+
+interface State {
+  options: DnsResolutionFailureOptions;
+  controlPlane: Map<ControllerComponent, ControlPlaneState>;
+  refine: Map<string, SignalTally>;
+}
+
+const RESOLVE = new RegExp(CONTROL_PLANE_RESOLVE);
+const REFINE = new RegExp(REFINE_TIMEOUT);
+const NO_ANSWER = new RegExp(NO_RECORD);
+const CP_NAME = new RegExp(CONTROL_PLANE_NAME);
+
+type Signal = { kind: 'control-plane'; component: ControllerComponent; name: string; error: string } | { kind: 'refine'; name: string } | null;
+
+const signalOf = perBody((record: ProxyLogRecord): Signal => {
+  const text = bodyText(record);
+  if (RESOLVE.test(text) || (NO_ANSWER.test(text) && CP_NAME.test(text))) {
+    const controller = record.spans.find((s) => s.name === 'controller')?.fields.addr;
+    const named = /for name: ([^\s]+)/.exec(text)?.[1];
+    const name = (controller ?? named ?? CP_NAME.exec(text)?.[0] ?? '').replace(/\.$/, '');
+    const component = componentFromName(name) ?? componentFromName(text) ?? spanComponent(record);
+    if (!component) return null;
+    return { kind: 'control-plane', component, name: name || component, error: errorKind(text) };
+  }
+  if (REFINE.test(text)) {
+    const name = /failed to refine ([^\s:]+)/.exec(text)?.[1] ?? record.spans.findLast((s) => s.name === 'logical' || s.name === 'dst')?.fields.addr ?? 'unknown name';
+    return { kind: 'refine', name };
+  }
+  return null;
+});
+
+/** `daemon:identity:` / `identity:controller{…}`, `dst:`, `policy:` spans name the client. */
+function spanComponent(record: ProxyLogRecord): ControllerComponent | null {
+  for (const s of record.spans) {
+    if (s.name === 'identity') return 'identity';
+    if (s.name === 'dst') return 'destination';
+    if (s.name === 'policy') return 'policy';
+  }
+  return null;
+}
+
+function errorKind(text: string): string {
+  if (/no record found/.test(text)) return 'no record found';
+  if (/timed out|deadline/i.test(text)) return 'timeout';
+  if (/SRV and A record lookups/.test(text)) return 'SRV and A lookups failed';
+  return 'other';
+}
+
+export default defineRule<DnsResolutionFailureOptions, State>({
+  meta: {
+    id: 'dns-resolution-failure',
+    code: 'LD1005',
+    title: 'Proxies cannot resolve control-plane or destination names',
+    description:
+      'Sustained "Failed to resolve control-plane component" / "no record found" for linkerd-dst-headless, linkerd-policy or linkerd-identity-headless past start-up, and repeated DNS refinement timeouts for one name.',
+    defaultSeverity: 'error',
+    inputs: ['proxy-log'],
+    lineInterest: { 'proxy-log': ['Failed to resolve control-plane', 'no record found', 'DNS refinement', 'failed to refine'] },
+    defaultOptions: { minControlPlaneFailures: 3, minPods: 3, startupGraceSeconds: 10, minRefineTimeouts: 5 },
+    optionSchema: {
+      minControlPlaneFailures: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Failed lookups of one controller name by one proxy, after the start-up grace, that fire the rule (several retries at the negative TTL or backoff).',
+      },
+      minPods: { type: 'integer', minimum: 1, description: 'Proxies with at least one failed lookup of the same controller after start-up that fire the rule together.' },
+      startupGraceSeconds: {
+        type: 'number',
+        minimum: 0,
+        description: 'Uptime during which a missing controller record is the headless Service not having ready pods yet.',
+      },
+      minRefineTimeouts: { type: 'integer', minimum: 1, description: 'DNS refinement timeouts for one name that fire the rule (a resolver consistently slower than the refine deadline).' },
+    },
+  },
+
+  createState: (options) => ({ options, controlPlane: new Map(), refine: new Map() }),
+
+  visitors: {
+    'proxy-log'(state, record) {
+      const signal = signalOf(record);
+      if (!signal) return;
+      if (signal.kind === 'refine') {
+        let t = state.refine.get(signal.name);
+        if (!t) {
+          if (state.refine.size >= MAX_NAMES) return;
+          state.refine.set(signal.name, (t = signalTally()));
+        }
+        countLine(t, record);
+        return;
+      }
+      let c = state.controlPlane.get(signal.component);
+      if (!c) {
+        c = { component: signal.component, names: new Set(), pods: new Map(), duringStartup: 0, errors: new Map() };
+        state.controlPlane.set(signal.component, c);
+      }
+      if (c.names.size < 10) c.names.add(signal.name);
+      if (record.uptime !== null && record.uptime < state.options.startupGraceSeconds) {
+        c.duringStartup++;
+        return;
+      }
+      c.errors.set(signal.error, (c.errors.get(signal.error) ?? 0) + 1);
+      const pod = podOf(record);
+      let t = c.pods.get(pod);
+      if (!t) c.pods.set(pod, (t = signalTally()));
+      countLine(t, record);
+    },
+  },
+
+  merge(into, from) {
+    mergeKeyed(into.controlPlane, from.controlPlane, (mine, c) => {
+      for (const n of c.names) if (mine.names.size < 10) mine.names.add(n);
+      mergeKeyed(mine.pods, c.pods, mergeTally);
+      mine.duringStartup += c.duringStartup;
+      for (const [k, v] of c.errors) mine.errors.set(k, (mine.errors.get(k) ?? 0) + v);
+    });
+    mergeKeyed(into.refine, from.refine, mergeTally, MAX_NAMES);
+  },
+
+  finish(state, { options }) {
+    const findings: FindingDraft[] = [];
+    for (const c of [...state.controlPlane.values()].sort((a, b) => a.component.localeCompare(b.component))) {
+      const sustainedPods = [...c.pods.entries()].filter(([, t]) => t.count >= options.minControlPlaneFailures);
+      const byPods = c.pods.size >= options.minPods;
+      if (sustainedPods.length === 0 && !byPods) continue;
+      findings.push(describeControlPlane(c, byPods ? [...c.pods.entries()] : sustainedPods, options));
+    }
+    const refines = [...state.refine.entries()].filter(([, t]) => t.count >= options.minRefineTimeouts).sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+    for (const [name, t] of refines) findings.push(describeRefine(name, t, options));
+    return findings;
+  },
+});
+
+const SERVICE: Record<ControllerComponent, string> = { destination: 'linkerd-dst-headless', policy: 'linkerd-policy', identity: 'linkerd-identity-headless' };
+const PORT: Record<ControllerComponent, string> = { destination: '8086', policy: '8090', identity: '8080' };
+const CONSEQUENCE: Record<ControllerComponent, string> = {
+  destination: 'without it the proxies get no service discovery and fail new destinations fast',
+  policy: 'without it the proxies get no authorization policy and cannot start serving inbound traffic',
+  identity: 'without it the proxies get no certificate, never become ready and every meshed connection fails',
+};
+
+function describeControlPlane(c: ControlPlaneState, pods: [string, SignalTally][], options: DnsResolutionFailureOptions): FindingDraft {
+  const merged = signalTally();
+  for (const [, t] of pods) mergeTally(merged, t);
+  const single = pods.length === 1;
+  const seconds = durationOf(merged, single);
+  const names = [...c.names];
+  const topError = [...c.errors.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const timeline = toTimeline(merged.perMinute, `${c.component} name lookups failed per minute`);
+  return {
+    severity: 'error',
+    title: `Proxies cannot resolve the ${c.component} controller (${SERVICE[c.component]})`,
+    message:
+      `${single ? `Proxy ${pods[0]![0]}` : `${pods.length} proxies`} failed ${plural(merged.count, 'lookup')} of ${names.join(', ')} after their first ${options.startupGraceSeconds} s of uptime` +
+      `${seconds ? ` over ${formatDuration(seconds)}` : ''}${topError ? ` (mostly ${topError})` : ''}; ${CONSEQUENCE[c.component]}. ` +
+      'A headless Service has records only for ready pods, so "no record found" past start-up means no controller pod is ready, or the name (namespace, cluster domain) is wrong.',
+    subject: { target: `${SERVICE[c.component]}:${PORT[c.component]}` },
+    evidence: {
+      controller: c.component,
+      names,
+      failures: merged.count,
+      failuresDuringStartup: c.duringStartup,
+      errorKinds: Object.fromEntries(c.errors),
+      podsAffected: pods.length,
+      window: windowEvidence(merged, single),
+      topPods: pods.sort((a, b) => b[1].count - a[1].count).slice(0, 10).map(([pod, t]) => ({ pod, failures: t.count })),
+      samples: merged.samples,
+      ...(timeline ? { timeline } : {}),
+    },
+    locations: locationsOf(merged),
+    remediation: [
+      `1. Check the controller pods are ready: kubectl -n <linkerd-ns> get pods,endpointslices -l linkerd.io/control-plane-component=${c.component === 'policy' ? 'destination' : c.component}; a headless Service without ready pods has no DNS records.`,
+      `2. Resolve the name from a pod: dig SRV ${SERVICE[c.component]}.<linkerd-ns>.svc.<cluster-domain>; a wrong namespace or a cluster domain other than cluster.local must be set at install (clusterDomain).`,
+      '3. If CoreDNS itself fails or times out, fix it first (kubectl -n kube-system logs -l k8s-app=kube-dns); every proxy depends on these three names.',
+    ].join('\n'),
+    keyFigure: { name: 'failures', value: merged.count },
+  };
+}
+
+function describeRefine(name: string, t: SignalTally, options: DnsResolutionFailureOptions): FindingDraft {
+  const pods = t.pods.counts.size;
+  const seconds = durationOf(t, pods === 1);
+  const timeline = toTimeline(t.perMinute, `DNS refinement timeouts ${name} per minute`);
+  return {
+    severity: 'warning',
+    title: `DNS refinement of ${name} keeps timing out`,
+    message:
+      `${plural(t.count, 'DNS refinement')} of ${name} timed out${pods > 1 ? ` in ${pods} proxies` : ''}${seconds ? ` over ${formatDuration(seconds)}` : ''} (threshold ${options.minRefineTimeouts}). ` +
+      'The proxy canonicalises a destination name with a short deadline before routing; when the resolver is consistently slower (an upstream forwarder, search-path expansion, an overloaded CoreDNS) requests to the name wait for the deadline and lose service discovery.',
+    subject: { target: name },
+    evidence: { name, timeouts: t.count, podsAffected: pods, window: windowEvidence(t, pods === 1), samples: t.samples, ...(timeline ? { timeline } : {}) },
+    locations: locationsOf(t),
+    remediation: [
+      '1. Time the lookup from the pod (dig <name>): if it takes more than a few hundred ms, fix the slow upstream (CoreDNS forward target, stub domains such as .consul) or use the fully qualified name with a trailing dot to skip search-path expansion.',
+      '2. These lines come from old proxies (the `canonicalize` step of stable-2.8 and earlier, `failed to refine` of stable-2.6 and earlier); on those releases upgrading the data plane removes the lookup from the request path.',
+    ].join('\n'),
+    keyFigure: { name: 'timeouts', value: t.count },
+  };
+}

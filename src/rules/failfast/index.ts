@@ -1,0 +1,300 @@
+// Data-plane fail-fast and load shedding, per service. A proxy's balancer for a service enters
+// fail-fast when no endpoint has been ready for the fail-fast timeout (1 s up to 2.10, 3 s from
+// 2.13); from then on every request to that service is refused at once instead of queued, until an
+// endpoint becomes ready again. One short episode is a rollout or a restart; the same service
+// going in again, staying in for many timeouts, or refusing request after request is an outage.
+//
+// Why the service has no ready endpoint decides the fix, so the cause is told apart:
+// - no endpoints: the destination controller answered with an empty set (`No endpoints`);
+// - controller unreachable: the same proxy's own control-plane clients are in fail-fast or failing
+//   to connect, so it has no discovery at all. That side is reported by reconnect-storm and
+//   control-plane-unavailable; this rule only links to it and never reports the controllers'
+//   own fail-fast (neither the clients' pools nor the controller pods' inbound side);
+// - load shedding: in-flight or concurrency limits reached;
+// - otherwise the endpoints exist but do not answer (not ready, crashing, unreachable).
+
+import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
+import { CONTROLLER_PORTS, componentFromName, portOf } from '../../knowledge/control-plane.js';
+import { perBody } from '../../util/body-memo.js';
+import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
+import { bump, formatDuration, latest, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import { toTimeline } from '../../util/timeline.js';
+import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
+
+export interface FailfastOptions {
+  minEpisodes: number;
+  minRefusedRequests: number;
+  sustainSeconds: number;
+  errorMinPods: number;
+}
+
+type Cause = 'no endpoints' | 'controller unreachable' | 'load shedding' | 'endpoints not ready or unreachable';
+
+interface ServiceState {
+  service: string;
+  episodes: SignalTally;
+  refused: SignalTally;
+  shed: number;
+  noEndpoints: number;
+  exits: number;
+  longestSeconds: number | null;
+  pods: Map<string, number>;
+  episodesByPod: Map<string, number>;
+  namespaces: Map<string, number>;
+}
+
+/** Services tracked at most; a flood of distinct target addresses must not grow state without bound. */
+const MAX_SERVICES = 10_000;
+
+interface State {
+  services: Map<string, ServiceState>;
+  /** Lines about services past MAX_SERVICES, counted and not analysed. */
+  untracked: number;
+  /** Pods whose own control-plane clients failed (fail-fast or failed connects); cause only. */
+  controllerTrouble: Map<string, number>;
+}
+
+type Signal =
+  | { kind: 'controller' }
+  | { kind: 'enter' | 'exit' | 'refused' | 'shed' | 'no-endpoints'; service: string; elapsed: number | null }
+  | null;
+
+const ENTER = new RegExp(ENTER_FAILFAST);
+const EXIT = new RegExp(EXIT_FAILFAST);
+const REFUSED = new RegExp(FAILFAST_REQUEST);
+const SHED = new RegExp(LOAD_SHED);
+const EMPTY = new RegExp(NO_ENDPOINTS);
+const SERVICE_IN_TEXT = /(?:logical service|service|logical|backend) ([A-Za-z0-9][\w.-]*:\d{1,5})/;
+const ADDRESS_SPANS = new Set(['logical', 'concrete', 'profile', 'resolve', 'service', 'backend', 'balance', 'proxy', 'http', 'route']);
+
+const signalOf = perBody((record: ProxyLogRecord): Signal => {
+  const text = bodyText(record);
+  const enter = ENTER.test(text);
+  const exit = !enter && EXIT.test(text);
+  const refused = !enter && !exit && REFUSED.test(text);
+  const shed = !enter && !exit && !refused && SHED.test(text) && /request failed|Failed to proxy request|Request failed/i.test(text);
+  const empty = !enter && !exit && !refused && !shed && EMPTY.test(record.message);
+  const controllerSpan = record.spans.some((s) => s.name === 'controller');
+  const reconnect = record.target === 'linkerd_reconnect' && controllerSpan;
+  if (!enter && !exit && !refused && !shed && !empty && !reconnect) return null;
+  // The controllers' own inbound side is control-plane-unavailable's.
+  if (record.spans[0]?.name === 'inbound') {
+    let port: string | null = null;
+    for (const s of record.spans) port = s.fields.port ?? portOf(s.fields['target.addr']) ?? port;
+    if (port === '8086' || port === '8090' || (port !== null && CONTROLLER_PORTS[port] && componentFromName(text))) return reconnect || controllerSpan ? { kind: 'controller' } : null;
+  }
+  if (reconnect || controllerSpan || /\bcontroller linkerd-/.test(text)) return enter || refused || reconnect ? { kind: 'controller' } : null;
+  const kind = enter ? 'enter' : exit ? 'exit' : refused ? 'refused' : shed ? 'shed' : 'no-endpoints';
+  const elapsed = exit ? elapsedSeconds(record.fields.elapsed ?? /elapsed=(\S+)/.exec(text)?.[1]) : null;
+  return { kind, service: serviceOf(record, text), elapsed };
+});
+
+/** `web.shop.svc.cluster.local:80` and the span `service{ns=shop name=web port=80}` are one service: `web.shop:80`. */
+function normalized(service: string): string {
+  return service.replace(/\.svc(?:\.[A-Za-z0-9-]+)*(?=:\d+$)|\.svc(?:\.[A-Za-z0-9-]+)*\.?$/, '');
+}
+
+function serviceOf(record: ProxyLogRecord, text: string): string {
+  return normalized(rawServiceOf(record, text));
+}
+
+function rawServiceOf(record: ProxyLogRecord, text: string): string {
+  for (let i = record.spans.length - 1; i >= 0; i--) {
+    const f = record.spans[i]!.fields;
+    if (f.name && f.ns) return `${f.name}.${f.ns}${f.port ? `:${f.port}` : ''}`;
+  }
+  const named = SERVICE_IN_TEXT.exec(text)?.[1];
+  if (named && !/^\d+\.\d+\.\d+\.\d+:/.test(named)) return named;
+  for (let i = record.spans.length - 1; i >= 0; i--) {
+    const s = record.spans[i]!;
+    if (ADDRESS_SPANS.has(s.name) && s.fields.addr) return s.fields.addr;
+  }
+  for (const s of record.spans) if (s.fields['target.addr']) return s.fields['target.addr'];
+  const inboundPort = record.spans[0]?.name === 'inbound' ? record.spans.find((s) => s.fields.port)?.fields.port : undefined;
+  if (inboundPort) return `inbound port ${inboundPort}`;
+  return named ?? 'unknown service';
+}
+
+/** `3.2s`, `1.5ms`, `2m`, or a bare number of seconds. */
+function elapsedSeconds(text: string | undefined): number | null {
+  if (!text) return null;
+  const m = /^([\d.]+)(ms|µs|us|ns|s|m)?/.exec(text);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : unit === 's' ? n : n / 1e6;
+}
+
+export default defineRule<FailfastOptions, State>({
+  meta: {
+    id: 'failfast',
+    code: 'LD1004',
+    title: 'Services in sustained fail-fast or load shedding',
+    description:
+      'Data-plane proxies put a service into fail-fast again and again or for long, or refuse requests to it (fail-fast, load shedding); the cause is told apart: no endpoints, controller unreachable, limits reached, endpoints not ready.',
+    defaultSeverity: 'warning',
+    inputs: ['proxy-log'],
+    lineInterest: { 'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='] },
+    defaultOptions: { minEpisodes: 2, minRefusedRequests: 10, sustainSeconds: 30, errorMinPods: 3 },
+    optionSchema: {
+      minEpisodes: { type: 'integer', minimum: 1, description: 'Fail-fast entries of one proxy for one service that fire the rule; one episode per proxy is a rollout or a restart.' },
+      minRefusedRequests: { type: 'integer', minimum: 1, description: 'Requests to one service refused by fail-fast or load shedding that fire the rule.' },
+      sustainSeconds: {
+        type: 'number',
+        minimum: 1,
+        description: 'An episode (exit elapsed, or refusals spanning this long) that fires the rule on its own: ten times the 3 s fail-fast timeout.',
+      },
+      errorMinPods: { type: 'integer', minimum: 1, description: 'Proxies failing fast on one service from which the finding is an error.' },
+    },
+  },
+
+  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: new Map() }),
+
+  visitors: {
+    'proxy-log'(state, record) {
+      const signal = signalOf(record);
+      if (!signal) return;
+      const pod = podOf(record);
+      if (signal.kind === 'controller') {
+        bump(state.controllerTrouble, pod);
+        return;
+      }
+      let s = state.services.get(signal.service);
+      if (!s) {
+        if (state.services.size >= MAX_SERVICES) {
+          state.untracked++;
+          return;
+        }
+        s = { service: signal.service, episodes: signalTally(), refused: signalTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: new Map(), episodesByPod: new Map(), namespaces: new Map() };
+        state.services.set(signal.service, s);
+      }
+      if (signal.kind === 'no-endpoints') {
+        s.noEndpoints++;
+        return;
+      }
+      if (signal.kind === 'exit') {
+        s.exits++;
+        if (signal.elapsed !== null) s.longestSeconds = latest(s.longestSeconds, signal.elapsed);
+        return;
+      }
+      bump(s.pods, pod);
+      if (record.namespace) bump(s.namespaces, record.namespace);
+      if (signal.kind === 'enter') {
+        countLine(s.episodes, record);
+        bump(s.episodesByPod, pod);
+      }
+      else {
+        if (signal.kind === 'shed') s.shed++;
+        countLine(s.refused, record);
+      }
+    },
+  },
+
+  merge(into, from) {
+    into.untracked += from.untracked;
+    mergeKeyed(into.services, from.services, (mine, s) => {
+      mergeTally(mine.episodes, s.episodes);
+      mergeTally(mine.refused, s.refused);
+      mine.shed += s.shed;
+      mine.noEndpoints += s.noEndpoints;
+      mine.exits += s.exits;
+      mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
+      mergeCounts(mine.pods, s.pods);
+      mergeCounts(mine.episodesByPod, s.episodesByPod);
+      mergeCounts(mine.namespaces, s.namespaces);
+    }, MAX_SERVICES, (s) => (into.untracked += s.episodes.count + s.refused.count));
+    mergeCounts(into.controllerTrouble, from.controllerTrouble);
+  },
+
+  finish(state, { options }) {
+    const findings: FindingDraft[] = [];
+    for (const s of [...state.services.values()].sort((a, b) => a.service.localeCompare(b.service))) {
+      const pods = s.pods.size;
+      const refusalSpan = durationOf(s.refused, pods === 1);
+      // A rollout sends every client into fail-fast once; the same proxy going in again is an outage.
+      const byEpisodes = Math.max(0, ...s.episodesByPod.values()) >= options.minEpisodes;
+      const byRefusals = s.refused.count >= options.minRefusedRequests;
+      const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || (refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1;
+      if (!byEpisodes && !byRefusals && !byDuration) continue;
+      findings.push(describe(s, state, options, { byEpisodes, byRefusals, byDuration }, refusalSpan));
+    }
+    return findings;
+  },
+});
+
+function causeOf(s: ServiceState, state: State): Cause {
+  if (s.noEndpoints > 0) return 'no endpoints';
+  if ([...s.pods.keys()].some((p) => state.controllerTrouble.has(p))) return 'controller unreachable';
+  if (s.shed > 0 && s.shed * 2 >= s.refused.count) return 'load shedding';
+  return 'endpoints not ready or unreachable';
+}
+
+const MEANING: Record<Cause, string> = {
+  'no endpoints': 'The destination controller reports no endpoints for it: no pod of the service is ready, the selector matches none, or the Service has no ports matching the target port.',
+  'controller unreachable':
+    'The same proxies cannot reach their own control plane (their destination/policy clients fail too), so they have no discovery for the service; see the reconnect-storm and control-plane-unavailable findings, which are the cause.',
+  'load shedding': 'The proxies shed load: the in-flight or concurrency limit in front of the service is reached, so the backends are too slow or too few for the traffic.',
+  'endpoints not ready or unreachable': 'Endpoints are known but none answered within the fail-fast timeout: the pods are not ready, crash, or cannot be reached on the target port.',
+};
+
+function describe(s: ServiceState, state: State, options: FailfastOptions, why: { byEpisodes: boolean; byRefusals: boolean; byDuration: boolean }, refusalSpan: number | null): FindingDraft {
+  const cause = causeOf(s, state);
+  const pods = s.pods.size;
+  const merged = signalTally();
+  mergeTally(merged, s.episodes);
+  mergeTally(merged, s.refused);
+  const parts: string[] = [];
+  if (s.episodes.count > 0) parts.push(`entered fail-fast ${plural(s.episodes.count, 'time')}`);
+  if (s.refused.count > 0) parts.push(`refused ${plural(s.refused.count, 'request')} at once (${s.shed} by load shedding)`);
+  const longest = s.longestSeconds !== null ? `; the longest episode lasted ${formatDuration(s.longestSeconds)}` : refusalSpan ? `; refusals went on for ${formatDuration(refusalSpan)}` : '';
+  const message = `${pods === 1 ? `Proxy ${[...s.pods.keys()][0]}` : `${pods} proxies`} ${parts.join(' and ')} for ${s.service}${longest}. ${MEANING[cause]}`;
+  const namespace = topEntries(s.namespaces, 1)[0]?.key;
+  const timeline = toTimeline(merged.perMinute, `fail-fast ${s.service} per minute`);
+  return {
+    severity: pods >= options.errorMinPods || (s.longestSeconds ?? 0) >= 10 * options.sustainSeconds ? 'error' : 'warning',
+    title: cause === 'load shedding' ? `${s.service} shedding load` : `${s.service} in fail-fast (${cause})`,
+    message,
+    subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.keys()][0] } : {}), target: s.service },
+    evidence: {
+      service: s.service,
+      cause,
+      episodes: s.episodes.count,
+      recoveries: s.exits,
+      longestEpisodeSeconds: s.longestSeconds,
+      refusedRequests: s.refused.count,
+      loadShed: s.shed,
+      noEndpointsLines: s.noEndpoints,
+      podsAffected: pods,
+      podsWithControllerFailures: [...s.pods.keys()].filter((p) => state.controllerTrouble.has(p)).length,
+      ...(state.untracked > 0 ? { untrackedServiceLines: state.untracked } : {}),
+      firedBy: [why.byEpisodes && 'episodes', why.byRefusals && 'refused requests', why.byDuration && 'duration'].filter(Boolean).join(', '),
+      window: windowEvidence(merged, pods === 1),
+      topPods: topEntries(s.pods, 10).map((e) => ({ pod: e.key, lines: e.count })),
+      samples: merged.samples,
+      ...(timeline ? { timeline } : {}),
+    },
+    locations: locationsOf(merged),
+    remediation: REMEDIATION[cause],
+    keyFigure: { name: 'lines', value: s.episodes.count + s.refused.count },
+  };
+}
+
+const REMEDIATION: Record<Cause, string> = {
+  'no endpoints': [
+    '1. Check the service has ready endpoints: kubectl get endpointslices -l kubernetes.io/service-name=<svc> -n <ns>; fix the selector, the target port or the pods\' readiness.',
+    '2. If the endpoints exist but the controller says none, look at the destination controller\'s logs (kubectl logs deploy/linkerd-destination -c destination) for watch errors.',
+  ].join('\n'),
+  'controller unreachable': [
+    '1. Restore the control plane first (see the reconnect-storm / control-plane-unavailable findings): proxies without discovery fail every new service fast.',
+    '2. Then restart the proxies that stayed in fail-fast if they do not recover on their own (kubectl rollout restart).',
+  ].join('\n'),
+  'load shedding': [
+    '1. Scale the backend out or make it faster; the proxies are refusing requests because the in-flight limit is reached.',
+    '2. On proxies ≤ 2.10 the router capacity (100 concurrent targets) could be reached by clients that spread requests over many distinct hosts; upgrade, or route by Service name.',
+  ].join('\n'),
+  'endpoints not ready or unreachable': [
+    '1. Check the backend pods: kubectl get pods and describe them (readiness failing, restarts, OOMKilled); check NetworkPolicies between client and server.',
+    '2. If only a rollout caused it, use a readiness probe and maxUnavailable so ready endpoints are always left.',
+  ].join('\n'),
+};
+

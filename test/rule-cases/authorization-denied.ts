@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import type { RuleCases } from '../support/rule-cases.js';
+import { every, healthyLogs, proxyLog, real, realHealthy } from './log-inputs.js';
+
+/** The 2.11 shape of real #8608: GKE Dataplane V2 probes from 169.254.42.1 refused on the collector's port. */
+const PROBE_DENIED = (port: number) =>
+  `inbound:server{port=${port}}:rescue{client.addr=169.254.42.1:5${2000 + port % 1000}}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus`;
+/** 2.13+ policy module line with server, route and client fields. */
+const MESHED_DENIED = (ip: string) =>
+  `inbound:server{port=8080}:http: linkerd_app_inbound::policy::http: Request denied server.group=policy.linkerd.io server.kind=server server.name=payments-http route.group= route.kind=default route.name=default client.tls=Some(Established { client_id: Some(ClientId(Name("reporting.analytics.serviceaccount.identity.linkerd.cluster.local"))), negotiated_protocol: None }) client.ip=${ip}`;
+
+export const cases: RuleCases = {
+  fires: [
+    {
+      name: 'probe flood: every 10 s probe of two collector pods denied for three minutes (real #8608 shape)',
+      inputs: ['otel-collector-6b9c8d7f5-k8s9t', 'otel-collector-6b9c8d7f5-z2x3c'].map((pod, i) =>
+        proxyLog(`observability/${pod}/linkerd-proxy.log`, '2022-06-01T08:00:00Z', every(54.6 + i, 10, 18, 'INFO', PROBE_DENIED(55678))),
+      ),
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.equal(findings[0]!.evidence.kind, 'probe flood');
+        assert.equal(findings[0]!.evidence.server, 'collector-opencensus');
+        assert.match(findings[0]!.remediation, /169\.254\.0\.0\/16/);
+      },
+    },
+    {
+      name: 'a meshed workload without authorization calls payments-http from three pods',
+      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(800.2, 1.7, 30, 'INFO', (n) => MESHED_DENIED(`10.42.5.${20 + (n % 3)}`)))],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.kind, 'denied clients');
+        assert.equal(findings[0]!.evidence.fromMeshedClients, 30);
+        assert.equal(findings[0]!.evidence.distinctClients, 3);
+        assert.match(findings[0]!.message, /reporting\.analytics\.serviceaccount/);
+      },
+    },
+  ],
+  quiet: [
+    { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
+    { name: 'real #8608: a single pasted denial', inputs: [real('l2-8608-jaeger-unauthorized-flood.log')] },
+    {
+      name: 'a few denials of a misdirected client',
+      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(800.2, 31, 4, 'INFO', () => MESHED_DENIED('10.42.5.20')))],
+    },
+  ],
+};

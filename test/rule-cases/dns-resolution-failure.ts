@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import type { RuleCases } from '../support/rule-cases.js';
+import { every, healthyLogs, proxyLog, real, realHealthy, startup } from './log-inputs.js';
+
+const ID = (sa: string, ns: string) => `${sa}.${ns}.serviceaccount.identity.linkerd.cluster.local`;
+
+// Shapes of real #8343 / #5932 (identity-headless, SRV no record) and #11624 (SRV and A lookups).
+const NO_IDENTITY_RECORD =
+  'identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_app_core::control: Failed to resolve control-plane component error=no record found for name: linkerd-identity-headless.linkerd.svc.cluster.local. type: SRV class: IN';
+const DST_LOOKUPS_FAILED =
+  'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_app_core::control: Failed to resolve control-plane component error=failed SRV and A record lookups: failed to resolve SRV record: no record found for name: linkerd-dst-headless.linkerd.svc.cluster.local. type: SRV class: IN; failed to resolve A record: no record found for name: linkerd-dst-headless.linkerd.svc.cluster.local. type: AAAA class: IN';
+/** 2.8-era shape of real #4905. */
+const REFINE = (peer: number) =>
+  `outbound:accept{peer.addr=10.240.2.${peer}:4${1000 + peer}}:source{target.addr=10.240.5.17:80}:logical{addr=ppe.testhost.example.com:80}: linkerd2_proxy_http::canonicalize: DNS refinement timed out`;
+
+const PODS = ['orders-7d9f8c6b5-x2x8k', 'orders-7d9f8c6b5-q7w2e', 'billing-5f6d7c8b9-m3n4p', 'billing-5f6d7c8b9-r5t6y'];
+
+export const cases: RuleCases = {
+  fires: [
+    {
+      name: 'identity-headless has no record for a minute: four new proxies retry every ~5 s (negative TTL)',
+      inputs: PODS.map((pod, i) => proxyLog(`payments/${pod}/linkerd-proxy.log`, `2024-06-07T09:00:0${i}Z`, [...startup(ID(pod.split('-')[0]!, 'payments')), ...every(0.0039, 5.02, 13, 'WARN', NO_IDENTITY_RECORD)], 2)),
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.equal(findings[0]!.evidence.controller, 'identity');
+        assert.equal(findings[0]!.severity, 'error');
+        assert.equal(findings[0]!.evidence.podsAffected, 4);
+        assert.equal(findings[0]!.subject.target, 'linkerd-identity-headless:8080');
+      },
+    },
+    {
+      name: 'wrong cluster domain: three proxies each fail the dst-headless SRV and A lookups once, well after start-up',
+      inputs: PODS.slice(0, 3).map((pod, i) => proxyLog(`payments/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [{ uptime: 3600.5 + i * 7.1, level: 'WARN', body: DST_LOOKUPS_FAILED }])),
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.controller, 'destination');
+        assert.deepEqual(findings[0]!.evidence.errorKinds, { 'no record found': 3 });
+      },
+    },
+    {
+      name: 'slow upstream DNS on a 2.8 proxy: refinement of one name times out on request after request',
+      inputs: [proxyLog('web/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log', '2020-08-01T10:00:00Z', every(5000.1, 2.7, 12, 'INFO', (n) => REFINE(n % 7)))],
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.equal(findings[0]!.severity, 'warning');
+        assert.equal(findings[0]!.subject.target, 'ppe.testhost.example.com:80');
+      },
+    },
+  ],
+  quiet: [
+    { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
+    {
+      name: 'single lines: identity-headless missing at 4 ms (real #8343), once at 25 s (real #5932), one refinement timeout (real #4905)',
+      inputs: [real('l2-8343-destination-startup.log'), real('l2-5932-accessdenied-identity-srv.log'), real('l2-4905-no-uptime-no-thread-masked.log')],
+    },
+    {
+      name: 'start-up race: identity-headless has no record for the first 5 s of a control-plane install, then resolves',
+      inputs: PODS.map((pod, i) =>
+        proxyLog(`linkerd/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [...startup(ID(pod.split('-')[0]!, 'linkerd')), ...[0.0039, 0.51, 1.2, 4.8 + i].map((uptime) => ({ uptime, level: 'WARN' as const, body: NO_IDENTITY_RECORD }))], 2),
+      ),
+    },
+  ],
+};

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import type { RuleCases } from '../support/rule-cases.js';
+import { every, healthyLogs, proxyLog, real, realHealthy } from './log-inputs.js';
+
+/** Plain form of the JSON line in real #12505 (linkerd_detect, outbound, proxy 2.210). */
+const DETECT_TIMEOUT = (ip: string, port: number) =>
+  `outbound:proxy{addr=${ip}:${port}}: linkerd_detect: Continuing after timeout: linkerd_proxy_http::version::Version protocol detection timed out after 10s`;
+
+export const cases: RuleCases = {
+  fires: [
+    {
+      name: 'MySQL (server speaks first): one client\'s connection to 3306 waits the full 10 s',
+      inputs: [proxyLog('shop/orders-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', [{ uptime: 412.7, level: 'INFO', body: DETECT_TIMEOUT('10.96.33.4', 3306) }])],
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.equal(findings[0]!.evidence.port, '3306');
+        assert.equal(findings[0]!.evidence.inDefaultOpaquePorts, true);
+        assert.match(findings[0]!.remediation, /opaque-ports: "3306"/);
+      },
+    },
+    {
+      name: 'NATS on 4222 from two clients, and an in-house protocol on 7000 on every connection',
+      inputs: ['bastion-7dd45cdc99-rj9mf', 'worker-6c8d9f7b5-m3n4p'].map((pod, i) =>
+        proxyLog(`apps/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [
+          ...every(217.7 + i, 30.2, 4, 'INFO', DETECT_TIMEOUT('10.96.8.12', 4222)),
+          ...every(220.1 + i, 11.4, 3, 'INFO', (n) => DETECT_TIMEOUT(`10.42.7.${10 + n}`, 7000)),
+        ]),
+      ),
+      check: (findings) => {
+        assert.deepEqual(findings.map((f) => f.evidence.port).sort(), ['4222', '7000']);
+        const nats = findings.find((f) => f.evidence.port === '4222')!;
+        assert.equal(nats.evidence.podsAffected, 2);
+        assert.match(nats.title, /NATS/);
+      },
+    },
+  ],
+  quiet: [
+    { name: 'the healthy bundle (TLS detection timeouts of idle clients are not counted) and the real healthy excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
+    { name: 'real #12505: one JSON detection timeout on port 9000', inputs: [real('l2-12505-json-uptime-timestamp.log')] },
+    {
+      name: 'two idle pool connections on an HTTP port time out over an hour',
+      inputs: [proxyLog('shop/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(100, 1800, 2, 'INFO', DETECT_TIMEOUT('10.96.1.2', 8080)))],
+    },
+  ],
+};

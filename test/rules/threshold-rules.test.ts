@@ -1,0 +1,36 @@
+// Behaviour of the threshold log rules that the fire/quiet cases do not pin down: bounded state,
+// and the fail-fast service key shared by spans and error text.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import failfast from '../../src/rules/failfast/index.js';
+import { runRule } from '../support/rule-tester.js';
+
+const enter = (i: number, uptime: number) =>
+  `[${uptime.toFixed(6).padStart(13)}s]  INFO ThreadId(01) outbound:proxy{addr=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0`;
+
+describe('failfast state', () => {
+  it('tracks at most 10 000 services and counts the rest instead of growing', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 10_050; i++) lines.push(enter(i, 100 + i * 0.01));
+    // One service past the cap flaps: it is counted, not analysed.
+    lines.push(enter(10_049, 400), enter(10_049, 410));
+    // A tracked one flaps too, and is reported with the untracked count.
+    lines.push(enter(7, 420), enter(7, 430));
+    const { findings } = await runRule(failfast, [{ path: 'shop/frontend-7d9f8c6b5-x2x8k/linkerd-proxy.log', content: lines.join('\n') + '\n' }]);
+    assert.deepEqual(findings.map((f) => f.subject.target), ['10.0.0.7:80']);
+    assert.equal(findings[0]!.evidence.untrackedServiceLines, 52);
+  });
+
+  it('keys a service the same from its span and from a failed request\'s error text', async () => {
+    const span = '[   603.1s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:service{ns=shop name=web port=80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0';
+    const refused = (n: number) =>
+      `[   ${604 + n}.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:rescue{client.addr=10.42.3.7:5${1000 + n}}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=logical service web.shop.svc.cluster.local:80: service in fail-fast`;
+    const content = [span, ...Array.from({ length: 10 }, (_, n) => refused(n))].join('\n') + '\n';
+    const { findings } = await runRule(failfast, [{ path: 'shop/frontend-7d9f8c6b5-x2x8k/linkerd-proxy.log', content }]);
+    assert.equal(findings.length, 1);
+    assert.equal(findings[0]!.subject.target, 'web.shop:80');
+    assert.equal(findings[0]!.evidence.episodes, 1);
+    assert.equal(findings[0]!.evidence.refusedRequests, 10);
+  });
+});
