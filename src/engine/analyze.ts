@@ -65,17 +65,34 @@ export function knownTotalBytes(discovery: Discovery): number | null {
   return discovery.sources.every((s) => s.type === 'file') ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0) : null;
 }
 
-/** A directory, glob or the whole command line that yielded nothing recognisable is an input error. */
+const NOTHING_RECOGNISABLE = 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)';
+/** Names listed in a one-line error before the rest is only counted. */
+const LISTED_NAMES = 3;
+
+/** `a, b, c and 99997 more`: one short line however many names there are. */
+export function listNames(names: readonly string[], shown = LISTED_NAMES): string {
+  const head = names.slice(0, shown).join(', ');
+  return names.length > shown ? `${head} and ${names.length - shown} more` : head;
+}
+
+/**
+ * An input set that yields nothing to analyse is an input error, so a CI job whose capture step
+ * failed cannot go green: a directory or glob with no files (hidden entries and node_modules are
+ * skipped) or with nothing recognisable, and a command line whose inputs are all unrecognised.
+ * Containers whose files already failed with an error are not reported twice.
+ */
 export function reportUnrecognised(discovery: Discovery, inputs: readonly InputStats[], errors: InputError[]): void {
+  const failedUnder = (container: string) => errors.some((e) => e.path === container || e.path.startsWith(container.endsWith('/') ? container : `${container}/`));
   for (const container of discovery.containers) {
+    if (failedUnder(container)) continue;
+    const files = discovery.sources.filter((s) => s.origin === container);
     const fromIt = inputs.filter((i) => belongsTo(i, container, discovery.sources));
-    if (fromIt.length > 0 && fromIt.every((i) => i.kind === 'unknown')) {
-      errors.push(new InputError(container, 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
-    }
+    if (files.length === 0) errors.push(new InputError(container, 'no input files found (hidden entries and node_modules folders are skipped)'));
+    else if (!fromIt.some((i) => i.kind !== 'unknown')) errors.push(new InputError(container, NOTHING_RECOGNISABLE));
   }
-  if (inputs.length > 0 && inputs.every((i) => i.kind === 'unknown') && discovery.containers.length === 0 && errors.length === 0) {
-    errors.push(new InputError(inputs.map((i) => i.path).join(', '), 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
-  }
+  if (errors.length > 0 || inputs.some((i) => i.kind !== 'unknown')) return;
+  const searched = inputs.length > 0 ? inputs.map((i) => i.path) : discovery.sources.map((s) => s.path);
+  errors.push(new InputError(listNames(searched.length > 0 ? searched : ['(no inputs)']), inputs.length > 0 ? NOTHING_RECOGNISABLE : 'no input entries to read'));
 }
 
 function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {

@@ -94,6 +94,18 @@ export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEn
   return Math.min(availableParallelism(), 4);
 }
 
+/**
+ * The jobs a command-line run uses: as asked (flag, else LINKERD_DOCTOR_JOBS, else the default),
+ * but never more than the cores. Each worker holds its own heap and rule states, so `--jobs 1000`
+ * would cost gigabytes and gain nothing; the notice says so rather than capping silently.
+ */
+export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): { jobs: number; notice?: string } {
+  const jobs = resolveJobs(requested, env);
+  if (jobs <= cores) return { jobs };
+  const asked = requested !== undefined ? `--jobs ${requested}` : `LINKERD_DOCTOR_JOBS=${env.LINKERD_DOCTOR_JOBS}`;
+  return { jobs: cores, notice: `${asked} capped at ${cores}, the number of CPU cores` };
+}
+
 /** Whether (and how) to read in parallel; null means the sequential path. */
 export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions): ParallelPlan | null {
   const jobs = resolveJobs(options.jobs);

@@ -88,13 +88,18 @@ async function* tarEntries(archivePath: string, stream: Readable): AsyncGenerato
   pipeline(stream, extract, (err) => {
     if (err) failure = err;
   });
+  let files = 0;
+  const skipped = new Map<string, number>();
   try {
     for await (const entry of extract) {
       const member = entry.header.name;
       if (entry.header.type !== 'file' && entry.header.type !== 'contiguous-file') {
+        const type = entry.header.type ?? 'unknown';
+        skipped.set(type, (skipped.get(type) ?? 0) + 1);
         entry.resume();
         continue;
       }
+      files++;
       // Member names are only labels: absolute and `..` paths are shown, never resolved.
       const memberPath = `${archivePath}:${member}`;
       const { head, stream: memberStream } = await peek(memberPath, entry as unknown as Readable, 2);
@@ -106,6 +111,11 @@ async function* tarEntries(archivePath: string, stream: Readable): AsyncGenerato
     throw new InputError(archivePath, `broken tar archive: ${describeTarError(err)}`);
   }
   if (failure) throw new InputError(archivePath, `broken tar archive: ${describeTarError(failure)}`);
+  // A bundle of only folders or links is a capture that went wrong, not a clean snapshot.
+  if (files === 0) {
+    const kinds = [...skipped].map(([type, n]) => `${n} ${type}`).join(', ');
+    throw new InputError(archivePath, `the tar archive holds no regular files${kinds ? ` (only ${kinds} entries)` : ''}`);
+  }
 }
 
 function describeTarError(err: unknown): string {

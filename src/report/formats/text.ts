@@ -57,6 +57,7 @@ export function formatText(report: Report, options: FormatOptions): string {
   if (report.skippedRules.length > 0) {
     out.push(c.dim(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`));
   }
+  if (report.disabledRules.length > 0) out.push(c.dim(`Disabled rules: ${report.disabledRules.join(', ')}`));
   for (const e of report.errors) out.push(c.red(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`));
   if (report.suppressedFindings?.length) out.push(c.dim(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`));
   const b = report.baseline;
@@ -65,7 +66,7 @@ export function formatText(report: Report, options: FormatOptions): string {
   out.push(
     `${c.bold('Summary:')} ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info` +
       (hidden > 0 ? c.dim(` (${hidden} below --min-severity not shown)`) : '') +
-      ` · ${report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS')}${report.errors.length ? c.red(' · input errors') : ''}`,
+      ` · ${report.status === 'error' ? c.red.bold('ERROR') : report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS')}${report.errors.length ? c.red(' · input errors') : ''}`,
   );
   return out.join('\n') + '\n';
 }
