@@ -4,12 +4,12 @@
 // Nothing is ever extracted to disk.
 
 import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 import type { InputSource } from './discover.js';
-import { fileRange } from './file-range.js';
+import { fileRange, openListed } from './file-range.js';
 
 export interface InputEntry {
   /** Display path; tar members are `archive:member`. */
@@ -42,12 +42,12 @@ function isPlain(head: Buffer): boolean {
 async function readHead(file: string): Promise<Buffer> {
   let handle: FileHandle | undefined;
   try {
-    handle = await open(file, 'r');
+    handle = await openListed(file);
     const head = Buffer.alloc(TAR_HEADER);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     return head.subarray(0, bytesRead);
   } catch (err) {
-    throw new InputError(file, describeSystemError(err));
+    throw err instanceof InputError ? err : new InputError(file, describeSystemError(err));
   } finally {
     await handle?.close();
   }
