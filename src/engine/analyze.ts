@@ -7,7 +7,7 @@ import type { InputStats, LdRecord } from '../core/types.js';
 import { annotateFixStatus } from '../incident/fix-status.js';
 import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
 import { discoverInputs, type Discovery, type InputSource } from '../input/discover.js';
-import { openSource } from '../input/open.js';
+import { openSource, RUN_SCOPE, startDecompressionLedger } from '../input/open.js';
 import type { ParserOptions } from '../parsers/parser.js';
 import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
@@ -38,6 +38,7 @@ export interface ReadResult {
 /** Streams every record of every input to `onRecord`, in input order. */
 export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
   const discovery = await discoverInputs(args);
+  startDecompressionLedger();
   return readDiscovered(discovery, onRecord, options);
 }
 
@@ -82,6 +83,7 @@ export function listNames(names: readonly string[], shown = LISTED_NAMES): strin
  * Containers whose files already failed with an error are not reported twice.
  */
 export function reportUnrecognised(discovery: Discovery, inputs: readonly InputStats[], errors: InputError[]): void {
+  collapseRunBudgetErrors(errors);
   const failedUnder = (container: string) => errors.some((e) => e.path === container || e.path.startsWith(container.endsWith('/') ? container : `${container}/`));
   for (const container of discovery.containers) {
     if (failedUnder(container)) continue;
@@ -93,6 +95,16 @@ export function reportUnrecognised(discovery: Discovery, inputs: readonly InputS
   if (errors.length > 0 || inputs.some((i) => i.kind !== 'unknown')) return;
   const searched = inputs.length > 0 ? inputs.map((i) => i.path) : discovery.sources.map((s) => s.path);
   errors.push(new InputError(listNames(searched.length > 0 ? searched : ['(no inputs)']), inputs.length > 0 ? NOTHING_RECOGNISABLE : 'no input entries to read'));
+}
+
+/** Once the run's gzip budget is spent every later gzip input stops at once: one line says so, with a count. */
+function collapseRunBudgetErrors(errors: InputError[]): void {
+  const spent = errors.filter((e) => e.message.includes(RUN_SCOPE));
+  if (spent.length < 2) return;
+  const first = spent[0]!;
+  const kept = errors.filter((e) => !spent.includes(e) || e === first);
+  errors.splice(0, errors.length, ...kept);
+  errors[errors.indexOf(first)] = new InputError(first.path, `${first.message}; ${spent.length - 1} later gzip input(s) stopped too: ${listNames(spent.slice(1).map((e) => e.path))}`);
 }
 
 function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {
@@ -144,7 +156,8 @@ export async function analyzeInputs(args: readonly string[], rules: readonly Con
   const engine = new RuleEngine(withVersions);
   const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest() };
   const discovery = await discoverInputs(args);
-  const plan = parallelPlanFor(discovery, withVersions, readOptions);
+  const ledger = startDecompressionLedger();
+  const plan = parallelPlanFor(discovery, withVersions, readOptions, ledger);
   const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
   return { ...read, ...finishWithVersions(engine, read.inputs) };
 }

@@ -78,6 +78,8 @@ export interface ParallelPlan {
   splitFractions?: number[];
   /** Multi-pod metric dumps may be cut at `# POD` headers (not in strict mode, which checks each section's framing across the cut). */
   splitDumps: boolean;
+  /** The run's gzip totals (input/open.ts), shared with every worker. */
+  decompressionLedger?: SharedArrayBuffer;
 }
 
 export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
@@ -107,7 +109,7 @@ export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv
 }
 
 /** Whether (and how) to read in parallel; null means the sequential path. */
-export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions): ParallelPlan | null {
+export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): ParallelPlan | null {
   const jobs = resolveJobs(options.jobs);
   if (jobs <= 1 || options.onUnparsed) return null;
   const specs: RuleSpec[] = [];
@@ -126,6 +128,7 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
     stealMemoryBudget: options.stealMemoryBudget ?? DEFAULTS.stealMemoryBudget,
     splitDumps: !options.strict,
   };
+  if (decompressionLedger) plan.decompressionLedger = decompressionLedger;
   if (options.splitFractions) plan.splitFractions = options.splitFractions;
   return plan;
 }
@@ -157,6 +160,7 @@ export type WorkerTask =
 export interface WorkerSetup {
   rules: RuleSpec[];
   parser: ParserOptions;
+  decompressionLedger?: SharedArrayBuffer;
 }
 
 export interface TaskResult {
@@ -450,7 +454,9 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
     if (m.type === 'progress') progress?.bytes(m.bytes, m.lines);
     else if (m.type === 'file') progress?.file(m.path);
   };
-  const pool = new TaskPool(plan.jobs, { rules: plan.rules, parser: parserOptions }, rules, post);
+  const setup: WorkerSetup = { rules: plan.rules, parser: parserOptions };
+  if (plan.decompressionLedger) setup.decompressionLedger = plan.decompressionLedger;
+  const pool = new TaskPool(plan.jobs, setup, rules, post);
   const thief: Thief = { rules, parserOptions, post, minBytes: plan.stealMinBytes, memoryBudget: plan.stealMemoryBudget, heapAtStart: process.memoryUsage().heapUsed };
   try {
     const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));
