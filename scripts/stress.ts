@@ -500,6 +500,34 @@ const CASES: Case[] = [
     stderr: /^linkerd-doctor: unknown\.tar:notes\/0\.txt, unknown\.tar:notes\/1\.txt, unknown\.tar:notes\/2\.txt and 99997 more: nothing recognisable/,
   },
   {
+    name: 'pod-sections',
+    what: 'a proxy-metrics dump of 1,000,000 small `# POD` sections (per-proxy rule state must stay bounded)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'pods.prom'), 1_000_000, (p) =>
+        `#\n# POD web-${p.toString(36)} (${p + 1} of 1000000)\n#\nprocess_open_fds ${p % 700}\nprocess_max_fds 1024\nrequest_total{direction="outbound",dst_pod="api-${p % 1000}",dst_namespace="ns"} ${p}\n# EOF`,
+      ),
+    args: ['analyze', 'pods.prom', '--jobs', '1', '--format', 'json', '--output', 'pods.json'],
+    exit: [0, 1],
+  },
+  {
+    name: 'wide-series',
+    what: 'a metrics dump whose series carry 100,000 labels each',
+    prepare: (dir) => {
+      const labels = Array.from({ length: 100_000 }, (_, k) => `l${k.toString(36)}=""`).join(',');
+      writeFileSync(path.join(dir, 'wide.prom'), `# TYPE request_total counter\nrequest_total{${labels}} 1\nrequest_total{${labels},direction="inbound"} 2\n# EOF\n`);
+    },
+    args: ['analyze', 'wide.prom', '--format', 'json', '--output', 'wide.json'],
+    exit: [0, 1],
+  },
+  {
+    name: 'dns-names',
+    what: 'a CoreDNS query log of 5,000,000 distinct names',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'coredns.log'), 5_000_000, (i) => `[INFO] 10.244.${(i >> 8) & 255}.${i & 255}:48557 - ${i & 65535} "A IN n${i.toString(36)}.example.com. udp 49 false 512" NXDOMAIN qr,aa,rd 142 0.000149388s`),
+    args: ['analyze', 'coredns.log', '--jobs', '1', '--format', 'json', '--output', 'coredns.json'],
+    exit: [0, 1],
+  },
+  {
     name: 'unknown-flag',
     what: 'an unknown flag (oclif must not print its usage block)',
     prepare: () => {},
