@@ -8,7 +8,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -70,7 +70,7 @@ async function writeLines(file: string, count: number, line: (i: number) => stri
   await once(out, 'close');
 }
 
-async function tarOf(members: { name: string; body: Buffer | string; type?: 'file' | 'symlink' | 'link'; linkname?: string }[]): Promise<Buffer> {
+async function tarOf(members: { name: string; body: Buffer | string; type?: 'file' | 'symlink' | 'link' | 'directory'; linkname?: string }[]): Promise<Buffer> {
   const pack = tar.pack();
   for (const m of members) {
     if (m.type && m.type !== 'file') pack.entry({ name: m.name, type: m.type, linkname: m.linkname });
@@ -80,6 +80,16 @@ async function tarOf(members: { name: string; body: Buffer | string; type?: 'fil
   const chunks: Buffer[] = [];
   for await (const c of pack) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
+}
+
+const STORM = path.join(ROOT, 'fixtures', 'storm');
+const ALL_RULES = ['reconnect-storm', 'control-plane-unavailable', 'metric-cardinality', 'stale-endpoint-metrics', 'ingress-pod-ip-bypass', 'fd-exhaustion', 'dns-ttl-zero', 'dns-query-storm'];
+/** stderr lines are one line per error; past this they are floods (an 8 MB list of members). */
+const MAX_STDERR_LINE = 2048;
+
+/** Every file under `dir` (no links). */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
@@ -367,6 +377,157 @@ const CASES: Case[] = [
     stderr: /^$/,
   },
   {
+    name: 'gate-pipe-findings',
+    what: '`analyze storm | true` under pipefail: the closed pipe must not turn error findings into exit 0',
+    prepare: () => {},
+    shell: `set -o pipefail; $CLI analyze '${STORM}' --quiet | true`,
+    exit: [1],
+    stderr: /^$/,
+  },
+  {
+    name: 'gate-pipe-missing',
+    what: '`analyze storm missing.log | head -n 1` under pipefail: a missing input stays exit 2',
+    prepare: () => {},
+    shell: `set -o pipefail; $CLI analyze '${STORM}' missing.log --quiet | head -n 1 > /dev/null`,
+    exit: [2],
+    stderr: /^linkerd-doctor: missing\.log: no such file or directory$/,
+  },
+  {
+    name: 'gate-empty-dir',
+    what: 'an empty directory (a capture step that wrote nothing)',
+    prepare: (dir) => mkdirSync(path.join(dir, 'capture')),
+    args: ['analyze', 'capture'],
+    exit: [2],
+    stderr: /^linkerd-doctor: capture: no input files found/,
+  },
+  {
+    name: 'gate-hidden-only',
+    what: 'a directory holding only hidden and node_modules folders (with proxy logs inside)',
+    prepare: (dir) => {
+      for (const sub of ['.git', 'node_modules/x']) {
+        mkdirSync(path.join(dir, 'capture', sub), { recursive: true });
+        writeFileSync(path.join(dir, 'capture', sub, 'proxy.log'), validLog(100));
+      }
+    },
+    args: ['analyze', 'capture'],
+    exit: [2],
+    stderr: /^linkerd-doctor: capture: no input files found \(hidden entries and node_modules folders are skipped\)$/,
+  },
+  {
+    name: 'gate-tar-no-files',
+    what: 'a tar bundle of only folder, symlink and hard-link entries',
+    prepare: async (dir) =>
+      writeFileSync(
+        path.join(dir, 'bundle.tar'),
+        await tarOf([
+          { name: 'ns/', body: '', type: 'directory' },
+          { name: 'ns/pod/', body: '', type: 'directory' },
+          { name: 'ns/pod/proxy.log', body: '', type: 'symlink', linkname: '/var/log/x.log' },
+          { name: 'ns/pod/copy.log', body: '', type: 'link', linkname: 'ns/pod/proxy.log' },
+        ]),
+      ),
+    args: ['analyze', 'bundle.tar'],
+    exit: [2],
+    stderr: /^linkerd-doctor: bundle\.tar: the tar archive holds no regular files \(only 2 directory, 1 symlink, 1 link entries\)$/,
+  },
+  {
+    name: 'gate-all-unknown',
+    what: 'two files of an unknown kind named on the command line, and stdin named twice',
+    prepare: (dir) => {
+      writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
+      writeFileSync(path.join(dir, 'b.txt'), 'world\n');
+    },
+    args: ['analyze', 'a.txt', 'b.txt'],
+    exit: [2],
+    stderr: /^linkerd-doctor: a\.txt, b\.txt: nothing recognisable/,
+  },
+  {
+    name: 'gate-stdin-twice',
+    what: '`analyze - -` (stdin can be read once; it used to end in exit 13)',
+    prepare: () => {},
+    shell: `printf '%s\\n' '${PROXY_LINE(1, 'linkerd_reconnect: Failed to connect error=Connection refused')}' | $CLI analyze - -`,
+    exit: [2],
+    stderr: /^linkerd-doctor: - \(stdin\) is named more than once/,
+  },
+  {
+    name: 'gate-all-disabled',
+    what: 'a config disabling every rule (nothing checked must not PASS)',
+    prepare: (dir) => writeFileSync(path.join(dir, 'off.yaml'), `rules:\n${ALL_RULES.map((id) => `  ${id}:\n    enabled: false\n`).join('')}`),
+    args: ['analyze', STORM, '--config', 'off.yaml', '--quiet', '--format', 'json', '--output', 'report.json'],
+    exit: [2],
+    stderr: /^linkerd-doctor: no rule was checked \(disabled in the config: reconnect-storm, .*dns-query-storm\)/,
+    check: (dir) => ((JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as { status: string }).status === 'error' ? null : 'report status is not "error"'),
+  },
+  {
+    name: 'gate-cr-only',
+    what: 'the storm bundle with every log rewritten to CR-only line ends',
+    prepare: (dir) => {
+      cpSync(STORM, path.join(dir, 'storm'), { recursive: true });
+      for (const file of filesUnder(path.join(dir, 'storm'))) {
+        if (file.endsWith('.tgz')) rmSync(file);
+        else if (file.endsWith('.log')) writeFileSync(file, readFileSync(file, 'latin1').replaceAll('\n', '\r'), 'latin1');
+      }
+    },
+    args: ['analyze', 'storm', '--quiet'],
+    exit: [1],
+  },
+  {
+    name: 'gz-members-bomb',
+    what: 'a tar of 8 gzip members of 16 MiB zeros each, limit 64 MiB: no member is over it, the archive is',
+    prepare: async (dir) => {
+      const member = gzipSync(Buffer.alloc(16 << 20), { level: 9 });
+      writeFileSync(path.join(dir, 'members.tar'), await tarOf(Array.from({ length: 8 }, (_, i) => ({ name: `ns/pod-${i}/proxy.log.gz`, body: member }))));
+    },
+    args: ['analyze', 'members.tar'],
+    env: { LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(64 << 20) },
+    exit: [2],
+    stderr: /^linkerd-doctor: members\.tar: decompression stopped at 64\.0 MiB \(all gzip data of this archive\)/,
+  },
+  {
+    name: 'jobs-1000',
+    what: '`--jobs 1000` on a 96 MiB log (it used to start a worker per range)',
+    prepare: (dir) => writeLines(path.join(dir, 'big.log'), 800_000, (i) => PROXY_LINE(10 + i * 0.01, `outbound:endpoint{addr=${ip(i % 200)}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`)),
+    args: ['analyze', 'big.log', '--jobs', '1000', '--format', 'json', '--output', 'big.json'],
+    exit: [0, 1],
+    stderr: /^linkerd-doctor: notice: --jobs 1000 capped at \d+, the number of CPU cores$/,
+  },
+  {
+    name: 'tar-unknown-members',
+    what: 'a tar of 100,000 members of an unknown kind (the error must be one short line)',
+    prepare: async (dir) => writeFileSync(path.join(dir, 'unknown.tar'), await tarOf(Array.from({ length: 100_000 }, (_, i) => ({ name: `notes/${i}.txt`, body: 'hello\n' })))),
+    args: ['analyze', 'unknown.tar'],
+    exit: [2],
+    stderr: /^linkerd-doctor: unknown\.tar:notes\/0\.txt, unknown\.tar:notes\/1\.txt, unknown\.tar:notes\/2\.txt and 99997 more: nothing recognisable/,
+  },
+  {
+    name: 'pod-sections',
+    what: 'a proxy-metrics dump of 1,000,000 small `# POD` sections (per-proxy rule state must stay bounded)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'pods.prom'), 1_000_000, (p) =>
+        `#\n# POD web-${p.toString(36)} (${p + 1} of 1000000)\n#\nprocess_open_fds ${p % 700}\nprocess_max_fds 1024\nrequest_total{direction="outbound",dst_pod="api-${p % 1000}",dst_namespace="ns"} ${p}\n# EOF`,
+      ),
+    args: ['analyze', 'pods.prom', '--jobs', '1', '--format', 'json', '--output', 'pods.json'],
+    exit: [0, 1],
+  },
+  {
+    name: 'wide-series',
+    what: 'a metrics dump whose series carry 100,000 labels each',
+    prepare: (dir) => {
+      const labels = Array.from({ length: 100_000 }, (_, k) => `l${k.toString(36)}=""`).join(',');
+      writeFileSync(path.join(dir, 'wide.prom'), `# TYPE request_total counter\nrequest_total{${labels}} 1\nrequest_total{${labels},direction="inbound"} 2\n# EOF\n`);
+    },
+    args: ['analyze', 'wide.prom', '--format', 'json', '--output', 'wide.json'],
+    exit: [0, 1],
+  },
+  {
+    name: 'dns-names',
+    what: 'a CoreDNS query log of 5,000,000 distinct names',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'coredns.log'), 5_000_000, (i) => `[INFO] 10.244.${(i >> 8) & 255}.${i & 255}:48557 - ${i & 65535} "A IN n${i.toString(36)}.example.com. udp 49 false 512" NXDOMAIN qr,aa,rd 142 0.000149388s`),
+    args: ['analyze', 'coredns.log', '--jobs', '1', '--format', 'json', '--output', 'coredns.json'],
+    exit: [0, 1],
+  },
+  {
     name: 'unknown-flag',
     what: 'an unknown flag (oclif must not print its usage block)',
     prepare: () => {},
@@ -421,6 +582,8 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   if (exit === null || !c.exit.includes(exit)) problems.push(`exit ${exit}, expected ${c.exit.join(' or ')}`);
   const lines = stderr.split('\n').filter((l) => l !== '');
   if (lines.length > 1) problems.push(`stderr has ${lines.length} lines`);
+  const longest = lines.reduce((n, l) => Math.max(n, l.length), 0);
+  if (longest > MAX_STDERR_LINE) problems.push(`a stderr line is ${longest} characters long`);
   if (/\n\s+at .+:\d+:\d+/.test(stderr)) problems.push('stderr holds a stack trace');
   if (c.stderr && !c.stderr.test(stderr.trim())) problems.push(`stderr ${JSON.stringify(stderr.trim().slice(0, 200))} does not match ${c.stderr}`);
   if (rssMb === null) problems.push('peak RSS not measured');

@@ -32,9 +32,20 @@ export function temporariesInFlight(): readonly string[] {
 /** Writes to stdout and resolves once flushed; a closed pipe (`| head`) ends quietly. */
 export function writeStdout(text: string): Promise<void> {
   return new Promise((resolve) => {
-    if (text === '') return resolve();
+    if (text === '' || stdoutClosed) return resolve();
     process.stdout.write(text, () => resolve());
   });
+}
+
+let stdoutClosed = false;
+let exitWhenStdoutCloses = true;
+
+/**
+ * For commands whose verdict is known before they write (analyze): a reader that goes away must
+ * not decide the exit code, so a closed stdout is only noted and the run ends with its own code.
+ */
+export function finishDespiteClosedStdout(): void {
+  exitWhenStdoutCloses = false;
 }
 
 /** 128 + the signal number, as shells report a process ended by SIGTERM. */
@@ -72,9 +83,14 @@ export function installProcessGuards(): void {
   process.once('SIGINT', interrupted(EXIT_INTERRUPTED));
   process.once('SIGTERM', interrupted(EXIT_ON_SIGTERM));
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') {
+      stdoutClosed = true;
+      if (!exitWhenStdoutCloses) return;
+      // The reader went away: nobody wants the rest of the output, so stop reading inputs too.
+      removeTemporaries();
+      process.exit(process.exitCode ?? 0);
+    }
     removeTemporaries();
-    // The reader went away: nobody wants the rest of the output, so stop reading inputs too.
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     process.stderr.write(`linkerd-doctor: stdout: cannot write the report: ${describeSystemError(err)}\n`);
     process.exit(EXIT_USAGE_OR_INPUT);
   });

@@ -7,12 +7,13 @@ import { describeSystemError, InputError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type Severity } from '../core/types.js';
 import { analyzeInputs, type AnalyzeOptions } from '../engine/analyze.js';
 import type { ConfiguredRule } from '../engine/engine.js';
+import { cappedJobs } from '../engine/parallel.js';
 import { createBaseline, DEFAULT_BASELINE_TOLERANCE_PERCENT, readBaseline, serializeBaseline } from '../report/baseline.js';
 import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { FORMAT_NAMES, FORMATTERS, type FormatName } from '../report/formats/index.js';
-import { buildReport, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
+import { buildReport, NOTHING_CHECKED_PATH, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
 import { RULES } from '../rules/index.js';
-import { writeFileAtomic, writeStdout } from './output.js';
+import { finishDespiteClosedStdout, writeFileAtomic, writeStdout } from './output.js';
 import { resolvePathArgs } from './paths.js';
 import { type OutputTarget } from './output-targets.js';
 import { createProgress } from './progress.js';
@@ -69,6 +70,8 @@ export function effectiveThresholds(flags: Pick<AnalyzeFlags, 'fail-on' | 'min-s
 }
 
 export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<number> {
+  // `analyze … | head` under pipefail: the verdict, not the closed pipe, sets the exit code.
+  finishDespiteClosedStdout();
   try {
     const targets = flags.targets ?? outputTargets(flags.format, flags.output);
     const config = await loadConfig(flags.config);
@@ -80,7 +83,9 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     const paths = resolvePathArgs(argv, process.stdin.isTTY);
 
     const options: AnalyzeOptions = { progress: createProgress(flags.progress && !flags.quiet) };
-    if (flags.jobs !== undefined) options.jobs = flags.jobs;
+    const jobs = cappedJobs(flags.jobs);
+    options.jobs = jobs.jobs;
+    if (jobs.notice && !flags.quiet) process.stderr.write(`linkerd-doctor: notice: ${jobs.notice}\n`);
     const result = await analyzeInputs(paths, config.rules, options);
     const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules, fold: flags.fold !== false };
     if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
@@ -100,6 +105,7 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     }
 
     for (const e of result.errors) process.stderr.write(`linkerd-doctor: ${e.toLine()}\n`);
+    for (const e of report.errors) if (e.path === NOTHING_CHECKED_PATH) process.stderr.write(`linkerd-doctor: ${e.message}\n`);
     if (!flags.quiet) {
       for (const n of result.notices) process.stderr.write(`linkerd-doctor: notice: ${n.toLine()}\n`);
       writeNotices(report, result.inputs);

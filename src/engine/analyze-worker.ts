@@ -3,8 +3,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { configuredRules, type WorkerMessage, type WorkerSetup, type WorkerTask } from './parallel.js';
 import { runTask } from './tasks.js';
+import { joinDecompressionLedger } from '../input/open.js';
 
 const setup = workerData as WorkerSetup;
+if (setup.decompressionLedger) joinDecompressionLedger(setup.decompressionLedger);
 const rules = configuredRules(setup.rules);
 const port = parentPort!;
 const post = (m: WorkerMessage) => port.postMessage(m);

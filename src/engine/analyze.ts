@@ -7,7 +7,7 @@ import type { InputStats, LdRecord } from '../core/types.js';
 import { annotateFixStatus } from '../incident/fix-status.js';
 import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
 import { discoverInputs, type Discovery, type InputSource } from '../input/discover.js';
-import { openSource } from '../input/open.js';
+import { openSource, RUN_SCOPE, startDecompressionLedger } from '../input/open.js';
 import type { ParserOptions } from '../parsers/parser.js';
 import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
@@ -38,6 +38,7 @@ export interface ReadResult {
 /** Streams every record of every input to `onRecord`, in input order. */
 export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
   const discovery = await discoverInputs(args);
+  startDecompressionLedger();
   return readDiscovered(discovery, onRecord, options);
 }
 
@@ -65,17 +66,45 @@ export function knownTotalBytes(discovery: Discovery): number | null {
   return discovery.sources.every((s) => s.type === 'file') ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0) : null;
 }
 
-/** A directory, glob or the whole command line that yielded nothing recognisable is an input error. */
+const NOTHING_RECOGNISABLE = 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)';
+/** Names listed in a one-line error before the rest is only counted. */
+const LISTED_NAMES = 3;
+
+/** `a, b, c and 99997 more`: one short line however many names there are. */
+export function listNames(names: readonly string[], shown = LISTED_NAMES): string {
+  const head = names.slice(0, shown).join(', ');
+  return names.length > shown ? `${head} and ${names.length - shown} more` : head;
+}
+
+/**
+ * An input set that yields nothing to analyse is an input error, so a CI job whose capture step
+ * failed cannot go green: a directory or glob with no files (hidden entries and node_modules are
+ * skipped) or with nothing recognisable, and a command line whose inputs are all unrecognised.
+ * Containers whose files already failed with an error are not reported twice.
+ */
 export function reportUnrecognised(discovery: Discovery, inputs: readonly InputStats[], errors: InputError[]): void {
+  collapseRunBudgetErrors(errors);
+  const failedUnder = (container: string) => errors.some((e) => e.path === container || e.path.startsWith(container.endsWith('/') ? container : `${container}/`));
   for (const container of discovery.containers) {
+    if (failedUnder(container)) continue;
+    const files = discovery.sources.filter((s) => s.origin === container);
     const fromIt = inputs.filter((i) => belongsTo(i, container, discovery.sources));
-    if (fromIt.length > 0 && fromIt.every((i) => i.kind === 'unknown')) {
-      errors.push(new InputError(container, 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
-    }
+    if (files.length === 0) errors.push(new InputError(container, 'no input files found (hidden entries and node_modules folders are skipped)'));
+    else if (!fromIt.some((i) => i.kind !== 'unknown')) errors.push(new InputError(container, NOTHING_RECOGNISABLE));
   }
-  if (inputs.length > 0 && inputs.every((i) => i.kind === 'unknown') && discovery.containers.length === 0 && errors.length === 0) {
-    errors.push(new InputError(inputs.map((i) => i.path).join(', '), 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)'));
-  }
+  if (errors.length > 0 || inputs.some((i) => i.kind !== 'unknown')) return;
+  const searched = inputs.length > 0 ? inputs.map((i) => i.path) : discovery.sources.map((s) => s.path);
+  errors.push(new InputError(listNames(searched.length > 0 ? searched : ['(no inputs)']), inputs.length > 0 ? NOTHING_RECOGNISABLE : 'no input entries to read'));
+}
+
+/** Once the run's gzip budget is spent every later gzip input stops at once: one line says so, with a count. */
+function collapseRunBudgetErrors(errors: InputError[]): void {
+  const spent = errors.filter((e) => e.message.includes(RUN_SCOPE));
+  if (spent.length < 2) return;
+  const first = spent[0]!;
+  const kept = errors.filter((e) => !spent.includes(e) || e === first);
+  errors.splice(0, errors.length, ...kept);
+  errors[errors.indexOf(first)] = new InputError(first.path, `${first.message}; ${spent.length - 1} later gzip input(s) stopped too: ${listNames(spent.slice(1).map((e) => e.path))}`);
 }
 
 function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {
@@ -127,7 +156,8 @@ export async function analyzeInputs(args: readonly string[], rules: readonly Con
   const engine = new RuleEngine(withVersions);
   const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest() };
   const discovery = await discoverInputs(args);
-  const plan = parallelPlanFor(discovery, withVersions, readOptions);
+  const ledger = startDecompressionLedger();
+  const plan = parallelPlanFor(discovery, withVersions, readOptions, ledger);
   const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
   return { ...read, ...finishWithVersions(engine, read.inputs) };
 }

@@ -78,6 +78,8 @@ export interface ParallelPlan {
   splitFractions?: number[];
   /** Multi-pod metric dumps may be cut at `# POD` headers (not in strict mode, which checks each section's framing across the cut). */
   splitDumps: boolean;
+  /** The run's gzip totals (input/open.ts), shared with every worker. */
+  decompressionLedger?: SharedArrayBuffer;
 }
 
 export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
@@ -94,8 +96,20 @@ export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEn
   return Math.min(availableParallelism(), 4);
 }
 
+/**
+ * The jobs a command-line run uses: as asked (flag, else LINKERD_DOCTOR_JOBS, else the default),
+ * but never more than the cores. Each worker holds its own heap and rule states, so `--jobs 1000`
+ * would cost gigabytes and gain nothing; the notice says so rather than capping silently.
+ */
+export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): { jobs: number; notice?: string } {
+  const jobs = resolveJobs(requested, env);
+  if (jobs <= cores) return { jobs };
+  const asked = requested !== undefined ? `--jobs ${requested}` : `LINKERD_DOCTOR_JOBS=${env.LINKERD_DOCTOR_JOBS}`;
+  return { jobs: cores, notice: `${asked} capped at ${cores}, the number of CPU cores` };
+}
+
 /** Whether (and how) to read in parallel; null means the sequential path. */
-export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions): ParallelPlan | null {
+export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): ParallelPlan | null {
   const jobs = resolveJobs(options.jobs);
   if (jobs <= 1 || options.onUnparsed) return null;
   const specs: RuleSpec[] = [];
@@ -114,6 +128,7 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
     stealMemoryBudget: options.stealMemoryBudget ?? DEFAULTS.stealMemoryBudget,
     splitDumps: !options.strict,
   };
+  if (decompressionLedger) plan.decompressionLedger = decompressionLedger;
   if (options.splitFractions) plan.splitFractions = options.splitFractions;
   return plan;
 }
@@ -145,6 +160,7 @@ export type WorkerTask =
 export interface WorkerSetup {
   rules: RuleSpec[];
   parser: ParserOptions;
+  decompressionLedger?: SharedArrayBuffer;
 }
 
 export interface TaskResult {
@@ -439,7 +455,9 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
     if (m.type === 'progress') progress?.bytes(m.bytes, m.lines);
     else if (m.type === 'file') progress?.file(m.path);
   };
-  const pool = new TaskPool(plan.jobs, { rules: plan.rules, parser: parserOptions }, rules, post);
+  const setup: WorkerSetup = { rules: plan.rules, parser: parserOptions };
+  if (plan.decompressionLedger) setup.decompressionLedger = plan.decompressionLedger;
+  const pool = new TaskPool(plan.jobs, setup, rules, post);
   const thief: Thief = { rules, parserOptions, post, minBytes: plan.stealMinBytes, memoryBudget: plan.stealMemoryBudget, heapAtStart: process.memoryUsage().heapUsed };
   try {
     const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));

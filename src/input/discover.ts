@@ -4,7 +4,7 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError, describeSystemError } from '../core/errors.js';
+import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 
 export type InputSource =
   | { type: 'file'; path: string; size: number; /** The argument that produced it, for "nothing recognisable in DIR". */ origin: string }
@@ -39,6 +39,8 @@ export async function discoverInputs(args: readonly string[]): Promise<Discovery
     discovery.sources.push({ type: 'file', path: file, size, origin });
   };
 
+  // stdin can be read once: a second `-` would wait forever for an end that already came.
+  if (args.filter((a) => a === '-').length > 1) throw new UsageError('- (stdin) is named more than once; stdin can be read only once');
   for (const arg of args) {
     if (arg === '-') {
       discovery.sources.push({ type: 'stdin', path: '-', origin: '-' });

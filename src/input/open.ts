@@ -4,12 +4,12 @@
 // Nothing is ever extracted to disk.
 
 import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 import type { InputSource } from './discover.js';
-import { fileRange } from './file-range.js';
+import { fileRange, openListed } from './file-range.js';
 
 export interface InputEntry {
   /** Display path; tar members are `archive:member`. */
@@ -42,12 +42,12 @@ function isPlain(head: Buffer): boolean {
 async function readHead(file: string): Promise<Buffer> {
   let handle: FileHandle | undefined;
   try {
-    handle = await open(file, 'r');
+    handle = await openListed(file);
     const head = Buffer.alloc(TAR_HEADER);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     return head.subarray(0, bytesRead);
   } catch (err) {
-    throw new InputError(file, describeSystemError(err));
+    throw err instanceof InputError ? err : new InputError(file, describeSystemError(err));
   } finally {
     await handle?.close();
   }
@@ -69,18 +69,20 @@ export async function* openSource(source: InputSource, stdin: Readable = process
 async function* openStream(displayPath: string, raw: Readable, size: number | null): AsyncGenerator<InputEntry> {
   let { head, stream } = await peek(displayPath, tagErrors(displayPath, raw), TAR_HEADER);
   let knownSize = size;
+  // Every gzip stream of this source (the outer one, or one per tar member) draws on one budget.
+  const archive: Inflation = { archivePath: displayPath, inflated: 0, compressed: 0 };
   if (isGzip(head)) {
-    ({ head, stream } = await peek(displayPath, gunzip(displayPath, stream), TAR_HEADER));
+    ({ head, stream } = await peek(displayPath, gunzip(displayPath, stream, archive), TAR_HEADER));
     knownSize = null;
   }
   if (isTar(head)) {
-    yield* tarEntries(displayPath, stream);
+    yield* tarEntries(displayPath, stream, archive);
     return;
   }
   yield { path: displayPath, stream, size: knownSize };
 }
 
-async function* tarEntries(archivePath: string, stream: Readable): AsyncGenerator<InputEntry> {
+async function* tarEntries(archivePath: string, stream: Readable, archive: Inflation): AsyncGenerator<InputEntry> {
   // Loaded on the first bundle, not at start-up (worker threads import this module too).
   const tar = await import('tar-stream');
   const extract = tar.extract();
@@ -88,17 +90,22 @@ async function* tarEntries(archivePath: string, stream: Readable): AsyncGenerato
   pipeline(stream, extract, (err) => {
     if (err) failure = err;
   });
+  let files = 0;
+  const skipped = new Map<string, number>();
   try {
     for await (const entry of extract) {
       const member = entry.header.name;
       if (entry.header.type !== 'file' && entry.header.type !== 'contiguous-file') {
+        const type = entry.header.type ?? 'unknown';
+        skipped.set(type, (skipped.get(type) ?? 0) + 1);
         entry.resume();
         continue;
       }
+      files++;
       // Member names are only labels: absolute and `..` paths are shown, never resolved.
       const memberPath = `${archivePath}:${member}`;
       const { head, stream: memberStream } = await peek(memberPath, entry as unknown as Readable, 2);
-      const body = isGzip(head) ? gunzip(memberPath, memberStream) : memberStream;
+      const body = isGzip(head) ? gunzip(memberPath, memberStream, archive) : memberStream;
       yield { path: memberPath, stream: body, size: isGzip(head) ? null : entry.header.size ?? null };
       entry.resume();
     }
@@ -106,6 +113,11 @@ async function* tarEntries(archivePath: string, stream: Readable): AsyncGenerato
     throw new InputError(archivePath, `broken tar archive: ${describeTarError(err)}`);
   }
   if (failure) throw new InputError(archivePath, `broken tar archive: ${describeTarError(failure)}`);
+  // A bundle of only folders or links is a capture that went wrong, not a clean snapshot.
+  if (files === 0) {
+    const kinds = [...skipped].map(([type, n]) => `${n} ${type}`).join(', ');
+    throw new InputError(archivePath, `the tar archive holds no regular files${kinds ? ` (only ${kinds} entries)` : ''}`);
+  }
 }
 
 function describeTarError(err: unknown): string {
@@ -114,9 +126,9 @@ function describeTarError(err: unknown): string {
   return msg.replace(/^Unexpected end of data$/, 'unexpected end of data (truncated)');
 }
 
-function gunzip(displayPath: string, stream: Readable): Readable {
+function gunzip(displayPath: string, stream: Readable, archive: Inflation): Readable {
   const out = createGunzip();
-  const guarded = bombGuard(displayPath, out, decompressionLimits());
+  const guarded = bombGuard(out, decompressionLimits(), archive);
   pipeline(stream, out, guarded, () => {});
   return tagErrors(displayPath, guarded);
 }
@@ -145,28 +157,69 @@ export function decompressionLimits(env: NodeJS.ProcessEnv = process.env): Decom
   };
 }
 
+/** What the gzip streams of one source have inflated so far, from how many compressed bytes. */
+interface Inflation {
+  archivePath: string;
+  inflated: number;
+  compressed: number;
+}
+
 /**
- * Stops a gzip stream that inflates past both limits: streaming already keeps memory flat, but a
- * few kilobytes that inflate to terabytes would still keep the run busy for hours. Real logs and
- * metric dumps compress 5–200×, so a legitimate input never meets both conditions.
+ * The whole run's gzip totals, shared by every thread of a parallel run: [inflated, compressed].
+ * A bomb split over many streams (a tar of gzip members, a folder of .gz files) must meet the
+ * same limits as one stream.
  */
-function bombGuard(displayPath: string, inflater: Gunzip, limits: DecompressionLimits): Transform {
+let runTotals = new BigInt64Array(new SharedArrayBuffer(16));
+
+/** A fresh run-wide ledger (one per analysis), to hand to worker threads. */
+export function startDecompressionLedger(): SharedArrayBuffer {
+  // Checked once, before anything is read: a bad value is one usage error, not one per file.
+  decompressionLimits();
+  runTotals = new BigInt64Array(new SharedArrayBuffer(16));
+  return runTotals.buffer as SharedArrayBuffer;
+}
+
+/** In a worker thread: count against the run's ledger, created by the main thread. */
+export function joinDecompressionLedger(shared: SharedArrayBuffer): void {
+  runTotals = new BigInt64Array(shared);
+}
+
+export const RUN_SCOPE = ' (all gzip data of this run)';
+
+/**
+ * Stops gzip input that inflates past both limits, counted per stream, per source (archive) and
+ * per run: streaming already keeps memory flat, but a few kilobytes that inflate to terabytes
+ * would still keep the run busy for hours. Real logs and metric dumps compress 5-200x, so
+ * legitimate input never meets both conditions. The error names the archive.
+ */
+function bombGuard(inflater: Gunzip, limits: DecompressionLimits, archive: Inflation): Transform {
   let inflated = 0;
+  let compressedSeen = 0;
+  const over = (bytes: number, compressed: number) => bytes > limits.maxBytes && bytes / Math.max(compressed, 1) > limits.maxRatio;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      const compressedNow = inflater.bytesWritten - compressedSeen;
+      compressedSeen = inflater.bytesWritten;
       inflated += chunk.length;
-      if (inflated > limits.maxBytes) {
-        const ratio = inflated / Math.max(inflater.bytesWritten, 1);
-        if (ratio > limits.maxRatio) {
-          done(
-            new InputError(
-              displayPath,
-              `decompression stopped at ${formatSize(inflated)} (${Math.round(ratio)}:1 from ${formatSize(inflater.bytesWritten)} compressed): looks like a decompression bomb; ` +
-                'raise LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES or LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO (0 = no limit) if it is genuine',
-            ),
-          );
-          return;
-        }
+      archive.inflated += chunk.length;
+      archive.compressed += compressedNow;
+      const runInflated = Number(Atomics.add(runTotals, 0, BigInt(chunk.length))) + chunk.length;
+      const runCompressed = Number(Atomics.add(runTotals, 1, BigInt(compressedNow))) + compressedNow;
+      let scope: string | null = null;
+      let bytes = 0;
+      let compressed = 0;
+      if (over(inflated, compressedSeen)) [scope, bytes, compressed] = ['', inflated, compressedSeen];
+      else if (over(archive.inflated, archive.compressed)) [scope, bytes, compressed] = [' (all gzip data of this archive)', archive.inflated, archive.compressed];
+      else if (over(runInflated, runCompressed)) [scope, bytes, compressed] = [RUN_SCOPE, runInflated, runCompressed];
+      if (scope !== null) {
+        done(
+          new InputError(
+            archive.archivePath,
+            `decompression stopped at ${formatSize(bytes)}${scope} (${Math.round(bytes / Math.max(compressed, 1))}:1 from ${formatSize(compressed)} compressed): looks like a decompression bomb; ` +
+              'raise LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES or LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO (0 = no limit) if it is genuine',
+          ),
+        );
+        return;
       }
       done(null, chunk);
     },

@@ -13,7 +13,7 @@ export const EXIT_USAGE_OR_INPUT = 2;
 export const EXIT_INTERRUPTED = 130;
 
 export function exitCodeFor(report: Pick<Report, 'status' | 'errors'>): number {
-  if (report.errors.length > 0) return EXIT_USAGE_OR_INPUT;
+  if (report.errors.length > 0 || report.status === 'error') return EXIT_USAGE_OR_INPUT;
   return report.status === 'fail' ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 

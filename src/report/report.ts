@@ -17,6 +17,8 @@ import { applySuppressions, type SuppressionUse } from './suppression.js';
 
 export type FailOn = Severity | 'none';
 
+export type ReportStatus = 'pass' | 'fail' | 'error';
+
 export interface ReportInput {
   path: string;
   kind: InputKind;
@@ -66,7 +68,8 @@ export interface ReportSummary extends Record<Severity, number> {
 export interface Report {
   schemaVersion: 1;
   tool: { name: string; version: string };
-  status: 'pass' | 'fail';
+  /** `error` whenever the run had an input, usage or rule error (exit 2): a failed input never passes. */
+  status: ReportStatus;
   failOn: FailOn;
   inputs: ReportInput[];
   findings: ReportFinding[];
@@ -152,10 +155,12 @@ export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOption
     ...parts.errors.map((e) => (e.line ? { path: e.path, line: e.line, message: e.message } : { path: e.path, message: e.message })),
     ...parts.ruleFailures.map((f) => ({ path: `rule:${f.ruleId}`, message: `rule failed: ${f.message}` })),
   ];
+  const nothingChecked = gate.ruleIds ? nothingCheckedError(gate.ruleIds, disabled, gate.suppressions ?? []) : null;
+  if (nothingChecked) errors.push(nothingChecked);
   return {
     schemaVersion: 1,
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
-    status: summary.failing > 0 ? 'fail' : 'pass',
+    status: errors.length > 0 ? 'error' : summary.failing > 0 ? 'fail' : 'pass',
     failOn,
     inputs: parts.inputs.map(toReportInput),
     findings,
@@ -170,6 +175,23 @@ export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOption
     incidents: correlate(findings),
     proxyVersions: parts.versions ? versionSummary(parts.versions) : [],
   };
+}
+
+/** Path of the report error raised when every rule is disabled or suppressed. */
+export const NOTHING_CHECKED_PATH = 'rules';
+
+/**
+ * With every rule disabled or suppressed as a whole, nothing was checked: a "pass" would be a
+ * gate that cannot fail, so the run is an error (exit 2) naming the rules turned off.
+ */
+function nothingCheckedError(configured: readonly string[], disabled: readonly string[], suppressions: readonly SuppressionEntry[]): ReportError | null {
+  const wholly = new Set(suppressions.filter((s) => s.subject === undefined || /^\*+$/.test(s.subject)).map((s) => s.rule));
+  if (configured.some((id) => !wholly.has(id))) return null;
+  const parts: string[] = [];
+  if (disabled.length > 0) parts.push(`disabled in the config: ${disabled.join(', ')}`);
+  const suppressed = configured.filter((id) => wholly.has(id));
+  if (suppressed.length > 0) parts.push(`suppressed as a whole: ${suppressed.join(', ')}`);
+  return { path: NOTHING_CHECKED_PATH, message: `no rule was checked (${parts.join('; ') || 'no rules configured'}); enable at least one rule` };
 }
 
 function toReportInput(i: InputStats): ReportInput {

@@ -31,7 +31,17 @@ interface ProxyFds {
 
 interface State {
   proxies: Map<string, ProxyFds>;
+  ratio: number;
+  /** Size at which the next sweep runs (doubles when a sweep frees little, so sweeping stays linear). */
+  sweepAt: number;
 }
+
+/**
+ * Past this many proxies, those with both gauges known, well below the limit and no EMFILE line
+ * are dropped: they cannot fire, and a dump of a million `# POD` sections must not keep them all.
+ * (A later log line with EMFILE for a dropped pod still fires, from a fresh entry.)
+ */
+const MAX_TRACKED_PROXIES = 10_000;
 
 export default defineRule<FdExhaustionOptions, State>({
   meta: {
@@ -50,7 +60,7 @@ export default defineRule<FdExhaustionOptions, State>({
     },
   },
 
-  createState: () => ({ proxies: new Map() }),
+  createState: (options) => ({ proxies: new Map(), ratio: options.ratio, sweepAt: MAX_TRACKED_PROXIES }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -74,6 +84,7 @@ export default defineRule<FdExhaustionOptions, State>({
       mine.emfileLines += p.emfileLines;
       mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
     });
+    if (into.proxies.size >= into.sweepAt) dropHealthy(into);
   },
 
   finish(state, { options }) {
@@ -114,9 +125,17 @@ export default defineRule<FdExhaustionOptions, State>({
   },
 });
 
+function dropHealthy(state: State): void {
+  for (const [key, p] of state.proxies) {
+    if (p.emfileLines === 0 && p.open !== null && p.max !== null && (p.max === 0 || p.open / p.max < state.ratio)) state.proxies.delete(key);
+  }
+  state.sweepAt = Math.max(MAX_TRACKED_PROXIES, state.proxies.size * 2);
+}
+
 function proxyFor(state: State, key: string, record: MetricSampleRecord | ProxyLogRecord): ProxyFds {
   let p = state.proxies.get(key);
   if (!p) {
+    if (state.proxies.size >= state.sweepAt) dropHealthy(state);
     p = { id: identityOf(record), open: null, max: null, emfileLines: 0, samples: [] };
     state.proxies.set(key, p);
   }

@@ -46,7 +46,17 @@ interface ProxyState {
 
 interface State {
   proxies: Map<string, ProxyState>;
+  minEndpoints: number;
+  /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
+  untrackedProxies: number;
 }
+
+/**
+ * Proxies tracked at once. A dump of a million `# POD` sections would otherwise keep several sets
+ * per pod; past this, the proxies that cannot fire yet (fewer than minEndpoints targets) are
+ * dropped and counted, then the ones with the fewest targets.
+ */
+const MAX_TRACKED_PROXIES = 2_000;
 
 export default defineRule<IngressBypassOptions, State>({
   meta: {
@@ -67,7 +77,7 @@ export default defineRule<IngressBypassOptions, State>({
     },
   },
 
-  createState: () => ({ proxies: new Map() }),
+  createState: (options) => ({ proxies: new Map(), minEndpoints: options.minEndpoints, untrackedProxies: 0 }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -133,12 +143,15 @@ export default defineRule<IngressBypassOptions, State>({
       mine.ingressSpanLines += p.ingressSpanLines;
       mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
     });
+    into.untrackedProxies += from.untrackedProxies;
+    if (into.proxies.size > MAX_TRACKED_PROXIES) dropUntracked(into, null);
   },
 
   finish(state, { options }) {
     const findings: FindingDraft[] = [];
     for (const p of state.proxies.values()) {
       const f = judge(p, options);
+      if (f && state.untrackedProxies > 0) f.evidence.proxiesNotTracked = state.untrackedProxies;
       if (f) findings.push(f);
     }
     return findings;
@@ -158,10 +171,27 @@ const routingOf = perBody((record) => {
   return { orig, forwarded, balanced, ingressSpan: record.spans.some((s) => s.name === 'ingress') };
 });
 
+const targetsOf = (p: ProxyState) => Math.max(p.noServiceTargets.values.size, p.forwardAddrs.values.size);
+
+function dropUntracked(state: State, keep: string | null): void {
+  for (const [key, p] of state.proxies) {
+    if (key !== keep && targetsOf(p) < state.minEndpoints) {
+      state.proxies.delete(key);
+      state.untrackedProxies++;
+    }
+  }
+  const excess = state.proxies.size - MAX_TRACKED_PROXIES / 2;
+  if (excess <= 0) return;
+  const fewest = [...state.proxies].filter(([key]) => key !== keep).sort((a, b) => targetsOf(a[1]) - targetsOf(b[1])).slice(0, excess);
+  for (const [key] of fewest) state.proxies.delete(key);
+  state.untrackedProxies += fewest.length;
+}
+
 function proxyFor(state: State, record: MetricSampleRecord | ProxyLogRecord): ProxyState {
   const key = podKeyOf(record);
   let p = state.proxies.get(key);
   if (!p) {
+    if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
     p = {
       id: identityOf(record), endpointSeries: 0, noServiceSeries: 0, noServiceTargets: cappedSet(SET_CAP), noServiceWorkloads: cappedCounts(1_000),
       serviceTargets: cappedSet(SET_CAP), serviceBalancerSeries: 0, apiServerBalancerSeries: 0, endpointPolicySeries: 0, ingressModeSeries: 0,

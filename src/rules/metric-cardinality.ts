@@ -24,6 +24,12 @@ const MAX_VALUES_PER_PROXY = 50_000;
 const INBOUND_AUTHORITY_HINT = 100;
 const MAX_NAMES = 4096;
 const TOP = 10;
+/**
+ * Proxies tracked in full at once. A dump of a million small `# POD` sections would otherwise keep
+ * a card (several maps) per proxy; past this, the finished proxies below warningSeries, which can
+ * never be reported, are dropped and counted, and if that is not enough the smallest go too.
+ */
+const MAX_TRACKED_PROXIES = 2_000;
 
 interface HistogramStats {
   buckets: number;
@@ -66,6 +72,8 @@ interface ProxyCard {
 interface State {
   options: MetricCardinalityOptions;
   proxies: Map<string, ProxyCard>;
+  /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
+  untrackedProxies: number;
 }
 
 export default defineRule<MetricCardinalityOptions, State>({
@@ -84,7 +92,7 @@ export default defineRule<MetricCardinalityOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, proxies: new Map() }),
+  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0 }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -169,6 +177,8 @@ export default defineRule<MetricCardinalityOptions, State>({
         }
       }
     });
+    into.untrackedProxies += from.untrackedProxies;
+    if (into.proxies.size > MAX_TRACKED_PROXIES) dropUntracked(into, null);
   },
 
   finish(state, { options }) {
@@ -177,7 +187,9 @@ export default defineRule<MetricCardinalityOptions, State>({
     const cards = [...state.proxies.values()].map((card) => ({ card, series: card.samples - card.duplicates }));
     for (const { card, series } of cards.sort((a, b) => b.series - a.series)) {
       if (series < options.warningSeries) continue;
-      findings.push(describe(card, series, options));
+      const finding = describe(card, series, options);
+      if (state.untrackedProxies > 0) finding.evidence.proxiesNotTracked = state.untrackedProxies;
+      findings.push(finding);
     }
     return findings;
   },
@@ -213,10 +225,27 @@ function flushAllRuns(state: State): void {
   }
 }
 
+/** Drops finished proxies that cannot be reported, then the smallest, until half the budget is free. */
+function dropUntracked(state: State, keep: string | null): void {
+  const seriesOf = (c: ProxyCard) => c.samples - c.duplicates;
+  for (const [key, card] of state.proxies) {
+    if (key !== keep && seriesOf(card) < state.options.warningSeries) {
+      state.proxies.delete(key);
+      state.untrackedProxies++;
+    }
+  }
+  const excess = state.proxies.size - MAX_TRACKED_PROXIES / 2;
+  if (excess <= 0) return;
+  const smallest = [...state.proxies].filter(([key]) => key !== keep).sort((a, b) => seriesOf(a[1]) - seriesOf(b[1])).slice(0, excess);
+  for (const [key] of smallest) state.proxies.delete(key);
+  state.untrackedProxies += smallest.length;
+}
+
 function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   const key = proxyKeyOf(record);
   let card = state.proxies.get(key);
   if (!card) {
+    if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
     card = {
       id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyRun: { value: null, length: 0 }, familyTypes: new Map(),
       names: cappedCounts(MAX_NAMES), nameRun: { value: null, length: 0 },

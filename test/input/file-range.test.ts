@@ -38,8 +38,12 @@ describe('fileRange', () => {
     }
   });
 
-  it('stops at the end of the file when the range runs past it', async () => {
-    assert.deepEqual(await collect(content.length - 10, content.length + 1000, 4), content.subarray(content.length - 10));
+  it('fails, naming the file and its size, when the file ends before the range (it shrank since it was listed)', async () => {
+    await assert.rejects(collect(content.length - 10, content.length + 1000, 4), (err: Error & { path?: string }) => {
+      assert.equal(err.path, file);
+      assert.equal(err.message, `the file shrank to ${content.length} bytes while it was read (truncated or rotated); its analysis is incomplete`);
+      return true;
+    });
   });
 
   it('can be left early without leaking a read in flight', async () => {

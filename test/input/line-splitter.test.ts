@@ -35,6 +35,20 @@ describe('LineSplitter', () => {
     assert.deepEqual(split([Buffer.from('')]).lines, []);
   });
 
+  it('splits an input with CR-only line ends on CR, for any chunking', () => {
+    const text = '[ 1.0s]  WARN a\r[ 2.0s]  WARN ünï\r\rlast';
+    for (const chunks of cuts(Buffer.from(text))) assert.deepEqual(split(chunks).lines, ['[ 1.0s]  WARN a', '[ 2.0s]  WARN ünï', '', 'last']);
+  });
+
+  it('decides CR-only line ends on the first 64 KiB: a lone CR in an LF file stays data', () => {
+    const lf = `a\rb\n${'x'.repeat(70_000)}\rc\n`;
+    assert.deepEqual(split([Buffer.from(lf)]).lines, ['a\rb', `${'x'.repeat(70_000)}\rc`]);
+    const crOnly = Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\r') + '\r';
+    const lines = split([Buffer.from(crOnly.slice(0, 40_000)), Buffer.from(crOnly.slice(40_000))]).lines;
+    assert.equal(lines.length, 5000);
+    assert.equal(lines[4999], 'line 4999');
+  });
+
   it('skips over-long lines as one unit each, carried across chunks or not', () => {
     const long = Buffer.alloc(MAX_LINE_BYTES + 10, 0x61);
     const input = Buffer.concat([Buffer.from('before\n'), long, Buffer.from('\nafter\n'), long]);

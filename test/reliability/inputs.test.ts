@@ -103,6 +103,25 @@ describe('decompression bombs', () => {
     assert.match(result.errors[0]!.toLine(), /bomb\.tgz.*decompression stopped/);
   });
 
+  it('counts every gzip member of a tar against one budget for the archive (no member alone is over it)', async () => {
+    const bomb = path.join(dir, 'members.tar');
+    const member = gzipSync(Buffer.alloc(4 << 20), { level: 9 });
+    writeFileSync(bomb, await tarOf(Array.from({ length: 8 }, (_, i) => ({ name: `m${i}.log.gz`, body: member }))));
+    const result = await withEnv({ LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(8 << 20) }, () => readInputs([bomb], () => {}));
+    assert.equal(result.errors.length, 1);
+    assert.match(result.errors[0]!.toLine(), /^\S*members\.tar: decompression stopped at 8\.0 MiB \(all gzip data of this archive\)/);
+  });
+
+  it('counts every gzip file of the run against one budget, and says once that the rest stopped', async () => {
+    const folder = path.join(dir, 'gz-folder');
+    mkdirSync(folder);
+    const member = gzipSync(Buffer.alloc(4 << 20), { level: 9 });
+    for (let i = 0; i < 6; i++) writeFileSync(path.join(folder, `z${i}.log.gz`), member);
+    const result = await withEnv({ LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(8 << 20) }, () => readInputs([folder], () => {}));
+    assert.equal(result.errors.length, 1, result.errors.map((e) => e.toLine()).join('\n'));
+    assert.match(result.errors[0]!.toLine(), /z2\.log\.gz: decompression stopped at 8\.0 MiB \(all gzip data of this run\).*; 3 later gzip input\(s\) stopped too: \S+z3\.log\.gz, \S+z4\.log\.gz, \S+z5\.log\.gz$/);
+  });
+
   it('lets a highly compressible but genuine log through when the ratio is below the limit', async () => {
     const log = path.join(dir, 'repetitive.log.gz');
     writeFileSync(log, gzipSync(Buffer.from(LOG.repeat(20_000))));

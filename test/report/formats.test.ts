@@ -90,7 +90,7 @@ describe('SARIF', () => {
         ruleFailures: [{ ruleId: 'metric-cardinality', message: 'boom' }],
       }),
       'error',
-      { ruleIds: ['reconnect-storm'], disabledRules: ['dns-ttl-zero'], suppressions: [{ rule: 'reconnect-storm', source: 'flag' }] },
+      { ruleIds: ['reconnect-storm', 'metric-cardinality'], disabledRules: ['dns-ttl-zero'], suppressions: [{ rule: 'reconnect-storm', source: 'flag' }] },
     );
     const log = JSON.parse(format(report, 'sarif')) as Sarif;
     assert.deepEqual(sarifSchemaErrors(log), []);

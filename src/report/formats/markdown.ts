@@ -19,7 +19,7 @@ const ICON = { error: '🔴', warning: '🟠', info: '🔵' } as const;
 export function formatMarkdown(report: Report, options: FormatOptions): string {
   const out: string[] = [];
   const s = report.summary;
-  const status = report.status === 'fail' ? '❌ **FAIL**' : '✅ **PASS**';
+  const status = report.status === 'error' ? '⚠️ **ERROR**' : report.status === 'fail' ? '❌ **FAIL**' : '✅ **PASS**';
   out.push(
     `### ${report.tool.name} ${report.tool.version}: ${status}${report.errors.length ? ' · ⚠️ input errors' : ''}`,
     '',

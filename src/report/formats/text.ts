@@ -78,17 +78,18 @@ export function formatText(report: Report, options: FormatOptions): string {
   const notes: string[] = [];
   if (report.skippedRules.length > 0) notes.push(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
   if (report.suppressedFindings?.length) notes.push(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`);
+  if (report.disabledRules.length > 0) notes.push(`Disabled rules: ${report.disabledRules.join(', ')}`);
   const b = report.baseline;
   if (b) notes.push(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`);
   for (const n of notes) out.push(...wrap(n, width).map((l) => c.dim(l)));
   for (const e of report.errors) out.push(...wrap(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`, width).map((l) => c.red(l)));
 
   const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
-  const status = report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
+  const status = report.status === 'error' ? c.red.bold('ERROR') : report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
   const summary = `Summary: ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info${hidden > 0 ? ` (${hidden} below --min-severity not shown)` : ''} · `;
   const summaryLines = wrap(`${summary}${report.status.toUpperCase()}${report.errors.length ? ' · input errors' : ''}`, width);
   const last = summaryLines.pop()!;
-  out.push(...summaryLines, last.replace(/(PASS|FAIL)/, status).replace('Summary:', c.bold('Summary:')));
+  out.push(...summaryLines, last.replace(/(PASS|FAIL|ERROR)/, status).replace('Summary:', c.bold('Summary:')));
   out.push(...answer(c, report, visible, width));
   return out.join('\n') + '\n';
 }
