@@ -5,8 +5,10 @@ import cliProgress from 'cli-progress';
 import type { ReadProgress } from '../engine/analyze.js';
 import { formatBytes } from '../report/formats/text.js';
 import { compact } from '../util/stats.js';
+import { terminalSafe } from '../util/terminal-safe.js';
+import { unguardedStderr } from './stderr.js';
 
-export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ReadProgress | undefined {
+export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = unguardedStderr()): ReadProgress | undefined {
   if (!enabled || !stream.isTTY) return undefined;
   const bar = new cliProgress.SingleBar(
     {
@@ -44,7 +46,8 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
       bar.start(totalBytes ?? 1, 0, payload());
     },
     file(path) {
-      file = path;
+      // The bar writes around the stderr guard: a name from the inputs must not carry escapes.
+      file = terminalSafe(path, true);
       bar.update(payload());
     },
     bytes(count, lineCount) {

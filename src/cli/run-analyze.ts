@@ -12,7 +12,8 @@ import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { FORMAT_NAMES, FORMATTERS, type FormatName } from '../report/formats/index.js';
 import { buildReport, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
 import { RULES } from '../rules/index.js';
-import { writeFileAtomic, writeStdout } from './output.js';
+import { decompressionLimits } from '../input/open.js';
+import { assertNotAnInput, duplicateOutputWarnings, writeFileAtomic, writeStdout } from './output.js';
 import { resolvePathArgs } from './paths.js';
 import { createProgress } from './progress.js';
 
@@ -71,10 +72,16 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     const suppressions = [...config.suppress, ...(flags.suppress ?? []).map((s) => parseSuppressFlag(s))];
     const previous = flags.baseline ? await readBaseline(flags.baseline) : undefined;
     const paths = resolvePathArgs(argv, process.stdin.isTTY);
+    // A bad limit is one usage error now, not one error per compressed input (or none without any).
+    decompressionLimits();
+    const outputFiles = [...targets.flatMap((t) => (t.file ? [{ flag: '--output', file: t.file }] : [])), ...(flags['write-baseline'] ? [{ flag: '--write-baseline', file: flags['write-baseline'] }] : [])];
+    for (const warning of duplicateOutputWarnings(outputFiles)) process.stderr.write(`linkerd-doctor: ${warning}\n`);
+    assertNotAnInput(outputFiles, paths);
 
     const options: AnalyzeOptions = { progress: createProgress(flags.progress && !flags.quiet) };
     if (flags.jobs !== undefined) options.jobs = flags.jobs;
     const result = await analyzeInputs(paths, config.rules, options);
+    assertNotAnInput(outputFiles, result.inputs.map((i) => i.path));
     const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules };
     if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
     let report = buildReport(result, failOn, gate);
@@ -102,17 +109,18 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     let unwritten = 0;
     for (const target of targets) {
       const color = target.file === null && (flags.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR));
-      const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd() });
-      if (!target.file) {
-        await writeStdout(text);
-        continue;
-      }
-      // One unwritable file must not cost the other reports (kube-linter's multi-output lesson).
+      // One unwritable file (or a formatter failing on odd data) must not cost the other reports
+      // (kube-linter's multi-output lesson).
       try {
+        const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd() });
+        if (!target.file) {
+          await writeStdout(text);
+          continue;
+        }
         await writeFileAtomic(target.file, text);
       } catch (err) {
         unwritten++;
-        process.stderr.write(`linkerd-doctor: cannot write ${target.format} report ${target.file}: ${describeSystemError(err)}\n`);
+        process.stderr.write(`linkerd-doctor: cannot write ${target.format} report ${target.file ?? 'to stdout'}: ${describeSystemError(err)}\n`);
       }
     }
     return unwritten > 0 ? EXIT_USAGE_OR_INPUT : exitCodeFor(report);

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type FindingSubject, type Severity } from '../core/types.js';
+import { stringifyWellFormed } from '../util/json-safe.js';
 import { evidenceKind } from './fingerprint.js';
 import { SEVERITY_RANK, type ReportFinding } from './report.js';
 
@@ -61,7 +62,7 @@ export function createBaseline(findings: readonly ReportFinding[]): BaselineFile
 }
 
 export function serializeBaseline(baseline: BaselineFile): string {
-  return JSON.stringify(baseline, null, 2) + '\n';
+  return stringifyWellFormed(baseline, 2) + '\n';
 }
 
 export async function readBaseline(file: string): Promise<BaselineFile> {
