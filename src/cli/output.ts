@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync, unlinkSync, write as fsWrite } from 'node:fs';
 import { lstat, open, readlink, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
@@ -32,7 +32,12 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   }
   if (node.kind === 'in-place') {
     try {
-      await writeFile(node.path, content, { flag: 'a' });
+      const fd = ownDescriptor(node.path);
+      // Our own stdout goes through the stream, in order with what else is written there; our
+      // other descriptors are written directly (opening /proc/self/fd/N of a socket fails).
+      if (fd === 1) await writeStdout(content);
+      else if (fd !== null) await writeToDescriptor(fd, content);
+      else await writeFile(node.path, content, { flag: 'a' });
     } catch (err) {
       throw new InputError(file, `cannot write the report: ${describeSystemError(err)}`);
     }
@@ -65,6 +70,19 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
 
 /** Paths that name an already open descriptor: the node behind them belongs to whoever opened it. */
 const DESCRIPTOR_PATH = /^\/(?:dev\/(?:stdout|stderr|stdin|fd\/\d+)|proc\/(?:self|thread-self|\d+)\/fd\/\d+)$/;
+
+/** The descriptor number when `p` names one of this process's own descriptors. */
+function ownDescriptor(p: string): number | null {
+  if (p === '/dev/stdout') return 1;
+  if (p === '/dev/stderr') return 2;
+  if (p === '/dev/stdin') return 0;
+  const m = /^\/(?:dev\/fd|proc\/(?:self|thread-self)\/fd)\/(\d+)$/.exec(p) ?? (new RegExp(`^/proc/${process.pid}/fd/(\\d+)$`).exec(p));
+  return m ? Number(m[1]) : null;
+}
+
+function writeToDescriptor(fd: number, content: string): Promise<void> {
+  return new Promise((resolve, reject) => fsWrite(fd, content, (err) => (err ? reject(err) : resolve())));
+}
 
 async function outputNode(file: string): Promise<OutputNode> {
   let current = path.resolve(file);
