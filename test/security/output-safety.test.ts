@@ -51,10 +51,12 @@ describe('--output onto special files', () => {
     assert.ok(lstatSync(device).isCharacterDevice(), 'still a device');
   });
 
-  it('writes into a FIFO instead of replacing it', { skip: spawnSync('mkfifo', ['--version']).status !== 0 && 'no mkfifo' }, async () => {
+  it('writes into a FIFO instead of replacing it', { timeout: 30_000, skip: spawnSync('mkfifo', ['--version']).status !== 0 && 'no mkfifo' }, async (t) => {
     const fifo = path.join(dir, 'report.fifo');
     assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
     const reader = spawn('cat', [fifo]);
+    // Replaced by a plain file, the FIFO would never get a writer and cat would wait forever.
+    t.after(() => reader.kill());
     let received = '';
     reader.stdout.on('data', (d) => (received += d));
     const readerDone = new Promise((resolve) => reader.on('close', resolve));
