@@ -29,7 +29,6 @@ function assertWellFormed(value: unknown, where: string): void {
 /** JSON text a strict decoder accepts: no escaped lone surrogate, no raw C1 control. */
 function assertStrictJson(text: string, what: string): void {
   assert.doesNotMatch(text, /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}(?!\\ud[c-f])/i, `${what} carries an escaped lone surrogate`);
-  // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(text, /[\u007f-\u009f]/, `${what} carries a raw C1 control`);
   assertWellFormed(JSON.parse(text), what);
 }
