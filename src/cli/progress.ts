@@ -11,6 +11,8 @@ import type { ReadProgress } from '../engine/analyze.js';
 import { formatBytes } from '../report/formats/text.js';
 import { truncate } from '../report/formats/values.js';
 import { compact } from '../util/stats.js';
+import { terminalSafe } from '../util/terminal-safe.js';
+import { unguardedStderr } from './stderr.js';
 import { terminalWidth } from './terminal.js';
 
 const BAR_SIZE = 20;
@@ -47,7 +49,7 @@ export function progressLine(s: ProgressState, width: number): string {
   return room >= 8 && s.file ? `${line} | ${s.file.length > room ? `…${s.file.slice(-(room - 1))}` : s.file}` : truncate(line, width - 1);
 }
 
-export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ReadProgress | undefined {
+export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = unguardedStderr()): ReadProgress | undefined {
   if (!enabled || !stream.isTTY) return undefined;
   const state: ProgressState = { read: 0, lines: 0, total: null, file: '', seconds: 0 };
   let started = Date.now();
@@ -70,7 +72,8 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
       bar.start(1, 0);
     },
     file(path) {
-      state.file = path;
+      // The bar writes around the stderr guard: a name from the inputs must not carry escapes.
+      state.file = terminalSafe(path, true);
       if (isCompressedPath(path)) compressed = true;
       bar.update(0);
     },

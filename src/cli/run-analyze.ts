@@ -13,7 +13,8 @@ import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { FORMAT_NAMES, FORMATTERS, type FormatName } from '../report/formats/index.js';
 import { buildReport, NOTHING_CHECKED_PATH, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
 import { RULES } from '../rules/index.js';
-import { finishDespiteClosedStdout, writeFileAtomic, writeStdout } from './output.js';
+import { decompressionLimits } from '../input/open.js';
+import { assertNotAnInput, duplicateOutputWarnings, finishDespiteClosedStdout, writeFileAtomic, writeStdout } from './output.js';
 import { resolvePathArgs } from './paths.js';
 import { type OutputTarget } from './output-targets.js';
 import { createProgress } from './progress.js';
@@ -81,12 +82,18 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     const suppressions = [...config.suppress, ...(flags.suppress ?? []).map((s) => parseSuppressFlag(s))];
     const previous = flags.baseline ? await readBaseline(flags.baseline) : undefined;
     const paths = resolvePathArgs(argv, process.stdin.isTTY);
+    // A bad limit is one usage error now, not one error per compressed input (or none without any).
+    decompressionLimits();
+    const outputFiles = [...targets.flatMap((t) => (t.file ? [{ flag: '--output', file: t.file }] : [])), ...(flags['write-baseline'] ? [{ flag: '--write-baseline', file: flags['write-baseline'] }] : [])];
+    for (const warning of duplicateOutputWarnings(outputFiles)) process.stderr.write(`linkerd-doctor: ${warning}\n`);
+    assertNotAnInput(outputFiles, paths);
 
     const options: AnalyzeOptions = { progress: createProgress(flags.progress && !flags.quiet) };
     const jobs = cappedJobs(flags.jobs);
     options.jobs = jobs.jobs;
     if (jobs.notice && !flags.quiet) process.stderr.write(`linkerd-doctor: notice: ${jobs.notice}\n`);
     const result = await analyzeInputs(paths, config.rules, options);
+    assertNotAnInput(outputFiles, result.inputs.map((i) => i.path));
     const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules, fold: flags.fold !== false };
     if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
     let report = buildReport(result, failOn, gate);
@@ -117,17 +124,18 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     for (const target of targets) {
       const color = target.file === null && useColor(flags.color, process.stdout);
       const layout = { width: target.file === null ? terminalWidth(process.stdout) : terminalWidth(undefined), verbose: flags.verbose === true, summaryOnly: flags.summary === true, notShown: visible.length - findings.length };
-      const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd(), ...layout });
-      if (!target.file) {
-        await writeStdout(text);
-        continue;
-      }
-      // One unwritable file must not cost the other reports (kube-linter's multi-output lesson).
+      // One unwritable file (or a formatter failing on odd data) must not cost the other reports
+      // (kube-linter's multi-output lesson).
       try {
+        const text = FORMATTERS[target.format](report, { color, findings, failOn, minSeverity, cwd: process.cwd(), ...layout });
+        if (!target.file) {
+          await writeStdout(text);
+          continue;
+        }
         await writeFileAtomic(target.file, text);
       } catch (err) {
         unwritten++;
-        process.stderr.write(`linkerd-doctor: cannot write ${target.format} report ${target.file}: ${describeSystemError(err)}\n`);
+        process.stderr.write(`linkerd-doctor: cannot write ${target.format} report ${target.file ?? 'to stdout'}: ${describeSystemError(err)}\n`);
       }
     }
     return unwritten > 0 ? EXIT_USAGE_OR_INPUT : exitCodeFor(report);

@@ -1,7 +1,9 @@
 import { InputError, UsageError } from '../core/errors.js';
 import type { LdRecord } from '../core/types.js';
 import { readInputs } from '../engine/analyze.js';
+import { decompressionLimits } from '../input/open.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
+import { wellFormedJson } from '../util/json-safe.js';
 import { resolvePathArgs } from './paths.js';
 
 export interface ParseFlags {
@@ -23,7 +25,7 @@ class NdjsonWriter {
 
   write(record: LdRecord): void {
     if (this.closed) return;
-    const line = JSON.stringify(record) + '\n';
+    const line = wellFormedJson(JSON.stringify(record)) + '\n';
     this.buffer.push(line);
     this.size += line.length;
     if (this.size >= 1 << 16) this.flush();
@@ -48,6 +50,7 @@ const SHOWN_ERRORS = 20;
 export async function runParse(argv: string[], flags: ParseFlags): Promise<number> {
   try {
     const paths = resolvePathArgs(argv, process.stdin.isTTY);
+    decompressionLimits();
     const kinds = flags.kind ? new Set(flags.kind) : null;
     const out = new NdjsonWriter();
     // Keep only the first rejected lines; a strict read of a big legacy dump rejects millions.

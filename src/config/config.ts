@@ -3,7 +3,7 @@
 // Every mistake is reported as one line naming the file, the line and the key, and exits 2.
 // Reused by other commands (export-rules) so every command reads the same thresholds.
 
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { closest, didYouMean } from '../cli/argv.js';
@@ -75,13 +75,44 @@ export async function loadConfig(file?: string, options: LoadConfigOptions = {})
     if (present.length === 0) return defaultConfig(rules);
     chosen = path.join(cwd, present[0]!);
   }
-  let text: string;
-  try {
-    text = await readFile(chosen, 'utf8');
-  } catch (err) {
-    throw new ConfigError(displayPath(chosen, cwd), '', `cannot read config: ${describeSystemError(err)}`);
-  }
+  const text = await readConfigText(chosen, displayPath(chosen, cwd));
   return parseConfig(text, displayPath(chosen, cwd), rules);
+}
+
+/**
+ * Largest config read. A real one is a few kilobytes; parsing builds a YAML tree many times the
+ * size of its text (a 9 MB file took 941 MB, a 100 MB one ran out of memory), so a bigger file is
+ * refused before it is parsed.
+ */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+/** Reads at most MAX_CONFIG_BYTES (+1 to tell a bigger file), also from a FIFO or /dev/stdin. */
+async function readConfigText(file: string, shown: string): Promise<string> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new ConfigError(shown, '', 'cannot read config: is a directory');
+    if (info.isFile() && info.size > MAX_CONFIG_BYTES) throw tooBig(shown, info.size);
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > MAX_CONFIG_BYTES) throw tooBig(shown, null);
+    return buffer.toString('utf8', 0, length);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(shown, '', `cannot read config: ${describeSystemError(err)}`);
+  } finally {
+    await handle?.close();
+  }
+}
+
+function tooBig(shown: string, size: number | null): ConfigError {
+  return new ConfigError(shown, '', `config is ${size === null ? 'over' : `${(size / (1 << 20)).toFixed(1)} MiB,`} more than the ${MAX_CONFIG_BYTES / (1 << 20)} MiB a config may have; suppress findings by glob rather than one entry each`);
 }
 
 export function defaultConfig(rules: readonly AnyRule[] = RULES): LinkerdDoctorConfig {
@@ -94,6 +125,9 @@ export function configuredRules(config: LinkerdDoctorConfig): ConfiguredRule[] {
 }
 
 type KeyPath = (string | number)[];
+
+/** YAML alias expansions allowed in a config: a real one uses a handful, a billion-laughs file millions. */
+const MAX_ALIAS_COUNT = 100;
 
 /**
  * The YAML library, loaded when a config file is read: most runs have none, and importing it at
@@ -123,7 +157,15 @@ export function parseConfig(text: string, source: string, rules: readonly AnyRul
     throw new ConfigError(source, formatKey(keyPath), reason, lineOf(keyPath));
   };
 
-  const root: unknown = doc.toJS();
+  let root: unknown;
+  try {
+    // Each alias expands to a copy of its anchor: nine levels of nine aliases are 387 million
+    // nodes. The library counts expansions and stops past maxAliasCount.
+    root = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(source, '', /alias/i.test(message) ? `refused: more than ${MAX_ALIAS_COUNT} YAML alias expansions (an alias bomb?)` : `invalid ${isJson ? 'JSON' : 'YAML'}: ${message.split('\n')[0]}`);
+  }
   const config = defaultConfig(rules);
   config.source = source;
   if (root === null || root === undefined) return config;

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type FindingSubject, type Severity } from '../core/types.js';
+import { stringifyWellFormed } from '../util/json-safe.js';
 import { evidenceKind } from './fingerprint.js';
 import { SEVERITY_RANK, type ReportFinding } from './report.js';
 
@@ -61,7 +62,7 @@ export function createBaseline(findings: readonly ReportFinding[]): BaselineFile
 }
 
 export function serializeBaseline(baseline: BaselineFile): string {
-  return JSON.stringify(baseline, null, 2) + '\n';
+  return stringifyWellFormed(baseline, 2) + '\n';
 }
 
 export async function readBaseline(file: string): Promise<BaselineFile> {
@@ -73,9 +74,11 @@ export async function readBaseline(file: string): Promise<BaselineFile> {
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    // Editors on Windows save UTF-8 with a byte order mark; JSON.parse rejects it.
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
-    throw new UsageError(`--baseline ${file}: not JSON (${(err as Error).message}); write one with --write-baseline`);
+    // V8 quotes the start of the text in its message, newlines included: keep the error one line.
+    throw new UsageError(`--baseline ${file}: not JSON (${(err as Error).message.replace(/\s+/g, ' ')}); write one with --write-baseline`);
   }
   return validateBaseline(data, file);
 }
@@ -95,6 +98,11 @@ function validateBaseline(data: unknown, file: string): BaselineFile {
     if (typeof entry.severity !== 'string' || !(SEVERITIES as readonly string[]).includes(entry.severity)) bad(`findings[${i}].severity: must be one of ${SEVERITIES.join(', ')}`);
     const kf = entry.keyFigure as Record<string, unknown> | undefined;
     if (kf !== undefined && (typeof kf !== 'object' || kf === null || typeof kf.name !== 'string' || typeof kf.value !== 'number')) bad(`findings[${i}].keyFigure: must be {name, value}`);
+    if (entry.subject !== undefined && (typeof entry.subject !== 'object' || entry.subject === null || Array.isArray(entry.subject))) bad(`findings[${i}].subject: must be an object`);
+    // Only labels for reports: a hand-edited entry without them still matches by fingerprint.
+    if (entry.subject === undefined) entry.subject = {};
+    if (typeof entry.title !== 'string') entry.title = `${entry.ruleId as string} finding`;
+    if (typeof entry.kind !== 'string') entry.kind = '';
   });
   return data as BaselineFile;
 }

@@ -9,6 +9,7 @@ import { formatJunit } from './junit.js';
 import { formatMarkdown } from './markdown.js';
 import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
+import { terminalSafeDeep } from '../../util/terminal-safe.js';
 
 export interface FormatOptions {
   color: boolean;
@@ -32,7 +33,9 @@ export interface FormatOptions {
 export type Formatter = (report: Report, options: FormatOptions) => string;
 
 export const FORMATTERS = {
-  text: formatText,
+  // The text report goes to terminals: every string of the model is made inert first (the
+  // formatter's own colours are added after).
+  text: (report: Report, options: FormatOptions) => formatText(terminalSafeDeep(report), { ...options, findings: terminalSafeDeep(options.findings) }),
   json: formatJson,
   sarif: formatSarif,
   junit: formatJunit,

@@ -13,6 +13,7 @@ import { RULES } from '../../rules/index.js';
 import { atOrAbove, type Report, type ReportFinding, type SuppressedFinding } from '../report.js';
 import { artifactLocationFor } from './artifact-uri.js';
 import type { FormatOptions } from './index.js';
+import { stringifyWellFormed } from '../../util/json-safe.js';
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 const INFORMATION_URI = 'https://github.com/linkerd-doctor/linkerd-doctor';
@@ -55,7 +56,7 @@ export function formatSarif(report: Report, options: FormatOptions): string {
     results,
   };
   if (report.baseline) run.properties = { baseline: { file: report.baseline.file, fixed: report.baseline.fixed.length, stale: report.baseline.stale.length } };
-  return JSON.stringify({ $schema: SARIF_SCHEMA, version: '2.1.0', runs: [run] }, null, 2) + '\n';
+  return stringifyWellFormed({ $schema: SARIF_SCHEMA, version: '2.1.0', runs: [run] }, 2) + '\n';
 }
 
 function ruleDescriptor(rule: AnyRule, report: Report): Json {
