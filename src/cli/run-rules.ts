@@ -65,14 +65,16 @@ export async function renderRuleDocs(rule: AnyRule, color: boolean): Promise<str
   const markdown = readRuleDocs(rule.meta.id);
   if (markdown === null) throw new UsageError(`${rule.meta.id} has no docs page (docs/rules/${rule.meta.id}.md); see ${docsUrlFor(rule.meta.id)}`);
   const header = `${rule.meta.id} (${rule.meta.code}) · default severity ${rule.meta.defaultSeverity} · reads ${rule.meta.inputs.join(', ')}\n${docsUrlFor(rule.meta.id)}\n\n`;
-  // Loaded here, not at start-up: oclif imports every command to read its flags, and the terminal
-  // renderer pulls in a syntax highlighter that would cost every `analyze` a tenth of a second.
-  const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
-  const marked = new Marked();
-  // No emoji shortcodes: `:name:` sequences in addresses and spans must print as written.
-  marked.use(markedTerminal({ reflowText: true, width: Math.min(process.stdout.columns ?? 100, 100), tab: 2, emoji: false }));
-  const rendered = marked.parse(markdown, { async: false }) as string;
-  return header + (color ? rendered : stripAnsi(rendered));
+  // Loaded here, not at start-up: oclif imports every command to read its flags, and `analyze`
+  // needs no Markdown lexer.
+  const { renderTerminalMarkdown } = await import('./terminal-markdown.js');
+  return header + renderTerminalMarkdown(markdown, { width: explainWidth(), color });
+}
+
+/** The terminal's width (or COLUMNS), 80 when unknown, at most 100: long lines read badly. */
+function explainWidth(): number {
+  const columns = process.stdout.columns || Number(process.env.COLUMNS) || 80;
+  return Math.min(columns, 100);
 }
 
 export async function runExplain(id: string | undefined, flags: { color?: boolean }): Promise<number> {
@@ -94,9 +96,4 @@ export async function runExplain(id: string | undefined, flags: { color?: boolea
     process.stderr.write(`linkerd-doctor: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT_USAGE_OR_INPUT;
   }
-}
-
-function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001b\[[0-9;]*m/g, '');
 }
