@@ -10,6 +10,7 @@ import type { ConfiguredRule } from '../engine/engine.js';
 import { createBaseline, DEFAULT_BASELINE_TOLERANCE_PERCENT, readBaseline, serializeBaseline } from '../report/baseline.js';
 import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { FORMAT_NAMES, FORMATTERS, type FormatName } from '../report/formats/index.js';
+import { redactReport } from '../report/redact.js';
 import { buildReport, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
 import { RULES } from '../rules/index.js';
 import { writeFileAtomic, writeStdout } from './output.js';
@@ -31,6 +32,7 @@ export interface AnalyzeFlags {
   quiet: boolean;
   color?: boolean;
   jobs?: number;
+  redact?: boolean;
 }
 
 export interface OutputTarget {
@@ -98,6 +100,8 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
       writeNotices(report, result.inputs);
     }
 
+    // After the baseline is written (it stays the user's own), before any format is rendered.
+    if (flags.redact) report = redactReport(report);
     const findings = visibleFindings(report, minSeverity);
     let unwritten = 0;
     for (const target of targets) {
