@@ -2,10 +2,18 @@
 // Runs the oclif CLI with the project's error contract: every failure is ONE line on stderr and
 // exit 2 (oclif's own handler would print the usage block for an unknown flag, and a stack trace
 // for anything unexpected).
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { installProcessGuards } from '../dist/cli/output.js';
 
 const USAGE_OR_INPUT = 2;
+
+// A fresh clone has no dist/ until `npm run build` (npm ci no longer builds: installing the
+// packed tarball must not run a build). Say so in one line instead of a module-not-found trace.
+if (!existsSync(new URL('../dist/cli/output.js', import.meta.url))) {
+  process.stderr.write(`linkerd-doctor: the CLI is not built; run \`npm run build\` in ${fileURLToPath(new URL('..', import.meta.url))}\n`);
+  process.exit(USAGE_OR_INPUT);
+}
+const { installProcessGuards } = await import('../dist/cli/output.js');
 
 // Before oclif loads, so a Ctrl-C during start-up already gets the interrupt handling.
 installProcessGuards();

@@ -139,7 +139,7 @@ describe('export-rules', () => {
       for (const [name, rule] of alerts(stdout)) {
         const id = rule.labels.linkerd_doctor_rule!;
         assert.ok(fleetLookup(id), `${name}: ${id}`);
-        assert.ok(['error', 'warning', 'info'].includes(rule.labels.severity!), name);
+        assert.ok(['critical', 'warning', 'info'].includes(rule.labels.severity!), name);
         assert.ok(rule.annotations.summary && rule.annotations.description, name);
         assert.equal(rule.annotations.runbook_url, docsUrlFor(id), name);
         assert.match(rule.annotations.description!, new RegExp(`linkerd-doctor explain ${id}`));
@@ -219,6 +219,40 @@ describe('export-rules', () => {
     assert.match((await exportRules({ label: ['release'] })).stderr, /must be KEY=VALUE/);
     assert.match((await exportRules({ target: 'loki', 'log-selector': ' ' })).stderr, /--log-selector must not be empty/);
     assert.equal((await exportRules({ target: 'datadog' })).code, 2);
+  });
+
+  test('severity labels speak Alertmanager (critical|warning|info); --severity-map legacy keeps error|warning|info', async () => {
+    for (const target of ['prometheus', 'loki']) {
+      const modern = alerts((await exportRules({ target, quiet: true })).stdout);
+      const legacy = alerts((await exportRules({ target, quiet: true, 'severity-map': 'legacy' })).stdout);
+      assert.deepEqual([...legacy.keys()], [...modern.keys()], target);
+      const pairs = new Set([...modern].map(([name, rule]) => `${legacy.get(name)!.labels.severity}->${rule.labels.severity}`));
+      assert.ok(pairs.has('error->critical') && pairs.has('warning->warning'), `${target}: ${[...pairs].join(' ')}`);
+      assert.deepEqual([...pairs].filter((p) => !['error->critical', 'warning->warning', 'info->info'].includes(p)), [], target);
+      // Only the label changes: the same queries, durations and annotations either way.
+      for (const [name, rule] of modern) assert.deepEqual({ ...rule, labels: { ...rule.labels, severity: '' } }, { ...legacy.get(name)!, labels: { ...legacy.get(name)!.labels, severity: '' } }, name);
+    }
+    const bad = await exportRules({ 'severity-map': 'pagerduty' });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--severity-map must be one of alertmanager, legacy/);
+  });
+
+  test('--name must be an RFC 1123 subdomain and --label a valid Kubernetes label (exit 2, the rule stated)', async () => {
+    for (const name of ['Bad_Name', 'UPPER', '-lead', 'trail-', 'a'.repeat(254), 'sp ace', '']) {
+      const result = await exportRules({ format: 'prometheusrule', name });
+      assert.equal(result.code, 2, name);
+      assert.equal(result.stdout, '', name);
+      assert.equal(result.stderr.trim().split('\n').length, 1, name);
+      assert.match(result.stderr, /is not a valid resource name: a Kubernetes metadata\.name must be an RFC 1123 subdomain, at most 253 characters of lower-case letters, digits, '-' and '\.', starting and ending with a letter or digit/, name);
+    }
+    assert.match((await exportRules({ format: 'prometheusrule', name: 'Bad_Name' })).stderr, /\(e\.g\. "bad-name"\)/);
+    for (const name of ['linkerd-doctor', 'linkerd.doctor-1', 'a', 'a'.repeat(253)]) assert.equal((await exportRules({ format: 'prometheusrule', name, quiet: true })).code, 0, name);
+    for (const label of ['bad key=x', 'release=kube prometheus', 'release=-x', `k=${'v'.repeat(64)}`, 'Example.COM/x=y', '/x=y']) {
+      const result = await exportRules({ format: 'prometheusrule', label: [label] });
+      assert.equal(result.code, 2, label);
+      assert.match(result.stderr, /not a valid label key|a label value must be/, label);
+    }
+    for (const label of ['release=kube-prometheus-stack', 'app.kubernetes.io/part-of=monitoring', 'empty=']) assert.equal((await exportRules({ format: 'prometheusrule', label: [label], quiet: true })).code, 0, label);
   });
 
   test('docs/fleet.md documents every exported alert and links each rule\'s page', async () => {

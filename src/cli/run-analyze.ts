@@ -11,6 +11,7 @@ import { cappedJobs } from '../engine/parallel.js';
 import { createBaseline, DEFAULT_BASELINE_TOLERANCE_PERCENT, readBaseline, serializeBaseline } from '../report/baseline.js';
 import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { FORMAT_NAMES, FORMATTERS, type FormatName } from '../report/formats/index.js';
+import { redactReport } from '../report/redact.js';
 import { buildReport, NOTHING_CHECKED_PATH, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
 import { RULES } from '../rules/index.js';
 import { decompressionLimits } from '../input/open.js';
@@ -43,6 +44,7 @@ export interface AnalyzeFlags {
   summary?: boolean;
   'max-findings'?: number;
   fold?: boolean;
+  redact?: boolean;
 }
 
 /** Pairs `--format` and `--output` in order; a format without a file (or with `-`) goes to stdout (at most one). */
@@ -118,6 +120,8 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
       writeNotices(report, result.inputs);
     }
 
+    // After the baseline is written (it stays the user's own), before any format is rendered.
+    if (flags.redact) report = redactReport(report);
     const visible = visibleFindings(report, minSeverity);
     const findings = flags['max-findings'] !== undefined ? visible.slice(0, flags['max-findings']) : visible;
     let unwritten = 0;

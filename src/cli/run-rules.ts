@@ -93,14 +93,10 @@ export async function renderSignatureDocs(id: string, color: boolean): Promise<s
 }
 
 async function renderMarkdown(markdown: string, color: boolean): Promise<string> {
-  // Loaded here, not at start-up: oclif imports every command to read its flags, and the terminal
-  // renderer pulls in a syntax highlighter that would cost every `analyze` a tenth of a second.
-  const [{ Marked }, { markedTerminal }] = await Promise.all([import('marked'), import('marked-terminal')]);
-  const marked = new Marked();
-  // No emoji shortcodes: `:name:` sequences in addresses and spans must print as written.
-  marked.use(markedTerminal({ reflowText: true, width: Math.min(terminalWidth(process.stdout), 100), tab: 2, emoji: false }));
-  const rendered = marked.parse(markdown, { async: false }) as string;
-  return color ? rendered : stripAnsi(rendered);
+  // Loaded here, not at start-up: oclif imports every command to read its flags, and `analyze`
+  // needs no Markdown lexer.
+  const { renderTerminalMarkdown } = await import('./terminal-markdown.js');
+  return renderTerminalMarkdown(markdown, { width: Math.min(terminalWidth(process.stdout), 100), color });
 }
 
 export async function runExplain(id: string | undefined, flags: { color?: boolean }): Promise<number> {
@@ -128,9 +124,4 @@ export async function runExplain(id: string | undefined, flags: { color?: boolea
     process.stderr.write(`linkerd-doctor: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT_USAGE_OR_INPUT;
   }
-}
-
-function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u001b\[[0-9;]*m/g, '');
 }

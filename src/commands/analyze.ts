@@ -60,6 +60,7 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
     fold: Flags.boolean({ summary: 'Fold findings of one rule and cause on many pods into one finding naming the pods.', default: true, allowNo: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),
+    redact: Flags.boolean({ summary: 'Replace IPs, pod names, namespaces, hostnames and other identifiers with consistent pseudonyms (ip-1, pod-1, ns-1…) in every format, so the report can be shared.', default: false }),
   };
 
   async run(): Promise<void> {

@@ -1,11 +1,11 @@
 import { Command, Flags } from '@oclif/core';
 import { runExportRules } from '../export/run.js';
-import { EXPORT_FORMATS, EXPORT_TARGETS } from '../export/types.js';
+import { EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS } from '../export/types.js';
 
 export default class ExportRules extends Command {
   static override summary = 'Write the rules as Prometheus alerting rules or Loki ruler rules, with the thresholds of the offline rules.';
 
-  static override description = `Thresholds come from each rule's defaults and the rules.<id>.options of the config file (--config, or .linkerd-doctor.yaml in the current directory), read by the same loader as analyze, so one file drives analyze and the live alerts; rules disabled there are not exported. Each alert carries a severity label, a linkerd_doctor_rule label with the rule id, and a runbook_url to the rule's page. Rules whose signal a target cannot see are skipped with a notice on stderr. See docs/fleet.md.`;
+  static override description = `Thresholds come from each rule's defaults and the rules.<id>.options of the config file (--config, or .linkerd-doctor.yaml in the current directory), read by the same loader as analyze, so one file drives analyze and the live alerts; rules disabled there are not exported. Each alert carries a severity label (critical, warning or info; --severity-map legacy keeps error, warning, info), a linkerd_doctor_rule label with the rule id, and a runbook_url to the rule's page. Rules whose signal a target cannot see are skipped with a notice on stderr. See docs/fleet.md.`;
 
   static override examples = [
     '<%= config.bin %> export-rules --target prometheus > linkerd-doctor.rules.yaml',
@@ -25,8 +25,13 @@ export default class ExportRules extends Command {
     'coredns-selector': Flags.string({ summary: 'PromQL matchers (no braces) selecting CoreDNS metrics; empty selects every coredns_* series.', default: '' }),
     'coredns-log-selector': Flags.string({ summary: 'LogQL stream matchers (no braces) selecting CoreDNS query logs.', default: 'container=~"coredns|node-cache"' }),
     'group-by': Flags.string({ summary: 'Extra label kept in every aggregation (repeatable), e.g. cluster for Thanos, Mimir or a shared Loki.', multiple: true, multipleNonGreedy: true }),
-    name: Flags.string({ summary: 'metadata.name of the PrometheusRule (default: linkerd-doctor-<target>).' }),
+    name: Flags.string({ summary: 'metadata.name of the PrometheusRule, an RFC 1123 subdomain (default: linkerd-doctor-<target>).' }),
     label: Flags.string({ summary: 'KEY=VALUE label on the PrometheusRule metadata (repeatable), e.g. what the Prometheus ruleSelector matches.', multiple: true, multipleNonGreedy: true }),
+    'severity-map': Flags.string({
+      summary: 'Severity label values: alertmanager (critical|warning|info, what Kubernetes Alertmanager routes key on) or legacy (error|warning|info).',
+      options: [...SEVERITY_MAPS],
+      default: 'alertmanager',
+    }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices on stderr; errors still go there.', default: false }),
   };
 

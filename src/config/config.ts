@@ -191,6 +191,9 @@ export function parseConfig(text: string, source: string, rules: readonly AnyRul
       case 'suppress':
         config.suppress = parseSuppressions(value, rules, fail);
         break;
+      case '$schema':
+        // Editors find docs/schema/config.schema.json through it; it sets nothing.
+        break;
       default:
         fail([key], 'unknown setting (known: failOn, minSeverity, baselineTolerance, rules, suppress)');
     }

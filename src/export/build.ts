@@ -6,7 +6,7 @@ import { findRule, RULES } from '../rules/index.js';
 import type { RuleOptionOverrides } from './config.js';
 import { resolveRuleOptions } from './options.js';
 import { EXPORTERS } from './rules/index.js';
-import type { ExportSettings, ExportTarget, RuleExporter, RuleGroup } from './types.js';
+import { alertSeverity, type AlertingRule, type ExportSettings, type ExportTarget, type RuleExporter, type RuleGroup, type SeverityMap } from './types.js';
 
 export const GROUP_PREFIX = 'linkerd-doctor';
 
@@ -15,6 +15,8 @@ export interface BuildOptions {
   settings: ExportSettings;
   overrides: RuleOptionOverrides;
   notice: (message: string) => void;
+  /** The alerts' severity vocabulary; `alertmanager` (critical|warning|info) by default. */
+  severityMap?: SeverityMap;
   /** Rule lookup; the registry by default, injectable so tests can model rules from other branches. */
   lookup?: (id: string) => AnyRule | undefined;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -51,10 +53,17 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
       continue;
     }
     const rules = build({ options, severity: rule.meta.defaultSeverity, settings: opts.settings });
-    groups.push({ name: `${GROUP_PREFIX}.${exporter.ruleId}`, rules });
+    groups.push({ name: `${GROUP_PREFIX}.${exporter.ruleId}`, rules: rules.map((r) => withSeverityMap(r, opts.severityMap ?? 'alertmanager')) });
   }
   for (const rule of opts.registered ?? RULES) {
     if (!exporters.some((e) => e.ruleId === rule.meta.id)) opts.notice(`${rule.meta.id} has no live alert equivalent yet; it runs offline only`);
   }
   return groups;
+}
+
+/** Exporters grade in the offline vocabulary (error|warning|info); the label speaks the router's. */
+function withSeverityMap(rule: AlertingRule, map: SeverityMap): AlertingRule {
+  const severity = rule.labels.severity;
+  if (severity !== 'error' && severity !== 'warning' && severity !== 'info') return rule;
+  return { ...rule, labels: { ...rule.labels, severity: alertSeverity(severity, map) } };
 }

@@ -6,7 +6,7 @@ import { EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { buildRuleGroups, type BuildOptions } from './build.js';
 import { loadRuleOptionOverrides } from './config.js';
 import { renderRuleFile } from './render.js';
-import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, type ExportFormat, type ExportSettings, type ExportTarget } from './types.js';
+import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS, type ExportFormat, type ExportSettings, type ExportTarget, type SeverityMap } from './types.js';
 
 export interface ExportRulesFlags {
   target: string;
@@ -22,6 +22,7 @@ export interface ExportRulesFlags {
   'group-by'?: string[];
   name?: string;
   label?: string[];
+  'severity-map'?: string;
   quiet?: boolean;
 }
 
@@ -36,18 +37,29 @@ const DEFAULT_IO: ExportIo = { stdout: writeStdout, stderr: (t) => void process.
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
+// Kubernetes object names and metadata labels (apimachinery's validation): a PrometheusRule the API
+// server would reject must be a usage error here, not a file that fails at `kubectl apply`.
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_SUBDOMAIN_MAX = 253;
+const LABEL_KEY_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+const LABEL_PART_MAX = 63;
+
 export async function runExportRules(flags: ExportRulesFlags, io: ExportIo = DEFAULT_IO): Promise<number> {
   try {
     const target = oneOf(flags.target, EXPORT_TARGETS, '--target') as ExportTarget;
     const format = oneOf(flags.format ?? 'yaml', EXPORT_FORMATS, '--format') as ExportFormat;
+    const severityMap = oneOf(flags['severity-map'] ?? 'alertmanager', SEVERITY_MAPS, '--severity-map') as SeverityMap;
+    if (flags.name !== undefined) checkResourceName(flags.name);
+    const labels = parseLabels(flags.label ?? []);
     const settings = settingsFrom(flags);
     const overrides = await loadRuleOptionOverrides(flags.config, io.cwd);
     const notice = (message: string) => {
       if (!flags.quiet) io.stderr(`linkerd-doctor: notice: ${message}\n`);
     };
-    const groups = buildRuleGroups({ target, settings, overrides, notice, ...(io.lookup ? { lookup: io.lookup } : {}) });
+    const groups = buildRuleGroups({ target, settings, overrides, notice, severityMap, ...(io.lookup ? { lookup: io.lookup } : {}) });
     if (groups.length === 0) throw new UsageError(`no rule in this build can be exported to ${target}`);
-    const text = renderRuleFile(groups, { format, target, source: overrides.source, ...(flags.name ? { name: flags.name } : {}), labels: parseLabels(flags.label ?? []) });
+    const text = renderRuleFile(groups, { format, target, source: overrides.source, ...(flags.name ? { name: flags.name } : {}), labels });
     if (flags.output) await writeFileAtomic(flags.output, text);
     else await io.stdout(text);
     return 0;
@@ -86,9 +98,42 @@ function parseLabels(pairs: readonly string[]): Record<string, string> {
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`--label ${JSON.stringify(pair)} must be KEY=VALUE`);
-    labels[pair.slice(0, eq)] = pair.slice(eq + 1);
+    const [key, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
+    checkLabelKey(key);
+    if (value.length > LABEL_PART_MAX || !LABEL_VALUE.test(value)) {
+      throw new UsageError(`--label ${key}=${JSON.stringify(value)}: a label value must be at most ${LABEL_PART_MAX} characters of letters, digits, '-', '_' or '.', starting and ending with a letter or digit (or empty)`);
+    }
+    labels[key] = value;
   }
   return labels;
+}
+
+/** metadata.name: an RFC 1123 DNS subdomain, as the API server requires of a PrometheusRule. */
+function checkResourceName(name: string): void {
+  if (name.length <= DNS_SUBDOMAIN_MAX && DNS_SUBDOMAIN.test(name)) return;
+  throw new UsageError(
+    `--name ${JSON.stringify(name)} is not a valid resource name: a Kubernetes metadata.name must be an RFC 1123 subdomain, at most ${DNS_SUBDOMAIN_MAX} characters of lower-case letters, digits, '-' and '.', starting and ending with a letter or digit (e.g. ${JSON.stringify(suggestName(name))})`,
+  );
+}
+
+function suggestName(name: string): string {
+  const cleaned = name
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '')
+    .slice(0, DNS_SUBDOMAIN_MAX);
+  return cleaned === '' ? 'linkerd-doctor' : cleaned;
+}
+
+/** A label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */
+function checkLabelKey(key: string): void {
+  const slash = key.lastIndexOf('/');
+  const [prefix, name] = slash === -1 ? [null, key] : [key.slice(0, slash), key.slice(slash + 1)];
+  const prefixOk = prefix === null || (prefix.length <= DNS_SUBDOMAIN_MAX && DNS_SUBDOMAIN.test(prefix));
+  if (prefixOk && name.length <= LABEL_PART_MAX && LABEL_KEY_NAME.test(name)) return;
+  throw new UsageError(
+    `--label ${JSON.stringify(key)} is not a valid label key: an optional DNS-subdomain prefix and '/', then at most ${LABEL_PART_MAX} characters of letters, digits, '-', '_' or '.', starting and ending with a letter or digit`,
+  );
 }
 
 function oneOf(value: string, allowed: readonly string[], flag: string): string {

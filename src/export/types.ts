@@ -9,6 +9,21 @@ export type ExportTarget = (typeof EXPORT_TARGETS)[number];
 export const EXPORT_FORMATS = ['yaml', 'prometheusrule'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+/**
+ * How an offline severity becomes the alert's `severity` label. `alertmanager`: critical, warning,
+ * info, the values Alertmanager routes and inhibitions in the Kubernetes ecosystem key on
+ * (kube-prometheus, the Prometheus Operator's runbooks). `legacy`: the offline names as they are
+ * (error, warning, info), for routes written against earlier exports.
+ */
+export const SEVERITY_MAPS = ['alertmanager', 'legacy'] as const;
+export type SeverityMap = (typeof SEVERITY_MAPS)[number];
+
+const ALERTMANAGER_SEVERITY: Record<Severity, string> = { error: 'critical', warning: 'warning', info: 'info' };
+
+export function alertSeverity(severity: Severity, map: SeverityMap): string {
+  return map === 'legacy' ? severity : ALERTMANAGER_SEVERITY[severity];
+}
+
 export interface AlertingRule {
   alert: string;
   expr: string;

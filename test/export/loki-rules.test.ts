@@ -55,7 +55,7 @@ describe('exported Loki rules', () => {
     assert.match(sustained.expr, /\[65s\]/);
     assert.equal(sustained.for, '95s', 'sustainSeconds 30 + maxGapSeconds 65');
     assert.match(alertNamed(lokiRules, 'LinkerdControlPlaneReconnectStorm').expr, /\) >= 5$/);
-    assert.equal(alertNamed(lokiRules, 'LinkerdControlPlaneReconnectStorm').labels.severity, 'error');
+    assert.equal(alertNamed(lokiRules, 'LinkerdControlPlaneReconnectStorm').labels.severity, 'critical');
     assert.equal(alertNamed(lokiRules, 'LinkerdReconnectStormManyPods').labels.severity, 'warning');
     assert.ok(!lokiRules.some((r) => r.alert === 'LinkerdControlPlaneReconnectStormStarting'), 'minPods == errorMinPods leaves no warning tier');
 
@@ -126,7 +126,7 @@ describe('Loki pipelines on real line shapes', () => {
 
   test('controller proxies\' failed inbound requests match with their port, client-side and data-plane lines do not', () => {
     const failing = alertNamed(lokiRules, 'LinkerdControllerFailingProxyRequests');
-    assert.equal(failing.labels.severity, 'error');
+    assert.equal(failing.labels.severity, 'critical');
     assert.match(failing.expr, /pod=~"linkerd-\(destination\|identity\)-\.\+"/);
     assert.match(failing.expr, /\[5m\]\)\n\) >= 20$/, 'minFailures 20');
     assert.deepEqual(runPipeline(failing.expr, CONTROLLER_SHED), { port: '8086', uptime: '73137' });
@@ -153,7 +153,7 @@ describe('Loki pipelines on real line shapes', () => {
 
   test('fail-fast entries of a controller proxy match, with minFailfastEpisodes', () => {
     const failfast = alertNamed(lokiRules, 'LinkerdControllerInFailfast');
-    assert.equal(failfast.labels.severity, 'error');
+    assert.equal(failfast.labels.severity, 'critical');
     assert.match(failfast.expr, /\) >= 2$/);
     assert.deepEqual(runPipeline(failfast.expr, CONTROLLER_FAILFAST), { port: '8090' });
     assert.equal(runPipeline(failfast.expr, CONTROLLER_SHED), null);
@@ -161,7 +161,7 @@ describe('Loki pipelines on real line shapes', () => {
 
   test('"Too many open files" proxy lines are an fd-exhaustion error', () => {
     const emfile = alertNamed(lokiRules, 'LinkerdProxyTooManyOpenFiles');
-    assert.equal(emfile.labels.severity, 'error');
+    assert.equal(emfile.labels.severity, 'critical');
     assert.notEqual(runPipeline(emfile.expr, EMFILE), null);
     assert.equal(runPipeline(emfile.expr, UNRELATED), null);
   });
@@ -177,7 +177,7 @@ describe('Loki pipelines on real line shapes', () => {
       assert.match(expr, /\[2s\]\)\) >= 100\nand\n/);
       assert.match(expr, />= 2 \* count by \(qname, qtype\) \(sum by \(qname, qtype, client\)/, 'at least half the queries are repeats');
     }
-    assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForLinkerdControlPlane').labels.severity, 'error');
+    assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForLinkerdControlPlane').labels.severity, 'critical');
     assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForOneName').labels.severity, 'warning');
     const tuned = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { burstQueries: 40, burstWindowSeconds: 1.5 } }) }).groups.flatMap((g) => g.rules);
     assert.match(alertNamed(tuned, 'CoreDNSQueryBurstForOneName').expr, /\[1500ms\]\)\) >= 40\n/);
@@ -209,7 +209,7 @@ describe('Loki pipelines on real line shapes', () => {
 
   test('dns-ttl-zero: the zero-negative-TTL panic is an error (it happens only for control-plane lookups)', () => {
     const panic = alertNamed(lokiRules, 'LinkerdProxyPanicOnZeroNegativeTtl');
-    assert.equal(panic.labels.severity, 'error');
+    assert.equal(panic.labels.severity, 'critical');
     assert.notEqual(runPipeline(panic.expr, PANIC), null);
   });
 });

@@ -99,7 +99,7 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdControlPlaneRequestsFailingFleetWide',
     series: pods(5, (i) => [cpFailures(`web-${i}`, DST, '0+4x60')]),
     evalTime: '10m',
-    firing: [{ ...rule('reconnect-storm', 'error'), addr: DST }],
+    firing: [{ ...rule('reconnect-storm', 'critical'), addr: DST }],
   },
   {
     title: 'four proxies failing (below errorMinPods)',
@@ -221,7 +221,7 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdProxyMetricCardinalityCritical',
     series: [proxySeries('scrape_samples_scraped', 'namespace="ingress", pod="traefik-0", instance="10.42.0.7:4191"', '60000x100')],
     evalTime: '20m',
-    firing: [{ ...rule('metric-cardinality', 'error'), namespace: 'ingress', pod: 'traefik-0' }],
+    firing: [{ ...rule('metric-cardinality', 'critical'), namespace: 'ingress', pod: 'traefik-0' }],
   },
   {
     title: 'a rollout spike that the 10-minute retention clears',
@@ -264,7 +264,7 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdProxyFileDescriptorsExhausted',
     series: fds('web-0', '1000x40', '1024x40'),
     evalTime: '8m',
-    firing: [{ ...rule('fd-exhaustion', 'error'), namespace: 'shop', pod: 'web-0' }],
+    firing: [{ ...rule('fd-exhaustion', 'critical'), namespace: 'shop', pod: 'web-0' }],
   },
   {
     title: '900 of 1024 descriptors (88%, under errorRatio)',
@@ -602,7 +602,7 @@ describe('exported Prometheus rules (promtool)', () => {
       alert: 'LinkerdControlPlaneRequestsFailingFleetWide',
       series: [...perCluster('eu-1', 5), ...perCluster('us-2', 3)],
       evalTime: '10m',
-      firing: [{ ...rule('reconnect-storm', 'error'), addr: DST, cluster: 'eu-1' }],
+      firing: [{ ...rule('reconnect-storm', 'critical'), addr: DST, cluster: 'eu-1' }],
     };
     await withFiles({ 'rules.yaml': renderPrometheus(groups), 'tests.yaml': unitTestFile([storm]) }, async (dir) => {
       const result = await promtool(['test', 'rules', 'tests.yaml'], dir);
@@ -655,7 +655,7 @@ describe('exported Prometheus rules (promtool)', () => {
     // …and a lowered one makes a small proxy fire.
     const lowered = withoutAnnotations(fleetGroups('prometheus', { overrides: overrides({ 'metric-cardinality': { errorSeries: 5_000, warningSeries: 1_000 } }) }).groups);
     const small = CASES.find((c) => c.title === 'a proxy well under the warning threshold')!;
-    const fires = { ...small, alert: 'LinkerdProxyMetricCardinalityCritical', firing: [{ ...rule('metric-cardinality', 'error'), namespace: 'shop', pod: 'web-0' }] };
+    const fires = { ...small, alert: 'LinkerdProxyMetricCardinalityCritical', firing: [{ ...rule('metric-cardinality', 'critical'), namespace: 'shop', pod: 'web-0' }] };
     await withFiles({ 'rules.yaml': renderPrometheus(lowered), 'tests.yaml': unitTestFile([fires]) }, async (dir) => {
       const result = await promtool(['test', 'rules', 'tests.yaml'], dir);
       assert.ok(result.ok, result.output);

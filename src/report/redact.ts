@@ -1,0 +1,214 @@
+// `analyze --redact`: one transform over the report model, before any formatter runs, so every
+// format shows the same pseudonyms and none can leak what another hides. IP addresses (v4 and
+// v6), pod names, namespaces, workloads, containers, hostnames and FQDNs, pod UIDs and
+// pod-template hashes become `ip-1`, `pod-1`, `ns-1`, `workload-1`, `container-1`, `host-1`,
+// `uid-1`, `hash-1`: the same input gets the same pseudonym everywhere in the run, so the report
+// still says which findings share a pod or a target.
+//
+// Linkerd's and Kubernetes' own names (the `linkerd` namespace, linkerd-destination,
+// linkerd-dst-headless, kube-system, coredns…) stay: they are the same in every cluster, say
+// nothing about the user's, and the findings would be unreadable without them. Loopback and
+// unspecified addresses stay for the same reason.
+
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Report } from './report.js';
+
+type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash';
+
+/** Names every Linkerd cluster has; keeping them keeps findings meaningful and reveals nothing. */
+const WELL_KNOWN = new Set([
+  // namespaces
+  'linkerd', 'linkerd-viz', 'linkerd-jaeger', 'linkerd-multicluster', 'linkerd-smi', 'linkerd-cni', 'kube-system', 'kube-public', 'kube-node-lease', 'default',
+  // control-plane workloads, Services and containers
+  'linkerd-destination', 'linkerd-identity', 'linkerd-proxy-injector', 'linkerd-dst', 'linkerd-dst-headless', 'linkerd-policy', 'linkerd-policy-validator',
+  'linkerd-sp-validator', 'linkerd-identity-headless', 'linkerd-proxy', 'linkerd-init', 'linkerd-network-validator', 'linkerd-cni',
+  'destination', 'identity', 'policy', 'sp-validator', 'proxy-injector',
+  // cluster DNS
+  'coredns', 'kube-dns', 'node-local-dns', 'node-cache',
+  // FQDN labels of Kubernetes and Linkerd naming schemes
+  'svc', 'cluster', 'local', 'serviceaccount', 'identity', 'pod',
+]);
+
+/** Public domains the tool's own text cites (docs, annotations): not the user's hosts. */
+const PUBLIC_SUFFIXES = ['kubernetes.io', 'k8s.io', 'linkerd.io', 'github.com', 'githubusercontent.com', 'traefik.io', 'nginx.org', 'prometheus.io', 'grafana.com', 'coredns.io', 'buoyant.io', 'buoyant.cloud', 'monitoring.coreos.com'];
+
+/** Endings that make a dotted word a file name (proxy-metrics.txt.gz), not a host. */
+const FILE_ENDINGS = new Set(['gz', 'tgz', 'tar', 'log', 'txt', 'json', 'yaml', 'yml', 'md', 'html', 'htm', 'sarif', 'xml', 'prom', 'csv', 'js', 'ts', 'png', 'out']);
+
+/** Object keys whose string values name a thing of that category. */
+const KEY_CATEGORIES: Record<string, Category> = {
+  pod: 'pod',
+  pods: 'pod',
+  namespace: 'ns',
+  workload: 'workload',
+  workloads: 'workload',
+  container: 'container',
+  templateHash: 'hash',
+};
+
+/** Kubernetes object references in text: `deployment shop/search`, `deployment/shop/search`. */
+const KIND_REFERENCE = /\b(?:deployment|deploy|statefulset|sts|daemonset|ds|replicaset|rs|job|cronjob|service|svc|pod|po)[ /]([a-z0-9][-a-z0-9.]*)\/([a-z0-9][-a-z0-9.]*)/g;
+/** `namespace/name` as a whole value (evidence.destinations[].destination). */
+const NAMESPACED_NAME = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)$/;
+/** Prometheus labels in quoted metric lines: `dst_namespace="shop"`, `pod="web-1"`. */
+const LABEL_PAIR = /\b([a-z_]*?)(namespace|pod|deployment|statefulset|daemonset|service|workload|container|pod_template_hash|node|host|hostname)="([^"]*)"/g;
+/** A path under /var/log/pods: `<namespace>_<pod>_<uid>`. */
+const POD_LOG_DIR = /(?:^|\/)([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_([0-9a-f-]{36})(?=\/|$)/g;
+
+/** Generated pod names: Deployment (`<name>-<template hash>-<5>`), DaemonSet (`<name>-<5>`), StatefulSet (`<name>-<ordinal>`). */
+const POD_OF_DEPLOYMENT = /^([a-z0-9][-a-z0-9]*?)-([bcdfghjklmnpqrstvwxz2456789]{6,10})-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+const POD_OF_DAEMONSET = /^([a-z0-9][-a-z0-9]*?)-()[bcdfghjklmnpqrstvwxz2456789]{5}$/;
+const POD_OF_STATEFULSET = /^([a-z0-9][-a-z0-9]*?)-()\d{1,4}$/;
+
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const IPV4 = '(?:\\d{1,3}\\.){3}\\d{1,3}';
+const IPV6 = '[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?::' + IPV4 + ')?';
+const FQDN = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){2,}[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?';
+
+const LABEL_CATEGORY: Record<string, Category> = {
+  namespace: 'ns',
+  pod: 'pod',
+  deployment: 'workload',
+  statefulset: 'workload',
+  daemonset: 'workload',
+  service: 'workload',
+  workload: 'workload',
+  container: 'container',
+  pod_template_hash: 'hash',
+  node: 'host',
+  host: 'host',
+  hostname: 'host',
+};
+
+export class Redactor {
+  private readonly pseudonyms = new Map<string, string>();
+  private readonly counters = new Map<Category, number>();
+  /** Known identifiers (from the report's structure) to replace wherever they appear as a token. */
+  private readonly known = new Map<string, Category>();
+  private pattern: RegExp | null = null;
+
+  /** Records the identifiers the report's structure names, so free text is redacted with them. */
+  learn(value: unknown, key?: string): void {
+    if (typeof value === 'string') {
+      const category = key !== undefined ? KEY_CATEGORIES[key] : undefined;
+      if (category) this.remember(value, category);
+      if (key === 'destination' || key === 'worstWorkload' || key === 'target') {
+        const pair = NAMESPACED_NAME.exec(value);
+        if (pair) {
+          this.remember(pair[1]!, 'ns');
+          this.remember(pair[2]!, 'workload');
+        }
+      }
+      for (const m of value.matchAll(KIND_REFERENCE)) {
+        this.remember(m[1]!, 'ns');
+        this.remember(m[2]!, 'workload');
+      }
+      for (const m of value.matchAll(LABEL_PAIR)) {
+        const c = LABEL_CATEGORY[m[2]!];
+        if (c && m[3]) this.remember(m[3], c);
+      }
+      for (const m of value.matchAll(POD_LOG_DIR)) {
+        this.remember(m[1]!, 'ns');
+        this.remember(m[2]!, 'pod');
+      }
+    } else if (Array.isArray(value)) {
+      for (const v of value) this.learn(v, key);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) this.learn(v, k);
+    }
+  }
+
+  /** The value with every identifier replaced; objects and arrays are copied, keys included. */
+  redact<T>(value: T): T {
+    if (typeof value === 'string') return this.redactText(value) as T;
+    if (Array.isArray(value)) return value.map((v) => this.redact(v)) as T;
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.redactText(k), this.redact(v)])) as T;
+    }
+    return value;
+  }
+
+  redactText(text: string): string {
+    this.pattern ??= this.buildPattern();
+    return text.replace(this.pattern, (match, uuid: string | undefined, fqdn: string | undefined, ipv4: string | undefined, ipv6: string | undefined, token: string | undefined) => {
+      if (uuid) return this.pseudonym(uuid.toLowerCase(), 'uid');
+      if (fqdn) return this.redactHost(fqdn);
+      if (ipv4) return isIPv4(ipv4) && !ipv4.startsWith('127.') && ipv4 !== '0.0.0.0' ? this.pseudonym(ipv4, 'ip') : ipv4;
+      if (ipv6) return isIPv6(ipv6) && ipv6 !== '::1' && ipv6 !== '::' ? this.pseudonym(ipv6.toLowerCase(), 'ip') : ipv6;
+      if (token) return this.pseudonym(token, this.known.get(token)!);
+      return match;
+    });
+  }
+
+  private redactHost(name: string): string {
+    const trailingDot = name.endsWith('.') ? '.' : '';
+    const bare = trailingDot ? name.slice(0, -1) : name;
+    const lower = bare.toLowerCase();
+    const labels = bare.split('.');
+    const last = labels[labels.length - 1]!.toLowerCase();
+    if (FILE_ENDINGS.has(last) || PUBLIC_SUFFIXES.some((s) => lower === s || lower.endsWith(`.${s}`))) return name;
+    // Label by label: the cluster's naming scheme (`.svc.cluster.local`, Linkerd's Services)
+    // stays readable, the user's names go; the top-level label identifies nobody.
+    const redacted = labels.map((label, i) => {
+      if (i === labels.length - 1 || WELL_KNOWN.has(label.toLowerCase())) return label;
+      const known = this.known.get(label);
+      return this.pseudonym(label.toLowerCase(), known ?? 'host');
+    });
+    return redacted.join('.') + trailingDot;
+  }
+
+  private remember(value: string, category: Category): void {
+    if (category === 'pod') {
+      // The report names workloads by the pods' generated names too ("30 traefik proxies").
+      const generated = POD_OF_DEPLOYMENT.exec(value) ?? POD_OF_DAEMONSET.exec(value) ?? POD_OF_STATEFULSET.exec(value);
+      if (generated) {
+        this.remember(generated[1]!, 'workload');
+        if (generated[2]) this.remember(generated[2], 'hash');
+      }
+    }
+    if (value === '' || WELL_KNOWN.has(value) || this.known.has(value)) return;
+    // A value that is itself an address or a host name is redacted by its shape, not as a token.
+    if (isIPv4(value) || isIPv6(value) || new RegExp(`^${FQDN}$`).test(value)) return;
+    if (!/^[A-Za-z0-9][-A-Za-z0-9_.]*$/.test(value)) return;
+    this.known.set(value, category);
+    this.pattern = null;
+  }
+
+  private pseudonym(value: string, category: Category): string {
+    const key = `${category}\u0000${value}`;
+    let name = this.pseudonyms.get(key);
+    if (!name) {
+      const n = (this.counters.get(category) ?? 0) + 1;
+      this.counters.set(category, n);
+      name = `${category}-${n}`;
+      this.pseudonyms.set(key, name);
+    }
+    return name;
+  }
+
+  private buildPattern(): RegExp {
+    // Longest first, so `web-1` wins over `web` at the same position.
+    const tokens = [...this.known.keys()].sort((a, b) => b.length - a.length || a.localeCompare(b)).map(escapeRegExp);
+    const tokenAlternative = tokens.length > 0 ? `|(?<![A-Za-z0-9-])(${tokens.join('|')})(?![A-Za-z0-9-])` : '|(?!)()';
+    // One pass over each string: a replacement is never scanned again, so `ip-1` cannot be
+    // mistaken for a token.
+    return new RegExp(
+      `(?<![0-9A-Za-z-])(${UUID})(?![0-9A-Za-z-])` +
+        `|(?<![A-Za-z0-9.-])(${FQDN})(?![A-Za-z0-9-])` +
+        `|(?<![0-9.])(${IPV4})(?![0-9]|\\.[0-9])` +
+        `|(?<![0-9A-Za-z:.])(${IPV6})(?![0-9A-Za-z:])` +
+        tokenAlternative,
+      'g',
+    );
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The report with every identifier replaced by its pseudonym (a new object; the input is untouched). */
+export function redactReport(report: Report, redactor: Redactor = new Redactor()): Report {
+  redactor.learn(report);
+  return redactor.redact(report);
+}

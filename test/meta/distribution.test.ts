@@ -1,0 +1,220 @@
+// The container image (Dockerfile) and the GitHub Actions composite action (action.yml).
+// The image is built and run where a Docker engine answers; elsewhere that test is skipped with
+// the reason, and the static checks still hold. The action's shell steps run here as GitHub
+// would run them: with GITHUB_ACTION_PATH, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY set and the
+// inputs in the step's env.
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+before(() => {
+  if (!existsSync(path.join(ROOT, 'dist/cli/output.js'))) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const instructions = dockerfile
+    .split('\n')
+    .filter((l) => /^[A-Z]+ /.test(l))
+    .map((l) => l.trim());
+  const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+
+  it('builds in one stage and runs from a slim Node 20 stage with only the runtime install, as a non-root user', () => {
+    const froms = instructions.filter((l) => l.startsWith('FROM '));
+    assert.equal(froms.length, 2);
+    assert.match(froms[0]!, /^FROM node:20-slim AS build$/);
+    assert.equal(froms[1], 'FROM node:20-slim');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    assert.match(runtime, /npm install --global --omit=dev .*linkerd-doctor\.tgz/);
+    assert.match(runtime, /^USER node$/m);
+    assert.match(runtime, /^ENTRYPOINT \["linkerd-doctor"\]$/m);
+    assert.doesNotMatch(runtime, /COPY (?!--from=build)/, 'the runtime stage copies nothing but the packed tarball');
+  });
+
+  it('copies only files that exist and that .dockerignore keeps in the context', () => {
+    for (const line of instructions.filter((l) => l.startsWith('COPY ') && !l.includes('--from='))) {
+      const sources = line.split(/\s+/).slice(1, -1);
+      for (const source of sources) {
+        assert.ok(existsSync(path.join(ROOT, source)), `${line}: ${source} missing`);
+        assert.ok(!ignored.some((i) => source === i || source.startsWith(`${i}/`)), `${source} is excluded by .dockerignore`);
+      }
+    }
+    for (const local of ['node_modules', 'dist', '.git', 'test', 'fixtures']) assert.ok(ignored.includes(local), `.dockerignore keeps ${local} out`);
+  });
+
+  it('builds an image that analyses a mounted bundle', async (t) => {
+    const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8' });
+    if (info.status !== 0) {
+      const why = info.error ? `docker is not installed (${info.error.message})` : `no Docker engine answers: ${(info.stderr || '').trim().split('\n').pop()}`;
+      t.skip(`${why}; the image is built only where an engine runs`);
+      return;
+    }
+    const tag = `linkerd-doctor-test:${process.pid}`;
+    try {
+      execFileSync('docker', ['build', '-t', tag, '.'], { cwd: ROOT, stdio: 'inherit', timeout: 600_000 });
+      const user = execFileSync('docker', ['run', '--rm', '--entrypoint', 'id', tag, '-u'], { encoding: 'utf8' }).trim();
+      assert.notEqual(user, '0', 'runs as a non-root user');
+      const run = spawnSync('docker', ['run', '--rm', '-v', `${path.join(ROOT, 'fixtures')}:/work:ro`, tag, 'analyze', '/work/storm', '--format', 'json', '-q'], { encoding: 'utf8' });
+      assert.equal(run.status, 1, run.stderr);
+      const report = JSON.parse(run.stdout) as { findings: { ruleId: string }[] };
+      assert.ok(report.findings.some((f) => f.ruleId === 'reconnect-storm'));
+    } finally {
+      spawnSync('docker', ['rmi', '-f', tag]);
+    }
+  });
+});
+
+interface Step {
+  name: string;
+  id?: string;
+  shell?: string;
+  run?: string;
+  uses?: string;
+  if?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string>;
+  'working-directory'?: string;
+}
+
+interface Action {
+  name: string;
+  inputs: Record<string, { description: string; required?: boolean; default?: string }>;
+  outputs: Record<string, { value: string }>;
+  runs: { using: string; steps: Step[] };
+}
+
+describe('action.yml', () => {
+  const action = parse(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as Action;
+  let work: string;
+
+  before(() => {
+    work = mkdtempSync(path.join(tmpdir(), 'ld-action-'));
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('is a composite action with the expected inputs and outputs', () => {
+    assert.equal(action.runs.using, 'composite');
+    assert.deepEqual(Object.keys(action.inputs).sort(), ['args', 'baseline', 'config', 'fail-on', 'markdown-file', 'paths', 'sarif-file', 'upload-sarif']);
+    assert.equal(action.inputs.paths!.required, true);
+    assert.equal(action.inputs['fail-on']!.default, 'error');
+    for (const [name, input] of Object.entries(action.inputs)) assert.ok(input.description, name);
+    assert.deepEqual(Object.keys(action.outputs).sort(), ['exit-code', 'sarif-file']);
+    for (const step of action.runs.steps) {
+      assert.ok(step.name, 'every step is named');
+      if (step.run) assert.equal(step.shell, 'bash', `${step.name}: composite run steps must name a shell`);
+      // Inputs must not be spliced into script text (script injection): only env carries them.
+      if (step.run) assert.doesNotMatch(step.run, /\$\{\{/, `${step.name} interpolates an expression into its script`);
+    }
+    const upload = action.runs.steps.find((s) => s.uses?.startsWith('github/codeql-action/upload-sarif@'));
+    assert.ok(upload, 'uploads the SARIF');
+    assert.equal(upload.with?.sarif_file, '${{ inputs.sarif-file }}');
+  });
+
+  /** Runs one step's script as the runner does (bash -e -o pipefail), with `${{ … }}` in env resolved. */
+  function runStep(step: Step, inputs: Record<string, string>, outputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
+    const resolve = (value: string) =>
+      value.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, expr: string) => {
+        if (expr === 'github.action_path') return ROOT.replace(/\/$/, '');
+        const input = /^inputs\.([\w-]+)$/.exec(expr);
+        if (input) return inputs[input[1]!] ?? action.inputs[input[1]!]?.default ?? '';
+        const output = /^steps\.analyze\.outputs\.([\w-]+)$/.exec(expr);
+        if (output) return outputs[output[1]!] ?? '';
+        throw new Error(`unresolved expression ${expr}`);
+      });
+    const env: Record<string, string> = {
+      ...process.env,
+      GITHUB_ACTION_PATH: ROOT,
+      GITHUB_WORKSPACE: work,
+      GITHUB_OUTPUT: path.join(work, 'output'),
+      GITHUB_STEP_SUMMARY: path.join(work, 'summary.md'),
+      GITHUB_PATH: path.join(work, 'path'),
+      NO_COLOR: '1',
+      ...extraEnv,
+    };
+    for (const [k, v] of Object.entries(step.env ?? {})) env[k] = resolve(String(v));
+    const cwd = step['working-directory'] ? resolve(step['working-directory']) : work;
+    return spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], { cwd, env, encoding: 'utf8' });
+  }
+
+  function readOutputs(): Record<string, string> {
+    const file = path.join(work, 'output');
+    if (!existsSync(file)) return {};
+    return Object.fromEntries(
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+  }
+
+  it('install step: checks Node, runs npm ci and the build in the action checkout', () => {
+    // A stand-in npm records the calls: a real npm ci here would reinstall this checkout.
+    const shim = path.join(work, 'shim');
+    execFileSync('mkdir', ['-p', shim]);
+    writeFileSync(path.join(shim, 'npm'), `#!/bin/sh\necho "$PWD :: $*" >> "${path.join(work, 'npm.log')}"\n`);
+    chmodSync(path.join(shim, 'npm'), 0o755);
+    const step = action.runs.steps[0]!;
+    const result = runStep(step, { paths: 'x' }, {}, { PATH: `${shim}:${process.env.PATH}` });
+    assert.equal(result.status, 0, result.stderr);
+    const calls = readFileSync(path.join(work, 'npm.log'), 'utf8').trim().split('\n');
+    const root = ROOT.replace(/\/$/, '');
+    assert.deepEqual(calls, [`${root} :: ci --no-audit --no-fund`, `${root} :: run build`]);
+  });
+
+  const analyze = () => action.runs.steps.find((s) => s.id === 'analyze')!;
+  const gate = () => action.runs.steps.at(-1)!;
+
+  it('analyze + gate on a storm bundle: SARIF and markdown written, summary appended, step fails with exit 1', () => {
+    rmSync(path.join(work, 'output'), { force: true });
+    execFileSync('cp', ['-r', path.join(ROOT, 'fixtures/storm'), path.join(work, 'storm')]);
+    writeFileSync(path.join(work, 'summary.md'), '# earlier step\n');
+    const inputs = { paths: 'storm/linkerd\n  storm/ingress', 'fail-on': 'error' };
+    const result = runStep(analyze(), inputs, {});
+    assert.equal(result.status, 0, `the analyze step records the code and does not fail itself: ${result.stderr}`);
+    assert.match(result.stdout, /reconnect storm/i, 'the text report goes to the log');
+    const outputs = readOutputs();
+    assert.equal(outputs['exit-code'], '1');
+    assert.equal(outputs['sarif-file'], 'linkerd-doctor.sarif');
+    const sarif = JSON.parse(readFileSync(path.join(work, 'linkerd-doctor.sarif'), 'utf8')) as { version: string; runs: { results: unknown[] }[] };
+    assert.equal(sarif.version, '2.1.0');
+    assert.ok(sarif.runs[0]!.results.length > 0);
+    const summary = readFileSync(path.join(work, 'summary.md'), 'utf8');
+    assert.ok(summary.startsWith('# earlier step\n'), 'appends, never overwrites');
+    assert.equal(summary.slice('# earlier step\n'.length), readFileSync(path.join(work, 'linkerd-doctor.md'), 'utf8'));
+    const gated = runStep(gate(), inputs, outputs);
+    assert.equal(gated.status, 1);
+    assert.match(gated.stdout, /::error title=linkerd-doctor::analyze exited 1/);
+  });
+
+  it('a clean bundle passes the gate; fail-on none and extra args reach analyze', () => {
+    rmSync(path.join(work, 'output'), { force: true });
+    execFileSync('cp', ['-r', path.join(ROOT, 'fixtures/healthy'), path.join(work, 'healthy')]);
+    execFileSync('mkdir', ['-p', path.join(work, 'out')]);
+    runStep(analyze(), { paths: 'healthy', 'sarif-file': 'out/h.sarif', 'markdown-file': 'h.md' }, {});
+    assert.equal(readOutputs()['exit-code'], '0');
+    assert.ok(existsSync(path.join(work, 'out/h.sarif')) && existsSync(path.join(work, 'h.md')));
+    assert.equal(runStep(gate(), {}, readOutputs()).status, 0);
+    rmSync(path.join(work, 'output'), { force: true });
+    runStep(analyze(), { paths: 'storm', 'fail-on': 'none', args: '--min-severity error' }, {});
+    assert.equal(readOutputs()['exit-code'], '0');
+  });
+
+  it('a missing input fails the step with exit 2', () => {
+    rmSync(path.join(work, 'output'), { force: true });
+    const result = runStep(analyze(), { paths: 'no-such-dir' }, {});
+    assert.equal(result.status, 0);
+    assert.equal(readOutputs()['exit-code'], '2');
+    assert.equal(runStep(gate(), {}, readOutputs()).status, 2);
+  });
+});

@@ -1,0 +1,76 @@
+// What a user installs (issue 20): the packed tarball carries the built CLI, a LICENSE and no
+// source maps, runs no build at install time, and its runtime dependency tree stays within half
+// of what it was before marked-terminal and tar-stream 3.2's bare-* packages left it. The sizes
+// come from this clone's node_modules (installed by npm ci from the same lockfile), so the check
+// runs offline; `npm run size` measures a real pack + install (docs/install.md).
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { lstatSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; license: string };
+const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { dev?: boolean; devOptional?: boolean; optional?: boolean; link?: boolean }>;
+};
+
+/** Measured by `npm run size` before the change: 18.4 MB of files (24.5 MiB on disk), 107 packages. */
+const INSTALLED_BYTES_BEFORE = 18_400_000;
+
+function apparentBytes(target: string): number {
+  const stat = lstatSync(target);
+  if (!stat.isDirectory()) return stat.size;
+  let total = 0;
+  for (const name of readdirSync(target)) total += apparentBytes(path.join(target, name));
+  return total;
+}
+
+const runtimePackages = Object.entries(lock.packages)
+  .filter(([key, entry]) => key !== '' && !entry.dev && !entry.devOptional && !entry.link)
+  .map(([key, entry]) => ({ key, optional: entry.optional === true }));
+
+describe('the installed package', () => {
+  it('runs no build at install time (no prepare/install scripts); packing builds it', () => {
+    for (const script of ['prepare', 'preinstall', 'install', 'postinstall']) assert.equal(pkg.scripts[script], undefined, script);
+    assert.match(pkg.scripts.prepack ?? '', /npm run build/);
+  });
+
+  it('ships the built CLI, the docs pages and a LICENSE, and no source maps', () => {
+    // --ignore-scripts: list what `npm pack` would ship from the dist/ `npm test` has just built.
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as [
+      { files: { path: string }[] },
+    ];
+    const files = packed.files.map((f) => f.path);
+    assert.deepEqual(files.filter((f) => f.endsWith('.map')), []);
+    for (const required of ['LICENSE', 'bin/run.js', 'dist/commands/analyze.js', 'docs/rules/reconnect-storm.md', 'package.json']) assert.ok(files.includes(required), required);
+    assert.deepEqual(files.filter((f) => f.startsWith('src/') || f.startsWith('test/')), []);
+  });
+
+  it('has the Apache-2.0 LICENSE package.json names', () => {
+    assert.equal(pkg.license, 'Apache-2.0');
+    const license = readFileSync(path.join(root, 'LICENSE'), 'utf8');
+    assert.match(license, /^\s*Apache License\s+Version 2\.0, January 2004/);
+    assert.match(license, /END OF TERMS AND CONDITIONS/);
+  });
+
+  it('depends on no terminal-Markdown renderer and no bare-* runtime packages', () => {
+    const names = runtimePackages.map((p) => p.key.replace(/^.*node_modules\//, ''));
+    assert.deepEqual(names.filter((n) => n === 'marked-terminal' || n === 'highlight.js' || n === 'cli-highlight' || /^bare-(fs|url|buffer|path|stream)$/.test(n)), []);
+  });
+
+  it('installs in at most half the size it had before', () => {
+    let bytes = apparentBytes(path.join(root, 'bin')) + apparentBytes(path.join(root, 'dist')) + apparentBytes(path.join(root, 'docs'));
+    for (const { key, optional } of runtimePackages) {
+      try {
+        bytes += apparentBytes(path.join(root, key));
+      } catch (err) {
+        // An optional dependency for another platform is in the lockfile but not installed here.
+        if (!optional) throw err;
+      }
+    }
+    assert.ok(bytes <= INSTALLED_BYTES_BEFORE / 2, `runtime install is ${(bytes / 1e6).toFixed(1)} MB, budget ${(INSTALLED_BYTES_BEFORE / 2e6).toFixed(1)} MB`);
+  });
+});

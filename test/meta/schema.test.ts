@@ -1,0 +1,130 @@
+// docs/schema/*.schema.json: generated from the code (`npm run schema`), and true of what the
+// code produces: every fixture's JSON report (also with a baseline and suppressions) validates
+// against report.schema.json, and the example configs against config.schema.json and the loader.
+
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+import { buildConfigSchema, buildReportSchema } from '../../scripts/schema-model.js';
+import { loadConfig } from '../../src/config/config.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SCHEMA_DIR = path.join(ROOT, 'docs/schema');
+const EXAMPLES = path.join(SCHEMA_DIR, 'examples');
+
+function cli(args: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(ROOT, 'bin/run.js'), ...args], { cwd: ROOT, maxBuffer: 64 << 20 }, (_err, stdout) => resolve(stdout));
+  });
+}
+
+function compile(file: string): ValidateFunction {
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  return ajv.compile(JSON.parse(readFileSync(path.join(SCHEMA_DIR, file), 'utf8')));
+}
+
+function problems(validate: ValidateFunction, value: unknown): string[] {
+  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+}
+
+before(() => {
+  if (!existsSync(path.join(ROOT, 'dist/cli/output.js'))) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+});
+
+describe('docs/schema', () => {
+  it('report.schema.json and config.schema.json are what `npm run schema` generates', () => {
+    for (const [file, schema] of [
+      ['report.schema.json', buildReportSchema()],
+      ['config.schema.json', buildConfigSchema()],
+    ] as const) {
+      assert.equal(readFileSync(path.join(SCHEMA_DIR, file), 'utf8'), JSON.stringify(schema, null, 2) + '\n', `${file} is stale: run npm run schema`);
+    }
+  });
+
+  describe('report.schema.json', () => {
+    const validate = compile('report.schema.json');
+    const fixtures = readdirSync(path.join(ROOT, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    let work: string;
+    before(async () => {
+      work = await mkdtemp(path.join(tmpdir(), 'ld-schema-'));
+    });
+    after(async () => {
+      await rm(work, { recursive: true, force: true });
+    });
+
+    for (const fixture of fixtures) {
+      it(`fixtures/${fixture}: the JSON report validates, also with a baseline and a suppression`, async () => {
+        const report = JSON.parse(await cli(['analyze', `fixtures/${fixture}`, '--format', 'json', '-q'])) as { findings: { ruleId: string }[] };
+        assert.deepEqual(problems(validate, report), []);
+        const baseline = path.join(work, `${fixture}.baseline.json`);
+        const gated = JSON.parse(await cli(['analyze', `fixtures/${fixture}`, '--format', 'json', '-q', '--write-baseline', baseline])) as unknown;
+        assert.deepEqual(problems(validate, gated), []);
+        const extra = report.findings[0] ? ['--suppress', report.findings[0].ruleId] : [];
+        const compared = JSON.parse(await cli(['analyze', `fixtures/${fixture}`, '--format', 'json', '-q', '--baseline', baseline, ...extra])) as unknown;
+        assert.deepEqual(problems(validate, compared), []);
+      });
+    }
+
+    it('an input error report validates too', async () => {
+      const report = JSON.parse(await cli(['analyze', 'fixtures/storm', path.join(work, 'missing.log'), '--format', 'json', '-q'])) as { errors: unknown[] };
+      assert.ok(report.errors.length > 0);
+      assert.deepEqual(problems(validate, report), []);
+    });
+
+    it('rejects what the report never is (the check can fail)', async () => {
+      const report = JSON.parse(await cli(['analyze', 'fixtures/storm', '--format', 'json', '-q'])) as Record<string, unknown> & { findings: Record<string, unknown>[] };
+      assert.notDeepEqual(problems(validate, { ...report, status: 'maybe' }), []);
+      assert.notDeepEqual(problems(validate, { ...report, findings: [{ ...report.findings[0], severity: 'critical' }] }), []);
+      assert.notDeepEqual(problems(validate, { ...report, findings: [{ ...report.findings[0], ruleId: 'no-such-rule' }] }), []);
+      const { summary: _summary, ...withoutSummary } = report;
+      assert.notDeepEqual(problems(validate, withoutSummary), []);
+    });
+  });
+
+  describe('config.schema.json', () => {
+    const validate = compile('config.schema.json');
+    const examples = readdirSync(EXAMPLES).filter((f) => /\.(ya?ml|json)$/.test(f));
+
+    it('has examples to check', () => assert.ok(examples.length >= 2));
+
+    for (const example of examples) {
+      it(`docs/schema/examples/${example} validates and loads`, async () => {
+        const file = path.join(EXAMPLES, example);
+        assert.deepEqual(problems(validate, parse(readFileSync(file, 'utf8'))), []);
+        const config = await loadConfig(file);
+        assert.ok(config.source?.endsWith(example));
+      });
+    }
+
+    it('rejects what the loader rejects: unknown settings, options, rules, wrong types, missing reasons', async () => {
+      const bad = [
+        { failOn: 'critical' },
+        { unknown: 1 },
+        { rules: { 'no-such-rule': true } },
+        { rules: { 'reconnect-storm': { options: { sustainSeconds: 'soon' } } } },
+        { rules: { 'reconnect-storm': { options: { noSuchOption: 1 } } } },
+        { rules: { LD1001: { severity: 'fatal' } } },
+        { suppress: [{ rule: 'reconnect-storm' }] },
+        { suppress: [{ rule: 'reconnect-storm', reason: ' ' }] },
+      ];
+      const work = await mkdtemp(path.join(tmpdir(), 'ld-schema-config-'));
+      try {
+        for (const [i, config] of bad.entries()) {
+          assert.notDeepEqual(problems(validate, config), [], JSON.stringify(config));
+          const file = path.join(work, `bad-${i}.json`);
+          execFileSync(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(file)}, ${JSON.stringify(JSON.stringify(config))})`]);
+          await assert.rejects(loadConfig(file), Error, `the loader accepts ${JSON.stringify(config)}`);
+        }
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    });
+  });
+});

@@ -1,0 +1,173 @@
+// analyze --redact (src/report/redact.ts): every format of a redacted run carries none of the
+// fixture bundles' identifiers, and the pseudonyms are consistent, so a redacted report can be
+// attached to a ticket and still say which findings share a pod or an address.
+
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Redactor } from '../../src/report/redact.js';
+import type { Report } from '../../src/report/report.js';
+import { FORMAT_NAMES } from '../../src/report/formats/index.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = path.join(ROOT, 'bin/run.js');
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+before(() => {
+  if (!existsSync(path.join(ROOT, 'dist/report/redact.js'))) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+});
+
+// Linkerd's and Kubernetes' fixed names, which --redact keeps on purpose (see redact.ts).
+const FIXED_NAMES = new Set(['linkerd', 'kube-system', 'default', 'linkerd-destination', 'linkerd-policy', 'linkerd-dst-headless', 'linkerd-identity', 'linkerd-proxy', 'svc', 'cluster', 'local']);
+
+/** The identifiers of a report, collected independently of the redactor: what must not survive. */
+function identifiersOf(report: Report): { ips: Set<string>; names: Set<string> } {
+  const text = JSON.stringify(report);
+  const ips = new Set([...text.matchAll(/(?<![0-9.])(?:\d{1,3}\.){3}\d{1,3}(?![0-9])/g)].map((m) => m[0]).filter((ip) => !ip.startsWith('127.')));
+  const names = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v === 'string' && v !== '' && !FIXED_NAMES.has(v)) names.add(v);
+  };
+  const walk = (v: unknown, key?: string): void => {
+    if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+    else if (typeof v === 'string') {
+      if (key === 'pod' || key === 'namespace' || key === 'workload') add(v);
+      if (key === 'destination') for (const part of v.replace(/^\w+ /, '').split('/')) add(part);
+    }
+  };
+  walk(report);
+  for (const m of text.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)) names.add(m[0]);
+  // Host labels of cluster FQDNs (SRV targets like 10-42-1-7.linkerd-policy.linkerd.svc.cluster.local).
+  for (const m of text.matchAll(/([a-z0-9-]+(?:\.[a-z0-9-]+)*)\.svc\.cluster\.local/g)) for (const label of m[1]!.split('.')) add(label);
+  return { ips, names };
+}
+
+/**
+ * The part of a format's output that comes from the bundle: without the tool's own text that
+ * merely shares words with it (the rules' help pages in SARIF, the stylesheet's `@media` in HTML,
+ * links, and annotation names such as traefik.ingress.kubernetes.io/…).
+ */
+function fromTheBundle(format: string, output: string): string {
+  let text = output;
+  if (format === 'sarif') {
+    const sarif = JSON.parse(text) as { runs: { tool: { driver: { rules?: unknown } } }[] };
+    for (const run of sarif.runs) delete run.tool.driver.rules;
+    text = JSON.stringify(sarif);
+  }
+  if (format === 'html') text = text.replace(/<style>[\s\S]*?<\/style>/g, '');
+  return text.replace(/https?:\/\/[^\s"'<>)]+/g, '').replace(/[a-z0-9.-]+\.kubernetes\.io\/[a-z0-9.-]+/g, '');
+}
+
+function leaked(output: string, { ips, names }: { ips: Set<string>; names: Set<string> }): string[] {
+  const found: string[] = [];
+  for (const ip of ips) if (new RegExp(`(?<![0-9.])${ip.replace(/\./g, '\\.')}(?![0-9])`).test(output)) found.push(ip);
+  for (const name of names) if (new RegExp(`(?<![A-Za-z0-9-])${name.replace(/[.]/g, '\\.')}(?![A-Za-z0-9-])`).test(output)) found.push(name);
+  return found;
+}
+
+const BUNDLES = ['storm', 'traefik-cardinality', 'dns-ttl-zero', 'healthy'];
+
+describe('analyze --redact', () => {
+  for (const bundle of BUNDLES) {
+    describe(`fixtures/${bundle}`, () => {
+      let original: Report;
+      let ids: { ips: Set<string>; names: Set<string> };
+
+      before(async () => {
+        original = JSON.parse((await cli(['analyze', `fixtures/${bundle}`, '--format', 'json', '-q'])).stdout) as Report;
+        ids = identifiersOf(original);
+      });
+
+      it('has identifiers to hide (the check can fail)', () => {
+        assert.ok(ids.names.size + ids.ips.size > 0);
+        assert.notDeepEqual(leaked(JSON.stringify(original), ids), []);
+      });
+
+      for (const format of FORMAT_NAMES) {
+        it(`${format}: none of the bundle's identifiers, same exit code`, async () => {
+          const plain = await cli(['analyze', `fixtures/${bundle}`, '--format', format, '-q']);
+          const redacted = await cli(['analyze', `fixtures/${bundle}`, '--format', format, '-q', '--redact']);
+          assert.equal(redacted.code, plain.code, redacted.stderr);
+          assert.ok(redacted.stdout.length > 0);
+          assert.deepEqual(leaked(fromTheBundle(format, redacted.stdout), ids), []);
+          // Where the plain report shows identifiers, the redacted one shows pseudonyms in their place.
+          if (leaked(fromTheBundle(format, plain.stdout), ids).length > 0) assert.match(redacted.stdout, /\b(?:ip|pod|ns|workload|host)-1\b/);
+        });
+      }
+
+      it('gives each identifier one pseudonym and different identifiers different ones', async () => {
+        const redacted = JSON.parse((await cli(['analyze', `fixtures/${bundle}`, '--format', 'json', '-q', '--redact'])).stdout) as Report;
+        assert.equal(redacted.inputs.length, original.inputs.length);
+        assert.equal(redacted.findings.length, original.findings.length);
+        assert.deepEqual(redacted.summary, original.summary);
+        const forward = new Map<string, string>();
+        const backward = new Map<string, string>();
+        const pair = (a: string | undefined, b: string | undefined) => {
+          if (a === undefined) return assert.equal(b, undefined);
+          assert.equal(forward.get(a) ?? b, b, `${a} has two pseudonyms`);
+          assert.equal(backward.get(b!) ?? a, a, `${b} stands for two names`);
+          forward.set(a, b!);
+          backward.set(b!, a);
+        };
+        original.inputs.forEach((input, i) => {
+          pair(input.pod, redacted.inputs[i]!.pod);
+          pair(input.namespace, redacted.inputs[i]!.namespace);
+        });
+        original.findings.forEach((f, i) => {
+          pair(f.subject.pod, redacted.findings[i]!.subject.pod);
+          pair(f.subject.namespace, redacted.findings[i]!.subject.namespace);
+          pair(f.subject.target, redacted.findings[i]!.subject.target);
+        });
+      });
+    });
+  }
+});
+
+describe('Redactor', () => {
+  it('replaces IPv4 and IPv6 addresses, keeping ports, loopback and non-addresses', () => {
+    const r = new Redactor();
+    assert.equal(r.redactText('dial 10.42.0.7:8086 then 10.42.0.8 and 10.42.0.7'), 'dial ip-1:8086 then ip-2 and ip-1');
+    assert.equal(r.redactText('[fd00:10:42::7]:4143 fe80::1 2001:db8:0:0:0:0:0:1'), '[ip-3]:4143 ip-4 ip-5');
+    assert.equal(r.redactText('at 2024-06-06T11:01:10.000Z, proxy v2.210.4, stable-2.14.10, 127.0.0.1:4191, ::1'), 'at 2024-06-06T11:01:10.000Z, proxy v2.210.4, stable-2.14.10, 127.0.0.1:4191, ::1');
+    assert.equal(r.redactText('999.1.1.1'), '999.1.1.1');
+  });
+
+  it('replaces host labels of FQDNs and keeps Kubernetes and Linkerd naming, public docs and file names', () => {
+    const r = new Redactor();
+    r.learn({ namespace: 'shop' });
+    assert.equal(r.redactText('cart.shop.svc.cluster.local:8080'), 'host-1.ns-1.svc.cluster.local:8080');
+    assert.equal(r.redactText('10-42-1-7.linkerd-policy.linkerd.svc.cluster.local.'), 'host-2.linkerd-policy.linkerd.svc.cluster.local.');
+    assert.equal(r.redactText('api.prod.acme.com'), 'host-3.host-4.host-5.com');
+    const kept = 'https://github.com/linkerd/linkerd2/pull/1 traefik.ingress.kubernetes.io/service.nativelb proxy-metrics.txt.gz linkerd-dst-headless.linkerd.svc.cluster.local';
+    assert.equal(r.redactText(kept), kept);
+  });
+
+  it('replaces learnt pod names, namespaces and workloads as whole tokens, in paths and labels', () => {
+    const r = new Redactor();
+    r.learn({ inputs: [{ pod: 'web-6c7d8f9b5-x2x8k', namespace: 'shop' }], destinations: [{ destination: 'shop/cart' }] });
+    assert.equal(
+      r.redactText('bundle/shop/web-6c7d8f9b5-x2x8k/linkerd-proxy.log: 3 web pods call cart; shop-extra and web-6c7d8f9b5-x2x8k2 are other names'),
+      'bundle/ns-1/pod-1/linkerd-proxy.log: 3 workload-1 pods call workload-2; shop-extra and web-6c7d8f9b5-x2x8k2 are other names',
+    );
+    assert.equal(r.redactText('dst_namespace="shop", dst_pod="web-6c7d8f9b5-x2x8k"'), 'dst_namespace="ns-1", dst_pod="pod-1"');
+    assert.equal(r.redactText('var/log/pods/shop_web-6c7d8f9b5-x2x8k_dd03ab5c-afaf-a016-2e78-2ac982f8a989/0.log'), 'var/log/pods/ns-1_pod-1_uid-1/0.log');
+    assert.equal(r.redactText('linkerd-destination in linkerd, ingress-pod-ip-bypass'), 'linkerd-destination in linkerd, ingress-pod-ip-bypass');
+  });
+
+  it('redacts object keys and leaves numbers and structure alone', () => {
+    const r = new Redactor();
+    const out = r.redact({ '10.0.0.1:80': 3, list: [1, '10.0.0.1'], nested: { n: null, b: true } });
+    assert.deepEqual(out, { 'ip-1:80': 3, list: [1, 'ip-1'], nested: { n: null, b: true } });
+  });
+});
