@@ -286,6 +286,11 @@ export interface FindingDraft {
   remediation: string;
   /** The figure a baseline compares to decide whether a known finding got worse (e.g. total lines, series count). */
   keyFigure?: { name: string; value: number };
+  /**
+   * Rules whose finding, when one is in the same run, already reports this cause: the engine then
+   * drops this draft and names it in their evidence (`alsoMatched`), so one cause is one finding.
+   */
+  foldsInto?: readonly string[];
 }
 
 /**

@@ -124,11 +124,40 @@ export class RuleEngine {
       }
     });
     const ruleFailures = [...this.failures].map(([ruleId, message]) => ({ ruleId, message }));
-    return { findings, skippedRules, ruleFailures };
+    return { findings: foldCoveredFindings(findings), skippedRules, ruleFailures };
   }
 
   private fail(index: number, err: unknown): void {
     const id = this.rules[index]!.rule.meta.id;
     if (!this.failures.has(id)) this.failures.set(id, err instanceof Error ? err.message : String(err));
   }
+}
+
+/**
+ * Drops each finding whose `foldsInto` names a rule that also reported in this run, and lists it
+ * under `alsoMatched` in that rule's findings: a signature line and the threshold rule that judged
+ * its sustained form are one cause.
+ */
+export function foldCoveredFindings(findings: Finding[]): Finding[] {
+  const reporting = new Set(findings.map((f) => f.ruleId));
+  const kept: Finding[] = [];
+  const folded = new Map<string, { ruleId: string; title: string }[]>();
+  for (const finding of findings) {
+    const { foldsInto, ...rest } = finding;
+    const into = foldsInto?.filter((id) => id !== finding.ruleId && reporting.has(id)) ?? [];
+    if (into.length === 0) {
+      kept.push(foldsInto ? rest : finding);
+      continue;
+    }
+    for (const id of into) {
+      const list = folded.get(id) ?? [];
+      list.push({ ruleId: finding.ruleId, title: finding.title });
+      folded.set(id, list);
+    }
+  }
+  if (folded.size === 0) return kept;
+  return kept.map((f) => {
+    const also = folded.get(f.ruleId);
+    return also ? { ...f, evidence: { ...f.evidence, alsoMatched: also } } : f;
+  });
 }

@@ -3,10 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderSignatureDocs } from '../../src/cli/run-rules.js';
-import type { CorednsMessageRecord, LdRecord, ProxyLogRecord } from '../../src/core/types.js';
+import type { CorednsMessageRecord, Finding, LdRecord, ProxyLogRecord, SampleLine } from '../../src/core/types.js';
+import { foldCoveredFindings } from '../../src/engine/engine.js';
 import { KNOWN_FIXES } from '../../src/knowledge/fixes.js';
 import { RULES } from '../../src/rules/index.js';
-import knownSignature, { SIGNATURES, proxyLineText } from '../../src/rules/known-signature/index.js';
+import knownSignature, { EXCERPT_MAX_LINES, SIGNATURES, proxyLineText } from '../../src/rules/known-signature/index.js';
 import { renderSignatureCatalogue } from '../../src/rules/known-signature/docs.js';
 import { runRule } from '../support/rule-tester.js';
 
@@ -239,6 +240,64 @@ describe('known-signature matching', () => {
     const [f] = knownSignature.finish(state, { options: knownSignature.meta.defaultOptions, inputs: [] });
     assert.equal(f!.evidence.lines, 2_500);
     assert.equal(f!.evidence.topPodsNote, 'top 10 of 2001+ sources');
+  });
+});
+
+describe('background signatures', () => {
+  const quiet = (i: number) => `[ ${(100 + i).toFixed(6)}s]  INFO ThreadId(01) policy:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}: linkerd_pool_p2c: Adding endpoint addr=172.31.116.${i % 250}:8090\n`;
+  const probe = (i: number) => `[ ${(100 + i).toFixed(6)}s]  INFO ThreadId(01) inbound:server{port=4143}: linkerd_app_core::serve: Connection closed error=TLS detection timed out\n`;
+  const fdLimit = '[ 200.000000s] ERROR ThreadId(01) linkerd_app_core::serve: Failed to accept connection error=Too many open files (os error 24)\n';
+  const fullLog = (extra: string) => Array.from({ length: EXCERPT_MAX_LINES + 10 }, (_, i) => quiet(i)).join('') + extra;
+
+  it('marks what healthy meshes also log as background, never a defect that one line proves', () => {
+    const background = SIGNATURES.filter((s) => s.background).map((s) => s.id);
+    for (const id of ['tls-detection-timeout', 'control-plane-connect-refused', 'connection-closed-before-message-completed', 'transport-endpoint-not-connected']) assert.ok(background.includes(id), id);
+    for (const id of ['trust-anchor-mismatch', 'too-many-open-files', 'coredns-loop-detected']) assert.ok(!SIGNATURES.find((s) => s.id === id)!.background, id);
+  });
+
+  it('stays quiet on probe timeouts in a full log, but still reports a defect signature there', async () => {
+    const quietRun = await runRule(knownSignature, [{ path: 'web-0.log', content: fullLog(probe(1) + probe(2)) }]);
+    assert.deepEqual(quietRun.findings, []);
+    const defect = await runRule(knownSignature, [{ path: 'web-0.log', content: fullLog(probe(1) + fdLimit) }]);
+    assert.deepEqual(defect.findings.map((f) => f.evidence.signature), ['too-many-open-files']);
+  });
+
+  it('diagnoses the same lines pasted as an excerpt, counting only the excerpt', async () => {
+    const paste = await runRule(knownSignature, [{ path: 'paste.log', content: probe(1) + probe(2) + probe(3) }]);
+    assert.deepEqual(paste.findings.map((f) => [f.evidence.signature, f.evidence.lines]), [['tls-detection-timeout', 3]]);
+    const mixed = await runRule(knownSignature, [
+      { path: 'web-0.log', content: fullLog(probe(1) + probe(2)) },
+      { path: 'paste.log', content: probe(3) },
+    ]);
+    assert.deepEqual(mixed.findings.map((f) => [f.evidence.signature, f.evidence.lines]), [['tls-detection-timeout', 1]]);
+    assert.ok((mixed.findings[0]!.evidence.samples as SampleLine[]).every((l) => l.path === 'paste.log'));
+  });
+});
+
+describe('folding a signature into the rule that judged it', () => {
+  const finding = (ruleId: string, title: string, foldsInto?: string[]): Finding => ({
+    ruleId,
+    severity: ruleId === 'known-signature' ? 'info' : 'error',
+    title,
+    message: title,
+    subject: {},
+    evidence: {},
+    locations: [],
+    remediation: '',
+    docsUrl: '',
+    ...(foldsInto ? { foldsInto } : {}),
+  });
+
+  it('drops the signature and names it in the covering finding when that rule reported', () => {
+    const folded = foldCoveredFindings([finding('reconnect-storm', 'Reconnect storm'), finding('known-signature', 'Known signature: Control-plane connection refused', ['control-plane-unavailable', 'reconnect-storm'])]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
+    assert.deepEqual(folded[0]!.evidence.alsoMatched, [{ ruleId: 'known-signature', title: 'Known signature: Control-plane connection refused' }]);
+  });
+
+  it('keeps the signature, without the internal field, when no covering rule reported', () => {
+    const kept = foldCoveredFindings([finding('fd-exhaustion', 'FDs'), finding('known-signature', 'Known signature: x', ['identity-failure'])]);
+    assert.deepEqual(kept.map((f) => f.ruleId), ['fd-exhaustion', 'known-signature']);
+    assert.ok(!('foldsInto' in kept[1]!));
   });
 });
 

@@ -66,10 +66,23 @@ export interface KnownSignature {
   knownFix?: string;
   /** Threshold rules that judge the sustained form of this signature. */
   coveredBy?: readonly string[];
+  /**
+   * Healthy meshes log this now and then (rollouts, probes, keep-alive races), so a full log holds
+   * some and its count alone means nothing. Reported from excerpts only, where no rate can be
+   * judged; in longer logs the rules in `coveredBy` judge its sustained form.
+   */
+  background?: true;
   /** Upstream issues and PRs. */
   references: readonly string[];
   examples: readonly SignatureExample[];
 }
+
+/**
+ * The most lines an input may hold to count as an excerpt: what users paste into a thread (3-30
+ * lines), where no rate can be judged. A background signature is only reported from excerpts;
+ * a proxy's full log holds minutes to days of lines, and the threshold rules judge those.
+ */
+export const EXCERPT_MAX_LINES = 50;
 
 const L2 = 'https://github.com/linkerd/linkerd2/issues/';
 const PROXY_PR = 'https://github.com/linkerd/linkerd2-proxy/pull/';
@@ -275,6 +288,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'balancer-failfast',
     title: 'Service balancer entered failfast (no ready endpoints)',
     family: 'failfast',
+    background: true,
     match: { records: ['proxy-log'], literals: ['Unavailable; entering failfast'], pattern: 'Unavailable; entering failfast' },
     meaning: 'The load balancer for a service had no available endpoint for the failfast timeout (3 s): queued requests fail with 503/504 until an endpoint becomes available ("Available; exited failfast").',
     causes: ['The service has no ready endpoints (scaled to zero, failing readiness, all pods restarting).', 'Every endpoint is unreachable or circuit-broken (connection refused/timeouts to the pods).', 'The destination controller sent no endpoints (control plane unavailable, or "No endpoints").'],
@@ -441,6 +455,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'tls-detection-timeout',
     title: 'TLS detection timed out',
     family: 'protocol-detection',
+    background: true,
     match: { records: ['proxy-log'], literals: ['TLS detection time'], pattern: 'TLS detection time(?:d out|out)' },
     meaning: 'An inbound connection sent no bytes before the detection timeout, so the proxy closed it. Usually a TCP health check or a load balancer probe that connects and waits.',
     causes: ['Load-balancer or kubelet TCP probes that open and hold connections.', 'Server-speaks-first clients on an inbound port that is not opaque/skipped.'],
@@ -679,6 +694,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'control-plane-startup-race',
     title: 'Local controller not listening yet (start-up)',
     family: 'benign',
+    background: true,
     match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=localhost:\\d+\\}.*Failed to connect.*Connection refused', maxUptimeSeconds: 10 },
     meaning: 'On a control-plane pod, the proxy starts before the controller container next to it and is refused for its first seconds. Maintainers call this benign.',
     causes: ['Container start order in the destination/identity pod.'],
@@ -692,6 +708,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'control-plane-connect-refused',
     title: 'Control-plane connection refused',
     family: 'control-plane',
+    background: true,
     match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]*\\}.*Failed to connect.*Connection refused' },
     meaning: 'The proxy cannot connect to a control-plane component (destination 8086, policy 8090, identity 8080): the address answers but nothing listens. It retries every 0.5 s per endpoint (before Linkerd 2.19). A few seconds of this while the control plane rolls out or restarts are normal; if it persists, control-plane-unavailable and reconnect-storm fire.',
     causes: ['The controller container is crashing or not started (localhost addresses: the controller in the same pod).', 'Stale endpoint IPs of controller pods that are gone.'],
@@ -710,6 +727,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'control-plane-connect-timeout',
     title: 'Control-plane connection timed out',
     family: 'control-plane',
+    background: true,
     match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]*\\}.*Failed to connect.*connect timed out' },
     meaning: 'The proxy\'s TCP connect to a control-plane pod got no answer within the connect timeout (1 s): packets are dropped on the way, or the pod IP is gone. Brief bursts happen while controller pods are replaced.',
     causes: ['NetworkPolicy or security groups dropping traffic to the linkerd namespace (ports 8080, 8086, 8090).', 'Controller pod IPs that no longer exist (node gone), or an overloaded node.'],
@@ -728,6 +746,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'legacy-control-plane-connect-error',
     title: 'Control-plane connect error (legacy proxy)',
     family: 'control-plane',
+    background: true,
     match: { records: ['proxy-log'], literals: ['connect error to ControlAddr'], pattern: 'connect error to ControlAddr' },
     meaning: 'A pre-2.7 proxy could not connect to a control-plane service (identity, destination); it retries.',
     causes: ['Controller unreachable or not ready; DNS for the controller name slow or failing.'],
@@ -772,6 +791,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'endpoint-connection-refused',
     title: 'Endpoint refused the connection',
     family: 'data-plane',
+    background: true,
     match: { records: ['proxy-log'], literals: ['Failed to connect', 'Failed to proxy request', 'unexpected error'], pattern: '(?:Failed to connect|Failed to proxy request|unexpected error).*Connection refused' },
     meaning: 'A data-plane connection (to an application pod, or from the inbound proxy to its app) was refused: nothing listens on that IP and port. Read from the reconnect loop (and the per-request line of proxies before 2.11); the per-request lines of later proxies repeat what the loop says, one per request, and are left to it.',
     causes: ['The backend was scaled to zero or its pods are restarting.', 'The application listens on another port or on localhost only.', 'A stale endpoint IP reused by another pod.'],
@@ -787,6 +807,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'endpoint-connect-timeout',
     title: 'Endpoint connection timed out',
     family: 'data-plane',
+    background: true,
     match: { records: ['proxy-log'], literals: ['Failed to connect', 'Failed to proxy request'], pattern: 'Failed to connect.*connect timed out|Failed to proxy request: error trying to connect: request timed out' },
     meaning: 'The proxy\'s connection attempt to an endpoint got no answer within the connect timeout; requests to it fail or wait.',
     causes: ['The target pod is overloaded or its accept backlog is full (rollouts, slow start).', 'Packets dropped by NetworkPolicy or a dead node.'],
@@ -802,6 +823,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'connection-closed-before-message-completed',
     title: 'Connection closed before message completed',
     family: 'data-plane',
+    background: true,
     match: { records: ['proxy-log'], literals: ['connection closed before message completed'], pattern: 'connection closed before message completed' },
     meaning: 'The peer closed the connection while a request or response was in flight; the request fails (502/503 to the client).',
     causes: ['The application closes idle keep-alive connections at the moment the proxy reuses them (keep-alive timeout shorter than the proxy\'s).', 'The application crashed or was killed mid-request (OOM, rollout without graceful shutdown).'],
@@ -815,6 +837,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'reconnect-service-failed',
     title: 'Established connection failed',
     family: 'data-plane',
+    background: true,
     match: { records: ['proxy-log'], literals: ['Service failed'], pattern: 'linkerd_reconnect: Service failed' },
     meaning: 'A connection the proxy had established broke; the proxy reconnects with a fresh backoff.',
     causes: ['The peer restarted or closed the connection ("channel closed").', 'Idle timeouts on a middlebox.'],
@@ -829,6 +852,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'transport-endpoint-not-connected',
     title: 'Connection closed: transport endpoint is not connected (os error 107)',
     family: 'benign',
+    background: true,
     match: { records: ['proxy-log'], literals: ['os error 107'], pattern: 'os error 107' },
     meaning: 'The client had already gone when the proxy tried to use the socket. Maintainers call it benign: probes and clients that disconnect early.',
     causes: ['Health checks or clients closing the connection right after connecting.'],
@@ -842,6 +866,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'admin-http-only',
     title: 'Admin server is HTTP-only',
     family: 'benign',
+    background: true,
     match: { records: ['proxy-log'], literals: ['proxy admin server is HTTP-only'], pattern: 'proxy admin server is HTTP-only' },
     meaning: 'Something connected to the admin port (4191) with a non-HTTP protocol (a TCP probe, TLS); the proxy closed the connection. Innocuous per the maintainers.',
     causes: ['TCP or TLS probes pointed at 4191.'],
@@ -855,6 +880,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
     id: 'connection-closed-request-timed-out',
     title: 'Connection closed: request timed out',
     family: 'benign',
+    background: true,
     match: { records: ['proxy-log'], literals: ['request timed out'], pattern: 'Connection closed\\W{1,4}error\\W{1,4}request timed out' },
     meaning: 'An inbound connection was closed because the client sent no complete request before the server\'s timeout; usually idle or half-open client connections.',
     causes: ['Clients (or probes) that connect and send nothing.', 'Very slow clients.'],

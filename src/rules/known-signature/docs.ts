@@ -2,7 +2,7 @@
 // docs/signatures.md (written by scripts/signatures-doc.ts; a test keeps it in sync).
 
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
-import { SIGNATURES, type KnownSignature } from './catalogue.js';
+import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 
 function inlineCode(text: string): string {
   const ticks = text.includes('`') ? '``' : '`';
@@ -40,7 +40,10 @@ export function renderSignaturePage(s: KnownSignature): string {
     ...(knownFix ? [`- Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}. Until then: ${knownFix.mitigation}.`] : []),
     '',
     ...(s.coveredBy?.length
-      ? ['## Sustained form', '', `When it lasts, ${s.coveredBy.map((r) => inlineCode(r)).join(' and ')} judge${s.coveredBy.length === 1 ? 's' : ''} it with thresholds; read those findings together with this one.`, '']
+      ? ['## Sustained form', '', `When it lasts, ${s.coveredBy.map((r) => inlineCode(r)).join(' and ')} judge${s.coveredBy.length === 1 ? 's' : ''} it with thresholds. When ${s.coveredBy.length === 1 ? 'that rule reports' : 'one of them reports'} in the same run, this signature is listed in its finding (\`alsoMatched\`) instead of reported on its own.`, '']
+      : []),
+    ...(s.background
+      ? ['## Background noise', '', `Healthy meshes log this now and then (rollouts, probes, keep-alive races), so its count in a full log means nothing alone. It is reported only from excerpts (inputs of at most ${EXCERPT_MAX_LINES} lines, what users paste), where no rate can be judged.`, '']
       : []),
     '## References',
     '',
@@ -66,7 +69,7 @@ export function renderSignatureCatalogue(): string {
     out.push(`## ${family}`, '', '| id | signature | matches | sustained form |', '|---|---|---|---|');
     for (const s of SIGNATURES.filter((e) => e.family === family)) {
       const matches = s.match.literals.map(inlineCode).join(' or ').replace(/\|/g, '\\|');
-      out.push(`| ${s.id} | ${s.title} | ${matches} | ${s.coveredBy?.join(', ') ?? '–'} |`);
+      out.push(`| ${s.id} | ${s.title}${s.background ? ' (background: excerpts only)' : ''} | ${matches} | ${s.coveredBy?.join(', ') ?? '–'} |`);
     }
     out.push('');
   }

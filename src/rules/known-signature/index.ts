@@ -8,9 +8,9 @@ import type { CorednsMessageRecord, FindingDraft, ProxyLogRecord, SampleLine } f
 import { defineRule } from '../../core/types.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
-import { SIGNATURES, type KnownSignature } from './catalogue.js';
+import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 
-export { SIGNATURES, type KnownSignature } from './catalogue.js';
+export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 
 export interface KnownSignatureOptions {
   topPods: number;
@@ -261,11 +261,27 @@ export default defineRule<KnownSignatureOptions, State>({
     }
   },
 
-  finish(state, { options }) {
+  finish(state, { options, inputs }) {
+    const fullLogs = new Set(inputs.filter((i) => i.lines > EXCERPT_MAX_LINES).map((i) => i.path));
     const tallies = [...state.tallies.values()].sort((a, b) => BY_ID.get(a.id)!.order - BY_ID.get(b.id)!.order);
-    return tallies.map((t) => findingFor(BY_ID.get(t.id)!.entry, t, options));
+    return tallies.flatMap((t) => {
+      const signature = BY_ID.get(t.id)!.entry;
+      const reported = signature.background ? onlyFromExcerpts(t, fullLogs) : t;
+      return reported ? [findingFor(signature, reported, options)] : [];
+    });
   },
 });
+
+/** The part of a tally that excerpts hold, or null when it came from full logs only. */
+function onlyFromExcerpts(t: SignatureTally, fullLogs: ReadonlySet<string>): SignatureTally | null {
+  const pods = new Map([...t.pods].filter(([, p]) => !fullLogs.has(p.path)));
+  if (pods.size === 0) return null;
+  if (pods.size === t.pods.size && t.uncountedPodLines === 0) return t;
+  const samples = t.samples.filter((s) => !fullLogs.has(s.path));
+  const lines = [...pods.values()].reduce((sum, p) => sum + p.lines, 0);
+  // First and last times are not kept per source; without them the finding states no window.
+  return { ...t, pods, samples, lines, uncountedPodLines: 0, firstTime: null, lastTime: null };
+}
 
 function podLabel(p: PodTally): string {
   if (!p.pod) return p.path;
@@ -317,5 +333,6 @@ function findingFor(signature: KnownSignature, t: SignatureTally, options: Known
     locations: t.samples.map((s) => ({ path: s.path, line: s.line })),
     remediation,
     keyFigure: { name: 'lines', value: t.lines },
+    ...(signature.coveredBy?.length ? { foldsInto: signature.coveredBy } : {}),
   };
 }
