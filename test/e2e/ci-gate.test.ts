@@ -165,6 +165,6 @@ describe('rules and explain', () => {
     const run = await cli(['explain', 'reconnect-stom'], dir);
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
-    assert.equal(run.stderr.trimEnd(), `linkerd-doctor: explain: unknown rule "reconnect-stom"; did you mean reconnect-storm? (known: ${RULES.map((r) => r.meta.id).join(', ')})`);
+    assert.equal(run.stderr.trimEnd(), `linkerd-doctor: explain: unknown rule or signature "reconnect-stom"; did you mean reconnect-storm? (known rules: ${RULES.map((r) => r.meta.id).join(', ')}; signatures: linkerd-doctor explain known-signature)`);
   });
 });

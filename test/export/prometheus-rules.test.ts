@@ -136,7 +136,7 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdControllerOOMKilled',
     series: terminated('linkerd', 'linkerd-destination-7d9c4-x2vq8', 'destination', '0x40 1x100', 'OOMKilled'),
     evalTime: '20m',
-    firing: [{ ...rule('pod-restarts', 'error'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8', container: 'destination' }],
+    firing: [{ ...rule('pod-restarts', 'critical'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8', container: 'destination' }],
   },
   {
     title: 'a destination restart for another reason, and an old OOM kill with no restart in the hour',
@@ -164,7 +164,7 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdProxyOOMKilledRepeatedly',
     series: terminated('shop', 'web-5d8f-abcde', 'linkerd-proxy', '0x20 1x20 2x20 3x100', 'OOMKilled'),
     evalTime: '20m',
-    firing: [{ ...rule('pod-restarts', 'error'), namespace: 'shop', pod: 'web-5d8f-abcde', container: 'linkerd-proxy' }],
+    firing: [{ ...rule('pod-restarts', 'critical'), namespace: 'shop', pod: 'web-5d8f-abcde', container: 'linkerd-proxy' }],
   },
   {
     title: 'a proxy OOMKilled once',
@@ -178,7 +178,7 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdContainerCrashLooping',
     series: [ksm('kube_pod_container_status_waiting_reason', 'linkerd', 'linkerd-destination-7d9c4-x2vq8', 'linkerd-proxy', ', reason="CrashLoopBackOff"', '0x10 1x4 0x20 1x4 0x20 1x80')],
     evalTime: '20m',
-    firing: [{ ...rule('pod-restarts', 'error'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8', container: 'linkerd-proxy' }],
+    firing: [{ ...rule('pod-restarts', 'critical'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8', container: 'linkerd-proxy' }],
   },
   {
     title: 'an application container crash-looping in a meshed pod',
@@ -293,7 +293,7 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdProxyCertificateExpiring',
     series: [proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-0"', '2100x40')],
     evalTime: '5m',
-    firing: [{ ...rule('identity-failure', 'error'), namespace: 'shop', pod: 'web-0' }],
+    firing: [{ ...rule('identity-failure', 'critical'), namespace: 'shop', pod: 'web-0' }],
   },
   {
     title: 'a certificate with 3 h left is not about to expire',

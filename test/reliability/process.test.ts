@@ -84,6 +84,8 @@ describe('CLI process behaviour', { concurrency: true }, () => {
     const out = path.join(dir, 'atomic.txt');
     const content = 'x'.repeat(32 << 20);
     const writing = writeFileAtomic(out, content).catch(() => 'interrupted');
+    // The temporary is registered once the target has been checked (an asynchronous stat).
+    for (let tick = 0; tick < 10_000 && temporariesInFlight().length === 0; tick++) await new Promise(setImmediate);
     assert.equal(temporariesInFlight().length, 1);
     removeTemporaries();
     await writing;

@@ -63,7 +63,11 @@ describe('applySuppressions', () => {
   });
 
   it('keeps suppressed findings in the report, counted, and out of the exit code', () => {
-    const report = buildReport(parts([finding()]), 'error', { suppressions: [{ rule: 'reconnect-storm', reason: 'accepted', source: 'config' }], ruleIds: ['reconnect-storm'] });
+    const report = buildReport(parts([finding()]), 'error', {
+      suppressions: [{ rule: 'reconnect-storm', reason: 'accepted', source: 'config' }],
+      // Another rule still checks the inputs; suppressing every rule is an error of its own.
+      ruleIds: ['reconnect-storm', 'metric-cardinality'],
+    });
     assert.equal(report.findings.length, 0);
     assert.equal(report.suppressedFindings.length, 1);
     assert.equal(report.suppressedFindings[0]!.suppression.reason, 'accepted');
