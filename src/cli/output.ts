@@ -269,7 +269,9 @@ export function installProcessGuards(): void {
   for (const [signal, code] of Object.entries(EXIT_ON_SIGNAL)) process.once(signal, interrupted(code));
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE' || err.code === 'EBADF') {
-      if (!stdoutClosed) stderrLine(`stdout: closed before the report was fully written (${err.code}); the rest of it is lost`);
+      // A cut report is worth a note; a cut record stream (`parse | head`) is what the reader asked for.
+      const cutAReport = !exitWhenStdoutCloses || err.code === 'EBADF';
+      if (!stdoutClosed && cutAReport) stderrLine(`stdout: closed before the report was fully written (${err.code}); the rest of it is lost`);
       stdoutClosed = true;
       // No stdout at all (EBADF): the report was never delivered, whatever the verdict.
       if (err.code === 'EBADF') {
