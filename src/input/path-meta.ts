@@ -8,6 +8,8 @@ export interface PathMeta {
 }
 
 const POD_NAME = /^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?$/;
+/** A DNS label, as Kubernetes requires of namespace names. */
+const NAMESPACE_NAME = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
 /** `<ns>_<pod>_<uid>` directories under /var/log/pods. */
 const KUBELET_POD_DIR = /^([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_([0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}|[0-9a-f]{32})$/;
 /** `/var/log/containers/<pod>_<ns>_<container>-<64 hex>.log` symlinks. */
@@ -42,7 +44,7 @@ export function metaFromPath(path: string): PathMeta {
   const greatGrandparent = parts[parts.length - 4];
 
   // kubectl cluster-info dump: <ns>/<pod>/logs.txt, or <ns>/<pod>/<container>/logs.txt
-  if (file === 'logs.txt' && parent && grandparent) {
+  if (file === 'logs.txt' && parent && grandparent && POD_NAME.test(parent) && POD_NAME.test(grandparent)) {
     if (greatGrandparent && (KNOWN_CONTAINERS.has(parent) || GENERATED_POD.test(grandparent))) {
       return { namespace: greatGrandparent, pod: grandparent, container: parent };
     }
@@ -50,7 +52,7 @@ export function metaFromPath(path: string): PathMeta {
   }
 
   // <ns>/<pod>/<container>.log
-  if (parent && grandparent && POD_NAME.test(stem) && (KNOWN_CONTAINERS.has(stem) || GENERATED_POD.test(parent))) {
+  if (parent && grandparent && POD_NAME.test(stem) && POD_NAME.test(parent) && NAMESPACE_NAME.test(grandparent) && (KNOWN_CONTAINERS.has(stem) || GENERATED_POD.test(parent))) {
     return { namespace: grandparent, pod: parent, container: stem };
   }
 
