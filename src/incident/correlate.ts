@@ -381,13 +381,42 @@ export function causalEdges(members: readonly Finding[], prints: readonly Footpr
   return edges;
 }
 
+/** Pairs explained in full per mechanism; an incident of 1,000 findings has ~200,000 pairs. */
+const REASONING_EXAMPLES = 3;
+/** Phrases named per layer of the headline; the findings list names every member. */
+const HEADLINE_PHRASES = 4;
+
+/** The first REASONING_EXAMPLES edges of each mechanism, and for each mechanism with more, a line saying how many it links. */
+function examplesPerMechanism(edges: readonly Edge[]): { examples: Edge[]; summaries: string[] } {
+  const byLink = new Map<CausalLink, Edge[]>();
+  for (const e of edges) {
+    const list = byLink.get(e.link) ?? [];
+    byLink.set(e.link, list);
+    list.push(e);
+  }
+  const examples: Edge[] = [];
+  const summaries: string[] = [];
+  for (const [link, list] of byLink) {
+    examples.push(...list.slice(0, REASONING_EXAMPLES));
+    if (list.length > REASONING_EXAMPLES) summaries.push(`… and ${list.length - REASONING_EXAMPLES} more ${link.cause} → ${link.effect} pairs by the same mechanism.`);
+  }
+  return { examples, summaries };
+}
+
+function phrasesOf(findings: readonly Finding[], phrase: (f: Finding) => string): string {
+  const shown = findings.slice(0, HEADLINE_PHRASES).map(phrase);
+  if (findings.length > HEADLINE_PHRASES) shown.push(`${findings.length - HEADLINE_PHRASES} more`);
+  return shown.join('; ');
+}
+
 function buildIncident(members: Finding[], prints: Footprint[], links: string[]): Incident {
   const edges = causalEdges(members, prints);
   const valid = edges.filter((e) => !e.contradicted);
   const hasIncoming = new Set(valid.map((e) => e.to));
-  const causes = members.map((_, i) => i).filter((i) => !hasIncoming.has(i) && valid.some((e) => e.from === i));
+  const hasOutgoing = new Set(valid.map((e) => e.from));
+  const causes = members.map((_, i) => i).filter((i) => !hasIncoming.has(i) && hasOutgoing.has(i));
   const effects = members.map((_, i) => i).filter((i) => hasIncoming.has(i));
-  const related = members.map((_, i) => i).filter((i) => !causes.includes(i) && !effects.includes(i));
+  const related = members.map((_, i) => i).filter((i) => !hasIncoming.has(i) && !hasOutgoing.has(i));
   const byTime = (a: number, b: number) => (prints[a]!.start ?? Infinity) - (prints[b]!.start ?? Infinity) || SEVERITY_RANK[members[b]!.severity] - SEVERITY_RANK[members[a]!.severity];
   causes.sort(byTime);
   effects.sort(byTime);
@@ -395,12 +424,16 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
   const order = [...causes, ...effects, ...related];
 
   const reasoning: string[] = [];
-  for (const e of valid) reasoning.push(`${members[e.from]!.title} → ${members[e.to]!.title}: ${e.link.mechanism}.${timeNote(prints[e.from]!, prints[e.to]!)}`);
-  for (const e of edges.filter((x) => x.contradicted)) {
+  const explained = examplesPerMechanism(valid);
+  for (const e of explained.examples) reasoning.push(`${members[e.from]!.title} → ${members[e.to]!.title}: ${e.link.mechanism}.${timeNote(prints[e.from]!, prints[e.to]!)}`);
+  reasoning.push(...explained.summaries);
+  const disputed = examplesPerMechanism(edges.filter((x) => x.contradicted));
+  for (const e of disputed.examples) {
     reasoning.push(
       `${members[e.from]!.title} would explain ${members[e.to]!.title} (${e.link.mechanism}), but the effect was logged first${timeNote(prints[e.from]!, prints[e.to]!)} Either the cause's logs start late or the effect fed the cause (a storm can keep a controller down); not decided.`,
     );
   }
+  reasoning.push(...disputed.summaries);
   let confidence: 'likely' | 'unclear' = 'likely';
   if (members.length > 1) {
     if (valid.length === 0) {
@@ -431,8 +464,8 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
   }
   const layers: number[][] = [];
   for (const i of [...causes, ...effects]) (layers[depth.get(i) ?? 0] ??= []).push(i);
-  const chain = layers.filter((l) => l && l.length).map((l) => l.map((i) => phrase(members[i]!)).join('; '));
-  const rest = related.map((i) => phrase(members[i]!));
+  const chain = layers.filter((l) => l && l.length).map((l) => phrasesOf(l.map((i) => members[i]!), phrase));
+  const rest = related.length ? [phrasesOf(related.map((i) => members[i]!), phrase)] : [];
   let headline = chain.length > 0 ? chain.join(' → ') + (rest.length ? `; also ${rest.join('; ')}` : '') : rest.join('; ');
   if (confidence === 'unclear' && members.length > 1) headline = `Order unclear: ${headline}`;
 
