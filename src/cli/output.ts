@@ -223,13 +223,16 @@ export function writeStdout(text: string): Promise<void> {
 
 let stdoutClosed = false;
 let exitWhenStdoutCloses = true;
+let noteCutReport = false;
 
 /**
  * For commands whose verdict is known before they write (analyze): a reader that goes away must
- * not decide the exit code, so a closed stdout is only noted and the run ends with its own code.
+ * not decide the exit code, so a closed stdout is only noted (unless --quiet: the exit code still
+ * carries the verdict) and the run ends with its own code.
  */
-export function finishDespiteClosedStdout(): void {
+export function finishDespiteClosedStdout(options: { note: boolean }): void {
   exitWhenStdoutCloses = false;
+  noteCutReport = options.note;
 }
 
 /** 128 + the signal number, as shells report a process ended by a signal. */
@@ -270,8 +273,8 @@ export function installProcessGuards(): void {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE' || err.code === 'EBADF') {
       // A cut report is worth a note; a cut record stream (`parse | head`) is what the reader asked for.
-      const cutAReport = !exitWhenStdoutCloses || err.code === 'EBADF';
-      if (!stdoutClosed && cutAReport) stderrLine(`stdout: closed before the report was fully written (${err.code}); the rest of it is lost`);
+      const worthANote = noteCutReport || err.code === 'EBADF';
+      if (!stdoutClosed && worthANote) stderrLine(`stdout: closed before the report was fully written (${err.code}); the rest of it is lost`);
       stdoutClosed = true;
       // No stdout at all (EBADF): the report was never delivered, whatever the verdict.
       if (err.code === 'EBADF') {

@@ -74,7 +74,7 @@ export function effectiveThresholds(flags: Pick<AnalyzeFlags, 'fail-on' | 'min-s
 
 export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<number> {
   // `analyze … | head` under pipefail: the verdict, not the closed pipe, sets the exit code.
-  finishDespiteClosedStdout();
+  finishDespiteClosedStdout({ note: !flags.quiet });
   try {
     const targets = flags.targets ?? outputTargets(flags.format, flags.output);
     const config = await loadConfig(flags.config);
