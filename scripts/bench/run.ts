@@ -6,7 +6,9 @@
 // Environment: BENCH_LOG_MB (default 1024), BENCH_SERIES (250000), BENCH_RUNS (rounds: every
 // command, analyze and pipelines alike, runs once per round; default 3; the best and the median are reported), BENCH_FLAT_MB (a second log size to check that RSS stays
 // flat, default 256; 0 skips), BENCH_PIPELINES=0 skips the shell pipelines, BENCH_JOBS sets
-// --jobs (default: the CLI's own default).
+// --jobs (default: the CLI's own default), BENCH_PODS (default 400) cuts the log into that many pod
+// files for the bundle shapes (plain, one .gz each, one .tgz), BENCH_DUMPS (default 40) writes a
+// bundle of that many single-pod dumps; BENCH_SHAPES=0 skips both.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeMetricsDump, writeProxyLog } from './generate.js';
+import { gzipEach, splitIntoPods, tarball } from './shapes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.join(root, 'bench/.data');
@@ -28,6 +31,9 @@ const runs = Math.max(1, env('BENCH_RUNS', 3));
 const flatMb = env('BENCH_FLAT_MB', 256);
 const withPipelines = process.env.BENCH_PIPELINES !== '0';
 const jobs = process.env.BENCH_JOBS;
+const withShapes = process.env.BENCH_SHAPES !== '0';
+const podCount = env('BENCH_PODS', 400);
+const dumpCount = env('BENCH_DUMPS', 40);
 
 interface InputFile {
   file: string;
@@ -62,6 +68,22 @@ function cached(name: string, make: (file: string) => { bytes: number; lines: nu
 
 const logInput = (mb: number) => cached(`storm-${mb}MiB-v${GENERATOR_VERSION}.log`, (f) => writeProxyLog(f, { bytes: mb * MiB }));
 const dumpInput = () => cached(`dump-${series}-v${GENERATOR_VERSION}.prom`, (f) => writeMetricsDump(f, { series }));
+
+/** `dumps` single-pod dumps sharing `series` between them, as a support script saves one per pod. */
+function dumpBundle(dumps: number): { dir: string; bytes: number; lines: number } {
+  const dir = path.join(dataDir, `dumps-${dumps}x${Math.round(series / dumps)}-v${GENERATOR_VERSION}`);
+  let bytes = 0;
+  let lines = 0;
+  for (let i = 0; i < dumps; i++) {
+    const made = cached(path.relative(dataDir, path.join(dir, `pod-${String(i).padStart(3, '0')}.prom`)), (f) => {
+      mkdirSync(path.dirname(f), { recursive: true });
+      return writeMetricsDump(f, { series: Math.round(series / dumps), pods: 1, seed: 1000 + i });
+    });
+    bytes += made.bytes;
+    lines += made.lines;
+  }
+  return { dir, bytes, lines };
+}
 
 /** Runs a command with stdout discarded; returns wall seconds, and the peak RSS and CPU time it reports. */
 function timeOnce(command: string, args: string[], extraEnv: Record<string, string> = {}, rssFrom: 'probe' | 'time' = 'probe'): Promise<{ seconds: number; peakRss: number | null; cpuSeconds: number | null }> {
@@ -157,6 +179,8 @@ function analyzeArgs(files: string[], jobCount?: string): string[] {
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const filesOf = (root: string) => `find ${shellQuote(root)} -type f ! -name '.*' -print0 | sort -z | xargs -0`;
+const grepCount = `grep -c 'Failed to connect' > /dev/null`;
 const logPipeline = (file: string) => `grep 'Failed to connect' ${shellQuote(file)} | sed -E 's/.*endpoint\\{addr=([^}]*)\\}.*/\\1/' | sort | uniq -c > /dev/null`;
 const dumpPipeline = (file: string) => `grep -v '^#' ${shellQuote(file)} | cut -d'{' -f1 | sort | uniq -c > /dev/null`;
 
@@ -224,6 +248,28 @@ async function main(): Promise<void> {
   if (flat) analyzeJobs.push({ name: `analyze log ${flatMb} MiB`, input: flat, command: process.execPath, args: analyzeArgs([flat.file], jobs) });
   reference.set(logName, `${logName} --jobs 1`);
   const pipelineJobs: Job[] = [];
+  // Bundle shapes: the same lines as the one file, as users capture them.
+  const shapeNames: { analyze: string; peer: string }[] = [];
+  if (withShapes) {
+    const plain = splitIntoPods(log.file, log.bytes, path.join(dataDir, `pods-${podCount}-${logMb}MiB-v${GENERATOR_VERSION}`), podCount);
+    const gz = gzipEach(plain, `${plain.root}-gz`);
+    const tgz = tarball(plain, `${plain.root}.tgz`);
+    const shapes = [
+      { analyze: `analyze ${podCount} pod files`, input: plain.root, peer: `cat ${podCount} files | grep -c`, command: `${filesOf(plain.root)} cat | ${grepCount}` },
+      { analyze: `analyze ${podCount} .gz`, input: gz.root, peer: `zcat ${podCount} .gz | grep -c`, command: `${filesOf(gz.root)} zcat | ${grepCount}` },
+      { analyze: 'analyze one .tgz', input: tgz, peer: 'tar -xzOf .tgz | grep -c', command: `tar -xzOf ${shellQuote(tgz)} | ${grepCount}` },
+    ];
+    for (const shape of shapes) {
+      analyzeJobs.push({ name: shape.analyze, input: log, command: process.execPath, args: analyzeArgs([shape.input], jobs) });
+      if (withPipelines) {
+        pipelineJobs.push({ name: shape.peer, input: log, command: 'bash', args: ['-c', shape.command], env: { LC_ALL: 'C' }, rssFrom: 'time' });
+        reference.set(shape.analyze, shape.peer);
+      }
+      shapeNames.push(shape);
+    }
+    const dumps = dumpBundle(dumpCount);
+    analyzeJobs.push({ name: `analyze ${dumpCount} dumps`, input: dumps, command: process.execPath, args: analyzeArgs([dumps.dir], jobs) });
+  }
   if (withPipelines) {
     const locale = process.env.LC_ALL || process.env.LANG || 'C.UTF-8';
     const utf8 = locale === 'C' ? 'C.UTF-8' : locale;
@@ -233,6 +279,7 @@ async function main(): Promise<void> {
       { name: 'dump grep|cut|sort|uniq LC_ALL=C', input: dump, command: 'bash', args: ['-c', dumpPipeline(dump.file)], env: { LC_ALL: 'C' }, rssFrom: 'time' },
     );
     reference.set(logName, 'grep|sed|sort|uniq LC_ALL=C');
+    reference.set(`${logName} --jobs 1`, 'grep|sed|sort|uniq LC_ALL=C');
     reference.set(dumpName, 'dump grep|cut|sort|uniq LC_ALL=C');
   }
   // The pipelines run in the same rounds as analyze, so each ratio compares runs made at the same machine speed.
@@ -263,6 +310,10 @@ async function main(): Promise<void> {
   const parRow = rows.find((r) => r.name === logName)!;
   console.log('');
   console.log(`parallel speed-up on the log: ${fmt(seqRow.seconds / parRow.seconds, 2)}×`);
+  for (const shape of shapeNames) {
+    const a = rows.find((r) => r.name === shape.analyze)!;
+    console.log(`${shape.analyze}: ${fmt(a.seconds / parRow.seconds, 2)}× the one file's time, ${fmt(mb(a.bytes) / a.seconds, 0)} MB/s, peak RSS ${a.peakRss === null ? 'n/a' : fmt(a.peakRss / 1e6, 0)} MB`);
+  }
   if (flat) {
     const flatRow = rows.find((r) => r.name === `analyze log ${flatMb} MiB`)!;
     if (flatRow.peakRss && parRow.peakRss) console.log(`peak RSS ${flatMb} MiB → ${logMb} MiB: ${fmt(flatRow.peakRss / 1e6, 0)} → ${fmt(parRow.peakRss / 1e6, 0)} MB`);
