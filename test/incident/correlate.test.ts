@@ -53,6 +53,18 @@ describe('correlate', () => {
     assert.equal(inc.window?.start, iso(0));
   });
 
+  it('explains three pairs per mechanism and counts the rest, so 200 storms stay one readable incident', () => {
+    const storms = Array.from({ length: 200 }, (_, i) => ({ ...storm(20), title: `Reconnect storm ${i}`, subject: { namespace: 'ingress', pod: `traefik-7d9f8c6b5d-p${i}`, target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } }));
+    const controllers = [0, 1].map((k) => ({ ...controller(0), title: `Destination controller ${k}` }));
+    const inc = correlate([...storms, ...controllers])[0]!;
+    assert.equal(inc.findings.length, 202);
+    // 2 causes × 200 effects = 400 pairs: three explained, one line for the other 397.
+    assert.equal(inc.ordering.reasoning.filter((r) => r.includes(' → Reconnect storm ')).length, 3);
+    assert.ok(inc.ordering.reasoning.includes('… and 397 more control-plane-unavailable → reconnect-storm pairs by the same mechanism.'), inc.ordering.reasoning.join('\n'));
+    assert.ok(inc.ordering.reasoning.length < 10);
+    assert.match(inc.headline, /; 196 more$/);
+  });
+
   it('ties a policy storm to the destination pod too (same pod, same proxy), as a second effect in the headline', () => {
     const policyStorm = { ...storm(20), title: 'Reconnect storm towards the policy controller', subject: { namespace: 'ingress', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } };
     const inc = correlate([storm(20), policyStorm, controller(0)])[0]!;
