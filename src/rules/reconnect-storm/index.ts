@@ -5,12 +5,12 @@
 // A loop is "sustained" while consecutive failures stay closer together than the backoff can
 // stretch them (max backoff + connect timeout); a rollout gives each loop a few seconds at most.
 
-import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
-import { workloadOfPod } from '../input/path-meta.js';
-import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
-import { perBody } from '../util/body-memo.js';
-import { bump, cappedBump, detach, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
-import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
+import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
+import { workloadOfPod } from '../../input/path-meta.js';
+import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../../util/distinct.js';
+import { perBody } from '../../util/body-memo.js';
+import { bump, cappedBump, detach, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 
 export interface ReconnectStormOptions {
   sustainSeconds: number;

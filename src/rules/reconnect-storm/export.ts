@@ -6,9 +6,9 @@
 // plus up to maxGapSeconds after its last failure, so the alert must hold for
 // sustainSeconds + maxGapSeconds before the run is guaranteed to be sustainSeconds long.
 
-import type { ReconnectStormOptions } from '../../rules/reconnect-storm.js';
-import { alertingRule, byClause, duration, labelRef, num, podLabels, selector } from '../expr.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../types.js';
+import type { ReconnectStormOptions } from './index.js';
+import { alertingRule, byClause, duration, labelRef, num, podLabels, selector } from '../../export/expr.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
 
 const RULE_ID = 'reconnect-storm';
 
