@@ -74,7 +74,7 @@ describe('correlate', () => {
     const labels = inc.timeline!.series.map((x) => x.label);
     assert.equal(new Set(labels).size, 3, labels.join(', '));
     // Identity lives in its own pod: an identity outage explains no policy storm.
-    const identity = { ...controller(0), evidence: { ...controller(0).evidence, controller: 'identity' }, subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } };
+    const identity = { ...controller(0), evidence: { ...controller(0).evidence, controller: 'identity' as const }, subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } };
     const apart = correlate([policyStorm, identity])[0]!;
     assert.ok(apart.findings.every((f) => f.role === 'related'));
   });
