@@ -3,25 +3,19 @@
 
 import type { Finding } from './types.js';
 
-/** Pod names a finding refers to: its subject and any evidence list of objects with a `pod` field. */
+/** Pod names a finding refers to: its subject's pod and the pods its evidence names. */
 export function podsOfFinding(finding: Pick<Finding, 'subject' | 'evidence'>): string[] {
   const pods = new Set<string>();
   if (finding.subject.pod) pods.add(finding.subject.pod);
-  for (const value of Object.values(finding.evidence)) {
-    if (!Array.isArray(value)) continue;
-    for (const item of value) {
-      if (typeof item === 'string' && value === finding.evidence.pods) pods.add(item);
-      else if (item && typeof item === 'object' && typeof (item as { pod?: unknown }).pod === 'string') pods.add((item as { pod: string }).pod);
-    }
-  }
+  for (const mention of finding.evidence.pods ?? []) pods.add(mention.pod);
   return [...pods];
 }
 
 /** First and last time of a finding: `evidence.window`, else its timeline's extent. */
 export function windowOf(f: Pick<Finding, 'evidence'>): { start: number | null; end: number | null } {
-  const w = (f.evidence as { window?: { start?: unknown; end?: unknown } }).window;
-  const start = typeof w?.start === 'string' ? Date.parse(w.start) : NaN;
-  const end = typeof w?.end === 'string' ? Date.parse(w.end) : NaN;
+  const w = f.evidence.window;
+  const start = w?.start ? Date.parse(w.start) : NaN;
+  const end = w?.end ? Date.parse(w.end) : NaN;
   if (!Number.isNaN(start)) return { start, end: Number.isNaN(end) ? start : end };
   const t = f.evidence.timeline;
   if (t?.start) {

@@ -280,6 +280,12 @@ export const CONTROLLERS = ['destination', 'policy', 'identity'] as const;
 /** A Linkerd control-plane controller, as src/knowledge/control-plane.ts classifies addresses and names. */
 export type ControllerComponent = (typeof CONTROLLERS)[number];
 
+/** A pod a finding names, with what the rule says about it there (lines, failures, expiry…). */
+export interface PodMention {
+  pod: string;
+  [detail: string]: unknown;
+}
+
 /** When the signal was seen: wall-clock ISO times when the capture had them. */
 export interface EvidenceWindow {
   start?: string | null;
@@ -297,6 +303,9 @@ export interface CommonEvidence {
   window?: EvidenceWindow;
   /** The controller the finding is about or reaches, when it is one. */
   controller?: ControllerComponent;
+  /** The pods the finding names, beside `subject.pod`; capped lists, with `podsAffected` counting all. */
+  pods?: readonly PodMention[];
+  samples?: readonly SampleLine[];
   timeline?: Timeline;
 }
 

@@ -76,8 +76,7 @@ export function footprintOf(f: Finding): Footprint {
   const components = new Set<ControllerComponent>();
   const fromTarget = controllerOfAddress(f.subject.target);
   if (fromTarget) components.add(fromTarget);
-  const controller = (f.evidence as { controller?: unknown }).controller;
-  if (controller === 'destination' || controller === 'policy' || controller === 'identity') components.add(controller);
+  if (f.evidence.controller) components.add(f.evidence.controller);
   const { start, end } = windowOf(f);
   return { pods, workloads, components, target: f.subject.target ?? null, start, end };
 }

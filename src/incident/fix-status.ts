@@ -3,7 +3,7 @@
 // remediation, so every output format shows it without knowing about versions.
 
 import type { Finding, FixStatus } from '../core/types.js';
-import { podsOfFinding } from '../core/evidence.js';
+import { evidenceNumber, podsOfFinding } from '../core/evidence.js';
 import { KNOWN_FIXES, hasFix, parseLinkerdRelease, parseProxyVersion, releaseHasFix, type KnownFix } from '../knowledge/fixes.js';
 import { findRegistered } from '../rules/index.js';
 import type { FixCandidate } from './knowledge.js';
@@ -31,7 +31,7 @@ export function fixStatusFor(finding: FixCandidate, fix: KnownFix, versions: Pro
   } else {
     const named = new Set(podsOfFinding(finding));
     considered = all.filter((p) => named.has(p.pod) && !p.controlPlane);
-    const affected = (finding.evidence as { podsAffected?: unknown }).podsAffected;
+    const affected = evidenceNumber(finding, 'podsAffected');
     // Evidence lists are capped; say how many of the affected pods the check could see.
     basis =
       typeof affected === 'number' && affected > considered.length

@@ -350,7 +350,7 @@ function describe(
     },
     failureKinds: Object.fromEntries(topEntries(c.kinds, 5).map((e) => [e.key, e.count])),
     ports: Object.fromEntries(topEntries(c.ports, 3).map((e) => [e.key, e.count])),
-    controllerPods: topEntries(c.pods, 10).map((e) => ({ pod: e.key, failures: e.count })),
+    pods: topEntries(c.pods, 10).map((e) => ({ pod: e.key, failures: e.count })),
     topClients: topEntries(c.clients.counts, 10).map((e) => ({ client: e.key, failures: e.count })),
     podRestarts: restarts.slice(0, 10),
     samples: c.samples,

@@ -8,5 +8,5 @@ export const dnsTtlZeroIncident: RuleIncidentKnowledge = {
       mechanism: 'answers with TTL 0 make proxies before v2.289 re-resolve at once, so the queries bunch into bursts',
     },
   ],
-  fixes: [{ fix: 'dns-min-ttl' }, { fix: 'dns-negative-min-ttl', when: (f) => JSON.stringify(f.evidence).search(/NXDOMAIN|NODATA|negative/i) !== -1 }],
+  fixes: [{ fix: 'dns-min-ttl' }, { fix: 'dns-negative-min-ttl', when: (f) => f.kind === 'negative-answer' }],
 };

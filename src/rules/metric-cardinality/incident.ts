@@ -1,3 +1,4 @@
+import { evidenceNumber } from '../../core/evidence.js';
 import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
 import { compact } from '../../util/stats.js';
 import { isProxyOomKill } from '../pod-restarts/incident.js';
@@ -13,7 +14,8 @@ export const metricCardinalityIncident: RuleIncidentKnowledge = {
   ],
   phrase: (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
   fixes: [
-    { fix: 'inbound-authority-label', when: (f) => JSON.stringify(f.evidence).includes('authority') },
-    { fix: 'duplicate-series', when: (f) => /"duplicate\w*":\s*[1-9]/i.test(JSON.stringify(f.evidence)) },
+    // The fix removed the authority label from inbound metrics only; outbound authority series stay.
+    { fix: 'inbound-authority-label', when: (f) => (evidenceNumber(f, 'inboundAuthoritySeries') ?? 0) > 0 },
+    { fix: 'duplicate-series', when: (f) => (evidenceNumber(f, 'duplicateLines') ?? 0) > 0 },
   ],
 };

@@ -549,7 +549,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
     },
     backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [`≤${e}s`, allGaps[i]])) },
     errors: Object.fromEntries(topEntries(g.errors, 5).map((e) => [e.key, e.count])),
-    topPods: topEntries(linesPerPod, 10).map((e) => ({ pod: e.key, lines: e.count })),
+    pods: topEntries(linesPerPod, 10).map((e) => ({ pod: e.key, lines: e.count })),
     topTargets: topEntries(linesPerEndpoint, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
     samples: g.samples,
   };
