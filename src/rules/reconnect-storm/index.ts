@@ -13,6 +13,7 @@ import { bump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed } 
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { describeStorm } from './describe.js';
+import { RECONNECT_FAILURES, RECONNECT_TARGET } from './patterns.js';
 import { addSecond, continuesRun, countUntracked, gapBucket, groupFor, type GroupState, joinLoops, type LoopState, mergeSeconds, type ReconnectStormOptions, type State } from './state.js';
 
 export type { ReconnectStormOptions };
@@ -28,7 +29,7 @@ export default defineRule<ReconnectStormOptions, State>({
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
     // The visitor reads only records whose target is linkerd_reconnect.
-    lineInterest: { 'proxy-log': ['linkerd_reconnect'] },
+    lineInterest: { 'proxy-log': [RECONNECT_TARGET] },
     // The caps bound memory per engine; a parallel run holds one engine per worker plus the merge,
     // so they are sized for that (400 proxies × 60 loops fit; beyond, figures are flagged estimates).
     defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 25_000, maxTargets: 2_500 },
@@ -51,9 +52,9 @@ export default defineRule<ReconnectStormOptions, State>({
 
   visitors: {
     'proxy-log'(state, record) {
-      if (record.target !== 'linkerd_reconnect' || record.level !== 'WARN') return;
-      const failedToConnect = record.message === 'Failed to connect';
-      if (!failedToConnect && record.message !== 'Service failed') return;
+      if (record.target !== RECONNECT_TARGET || record.level !== 'WARN') return;
+      const failedToConnect = record.message === RECONNECT_FAILURES[0];
+      if (!failedToConnect && record.message !== RECONNECT_FAILURES[1]) return;
       const target = loopTargetOf(record);
       const { endpoint, group } = target;
       const pod = record.pod ?? pathLabelOf(record.path);
