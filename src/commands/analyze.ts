@@ -50,7 +50,7 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
       summary: 'Worker threads for large inputs (default: LINKERD_DOCTOR_JOBS, else the CPU cores, at most 4); 1 reads sequentially.',
       parse: async (input) => {
         const n = /^\d+$/.test(input) ? Number(input) : NaN;
-        if (!Number.isInteger(n) || n < 1) throw new Error(`--jobs must be a whole number from 1 to ${availableParallelism()} (the CPU cores), got ${JSON.stringify(input)}`);
+        if (!Number.isInteger(n) || n < 1) throw new Error(`--jobs must be a whole number of at least 1 (more than the ${availableParallelism()} CPU cores is capped), got ${JSON.stringify(input)}`);
         return n;
       },
     })(),
