@@ -91,7 +91,7 @@ function findingsTable(report: Report, findings: readonly ReportFinding[]): stri
   const out = [`| Severity | Rule | Subject | Finding | Key figure |${baseline ? ' Baseline |' : ''}`, `|---|---|---|---|---|${baseline ? '---|' : ''}`];
   for (const f of findings) {
     const fails = isFailing(f, report.failOn) ? ' ⛔' : '';
-    const cells = [`${ICON[f.severity]} ${f.severity}${fails}`, `${mdLink(mdCode(f.ruleId), f.docsUrl)}${f.code ? ` ${mdText(f.code)}` : ''}`, mdText(subjectKey(f.subject) || '—'), mdText(f.title), f.keyFigure ? `${mdText(f.keyFigure.name)} ${compact(f.keyFigure.value)}` : '—'];
+    const cells = [`${ICON[f.severity]} ${f.severity}${fails}`, `${mdLink(mdCode(f.ruleId), f.docsUrl)}${f.code ? ` ${mdText(f.code)}` : ''}`, mdText(subjectKey(f.subject) || '—'), mdText(f.title), f.keyFigure ? `${mdText(humanize(f.keyFigure.name))} ${compact(f.keyFigure.value)}` : '—'];
     if (baseline) cells.push(f.baseline ? f.baseline.state : '—');
     out.push(`| ${cells.join(' | ')} |`);
   }
@@ -117,7 +117,7 @@ function foldedTable(report: Report, findings: readonly ReportFinding[]): string
     const more = group.length > FOLDED_SUBJECTS ? ` … (${group.length} in all)` : '';
     const largest = group.reduce<ReportFinding['keyFigure']>((best, f) => (f.keyFigure && (!best || f.keyFigure.value > best.value) ? f.keyFigure : best), undefined);
     out.push(
-      `| ${ICON[first.severity]} ${first.severity}${failing ? ` ⛔ ${failing}` : ''} | ${mdLink(mdCode(first.ruleId), first.docsUrl)}${first.code ? ` ${mdText(first.code)}` : ''} | ${subjects.join(', ')}${more} | ${mdText(first.title)} | ${largest ? `${mdText(largest.name)} ${compact(largest.value)}` : '—'} |`,
+      `| ${ICON[first.severity]} ${first.severity}${failing ? ` ⛔ ${failing}` : ''} | ${mdLink(mdCode(first.ruleId), first.docsUrl)}${first.code ? ` ${mdText(first.code)}` : ''} | ${subjects.join(', ')}${more} | ${mdText(first.title)} | ${largest ? `${mdText(humanize(largest.name))} ${compact(largest.value)}` : '—'} |`,
     );
   }
   return out.join('\n');
