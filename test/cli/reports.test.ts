@@ -77,6 +77,12 @@ describe('folding many pods into one finding', () => {
     assert.equal((markdown.match(/^\| .*ingress-pod-ip-bypass/gm) ?? []).length, 1);
   });
 
+  it('markdown unfolded stays under the comment limit by truncating, with a pointer to the full report', () => {
+    const markdown = cli(['analyze', traefik40, '--no-fold', '--format', 'markdown', '-q']).stdout;
+    assert.ok(markdown.length < 65_536, `${markdown.length} characters`);
+    assert.match(markdown, /_Not shown here to stay within GitHub's 65,536-character comment limit: .*details of \d+ of 40 finding\(s\); the full report is in the JSON, SARIF or HTML output/);
+  });
+
   it('keeps the fingerprint of the folded finding when pods come and go; --no-fold gives one finding per pod', () => {
     const fingerprint = (bundle: string) => json(cli(['analyze', bundle, '--format', 'json', '-q'])).findings.find((f) => f.ruleId === 'ingress-pod-ip-bypass')!.fingerprint;
     assert.equal(fingerprint(traefik40), fingerprint(traefik30));
@@ -216,6 +222,9 @@ describe('no silent pass: an empty input set or a failed input is an error', () 
       assert.match(lines[0]!, expected);
       assert.ok(lines[0]!.includes(input), 'the line names the path as given');
       assert.equal(json(run).status, 'error');
+      const text = cli(['analyze', input]).stdout;
+      assert.match(text, /^Nothing was analysed: no input could be read\.$/m);
+      assert.doesNotMatch(text, /No findings|Skipped rules/, 'nothing that reads like a pass, no list of every rule');
     });
   }
 

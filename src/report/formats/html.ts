@@ -8,7 +8,7 @@ import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
-import { formatValue, humanize, listTotal, truncate } from './values.js';
+import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SERIES_COLOURS = 6;
 const MAX_BARS = 12;
@@ -41,7 +41,7 @@ export function formatHtml(report: Report, options: FormatOptions): string {
       ? incidents.map((inc) => renderIncident(inc, anchors)).join('\n')
       : `<p class="muted">No incident links several findings${findings.length ? '; each finding below stands on its own' : ''}.</p>`,
     `</section>`,
-    findingsTable(findings),
+    findingsTable(report, findings),
     `<section aria-labelledby="details-h"><h2 id="details-h">Evidence and fixes</h2>`,
     findings.map((f, i) => renderFinding(f, i)).join('\n'),
     `</section>`,
@@ -81,7 +81,8 @@ ${versions.length ? `<p class="muted">Proxy versions: ${escapeHtml(versions.join
 
 function footer(report: Report): string {
   const parts: string[] = [];
-  if (report.skippedRules.length) parts.push(`Skipped rules: ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  const skipped = skippedRulesWorthListing(report);
+  if (skipped.length) parts.push(`Skipped rules: ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
   for (const e of report.errors) parts.push(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`);
   parts.push(`${report.tool.name} ${report.tool.version}`);
   return `<footer>${parts.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</footer>`;
@@ -228,7 +229,7 @@ function codeOf(f: Finding & { code?: string }): string {
   return f.code ?? '';
 }
 
-function findingsTable(findings: readonly Finding[]): string {
+function findingsTable(report: Report, findings: readonly Finding[]): string {
   const rows = findings
     .map((f, i) => {
       const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(' · ');
@@ -236,7 +237,7 @@ function findingsTable(findings: readonly Finding[]): string {
     })
     .join('\n');
   return `<section aria-labelledby="findings-h"><h2 id="findings-h">Findings (${findings.length})</h2>
-${findings.length === 0 ? '<p>No findings.</p>' : `<table class="sortable" id="findings-table"><thead><tr><th scope="col">Severity</th><th scope="col">Rule</th><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Key figure</th></tr></thead><tbody>
+${findings.length === 0 ? `<p>${escapeHtml(noFindingsText(report))}</p>` : `<table class="sortable" id="findings-table"><thead><tr><th scope="col">Severity</th><th scope="col">Rule</th><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Key figure</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`}
 </section>`;

@@ -14,7 +14,7 @@ import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './index.js';
 import { fencedBlock, htmlText, mdCode, mdLink, mdProse, mdText } from './markdown-safe.js';
 import { sparkline } from './text.js';
-import { formatValue, humanize } from './values.js';
+import { formatValue, humanize, noFindingsText, skippedRulesWorthListing } from './values.js';
 
 /** GitHub's limit for an issue or PR comment body, in characters. */
 export const MARKDOWN_COMMENT_LIMIT = 65_536;
@@ -48,7 +48,7 @@ export function formatMarkdown(report: Report, options: FormatOptions): string {
   budget -= incidentsPart.length;
 
   const findings = options.findings;
-  let tablePart = 'No findings.\n\n';
+  let tablePart = `${noFindingsText(report)}\n\n`;
   let detailsPart = '';
   if (findings.length > 0) {
     const tableBudget = Math.floor(budget * 0.5);
@@ -138,7 +138,8 @@ function notesFor(report: Report, findings: readonly ReportFinding[]): string {
     const fixed = b.fixed.map((e) => mdText(e.title ?? `${e.ruleId} ${subjectKey(e.subject ?? {})}`));
     notes.push(`Baseline ${mdCode(b.file)}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged, ${b.fixed.length} fixed${fixed.length ? ` (${capped(fixed)})` : ''}, ${b.stale.length} stale`);
   }
-  if (report.skippedRules.length) notes.push(`Not evaluated: ${capped(report.skippedRules.map((r) => `${mdCode(r.ruleId)} (${mdText(r.reason)})`))}`);
+  const skipped = skippedRulesWorthListing(report);
+  if (skipped.length) notes.push(`Not evaluated: ${capped(skipped.map((r) => `${mdCode(r.ruleId)} (${mdText(r.reason)})`))}`);
   if (report.disabledRules.length) notes.push(`Disabled: ${capped(report.disabledRules.map((id) => mdCode(id)))}`);
   for (const e of report.errors.slice(0, MAX_NOTE_ITEMS)) notes.push(`⚠️ Error: ${mdCode(`${e.path}${e.line ? `:${e.line}` : ''}`, false)}: ${mdText(e.message)}`);
   if (report.errors.length > MAX_NOTE_ITEMS) notes.push(`⚠️ … and ${report.errors.length - MAX_NOTE_ITEMS} more input error(s); ${FULL_REPORT_HINT}`);

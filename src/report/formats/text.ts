@@ -13,7 +13,7 @@ import { compact, maxOf } from '../../util/stats.js';
 import type { IncidentTimeline } from '../../incident/correlate.js';
 import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './index.js';
-import { formatValue, humanize, listTotal, truncate } from './values.js';
+import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 const DEFAULT_WIDTH = 80;
@@ -72,12 +72,13 @@ export function formatText(report: Report, options: FormatOptions): string {
       for (const f of group) out.push(...(options.verbose ? renderFull(c, f, width) : renderBrief(c, f, width)), '');
     }
   }
-  if (visible.length === 0) out.push(c.green('No findings.'), '');
+  if (visible.length === 0) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
   if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
   if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(c.dim('--verbose shows every finding with its full evidence, samples and fix.'));
 
   const notes: string[] = [];
-  if (report.skippedRules.length > 0) notes.push(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  const skipped = skippedRulesWorthListing(report);
+  if (skipped.length > 0) notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
   if (report.suppressedFindings?.length) notes.push(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`);
   if (report.disabledRules.length > 0) notes.push(`Disabled rules: ${report.disabledRules.join(', ')}`);
   const b = report.baseline;
