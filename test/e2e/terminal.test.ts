@@ -19,14 +19,18 @@ const HEIGHT = 24;
 const DONE = '__ld_exit__=';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+// In CI (.ci/run installs tmux) a missing tmux is a failure, as for the browser test; locally a skip.
+const inCi = !!process.env.CI && process.env.CI !== 'false';
+const skip = !hasTmux && !inCi ? 'tmux is not installed (apt-get install -y tmux)' : false;
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-describe(`the built CLI on an ${WIDTH}x${HEIGHT} terminal`, { skip: !hasTmux && 'tmux is not installed (apt-get install -y tmux)' }, () => {
+describe(`the built CLI on an ${WIDTH}x${HEIGHT} terminal`, { skip }, () => {
   let socketDir: string;
   let session = 0;
 
   before(() => {
+    assert.ok(hasTmux, `tmux is required in CI (CI=${process.env.CI}); .ci/run installs it with apt-get install -y tmux`);
     socketDir = mkdtempSync(path.join(tmpdir(), 'ld-tmux-'));
   });
   after(() => {
