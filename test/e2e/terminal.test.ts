@@ -33,16 +33,15 @@ describe(`the built CLI on an ${WIDTH}x${HEIGHT} terminal`, { skip }, () => {
     assert.ok(hasTmux, `tmux is required in CI (CI=${process.env.CI}); .ci/run installs it with apt-get install -y tmux`);
     socketDir = mkdtempSync(path.join(tmpdir(), 'ld-tmux-'));
   });
-  after(() => {
-    spawnSync('tmux', ['-S', path.join(socketDir, 'socket'), 'kill-server']);
-    rmSync(socketDir, { recursive: true, force: true });
-  });
-
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', path.join(socketDir, 'socket'), ...args], { encoding: 'utf8' });
+  after(() => rmSync(socketDir, { recursive: true, force: true }));
 
   /** Runs `shell` in a fresh terminal; calls `during` with the screen every 100 ms until it exits; returns the last screen. */
   async function onTerminal(shell: string, during?: (screen: string) => void): Promise<{ screen: string; joined: string; exit: number }> {
     const name = `ld${++session}`;
+    // A server per run: a server whose last session was just killed is still exiting and refuses
+    // the next new-session ("server exited unexpectedly").
+    const socket = path.join(socketDir, name);
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
     // A clean environment: no COLUMNS (the width must come from the terminal), no colour overrides.
     const env = `env -u COLUMNS -u NO_COLOR -u FORCE_COLOR -u CI PATH=${quote(process.env.PATH ?? '')}`;
     tmux('new-session', '-d', '-s', name, '-x', String(WIDTH), '-y', String(HEIGHT), `cd ${quote(ROOT)} && ${env} sh -c ${quote(shell)}; echo ${DONE}$?; sleep 60`);
@@ -57,7 +56,7 @@ describe(`the built CLI on an ${WIDTH}x${HEIGHT} terminal`, { skip }, () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } finally {
-      tmux('kill-session', '-t', name);
+      spawnSync('tmux', ['-S', socket, 'kill-server']);
     }
   }
 
