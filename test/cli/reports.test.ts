@@ -112,7 +112,7 @@ describe('folding many pods into one finding', () => {
 });
 
 describe('text report laid out for the terminal', () => {
-  for (const width of [80, 200]) {
+  for (const width of [50, 80, 200]) {
     it(`at COLUMNS=${width}: no line is longer than the width, default and --verbose, report and rules`, () => {
       for (const args of [['analyze', STORM], ['analyze', STORM, '--verbose'], ['analyze', traefik40], ['analyze', traefik40, '--verbose'], ['rules']]) {
         const run = cli(args, { env: { COLUMNS: String(width) } });

@@ -74,7 +74,7 @@ export function formatText(report: Report, options: FormatOptions): string {
   }
   if (visible.length === 0) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
   if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
-  if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(c.dim('--verbose shows every finding with its full evidence, samples and fix.'));
+  if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(...wrap('--verbose shows every finding with its full evidence, samples and fix.', width).map((l) => c.dim(l)));
 
   const notes: string[] = [];
   const skipped = skippedRulesWorthListing(report);
@@ -140,7 +140,7 @@ function renderIncidents(c: ChalkInstance, report: Report, width: number): strin
     if (inc.timeline) lines.push(...incidentSparklines(c, inc.timeline, inner).map((l) => `   ${l}`));
     for (const f of inc.findings) {
       const text = `${f.role.padEnd(14)} ${f.title} [${f.ruleId}]${f.firstSeen ? ` from ${f.firstSeen.slice(11, 19)}Z` : ''}`;
-      lines.push(...indent(wrap(text, inner), 3, 18));
+      lines.push(...indent(wrap(text, inner, 15), 3));
     }
     for (const r of inc.ordering.reasoning) lines.push(...labelled(c.dim('why'), r, inner).map((l) => `   ${l}`));
     lines.push(...labelled(c.bold('do now'), inc.firstAction, inner).map((l) => `   ${l}`));
