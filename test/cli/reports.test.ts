@@ -234,13 +234,13 @@ describe('no silent pass: an empty input set or a failed input is an error', () 
     assert.equal(asJson.code, 2);
     assert.equal(json(asJson).status, 'error');
     const markdown = cli([...args, '--format', 'markdown']).stdout;
-    assert.match(markdown, /^### linkerd-doctor \S+: ⚠️ \*\*ERROR\*\*/);
+    assert.match(markdown, /^### linkerd-doctor \S+: ⚠️ \*\*ERROR\*\* · 1 input error\(s\)$/m);
     assert.doesNotMatch(markdown, /PASS|✅/);
     const html = cli([...args, '--format', 'html']).stdout;
     assert.match(html, /<span class="badge error">ERROR<\/span>/);
     assert.doesNotMatch(html, /class="badge pass"/);
     const text = cli([...args, '--format', 'text']).stdout;
-    assert.match(text, /^Summary: .* · ERROR · input errors$/m);
+    assert.match(text, /^Summary: .* · ERROR · 1 input error\(s\)$/m);
   });
 });
 

@@ -30,7 +30,7 @@ export function formatMarkdown(report: Report, options: FormatOptions): string {
   const s = report.summary;
   const status = report.status === 'error' ? '⚠️ **ERROR**' : report.status === 'fail' ? '❌ **FAIL**' : '✅ **PASS**';
   const head = [
-    `### ${mdText(report.tool.name)} ${mdText(report.tool.version)}: ${status}${report.errors.length ? ' · ⚠️ input errors' : ''}`,
+    `### ${mdText(report.tool.name)} ${mdText(report.tool.version)}: ${status}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`,
     '',
     `${s.error} error(s), ${s.warning} warning(s), ${s.info} info · ${s.failing} at or above --fail-on ${mdText(report.failOn)}` +
       (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +

@@ -89,7 +89,7 @@ export function formatText(report: Report, options: FormatOptions): string {
   const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
   const status = report.status === 'error' ? c.red.bold('ERROR') : report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
   const summary = `Summary: ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info${hidden > 0 ? ` (${hidden} below --min-severity not shown)` : ''} · `;
-  const summaryLines = wrap(`${summary}${report.status.toUpperCase()}${report.errors.length ? ' · input errors' : ''}`, width);
+  const summaryLines = wrap(`${summary}${report.status.toUpperCase()}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`, width);
   const last = summaryLines.pop()!;
   out.push(...summaryLines, last.replace(/(PASS|FAIL|ERROR)/, status).replace('Summary:', c.bold('Summary:')));
   out.push(...answer(c, report, visible, width));
