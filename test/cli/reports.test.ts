@@ -228,7 +228,7 @@ describe('no silent pass: an empty input set or a failed input is an error', () 
     });
   }
 
-  it('a missing input next to a healthy bundle: status error, never pass, in JSON, Markdown and HTML', () => {
+  it('a missing input next to a healthy bundle: status error, never pass, in every format', () => {
     const args = ['analyze', path.join(dir, 'not-captured'), path.join(ROOT, 'fixtures/healthy'), '-q'];
     const asJson = cli([...args, '--format', 'json']);
     assert.equal(asJson.code, 2);
@@ -241,6 +241,9 @@ describe('no silent pass: an empty input set or a failed input is an error', () 
     assert.doesNotMatch(html, /class="badge pass"/);
     const text = cli([...args, '--format', 'text']).stdout;
     assert.match(text, /^Summary: .* · ERROR · 1 input error\(s\)$/m);
+    assert.match(cli([...args, '--format', 'junit']).stdout, /^<testsuites name="linkerd-doctor" tests="\d+" failures="0" errors="1"/m);
+    const sarif = JSON.parse(cli([...args, '--format', 'sarif']).stdout) as { runs: { invocations: { executionSuccessful: boolean }[] }[] };
+    assert.equal(sarif.runs[0]!.invocations[0]!.executionSuccessful, false);
   });
 });
 
