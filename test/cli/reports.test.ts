@@ -300,6 +300,16 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     assert.equal(json(run).findings.filter((f) => f.ruleId === 'reconnect-storm').length, 2);
   });
 
+  it('help fits 80 columns for every command, and uses a wider COLUMNS', () => {
+    for (const topic of ['', 'analyze', 'parse', 'rules', 'explain', 'export-rules']) {
+      const help = cli(topic ? ['help', topic] : ['help']);
+      assert.equal(help.code, 0, help.stderr);
+      assert.deepEqual(help.stdout.split('\n').filter((l) => [...l].length > 80), [], `help ${topic}`);
+    }
+    const wide = cli(['help', 'analyze'], { env: { COLUMNS: '140' } }).stdout;
+    assert.ok(Math.max(...wide.split('\n').map((l) => l.length)) > 100, 'a wider terminal gets longer lines');
+  });
+
   it('help is a command: help, help COMMAND', () => {
     const all = cli(['help']);
     assert.equal(all.code, 0);
