@@ -53,19 +53,22 @@ export interface CommandShape {
   flags: Record<string, { name: string; char?: string; type: string; options?: readonly string[] }>;
 }
 
-/** Levenshtein distance; names here are a few characters long, so the quadratic table is fine. */
+/**
+ * Edit distance counting a swap of two neighbouring letters as one edit (optimal string
+ * alignment), so the commonest typo, `hepl` for `help`, is as near as one wrong letter. Names here
+ * are a few characters long, so the quadratic table is fine.
+ */
 export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const table = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const substitution = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(table[i - 1]![j]! + 1, table[i]![j - 1]! + 1, table[i - 1]![j - 1]! + substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, table[i - 2]![j - 2]! + 1);
+      table[i]![j] = best;
     }
   }
-  return row[b.length]!;
+  return table[a.length]![b.length]!;
 }
 
 /** The closest candidate within a typo's reach (a third of the word, at least 1), or undefined. */
@@ -85,6 +88,9 @@ export function closest(word: string, candidates: readonly string[]): string | u
 
 export const didYouMean = (suggestion: string | undefined): string => (suggestion ? `; did you mean ${suggestion}?` : '');
 
+/** What may come before a command: oclif's own flags (main.ts turns -h into --help). */
+const TOP_LEVEL_FLAGS = ['--help', '--version'];
+
 export type Dispatch = { kind: 'run'; argv: string[] } | { kind: 'metadata' } | { kind: 'error'; message: string };
 
 /**
@@ -94,12 +100,16 @@ export type Dispatch = { kind: 'run'; argv: string[] } | { kind: 'metadata' } | 
  */
 export function dispatch(argv: readonly string[], commands: readonly CommandShape[]): Dispatch {
   const first = argv[0];
-  if (first === undefined || first.startsWith('-')) return { kind: 'run', argv: [...argv] };
-  if (first === '_extension-metadata') return { kind: 'metadata' };
   const ids = commands.map((c) => c.id);
+  if (first === undefined || TOP_LEVEL_FLAGS.includes(first)) return { kind: 'run', argv: [...argv] };
+  if (first.startsWith('-')) {
+    const suggestion = first === '-v' || first === '-V' ? '--version' : closest(first, TOP_LEVEL_FLAGS.filter((f) => f.startsWith('--')));
+    return { kind: 'error', message: `unknown flag ${first}${didYouMean(suggestion)} (before a command only ${TOP_LEVEL_FLAGS.join(' and ')}; commands: ${ids.join(', ')}, help)` };
+  }
+  if (first === '_extension-metadata') return { kind: 'metadata' };
   if (first === 'help') {
     const topic = argv[1];
-    if (topic === undefined) return { kind: 'run', argv: ['--help'] };
+    if (topic === undefined || topic === 'help') return { kind: 'run', argv: ['--help'] };
     if (!ids.includes(topic)) return { kind: 'error', message: `help: unknown command ${topic}${didYouMean(closest(topic, ids))} (commands: ${ids.join(', ')})` };
     return { kind: 'run', argv: [topic, '--help'] };
   }
@@ -128,6 +138,9 @@ export function describeParseError(err: unknown, command: CommandShape | undefin
     const parts = e.flags.map((f) => `unknown flag ${f}${didYouMean(f.startsWith('--') ? closest(f, flagNames.filter((n) => n.startsWith('--'))) : undefined)}`);
     return `${where}${parts.join('; ')}${help}`;
   }
+  // A command without arguments given one: oclif looks for a subcommand named `rules:extra`.
+  const stray = command ? new RegExp(`^command ${command.id}:(.+) not found$`).exec(lines[0] ?? '') : null;
+  if (stray) return `${where}unexpected argument ${stray[1]!.replace(/:/g, ' ')}${help}`;
   const invalid = /^Expected --([\w-]+)=(.*) to be one of: (.*)$/.exec(lines[0] ?? '');
   if (invalid) {
     const [, flag, value, known] = invalid;

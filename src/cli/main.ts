@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeParseError, dispatch, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape } from './argv.js';
+import { terminalWidth } from './terminal.js';
 
 const USAGE_OR_INPUT = 2;
 
@@ -25,6 +26,9 @@ function commandsOf(root: string): CommandShape[] {
 }
 
 export async function main(rawArgv: readonly string[], root: string): Promise<void> {
+  // oclif lays out help for OCLIF_COLUMNS, read when it loads; without it, a non-terminal is 80
+  // and COLUMNS is ignored. Its flag descriptions run two columns past that width, hence the 2.
+  process.env.OCLIF_COLUMNS ??= String(terminalWidth(process.stdout) - 2);
   const { Errors, flush, run } = await import('@oclif/core');
   const commands = commandsOf(root);
   const prepared = stripLinkerdGlobals(rawArgv.map((a) => (a === '-h' ? '--help' : a)));

@@ -54,6 +54,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = un
   const state: ProgressState = { read: 0, lines: 0, total: null, file: '', seconds: 0 };
   let started = Date.now();
   let compressed = false;
+  let drawing = false;
   const bar = new cliProgress.SingleBar({
     stream,
     format: () => {
@@ -69,21 +70,23 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = un
     start(totalBytes) {
       state.total = totalBytes;
       started = Date.now();
-      bar.start(1, 0);
     },
     file(path) {
       // The bar writes around the stderr guard: a name from the inputs must not carry escapes.
       state.file = terminalSafe(path, true);
       if (isCompressedPath(path)) compressed = true;
+      // The first frame waits for the first file: before it, a .gz would flash a 0 % bar.
+      if (!drawing) bar.start(1, 0);
+      drawing = true;
       bar.update(0);
     },
     bytes(count, lineCount) {
       state.read += count;
       state.lines += lineCount;
-      bar.update(0);
+      if (drawing) bar.update(0);
     },
     stop() {
-      bar.stop();
+      if (drawing) bar.stop();
     },
   };
 }

@@ -51,7 +51,7 @@ export function ruleListing(rules: readonly AnyRule[] = RULES): RuleListing[] {
 const MIN_DESCRIPTION_WIDTH = 30;
 
 export function formatRulesTable(listing: readonly RuleListing[], width = terminalWidth(process.stdout)): string {
-  const footer = `\n${listing.length} rule(s). \`linkerd-doctor explain RULE\` prints a rule's docs page.\n`;
+  const footer = `\n${wrap(`${listing.length} rule(s). \`linkerd-doctor explain RULE\` prints a rule's docs page.`, width).join('\n')}\n`;
   const rows = listing.map((r) => [r.id, r.code, r.defaultSeverity, r.inputs.join(', ')]);
   const head = ['ID', 'CODE', 'SEVERITY', 'INPUTS'];
   // Each cell has one space of padding either side, and every column one border.
@@ -64,7 +64,7 @@ export function formatRulesTable(listing: readonly RuleListing[], width = termin
   }
   const lines: string[] = [];
   for (const r of listing) {
-    lines.push(`${r.id} (${r.code}) · ${r.defaultSeverity} · reads ${r.inputs.join(', ')}`);
+    lines.push(...wrap(`${r.id} (${r.code}) · ${r.defaultSeverity} · reads ${r.inputs.join(', ')}`, width, 2));
     lines.push(...wrap(r.description, width - 2).map((l) => `  ${l}`), '');
   }
   return lines.join('\n') + footer;

@@ -15,11 +15,14 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
 
   static override examples = [
     '<%= config.bin %> analyze ./bundle/',
-    'linkerd diagnostics proxy-metrics -n emojivoto deploy/web | <%= config.bin %> analyze -',
-    '<%= config.bin %> analyze incident.tgz --format json --output report.json --fail-on warning',
-    '<%= config.bin %> analyze bundle/ --format text --format sarif --output results.sarif',
-    '<%= config.bin %> analyze bundle/ --write-baseline .linkerd-doctor-baseline.json',
-    '<%= config.bin %> analyze bundle/ --baseline .linkerd-doctor-baseline.json --fail-on warning',
+    { description: 'A metrics dump straight from the Linkerd CLI:', command: 'linkerd diagnostics proxy-metrics -n emojivoto deploy/web | <%= config.bin %> analyze -' },
+    { description: 'JSON to a file; warnings fail the run too:', command: '<%= config.bin %> analyze incident.tgz --format json --output report.json --fail-on warning' },
+    { description: 'Text on stdout and SARIF in a file (an --output belongs to the --format before it):', command: '<%= config.bin %> analyze bundle/ --format text --format sarif --output results.sarif' },
+    [
+      'Accept what is there now, then fail only on what is new or worse:',
+      '<%= config.bin %> analyze bundle/ --write-baseline .linkerd-doctor-baseline.json',
+      '<%= config.bin %> analyze bundle/ --baseline .linkerd-doctor-baseline.json --fail-on warning',
+    ].join('\n'),
     '<%= config.bin %> analyze bundle/ --suppress reconnect-storm=emojivoto/*',
   ];
 
@@ -50,7 +53,7 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
       summary: 'Worker threads for large inputs (default: LINKERD_DOCTOR_JOBS, else the CPU cores, at most 4); 1 reads sequentially.',
       parse: async (input) => {
         const n = /^\d+$/.test(input) ? Number(input) : NaN;
-        if (!Number.isInteger(n) || n < 1) throw new Error(`--jobs must be a whole number from 1 to ${availableParallelism()} (the CPU cores), got ${JSON.stringify(input)}`);
+        if (!Number.isInteger(n) || n < 1) throw new Error(`--jobs must be a whole number of at least 1 (more than the ${availableParallelism()} CPU cores is capped), got ${JSON.stringify(input)}`);
         return n;
       },
     })(),

@@ -2,7 +2,7 @@ import { Args, Command, Flags } from '@oclif/core';
 import { runExplain } from '../cli/run-rules.js';
 
 export default class Explain extends Command {
-  static override summary = "Print a rule's docs page: what it means, its evidence, how to fix it by version, false positives, references.";
+  static override summary = "Print a rule's docs page: meaning, evidence, fixes by version, references.";
 
   static override examples = ['<%= config.bin %> explain reconnect-storm', '<%= config.bin %> explain LD1001'];
 

@@ -3,14 +3,20 @@ import { runExportRules } from '../export/run.js';
 import { EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS } from '../export/types.js';
 
 export default class ExportRules extends Command {
-  static override summary = 'Write the rules as Prometheus alerting rules or Loki ruler rules, with the thresholds of the offline rules.';
+  static override summary = 'Write the rules as Prometheus alerting rules or Loki ruler rules.';
 
-  static override description = `Thresholds come from each rule's defaults and the rules.<id>.options of the config file (--config, or .linkerd-doctor.yaml in the current directory), read by the same loader as analyze, so one file drives analyze and the live alerts; rules disabled there are not exported. Each alert carries a severity label (critical, warning or info; --severity-map legacy keeps error, warning, info), a linkerd_doctor_rule label with the rule id, and a runbook_url to the rule's page. Rules whose signal a target cannot see are skipped with a notice on stderr. See docs/fleet.md.`;
+  static override description = `The alerts use the thresholds of the offline rules. Thresholds come from each rule's defaults and the rules.<id>.options of the config file (--config, or .linkerd-doctor.yaml in the current directory), read by the same loader as analyze, so one file drives analyze and the live alerts; rules disabled there are not exported. Each alert carries a severity label (critical, warning or info; --severity-map legacy keeps error, warning, info), a linkerd_doctor_rule label with the rule id, and a runbook_url to the rule's page. Rules whose signal a target cannot see are skipped with a notice on stderr. See docs/fleet.md.`;
 
   static override examples = [
     '<%= config.bin %> export-rules --target prometheus > linkerd-doctor.rules.yaml',
-    '<%= config.bin %> export-rules --target prometheus --format prometheusrule --label release=kube-prometheus-stack | kubectl apply -n monitoring -f -',
-    '<%= config.bin %> export-rules --target loki --config .linkerd-doctor.yaml --output /etc/loki/rules/fake/linkerd-doctor.yaml',
+    {
+      description: 'A PrometheusRule for the Prometheus Operator, selected by its release label:',
+      command: '<%= config.bin %> export-rules --target prometheus --format prometheusrule --label release=kube-prometheus-stack | kubectl apply -n monitoring -f -',
+    },
+    {
+      description: "Loki ruler rules with the thresholds of the project's config:",
+      command: '<%= config.bin %> export-rules --target loki --config .linkerd-doctor.yaml --output /etc/loki/rules/fake/linkerd-doctor.yaml',
+    },
   ];
 
   static override flags = {

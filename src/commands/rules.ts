@@ -2,7 +2,7 @@ import { Command, Flags } from '@oclif/core';
 import { runRules } from '../cli/run-rules.js';
 
 export default class Rules extends Command {
-  static override summary = 'List the rules: id, code, default severity, input kinds and what each one detects.';
+  static override summary = 'List the rules: id, code, default severity, inputs and what each detects.';
 
   static override examples = ['<%= config.bin %> rules', "<%= config.bin %> rules --format json | jq -r '.[].id'"];
 

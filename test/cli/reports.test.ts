@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { isCompressedPath, progressLine } from '../../src/cli/progress.js';
+import { PassThrough } from 'node:stream';
+import { createProgress, isCompressedPath, progressLine } from '../../src/cli/progress.js';
 import type { Report } from '../../src/report/report.js';
 import { ONE_STORM, TWO_STORMS, writeBundle } from '../support/storm-bundle.js';
 
@@ -76,6 +77,12 @@ describe('folding many pods into one finding', () => {
     assert.equal((markdown.match(/^\| .*ingress-pod-ip-bypass/gm) ?? []).length, 1);
   });
 
+  it('markdown unfolded stays under the comment limit by truncating, with a pointer to the full report', () => {
+    const markdown = cli(['analyze', traefik40, '--no-fold', '--format', 'markdown', '-q']).stdout;
+    assert.ok(markdown.length < 65_536, `${markdown.length} characters`);
+    assert.match(markdown, /_Not shown here to stay within GitHub's 65,536-character comment limit: .*details of \d+ of 40 finding\(s\); the full report is in the JSON, SARIF or HTML output/);
+  });
+
   it('keeps the fingerprint of the folded finding when pods come and go; --no-fold gives one finding per pod', () => {
     const fingerprint = (bundle: string) => json(cli(['analyze', bundle, '--format', 'json', '-q'])).findings.find((f) => f.ruleId === 'ingress-pod-ip-bypass')!.fingerprint;
     assert.equal(fingerprint(traefik40), fingerprint(traefik30));
@@ -105,7 +112,7 @@ describe('folding many pods into one finding', () => {
 });
 
 describe('text report laid out for the terminal', () => {
-  for (const width of [80, 200]) {
+  for (const width of [50, 80, 200]) {
     it(`at COLUMNS=${width}: no line is longer than the width, default and --verbose, report and rules`, () => {
       for (const args of [['analyze', STORM], ['analyze', STORM, '--verbose'], ['analyze', traefik40], ['analyze', traefik40, '--verbose'], ['rules']]) {
         const run = cli(args, { env: { COLUMNS: String(width) } });
@@ -174,6 +181,72 @@ describe('text report laid out for the terminal', () => {
   });
 });
 
+describe('no silent pass: an empty input set or a failed input is an error', () => {
+  const layouts: [string, () => string, RegExp][] = [
+    [
+      'an empty directory',
+      () => {
+        mkdirSync(path.join(dir, 'empty'));
+        return path.join(dir, 'empty');
+      },
+      /empty: no input files found/,
+    ],
+    [
+      'a directory of only hidden and node_modules folders',
+      () => {
+        const root = path.join(dir, 'only-hidden');
+        for (const sub of ['.git', '.cache/logs', 'node_modules/pkg']) mkdirSync(path.join(root, sub), { recursive: true });
+        copyFileSync(TRAEFIK_LOG, path.join(root, '.cache/logs/proxy.log'));
+        copyFileSync(TRAEFIK_LOG, path.join(root, 'node_modules/pkg/proxy.log'));
+        return root;
+      },
+      /only-hidden: no input files found \(hidden entries and node_modules folders are skipped\)/,
+    ],
+    [
+      'a tar of only directories',
+      () => {
+        mkdirSync(path.join(dir, 'tree/ns/pod'), { recursive: true });
+        execFileSync('tar', ['-cf', 'dirs.tar', 'tree'], { cwd: dir });
+        return path.join(dir, 'dirs.tar');
+      },
+      /dirs\.tar: the tar archive holds no regular files \(only 3 directory entries\)/,
+    ],
+  ];
+  for (const [name, make, expected] of layouts) {
+    it(`${name}: exit 2, one line naming what was searched`, () => {
+      const input = make();
+      const run = cli(['analyze', input, '--format', 'json']);
+      assert.equal(run.code, 2);
+      const lines = run.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0]!, expected);
+      assert.ok(lines[0]!.includes(input), 'the line names the path as given');
+      assert.equal(json(run).status, 'error');
+      const text = cli(['analyze', input]).stdout;
+      assert.match(text, /^Nothing was analysed: no input could be read\.$/m);
+      assert.doesNotMatch(text, /No findings|Skipped rules/, 'nothing that reads like a pass, no list of every rule');
+    });
+  }
+
+  it('a missing input next to a healthy bundle: status error, never pass, in every format', () => {
+    const args = ['analyze', path.join(dir, 'not-captured'), path.join(ROOT, 'fixtures/healthy'), '-q'];
+    const asJson = cli([...args, '--format', 'json']);
+    assert.equal(asJson.code, 2);
+    assert.equal(json(asJson).status, 'error');
+    const markdown = cli([...args, '--format', 'markdown']).stdout;
+    assert.match(markdown, /^### linkerd-doctor \S+: ⚠️ \*\*ERROR\*\* · 1 input error\(s\)$/m);
+    assert.doesNotMatch(markdown, /PASS|✅/);
+    const html = cli([...args, '--format', 'html']).stdout;
+    assert.match(html, /<span class="badge error">ERROR<\/span>/);
+    assert.doesNotMatch(html, /class="badge pass"/);
+    const text = cli([...args, '--format', 'text']).stdout;
+    assert.match(text, /^Summary: .* · ERROR · 1 input error\(s\)$/m);
+    assert.match(cli([...args, '--format', 'junit']).stdout, /^<testsuites name="linkerd-doctor" tests="\d+" failures="0" errors="1"/m);
+    const sarif = JSON.parse(cli([...args, '--format', 'sarif']).stdout) as { runs: { invocations: { executionSuccessful: boolean }[] }[] };
+    assert.equal(sarif.runs[0]!.invocations[0]!.executionSuccessful, false);
+  });
+});
+
 describe('rule codes in every report', () => {
   it('JSON, SARIF, JUnit, Markdown and HTML name LD1001', () => {
     assert.deepEqual([...new Set(json(cli(['analyze', STORM, '--format', 'json', '-q'])).findings.map((f) => f.code))].sort(), ['LD1001', 'LD1002']);
@@ -188,8 +261,8 @@ describe('rule codes in every report', () => {
 describe('usage errors: one line on stderr, exit 2, with the nearest name', () => {
   const cases: [string[], RegExp][] = [
     [['export-rules'], /^linkerd-doctor: export-rules: --target is required \(one of: prometheus, loki\)/],
-    [['analyze', '-j', '0', STORM], /^linkerd-doctor: analyze: --jobs must be a whole number from 1 to \d+ \(the CPU cores\), got "0"$/],
-    [['analyze', '-j', 'abc', STORM], /^linkerd-doctor: analyze: --jobs must be a whole number from 1 to \d+ \(the CPU cores\), got "abc"$/],
+    [['analyze', '-j', '0', STORM], /^linkerd-doctor: analyze: --jobs must be a whole number of at least 1 \(more than the \d+ CPU cores is capped\), got "0"$/],
+    [['analyze', '-j', 'abc', STORM], /^linkerd-doctor: analyze: --jobs must be a whole number of at least 1 \(more than the \d+ CPU cores is capped\), got "abc"$/],
     [['analyse', STORM], /^linkerd-doctor: unknown command analyse; did you mean analyze\? \(commands: /],
     [['analyze', '--formt', 'json', STORM], /^linkerd-doctor: analyze: unknown flag --formt; did you mean --format\?/],
     [['analyze', '--format', 'jsn', STORM], /^linkerd-doctor: analyze: --format jsn: not one of text, json, sarif, junit, markdown, html; did you mean json\?$/],
@@ -198,6 +271,14 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     [['explain', 'reconect-storm'], /^linkerd-doctor: explain: unknown rule or signature "reconect-storm"; did you mean reconnect-storm\?/],
     [['analyze', STORM, '--suppress', 'reconect-storm'], /unknown rule "reconect-storm"; did you mean reconnect-storm\?/],
     [['help', 'analyse'], /^linkerd-doctor: help: unknown command analyse; did you mean analyze\?/],
+    [['hepl'], /^linkerd-doctor: unknown command hepl; did you mean help\?/],
+    [['-v'], /^linkerd-doctor: unknown flag -v; did you mean --version\? \(before a command only --help and --version; commands: analyze, /],
+    [['--format', 'json', 'analyze', STORM], /^linkerd-doctor: unknown flag --format \(before a command only --help and --version; /],
+    [['rules', 'extra'], /^linkerd-doctor: rules: unexpected argument extra \(see linkerd-doctor rules --help\)$/],
+    [['analyze', '--max-findings', '0', STORM], /^linkerd-doctor: analyze: --max-findings: Expected an integer greater than or equal to 1/],
+    [['analyze', STORM, '--fail-on', 'warn'], /^linkerd-doctor: analyze: --fail-on warn: not one of error, warning, info, none; did you mean warning\?$/],
+    [['export-rules', '--target', 'prom'], /^linkerd-doctor: export-rules: --target prom: not one of prometheus, loki; did you mean prometheus\?$/],
+    [['rules', '--formt', 'json'], /^linkerd-doctor: rules: unknown flag --formt; did you mean --format\?/],
     [['analyze', STORM, '--output', 'a.txt', '--output', 'b.txt'], /--output b\.txt follows --output a\.txt with no --format between them/],
     [['analyze', STORM, '--format', 'json', '--format', 'sarif'], /--format json and --format sarif would all go to stdout/],
   ];
@@ -212,10 +293,28 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     });
   }
 
+  it('--jobs above the CPU cores is capped with a notice, not silently', () => {
+    const run = cli(['analyze', STORM, '--jobs', '99', '--format', 'json']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /^linkerd-doctor: notice: --jobs 99 capped at \d+, the number of CPU cores$/m);
+    assert.equal(json(run).findings.filter((f) => f.ruleId === 'reconnect-storm').length, 2);
+  });
+
+  it('help fits 80 columns for every command, and uses a wider COLUMNS', () => {
+    for (const topic of ['', 'analyze', 'parse', 'rules', 'explain', 'export-rules']) {
+      const help = cli(topic ? ['help', topic] : ['help']);
+      assert.equal(help.code, 0, help.stderr);
+      assert.deepEqual(help.stdout.split('\n').filter((l) => [...l].length > 80), [], `help ${topic}`);
+    }
+    const wide = cli(['help', 'analyze'], { env: { COLUMNS: '140' } }).stdout;
+    assert.ok(Math.max(...wide.split('\n').map((l) => l.length)) > 100, 'a wider terminal gets longer lines');
+  });
+
   it('help is a command: help, help COMMAND', () => {
     const all = cli(['help']);
     assert.equal(all.code, 0);
     assert.match(all.stdout, /analyze/);
+    assert.equal(cli(['help', 'help']).stdout, all.stdout);
     const one = cli(['help', 'analyze']);
     assert.equal(one.code, 0);
     assert.match(one.stdout, /--max-findings/);
@@ -297,5 +396,28 @@ describe('progress line', () => {
     const narrow = progressLine({ read: 1, lines: 1, total: 10, file: 'a/very/long/path/'.repeat(10), seconds: 1 }, 50);
     assert.ok(narrow.length < 50, narrow);
     assert.ok(isCompressedPath('x/proxy-metrics.txt.gz') && isCompressedPath('b.tgz:ns/pod.log') && !isCompressedPath('x/proxy.log'));
+  });
+
+  it('draws nothing when stderr is not a terminal, and no percentage while a .gz is read', async () => {
+    const frames = (isTTY: boolean, file: string) => {
+      const stream = Object.assign(new PassThrough(), { isTTY, columns: 80, cursorTo: () => true, clearLine: () => true, moveCursor: () => true });
+      let out = '';
+      stream.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+      const progress = createProgress(true, stream as unknown as NodeJS.WriteStream);
+      // 1 MiB on disk decompressing to 20 MiB: a percentage of the size on disk would pass 100 %.
+      progress?.start(1 << 20);
+      progress?.file(file);
+      for (let i = 0; i < 20; i++) progress?.bytes(1 << 20, 5000);
+      progress?.stop();
+      return { progress, out };
+    };
+    const piped = frames(false, 'bundle/proxy.log.gz');
+    assert.equal(piped.progress, undefined);
+    assert.equal(piped.out, '');
+    const gz = frames(true, 'bundle/proxy.log.gz');
+    assert.match(gz.out, /MiB read \|/);
+    assert.doesNotMatch(gz.out, /%|█/);
+    const plain = frames(true, 'bundle/proxy.log');
+    assert.match(plain.out, /\d+% \| /, 'a plain file, whose size is what is counted, gets a percentage');
   });
 });

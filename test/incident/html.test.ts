@@ -70,9 +70,11 @@ describe('html report (static)', () => {
     assert.ok(hrefs.every((h) => h.startsWith('#') || h === 'data:,' || h.startsWith('https://example.invalid/')), hrefs.join(' '));
   });
 
-  it('renders an empty report', () => {
-    const html = render([]);
+  it('renders an empty report: no findings in what was read, or nothing read at all', () => {
+    const read = buildReport({ inputs: [{ path: 'proxy.log', kind: 'proxy-log', bytes: 10, records: 1, unparsed: 0, lines: 1 }], findings: [], skippedRules: [], ruleFailures: [], errors: [] }, 'error');
+    const html = formatHtml(read, { color: false, findings: [], failOn: 'error' });
     assert.match(html, /No findings\./);
     assert.match(html, /PASS/);
+    assert.match(render([]), /<p>Nothing was analysed: no input could be read\.<\/p>/);
   });
 });

@@ -53,7 +53,7 @@ export function assertInert(md: string, detailed: number): void {
   const html = marked.parse(md, { gfm: true, async: false }) as string;
   assert.doesNotMatch(html, /<img/i, 'no image');
   assert.doesNotMatch(html, /<script/i, 'no script');
-  for (const href of html.match(/href="[^"]*"/g) ?? []) assert.match(href, /^href="https:\/\/github\.com\/linkerd-doctor\//, `only our docs are linked: ${href}`);
+  for (const href of html.match(/href="[^"]*"/g) ?? []) assert.match(href, /^href="https:\/\/(github\.com\/linkerd-doctor\/|github\.com\/linkerd\/|linkerd\.io\/)/, `only our docs and Linkerd's are linked: ${href}`);
   assert.equal((html.match(/<details>/g) ?? []).length, detailed, 'one <details> per detailed finding');
   assert.equal((html.match(/<\/details>/g) ?? []).length, detailed, 'no </details> from the inputs');
   assert.doesNotMatch(html, /<h[1-6][^>]*>heading/, 'no heading from the inputs');
@@ -127,5 +127,15 @@ describe('markdown size', () => {
     const md = markdown(buildReport({ inputs: real.inputs, findings: real.findings, skippedRules: [], ruleFailures: [], errors: [] }, 'error'));
     assert.doesNotMatch(md, /Not shown here/);
     assert.equal((md.match(/^<details>/gm) ?? []).length, real.findings.length);
+  });
+});
+
+describe('links the rules write themselves', () => {
+  it("stay clickable for Linkerd's own docs, while an outside host in the same prose does not link", () => {
+    const ingress = real.findings.find((f) => f.remediation.includes('https://linkerd.io/'));
+    assert.ok(ingress, 'a finding whose fix points at linkerd.io');
+    const md = markdown(buildReport({ inputs: real.inputs, findings: [{ ...ingress, message: `${ingress.message} see https://evil.example/x` }], skippedRules: [], ruleFailures: [], errors: [] }, 'error'));
+    assert.match(md, /https:\/\/linkerd\.io\/2-edge\/tasks\/using-ingress\//, 'the docs URL is intact, with no invisible character');
+    assert.doesNotMatch(md, /https:\/\/evil/, 'the outside URL is not autolinked');
   });
 });

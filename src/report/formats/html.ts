@@ -8,7 +8,7 @@ import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './index.js';
-import { formatValue, humanize, listTotal, truncate } from './values.js';
+import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SERIES_COLOURS = 6;
 const MAX_BARS = 12;
@@ -41,7 +41,7 @@ export function formatHtml(report: Report, options: FormatOptions): string {
       ? incidents.map((inc) => renderIncident(inc, anchors)).join('\n')
       : `<p class="muted">No incident links several findings${findings.length ? '; each finding below stands on its own' : ''}.</p>`,
     `</section>`,
-    findingsTable(findings),
+    findingsTable(report, findings),
     `<section aria-labelledby="details-h"><h2 id="details-h">Evidence and fixes</h2>`,
     findings.map((f, i) => renderFinding(f, i)).join('\n'),
     `</section>`,
@@ -81,7 +81,8 @@ ${versions.length ? `<p class="muted">Proxy versions: ${escapeHtml(versions.join
 
 function footer(report: Report): string {
   const parts: string[] = [];
-  if (report.skippedRules.length) parts.push(`Skipped rules: ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  const skipped = skippedRulesWorthListing(report);
+  if (skipped.length) parts.push(`Skipped rules: ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
   for (const e of report.errors) parts.push(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`);
   parts.push(`${report.tool.name} ${report.tool.version}`);
   return `<footer>${parts.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</footer>`;
@@ -111,29 +112,53 @@ type ChartTimeline = IncidentTimeline | { start: string | null; bucketSeconds: n
 
 /**
  * The signals of a timeline on one time axis. One signal is one chart; several are small
- * multiples, one labelled chart each with its own peak written on it: the signals differ by
- * orders of magnitude (33 M log lines against 400 failed calls), so stacking them on one scale
- * would hide the small ones and stacking them on separate scales would make the stack height mean
- * nothing.
+ * multiples, one labelled chart each (a stack would add up failed calls and log lines), all on one
+ * y scale so bar heights compare across charts. Signals within a factor of COMPARABLE_PEAKS share a
+ * linear scale; beyond it (33 M log lines against 400 failed calls) a linear scale would flatten the
+ * small ones, so they share a logarithmic one with a gridline per power of ten.
  */
 export function timelineChart(t: ChartTimeline, caption: string): string {
   const buckets = Math.max(...t.series.map((s) => s.counts.length), 1);
   const multiple = t.series.length > 1;
-  const charts = t.series.map((s, i) => seriesChart(t, s, i, buckets, multiple ? 64 : 160, multiple ? `${s.label}` : caption, i === t.series.length - 1));
+  const scale = sharedScale(t.series.map((s) => Math.max(...s.counts, 0)));
+  const charts = t.series.map((s, i) => seriesChart(t, s, i, buckets, multiple ? 64 : 160, multiple ? `${s.label}` : caption, i === t.series.length - 1, scale));
   const legend = t.series
     .map((s, i) => `<li><span class="swatch s${i % SERIES_COLOURS}"></span>${escapeHtml(s.label)} <span class="muted">(peak ${compact(Math.max(...s.counts, 0))} per ${bucketWords(t.bucketSeconds)})</span></li>`)
     .join('');
+  const scaleWords = scale.log ? ' · one chart per signal, all on one logarithmic scale (a gridline per ×10)' : ' · one chart per signal, all on one scale';
   return `<figure class="chart-box${multiple ? ' multiples' : ''}">
 ${charts.join('\n')}
-<figcaption>${escapeHtml(caption)}${multiple ? ' · one chart per signal, each on its own scale (its peak is labelled)' : ''}<ul class="legend">${legend}</ul></figcaption>
+<figcaption>${escapeHtml(caption)}${multiple ? scaleWords : ''}<ul class="legend">${legend}</ul></figcaption>
 </figure>`;
+}
+
+/** Peaks further apart than this factor get a logarithmic scale. */
+const COMPARABLE_PEAKS = 10;
+
+interface ChartScale {
+  /** The value at the top of every chart. */
+  top: number;
+  log: boolean;
+}
+
+function sharedScale(peaks: readonly number[]): ChartScale {
+  const top = Math.max(...peaks, 0);
+  const smallest = Math.min(...peaks.filter((p) => p > 0));
+  if (top <= 0 || top / smallest <= COMPARABLE_PEAKS) return { top, log: false };
+  return { top: 10 ** Math.ceil(Math.log10(top)), log: true };
+}
+
+/** Height of `value` on the scale, as a fraction of the plot; a non-zero value stays visible. */
+function scaled(value: number, scale: ChartScale): number {
+  if (scale.top <= 0) return 0;
+  return scale.log ? Math.log10(Math.max(1, value)) / Math.log10(scale.top) : value / scale.top;
 }
 
 function bucketWords(seconds: number): string {
   return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
 }
 
-function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, index: number, buckets: number, height: number, label: string, withAxis: boolean): string {
+function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, index: number, buckets: number, height: number, label: string, withAxis: boolean, scale: ChartScale): string {
   const width = 720;
   const left = 48;
   const top = 16;
@@ -145,17 +170,19 @@ function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, i
   const bars: string[] = [];
   s.counts.forEach((value, b) => {
     if (value <= 0) return;
-    const h = Math.max(1, (value / peak) * plotH);
+    const h = Math.max(1, scaled(value, scale) * plotH);
     bars.push(
       `<rect class="bar s${index % SERIES_COLOURS}" x="${(left + b * barW + 1).toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${Math.max(1, barW - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${escapeHtml(`${bucketTime(t, b)} · ${s.label}: ${value.toLocaleString('en-US')}`)}</title></rect>`,
     );
   });
+  const decades = scale.log ? Array.from({ length: Math.round(Math.log10(scale.top)) - 1 }, (_, i) => 10 ** (i + 1)) : [];
+  const grid = decades.map((v) => `<line class="grid" x1="${left}" y1="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}" x2="${width - 8}" y2="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}"/>`).join('');
   const ticks = [0, Math.floor((buckets - 1) / 2), buckets - 1].filter((v, i, a) => a.indexOf(v) === i);
   const axis = withAxis ? ticks.map((b) => `<text x="${(left + b * barW + barW / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${escapeHtml(bucketTime(t, b))}</text>`).join('') : '';
   return `<svg class="chart timeline" role="img" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" aria-label="${escapeHtml(`${label}, peak ${peak.toLocaleString('en-US')}`)}">
 <text x="${left}" y="11">${escapeHtml(truncate(label, 90))}</text>
-<line class="axis" x1="${left}" y1="${top + plotH}" x2="${width - 8}" y2="${top + plotH}"/>
-<text x="${left - 6}" y="${top + 8}" text-anchor="end">${escapeHtml(compact(peak))}</text><text x="${left - 6}" y="${top + plotH}" text-anchor="end">0</text>
+<line class="axis" x1="${left}" y1="${top + plotH}" x2="${width - 8}" y2="${top + plotH}"/>${grid}
+<text x="${left - 6}" y="${top + 8}" text-anchor="end">${escapeHtml(compact(scale.top))}</text><text x="${left - 6}" y="${top + plotH}" text-anchor="end">${scale.log ? '1' : '0'}</text>
 ${bars.join('\n')}
 ${axis}
 </svg>`;
@@ -202,15 +229,15 @@ function codeOf(f: Finding & { code?: string }): string {
   return f.code ?? '';
 }
 
-function findingsTable(findings: readonly Finding[]): string {
+function findingsTable(report: Report, findings: readonly Finding[]): string {
   const rows = findings
     .map((f, i) => {
       const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(' · ');
-      return `<tr><td data-value="${SEVERITIES.length - SEVERITIES.indexOf(f.severity)}"><span class="sev-${f.severity}">${f.severity}</span></td><td><code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</td><td><a href="#finding-${i + 1}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(subject)}</td><td data-value="${f.keyFigure?.value ?? ''}">${f.keyFigure ? `${escapeHtml(f.keyFigure.name)} ${escapeHtml(compact(f.keyFigure.value))}` : ''}</td></tr>`;
+      return `<tr><td data-value="${SEVERITIES.length - SEVERITIES.indexOf(f.severity)}"><span class="sev-${f.severity}">${f.severity}</span></td><td><code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</td><td><a href="#finding-${i + 1}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(subject)}</td><td data-value="${f.keyFigure?.value ?? ''}">${f.keyFigure ? `${escapeHtml(humanize(f.keyFigure.name))} ${escapeHtml(compact(f.keyFigure.value))}` : ''}</td></tr>`;
     })
     .join('\n');
   return `<section aria-labelledby="findings-h"><h2 id="findings-h">Findings (${findings.length})</h2>
-${findings.length === 0 ? '<p>No findings.</p>' : `<table class="sortable" id="findings-table"><thead><tr><th scope="col">Severity</th><th scope="col">Rule</th><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Key figure</th></tr></thead><tbody>
+${findings.length === 0 ? `<p>${escapeHtml(noFindingsText(report))}</p>` : `<table class="sortable" id="findings-table"><thead><tr><th scope="col">Severity</th><th scope="col">Rule</th><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Key figure</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`}
 </section>`;
@@ -310,7 +337,7 @@ article{background:var(--card);border:1px solid var(--line);border-left:5px soli
 table{border-collapse:collapse;width:100%;margin:8px 0}th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 table.kv th{width:34%;font-weight:500;color:var(--muted)}caption{text-align:left;color:var(--muted);padding:4px 0}
 table.sortable th{cursor:pointer;user-select:none}table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
-.chart-box{margin:8px 0;padding:0}.chart{max-width:100%;height:auto;display:block}.chart text{fill:var(--muted);font:11px system-ui,sans-serif}.chart .axis{stroke:var(--line)}
+.chart-box{margin:8px 0;padding:0}.chart{max-width:100%;height:auto;display:block}.chart text{fill:var(--muted);font:11px system-ui,sans-serif}.chart .axis{stroke:var(--line)}.chart .grid{stroke:var(--line);stroke-dasharray:2 3}
 .bar.s0,.swatch.s0{fill:var(--s0);background:var(--s0)}.bar.s1,.swatch.s1{fill:var(--s1);background:var(--s1)}.bar.s2,.swatch.s2{fill:var(--s2);background:var(--s2)}
 .bar.s3,.swatch.s3{fill:var(--s3);background:var(--s3)}.bar.s4,.swatch.s4{fill:var(--s4);background:var(--s4)}.bar.s5,.swatch.s5{fill:var(--s5);background:var(--s5)}
 figcaption{color:var(--muted);font-size:.9em}.legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:4px 16px}
@@ -318,7 +345,7 @@ figcaption{color:var(--muted);font-size:.9em}.legend{list-style:none;padding:0;m
 .fix p{margin:.2em 0}.fixstatus{padding-left:1.2em}.status{font-size:.8em;padding:1px 6px;border-radius:8px;border:1px solid var(--line)}
 .status.fixed{color:var(--ok)}.status.not-fixed{color:var(--err)}.status.mixed{color:var(--warn)}.status.unknown{color:var(--muted)}
 footer{margin-top:2em;color:var(--muted);font-size:.85em}a{color:var(--info)}
-td,th,p,li,h3,figcaption,caption{overflow-wrap:anywhere}code{overflow-wrap:anywhere}.scroll{max-width:100%;overflow-x:auto}
+td,th,p,li,h3,figcaption,caption{overflow-wrap:anywhere}#findings-table thead th,#findings-table td:first-child{white-space:nowrap}#findings-table td:last-child{overflow-wrap:normal}code{overflow-wrap:anywhere}.scroll{max-width:100%;overflow-x:auto}
 table.mini{width:auto;margin:0}table.mini th,table.mini td{border:0;padding:0 8px 0 0;font-size:.9em}table.mini td.num{text-align:right}
 table.mini td.barcell{width:120px;min-width:60px}.hbar{display:inline-block;height:.7em;background:var(--s0);border-radius:2px;vertical-align:middle}
 .multiples{display:grid;gap:6px}.multiples .chart{max-width:100%}

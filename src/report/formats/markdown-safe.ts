@@ -24,8 +24,16 @@ function entities(s: string): string {
  * space after `@`, after the scheme's colon and inside `www.` does.
  */
 function breakAutolinks(s: string): string {
-  return s.replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`).replace(/(www)\./gi, `$1${ZWSP}.`);
+  return s
+    .replace(/@/g, `@${ZWSP}`)
+    .replace(/(https?):\/\/([^\s]*)/gi, (url: string, scheme: string, rest: string) => (OWN_DOCS_LINK.test(url) ? url : `${scheme}:${ZWSP}//${rest}`))
+    .replace(/(www)\./gi, `$1${ZWSP}.`);
 }
+
+// The rules' own prose points at Linkerd's docs and repositories; those links must stay clickable
+// and copyable. An input value that spells the same URL links to the same trusted place, so the
+// exemption gives an attacker nothing.
+const OWN_DOCS_LINK = /^https:\/\/(linkerd\.io|github\.com\/linkerd)\/[A-Za-z0-9._~/#-]*$/;
 
 /** Controls shown as `\xNN`, as on the terminal; a newline only where the caller keeps lines. */
 function visibleControls(s: string, keepLines: boolean): string {

@@ -14,7 +14,7 @@ import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './index.js';
 import { fencedBlock, htmlText, mdCode, mdLink, mdProse, mdText } from './markdown-safe.js';
 import { sparkline } from './text.js';
-import { formatValue, humanize } from './values.js';
+import { formatValue, humanize, noFindingsText, skippedRulesWorthListing } from './values.js';
 
 /** GitHub's limit for an issue or PR comment body, in characters. */
 export const MARKDOWN_COMMENT_LIMIT = 65_536;
@@ -30,7 +30,7 @@ export function formatMarkdown(report: Report, options: FormatOptions): string {
   const s = report.summary;
   const status = report.status === 'error' ? '⚠️ **ERROR**' : report.status === 'fail' ? '❌ **FAIL**' : '✅ **PASS**';
   const head = [
-    `### ${mdText(report.tool.name)} ${mdText(report.tool.version)}: ${status}${report.errors.length ? ' · ⚠️ input errors' : ''}`,
+    `### ${mdText(report.tool.name)} ${mdText(report.tool.version)}: ${status}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`,
     '',
     `${s.error} error(s), ${s.warning} warning(s), ${s.info} info · ${s.failing} at or above --fail-on ${mdText(report.failOn)}` +
       (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +
@@ -48,7 +48,7 @@ export function formatMarkdown(report: Report, options: FormatOptions): string {
   budget -= incidentsPart.length;
 
   const findings = options.findings;
-  let tablePart = 'No findings.\n\n';
+  let tablePart = `${noFindingsText(report)}\n\n`;
   let detailsPart = '';
   if (findings.length > 0) {
     const tableBudget = Math.floor(budget * 0.5);
@@ -91,7 +91,7 @@ function findingsTable(report: Report, findings: readonly ReportFinding[]): stri
   const out = [`| Severity | Rule | Subject | Finding | Key figure |${baseline ? ' Baseline |' : ''}`, `|---|---|---|---|---|${baseline ? '---|' : ''}`];
   for (const f of findings) {
     const fails = isFailing(f, report.failOn) ? ' ⛔' : '';
-    const cells = [`${ICON[f.severity]} ${f.severity}${fails}`, `${mdLink(mdCode(f.ruleId), f.docsUrl)}${f.code ? ` ${mdText(f.code)}` : ''}`, mdText(subjectKey(f.subject) || '—'), mdText(f.title), f.keyFigure ? `${mdText(f.keyFigure.name)} ${compact(f.keyFigure.value)}` : '—'];
+    const cells = [`${ICON[f.severity]} ${f.severity}${fails}`, `${mdLink(mdCode(f.ruleId), f.docsUrl)}${f.code ? ` ${mdText(f.code)}` : ''}`, mdText(subjectKey(f.subject) || '—'), mdText(f.title), f.keyFigure ? `${mdText(humanize(f.keyFigure.name))} ${compact(f.keyFigure.value)}` : '—'];
     if (baseline) cells.push(f.baseline ? f.baseline.state : '—');
     out.push(`| ${cells.join(' | ')} |`);
   }
@@ -117,7 +117,7 @@ function foldedTable(report: Report, findings: readonly ReportFinding[]): string
     const more = group.length > FOLDED_SUBJECTS ? ` … (${group.length} in all)` : '';
     const largest = group.reduce<ReportFinding['keyFigure']>((best, f) => (f.keyFigure && (!best || f.keyFigure.value > best.value) ? f.keyFigure : best), undefined);
     out.push(
-      `| ${ICON[first.severity]} ${first.severity}${failing ? ` ⛔ ${failing}` : ''} | ${mdLink(mdCode(first.ruleId), first.docsUrl)}${first.code ? ` ${mdText(first.code)}` : ''} | ${subjects.join(', ')}${more} | ${mdText(first.title)} | ${largest ? `${mdText(largest.name)} ${compact(largest.value)}` : '—'} |`,
+      `| ${ICON[first.severity]} ${first.severity}${failing ? ` ⛔ ${failing}` : ''} | ${mdLink(mdCode(first.ruleId), first.docsUrl)}${first.code ? ` ${mdText(first.code)}` : ''} | ${subjects.join(', ')}${more} | ${mdText(first.title)} | ${largest ? `${mdText(humanize(largest.name))} ${compact(largest.value)}` : '—'} |`,
     );
   }
   return out.join('\n');
@@ -138,7 +138,8 @@ function notesFor(report: Report, findings: readonly ReportFinding[]): string {
     const fixed = b.fixed.map((e) => mdText(e.title ?? `${e.ruleId} ${subjectKey(e.subject ?? {})}`));
     notes.push(`Baseline ${mdCode(b.file)}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged, ${b.fixed.length} fixed${fixed.length ? ` (${capped(fixed)})` : ''}, ${b.stale.length} stale`);
   }
-  if (report.skippedRules.length) notes.push(`Not evaluated: ${capped(report.skippedRules.map((r) => `${mdCode(r.ruleId)} (${mdText(r.reason)})`))}`);
+  const skipped = skippedRulesWorthListing(report);
+  if (skipped.length) notes.push(`Not evaluated: ${capped(skipped.map((r) => `${mdCode(r.ruleId)} (${mdText(r.reason)})`))}`);
   if (report.disabledRules.length) notes.push(`Disabled: ${capped(report.disabledRules.map((id) => mdCode(id)))}`);
   for (const e of report.errors.slice(0, MAX_NOTE_ITEMS)) notes.push(`⚠️ Error: ${mdCode(`${e.path}${e.line ? `:${e.line}` : ''}`, false)}: ${mdText(e.message)}`);
   if (report.errors.length > MAX_NOTE_ITEMS) notes.push(`⚠️ … and ${report.errors.length - MAX_NOTE_ITEMS} more input error(s); ${FULL_REPORT_HINT}`);

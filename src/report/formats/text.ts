@@ -10,9 +10,10 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { type Finding, SEVERITIES, type SampleLine, type Severity, type Timeline } from '../../core/types.js';
 import { compact, maxOf } from '../../util/stats.js';
+import type { IncidentTimeline } from '../../incident/correlate.js';
 import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './index.js';
-import { formatValue, humanize, listTotal, truncate } from './values.js';
+import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 const DEFAULT_WIDTH = 80;
@@ -71,12 +72,13 @@ export function formatText(report: Report, options: FormatOptions): string {
       for (const f of group) out.push(...(options.verbose ? renderFull(c, f, width) : renderBrief(c, f, width)), '');
     }
   }
-  if (visible.length === 0) out.push(c.green('No findings.'), '');
+  if (visible.length === 0) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
   if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
-  if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(c.dim('--verbose shows every finding with its full evidence, samples and fix.'));
+  if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(...wrap('--verbose shows every finding with its full evidence, samples and fix.', width).map((l) => c.dim(l)));
 
   const notes: string[] = [];
-  if (report.skippedRules.length > 0) notes.push(`Skipped rules (their inputs are missing): ${report.skippedRules.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  const skipped = skippedRulesWorthListing(report);
+  if (skipped.length > 0) notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
   if (report.suppressedFindings?.length) notes.push(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`);
   if (report.disabledRules.length > 0) notes.push(`Disabled rules: ${report.disabledRules.join(', ')}`);
   const b = report.baseline;
@@ -87,7 +89,7 @@ export function formatText(report: Report, options: FormatOptions): string {
   const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
   const status = report.status === 'error' ? c.red.bold('ERROR') : report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
   const summary = `Summary: ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info${hidden > 0 ? ` (${hidden} below --min-severity not shown)` : ''} · `;
-  const summaryLines = wrap(`${summary}${report.status.toUpperCase()}${report.errors.length ? ' · input errors' : ''}`, width);
+  const summaryLines = wrap(`${summary}${report.status.toUpperCase()}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`, width);
   const last = summaryLines.pop()!;
   out.push(...summaryLines, last.replace(/(PASS|FAIL|ERROR)/, status).replace('Summary:', c.bold('Summary:')));
   out.push(...answer(c, report, visible, width));
@@ -135,23 +137,53 @@ function renderIncidents(c: ChalkInstance, report: Report, width: number): strin
     wrap(inc.headline, width - number.length).forEach((l, i) => lines.push(i === 0 ? `${severityLabel(c, inc.severity, number.trimEnd())} ${c.bold(l)}` : `${' '.repeat(number.length)}${c.bold(l)}`));
     const when = inc.window ? `${inc.window.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} → ${inc.window.end.slice(11).replace(/\.\d+Z$/, 'Z')}` : 'time unknown';
     lines.push(...indent(wrap(`${when} · ${inc.findings.length} findings · order ${inc.ordering.confidence}`, inner), 3).map((l) => c.dim(l)));
-    if (inc.timeline) {
-      const labelWidth = Math.min(36, Math.max(12, Math.floor(inner / 3)));
-      const sparkWidth = inner - labelWidth - 2;
-      const total = inc.timeline.series[0]!.counts.map((_, i) => inc.timeline!.series.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
-      const factor = Math.max(1, Math.ceil(total.length / sparkWidth));
-      lines.push(`   ${c.dim(truncate(`all signals per ${(inc.timeline.bucketSeconds * factor) / 60} min`, labelWidth).padEnd(labelWidth))}  ${c.magenta(sparkline(fitCounts(total, sparkWidth)))}`);
-      for (const s of inc.timeline.series) lines.push(`   ${c.dim(truncate(s.label, labelWidth).padEnd(labelWidth))}  ${c.magenta(sparkline(fitCounts(s.counts, sparkWidth)))}`);
-    }
+    if (inc.timeline) lines.push(...incidentSparklines(c, inc.timeline, inner).map((l) => `   ${l}`));
     for (const f of inc.findings) {
       const text = `${f.role.padEnd(14)} ${f.title} [${f.ruleId}]${f.firstSeen ? ` from ${f.firstSeen.slice(11, 19)}Z` : ''}`;
-      lines.push(...indent(wrap(text, inner), 3, 18));
+      lines.push(...indent(wrap(text, inner, 15), 3));
     }
     for (const r of inc.ordering.reasoning) lines.push(...labelled(c.dim('why'), r, inner).map((l) => `   ${l}`));
     lines.push(...labelled(c.bold('do now'), inc.firstAction, inner).map((l) => `   ${l}`));
     lines.push('');
   });
   return lines;
+}
+
+/** Narrowest useful sparkline beside its label; a series drawn narrower says nothing. */
+const MIN_SPARK = 12;
+const MIN_LABEL = 24;
+
+/**
+ * One sparkline per signal under the sum of all of them, each beside its label. The labels of one
+ * incident often differ only at their end (the same measure towards two targets), so a label too
+ * long for its column loses its middle, not its end; when even that leaves two labels alike, each
+ * label gets its own line above its sparkline.
+ */
+function incidentSparklines(c: ChalkInstance, timeline: IncidentTimeline, width: number): string[] {
+  const buckets = timeline.series[0]!.counts.length;
+  const total = timeline.series[0]!.counts.map((_, i) => timeline.series.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
+  const rowsFor = (sparkWidth: number) => {
+    const factor = Math.max(1, Math.ceil(buckets / sparkWidth));
+    return [
+      { label: `all signals per ${(timeline.bucketSeconds * factor) / 60} min`, spark: sparkline(fitCounts(total, sparkWidth)) },
+      ...timeline.series.map((s) => ({ label: s.label, spark: sparkline(fitCounts(s.counts, sparkWidth)) })),
+    ];
+  };
+  const longest = Math.max(...rowsFor(buckets).map((r) => r.label.length));
+  const labelWidth = Math.min(longest, Math.max(MIN_LABEL, width - 2 - Math.min(buckets, Math.floor(width / 2))));
+  const sparkWidth = width - 2 - labelWidth;
+  const beside = rowsFor(sparkWidth).map((r) => ({ ...r, label: truncateMiddle(r.label, labelWidth) }));
+  if (sparkWidth >= Math.min(buckets, MIN_SPARK) && new Set(beside.map((r) => r.label)).size === beside.length) {
+    return beside.map((r) => `${c.dim(r.label.padEnd(labelWidth))}  ${c.magenta(r.spark)}`);
+  }
+  return rowsFor(width - 2).flatMap((r) => [...wrap(r.label, width).map((l) => c.dim(l)), `  ${c.magenta(r.spark)}`]);
+}
+
+/** `reconnect failures per m…cluster.local:8086`: both ends of a label kept, the middle elided. */
+export function truncateMiddle(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const head = Math.ceil((n - 1) / 2);
+  return `${s.slice(0, head)}…${s.slice(s.length - (n - 1 - head))}`;
 }
 
 function severityLabel(c: ChalkInstance, severity: Severity, text: string): string {
@@ -341,7 +373,7 @@ export function wrap(text: string, width: number, hanging = 0): string[] {
   const room = () => (lines.length === 0 ? w : w - hanging);
   for (const paragraph of text.split('\n')) {
     let line = '';
-    for (let word of paragraph.split(' ')) {
+    for (let word of keepUnitsWithNumbers(paragraph.split(' '))) {
       if (line && line.length + 1 + word.length > room()) {
         lines.push(line);
         line = '';
@@ -355,6 +387,20 @@ export function wrap(text: string, width: number, hanging = 0): string[] {
     lines.push(line);
   }
   return lines.map((l, i) => (i > 0 && hanging ? `${' '.repeat(hanging)}${l}` : l));
+}
+
+/** Units that read wrong at the start of a line, cut from their number ("… in 2 min 32" / "s)"). */
+const UNIT_WORD = /^(ms|s|min|h|d|k|M|G|%|B|KiB|MiB|GiB)[),.;:]*$/;
+
+/** Joins each unit to the number before it, so wrapping never separates them. */
+function keepUnitsWithNumbers(words: string[]): string[] {
+  const out: string[] = [];
+  for (const word of words) {
+    const previous = out[out.length - 1];
+    if (previous !== undefined && /\d$/.test(previous) && UNIT_WORD.test(word)) out[out.length - 1] = `${previous} ${word}`;
+    else out.push(word);
+  }
+  return out;
 }
 
 export function formatBytes(n: number): string {

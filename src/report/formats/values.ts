@@ -12,6 +12,19 @@ export function humanize(key: string): string {
   return key.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
+/**
+ * What a report with no findings says. "No findings." after reading nothing reads like a pass, and
+ * listing every rule as skipped for want of input says the same thing fifteen times.
+ */
+export function noFindingsText(report: { inputs: readonly unknown[] }): string {
+  return report.inputs.length === 0 ? 'Nothing was analysed: no input could be read.' : 'No findings.';
+}
+
+/** The skipped rules worth listing: none when nothing was read, since then every rule is. */
+export function skippedRulesWorthListing<T>(report: { inputs: readonly unknown[]; skippedRules: readonly T[] }): readonly T[] {
+  return report.inputs.length === 0 ? [] : report.skippedRules;
+}
+
 export function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
