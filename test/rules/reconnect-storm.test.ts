@@ -113,7 +113,7 @@ describe('reconnect-storm: fires', () => {
     const { findings } = await runRule(reconnectStorm, inputs);
     assert.equal(findings.length, 1);
     assert.equal(findings[0]!.evidence.sustainedLoops, 0);
-    assert.equal(findings[0]!.evidence.podsFailingAtLeastClusterRun, 6);
+    assert.equal(findings[0]!.evidence.podsFailingContinuously, 6);
   });
 
   it('on logs without collector timestamps, timing loops by proxy uptime', async () => {

@@ -47,7 +47,8 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
     ...(podCount.estimated ? { podsAffectedEstimated: true } : {}),
     distinctEndpoints: endpointCount.value,
     ...(endpointCount.estimated ? { distinctEndpointsEstimated: true } : {}),
-    podsFailingAtLeastClusterRun: podsWithRuns,
+    podsFailingContinuously: podsWithRuns,
+    continuousFailureSeconds: options.clusterRunSeconds,
     loops: loops.length,
     sustainedLoops: sustained.length,
     // Past maxLoops new loops are not tracked, so the loop figures above are lower bounds.
@@ -64,7 +65,7 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
       peakLinesPerSecondCluster: secondCounts.length ? maxOf(secondCounts) : null,
       medianLinesPerSecondCluster: round(clusterMedian),
     },
-    backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [`≤${e}s`, allGaps[i]])) },
+    backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [gapBucketLabel(i), allGaps[i]])) },
     errors: Object.fromEntries(topEntries(g.errors, 5).map((e) => [e.key, e.count])),
     pods: topEntries(linesPerPod, 10).map((e) => ({ pod: e.key, lines: e.count })),
     topTargets: topEntries(linesPerEndpoint, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
@@ -112,4 +113,10 @@ function remediationFor(component: string | null, controlPlane: boolean): string
     '3. Scale the control plane (more destination/policy replicas, the HA values, and memory headroom) so a restart does not drop every proxy at once.',
   ];
   return steps.join('\n');
+}
+
+/** `≤0.55s` for a bounded bucket; the open last bucket reads `>70s`, not `≤Infinitys`. */
+function gapBucketLabel(index: number): string {
+  const edge = GAP_EDGES[index]!;
+  return Number.isFinite(edge) ? `≤${edge}s` : `>${GAP_EDGES[index - 1]}s`;
 }
