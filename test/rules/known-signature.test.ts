@@ -87,8 +87,11 @@ describe('known-signature on the real lines of the catalogue', () => {
   for (const s of SIGNATURES) {
     it(`${s.id}: every example gives this signature`, async () => {
       for (const e of s.examples) {
-        if (s.match.records.includes('coredns-message')) {
-          assert.deepEqual(signaturesOf([lineAsCorednsRecord(e.line)]), [s.id], e.line);
+        if (s.match.records.includes('coredns-message') || s.match.records.includes('coredns-query')) {
+          if (s.match.records.includes('coredns-message')) assert.deepEqual(signaturesOf([lineAsCorednsRecord(e.line)]), [s.id], e.line);
+          // Through the CoreDNS parser: query lines only match as the query records it builds.
+          const run = await runRule(knownSignature, [{ path: 'coredns.log', content: `${e.line}\n`, kind: 'coredns-log' }]);
+          assert.deepEqual(run.findings.map((f) => f.evidence.signature), [s.id], `parsed: ${e.line}`);
           continue;
         }
         const uptime = s.match.maxUptimeSeconds !== undefined ? 0 : null;
