@@ -198,6 +198,26 @@ describe('known-signature matching', () => {
     assert.deepEqual(signaturesOf([json]), ['trust-anchor-mismatch']);
   });
 
+  // Wordings the proxy source has printed for the same failure, beyond the catalogue's pasted lines:
+  // a pattern must follow the mechanism, not the release a thread happened to paste.
+  const WORDINGS: [string, string, string][] = [
+    // linkerd2-proxy#3720 (v2.286): detection timeouts print only the duration.
+    ['protocol-detection-timeout', 'outbound v2.286+', 'outbound:proxy{addr=10.96.33.4:3306}: linkerd_app_outbound::protocol: Continuing after timeout: 10s'],
+    ['protocol-detection-timeout', 'inbound v2.286+', 'inbound:server{port=4222}: linkerd_app_inbound::detect: Handling connection as opaque due to policy timeout=10s'],
+    ['protocol-detection-timeout', 'inbound v2.286+, HTTP/1 hint', 'inbound:server{port=8080}: linkerd_app_inbound::detect: Handling connection as HTTP/1 due to policy timeout=10s'],
+    // linkerd2-proxy#1677 (v2.178): `on <kind>/<name>`; before it, `on unknown port <n>` too.
+    ['unauthorized-connection', 'v2.178+, a Server', 'inbound:server{port=9090}:rescue{client.addr=10.42.3.7:51840}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on server/prometheus-admin'],
+    ['unauthorized-connection', 'v2.178+, a default policy', 'inbound:server{port=8080}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on default/all-authenticated'],
+    ['unauthorized-connection', '2.11, an undocumented port', 'inbound:server{port=7000}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on unknown port 7000'],
+    // Certification failures before and after the identity client was rewritten.
+    ['identity-certify-failed', 'current', 'identity:identity{server.addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unavailable'],
+  ];
+  for (const [id, release, line] of WORDINGS) {
+    it(`recognises ${id} as ${release} proxies print it`, () => {
+      assert.deepEqual(signaturesOf([lineAsProxyRecord(line)]), [id], line);
+    });
+  }
+
   it('stays silent on lines that match nothing', () => {
     const lines = [
       '[     0.002738s]  INFO ThreadId(01) linkerd2_proxy: release 2.210.4 (5a910be) by linkerd on 2023-11-22T17:01:46Z',
