@@ -209,6 +209,9 @@ describe('known-signature matching', () => {
     ['unauthorized-connection', 'v2.178+, a Server', 'inbound:server{port=9090}:rescue{client.addr=10.42.3.7:51840}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on server/prometheus-admin'],
     ['unauthorized-connection', 'v2.178+, a default policy', 'inbound:server{port=8080}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on default/all-authenticated'],
     ['unauthorized-connection', '2.11, an undocumented port', 'inbound:server{port=7000}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on unknown port 7000'],
+    // rustls ≤ 0.19 (Linkerd ≤ 2.10) on a peer's certificate; the proxy's own certificate is another signature.
+    ['trust-anchor-mismatch', 'rustls 0.19', 'outbound:accept{client.addr=10.42.0.9:41234}: linkerd_reconnect: Failed to connect error=invalid certificate: UnknownIssuer'],
+    ['identity-invalid-certificate', '2.10 (linkerd2#6428)', 'daemon:identity: linkerd_proxy_identity::certify: Received invalid certificate: invalid certificate: UnknownIssuer'],
     // Certification failures before and after the identity client was rewritten.
     ['identity-certify-failed', 'current', 'identity:identity{server.addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unavailable'],
   ];
