@@ -1,9 +1,10 @@
 // Issue 17's bar, over every real artifact in test/data/real with every rule at its defaults, as
 // `analyze` runs them: a healthy artifact gets no warning or error, and every incident artifact
-// gets at least one finding that names the failure the thread's maintainers diagnosed.
+// gets at least one finding that names the failure the thread's maintainers diagnosed. And the
+// committed healthy fixture bundles stay silent with every rule, the new threshold rules included.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -85,4 +86,21 @@ describe('every real artifact, every rule', () => {
       assert.ok(found.some((id) => names.includes(id)), `${file}: findings ${JSON.stringify(found)} name none of ${names.join(', ')}`);
     }
   });
+});
+
+/** The healthy fixture bundles: fixtures/healthy*, and dns-healthy. */
+const HEALTHY_FIXTURES = readdirSync('fixtures').filter((name) => /^healthy|-healthy$/.test(name)).sort();
+
+describe('every healthy fixture bundle, every rule', () => {
+  it('covers the healthy bundles of logs, metrics, kubectl output and DNS captures', () => {
+    assert.deepEqual(HEALTHY_FIXTURES, ['dns-healthy', 'healthy', 'healthy-ingress', 'healthy-kubectl', 'healthy-metrics', 'healthy-rollout']);
+  });
+
+  for (const bundle of HEALTHY_FIXTURES) {
+    it(`finds nothing in fixtures/${bundle}`, async () => {
+      const result = await analyzeInputs([join('fixtures', bundle)], defaultRules(), { jobs: 1 });
+      assert.deepEqual(result.ruleFailures, []);
+      assert.deepEqual(result.findings.map((f) => `${f.ruleId} ${f.severity}: ${f.title}`), []);
+    });
+  }
 });
