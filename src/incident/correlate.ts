@@ -114,6 +114,13 @@ export const CAUSAL_LINKS: readonly CausalLink[] = [
     mechanism: 'a proxy that cannot reach its destination controller has no discovery for the services it calls (controller unreachable), so their balancers fail fast',
   },
   {
+    cause: 'authorization-denied',
+    effect: 'pod-restarts',
+    requires: 'pod-or-workload',
+    mechanism: 'the kubelet\'s probes reach the proxy as unauthenticated clients, so a policy that does not authorize them fails the liveness probes and the kubelet restarts the container',
+    applies: (cause, effect) => cause.evidence.kind === 'probe flood' && effect.evidence.problem !== 'oom',
+  },
+  {
     cause: 'identity-failure',
     effect: 'reconnect-storm',
     requires: 'pod-or-workload',
@@ -161,6 +168,14 @@ export const PHRASES: Readonly<Record<string, Phrase>> = {
   'dns-resolution-failure': (f) => {
     const e = f.evidence as { controller?: string; name?: string; podsAffected?: number };
     return e.controller ? `${e.podsAffected ?? '?'} proxies cannot resolve the ${e.controller} controller` : `DNS refinement of ${e.name ?? f.subject.target} timing out`;
+  },
+  'protocol-detection-timeout': (f) => {
+    const e = f.evidence as { port?: string; protocol?: string | null; podsAffected?: number };
+    return `${e.podsAffected ?? '?'} prox${e.podsAffected === 1 ? 'y' : 'ies'} waiting out protocol detection on port ${e.port ?? '?'}${e.protocol ? ` (${e.protocol})` : ''}`;
+  },
+  'authorization-denied': (f) => {
+    const e = f.evidence as { server?: string; kind?: string; denials?: number };
+    return `${e.kind === 'probe flood' ? 'probes' : 'requests'} denied by policy on ${e.server ?? f.subject.target ?? 'a server'} (${compact(e.denials ?? 0)})`;
   },
   'metric-cardinality': (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
   'pod-restarts': (f) => {
