@@ -11,7 +11,7 @@ import knownSignature, { EXCERPT_MAX_LINES, SIGNATURES, proxyLineText } from '..
 import { renderSignatureCatalogue } from '../../src/rules/known-signature/docs.js';
 import { runRule } from '../support/rule-tester.js';
 
-const REAL = fileURLToPath(new URL('../data/real-samples/', import.meta.url));
+const REAL = fileURLToPath(new URL('../data/real/', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/signatures.md', import.meta.url));
 
 /** Threshold rules other branches add (issue 17); coveredBy may name them before they are merged. */
