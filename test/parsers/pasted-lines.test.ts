@@ -159,6 +159,8 @@ const SINGLE_FORMAT_FILES: { format: string; lines: string[]; level: string; tar
   { format: 'JSON behind stern and a kubectl timestamp', level: 'DEBUG', target: 'linkerd_proxy_transport::tls::client', lines: ['prometheus-c68bc7bdb-8dl4p linkerd-proxy 2021-04-21T08:22:39.466803177Z {"timestamp":"[   537.524656s]","level":"DEBUG","fields":{"message":"Initiating TLS connection","server.id":"foo-service.dev.serviceaccount.identity.linkerd.cluster.local"},"target":"linkerd_proxy_transport::tls::client","spans":[],"threadId":"ThreadId(1)"}'] },
   { format: 'JSON behind stern --all-namespaces', level: 'WARN', target: 'linkerd_reconnect', lines: [`linkerd linkerd-destination-68947cb4b6-zv7f2 linkerd-proxy ${JSON_LINE}`] },
   { format: 'JSON behind kubectl --timestamps', level: 'WARN', target: 'linkerd_reconnect', lines: [`2025-12-12T19:55:11.5Z ${JSON_LINE}`] },
+  { format: 'kubectl logs --prefix', level: 'WARN', target: 'linkerd_reconnect', lines: [`[pod/web-5d8f7c9b4-abcde/linkerd-proxy] ${PLAIN}`] },
+  { format: 'JSON behind kubectl logs --prefix --timestamps', level: 'WARN', target: 'linkerd_reconnect', lines: [`[pod/web-5d8f7c9b4-abcde/linkerd-proxy] 2025-12-12T19:55:11.5Z ${JSON_LINE}`] },
   { format: '`> ` quoted', level: 'WARN', target: 'linkerd_reconnect', lines: [`> ${PLAIN}`] },
   { format: '`>` quoted without its space', level: 'WARN', target: 'linkerd_reconnect', lines: [`>${PLAIN}`] },
   { format: 'leading spaces', level: 'WARN', target: 'linkerd_reconnect', lines: [`    ${PLAIN}`] },
