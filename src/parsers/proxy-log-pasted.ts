@@ -16,8 +16,19 @@ const GLOG_LEVELS: Record<string, LogLevel> = { E: 'ERROR', W: 'WARN', I: 'INFO'
 const LOOSE_UPTIME = /^(?:\[\s*(\d+)\.(\d+)s?\]?|(\d+)\.(\d+)s\])\s+(?=(?:TRACE|DEBUG|INFO|WARN|ERROR) )/;
 
 /**
- * Lines the readers above reject, as people paste them: behind a chat quote or indentation, in
- * the 2018 Conduit layout, with a damaged uptime, as a JSON record cut off by the excerpt, or as a
+ * Where a proxy line starts behind a log UI's own columns (Kibana's `Apr 27, 2021 @ 10:25:52.507`,
+ * a Grafana or Loki export's `2024-06-06 11:01:39.532<TAB>`, a syslog header): its uptime and
+ * level, or a JSON record.
+ */
+const EMBEDDED_LINE_START = /\[ *\d+\.\d+s\] +(?:TRACE|DEBUG|INFO|WARN|ERROR) |\{"timestamp":/;
+/** Longer than any UI's columns: a proxy line further in is quoted inside another message. */
+const MAX_UI_PREFIX = 100;
+/** The only UI timestamp taken as wall time: one that states its zone (the others are the viewer's local time). */
+const ZONED_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)(?=\s|$)/;
+
+/**
+ * Lines the readers above reject, as people paste them: behind a chat quote or indentation, behind
+ * a log UI's columns, in the 2018 Conduit layout, with a damaged uptime, as a JSON record cut off by the excerpt, or as a
  * bare fragment without level and uptime (read as INFO, marked `levelAbsent`: the level is not in
  * the text, and inventing a severity would turn a fragment into an incident). Only lines the fast
  * readers rejected get here.
@@ -38,8 +49,17 @@ export function parsePastedProxyLine(content: string): Parsed | null {
     const again = parseProxyLogPayload(text);
     if (again) return withOrigin(again, time, pod, container);
   }
-  const parsed = parseGlog(text) ?? parseLooseUptime(text) ?? parseTruncatedJson(text) ?? parseFragment(text);
+  const parsed = parseGlog(text) ?? parseLooseUptime(text) ?? parseBehindLogUi(text) ?? parseTruncatedJson(text) ?? parseFragment(text);
   return parsed ? withOrigin(parsed, time, pod, container) : null;
+}
+
+function parseBehindLogUi(text: string): Parsed | null {
+  const start = EMBEDDED_LINE_START.exec(text);
+  if (!start || start.index === 0 || start.index > MAX_UI_PREFIX) return null;
+  const parsed = parseProxyLogPayload(text.slice(start.index));
+  if (!parsed || parsed.time != null) return parsed;
+  const zoned = ZONED_TIMESTAMP.exec(text);
+  return zoned ? { ...parsed, time: parseRfc3339(zoned[0]) } : parsed;
 }
 
 function withOrigin(parsed: Parsed, time: number | null, pod: string | undefined, container: string | undefined): Parsed {

@@ -161,11 +161,33 @@ const SINGLE_FORMAT_FILES: { format: string; lines: string[]; level: string; tar
   { format: 'JSON behind kubectl --timestamps', level: 'WARN', target: 'linkerd_reconnect', lines: [`2025-12-12T19:55:11.5Z ${JSON_LINE}`] },
   { format: 'kubectl logs --prefix', level: 'WARN', target: 'linkerd_reconnect', lines: [`[pod/web-5d8f7c9b4-abcde/linkerd-proxy] ${PLAIN}`] },
   { format: 'JSON behind kubectl logs --prefix --timestamps', level: 'WARN', target: 'linkerd_reconnect', lines: [`[pod/web-5d8f7c9b4-abcde/linkerd-proxy] 2025-12-12T19:55:11.5Z ${JSON_LINE}`] },
+  {
+    format: 'behind Kibana\'s time column (linkerd2 #6058)',
+    level: 'INFO',
+    target: 'linkerd_app_core::serve',
+    lines: ['Apr 27, 2021 @ 10:25:52.507[ 16767.292578s]  INFO ThreadId(01) inbound:accept{client.addr=10.244.78.84:46080 target.addr=10.244.42.122:80}: linkerd_app_core::serve: Connection closed error=TLS detection timeout'],
+  },
+  { format: 'JSON behind a Grafana/Loki export\'s time column and a tab', level: 'WARN', target: 'linkerd_reconnect', lines: [`2025-12-12 19:55:11.333\t${JSON_LINE}`] },
   { format: '`> ` quoted', level: 'WARN', target: 'linkerd_reconnect', lines: [`> ${PLAIN}`] },
   { format: '`>` quoted without its space', level: 'WARN', target: 'linkerd_reconnect', lines: [`>${PLAIN}`] },
   { format: 'leading spaces', level: 'WARN', target: 'linkerd_reconnect', lines: [`    ${PLAIN}`] },
   { format: 'uptime missing its `]`', level: 'WARN', target: 'linkerd_reconnect', lines: [`[    13.328926s  WARN ThreadId(01) ${PLAIN_BODY}`] },
 ];
+
+describe('a proxy line behind a log UI\'s columns', () => {
+  it('takes the wall time only from a column that states its zone', async () => {
+    const zoned = await parse(`2024-06-06T11:01:39.532Z\t${PLAIN}\n`);
+    const local = await parse(`2024-06-06 11:01:39.532\t${PLAIN}\n`);
+    assert.deepEqual([zoned.records[0]!.time, local.records[0]!.time], [Date.parse('2024-06-06T11:01:39.532Z'), null]);
+    for (const r of [...zoned.records, ...local.records]) expectReconnect(r);
+  });
+
+  it('does not take a proxy line quoted far inside another message', async () => {
+    const quoted = `support ticket 4711: the customer reports that every request fails and attaches this line from the proxy: ${PLAIN}`;
+    const { records } = await parse(`${PLAIN}\n${quoted}\n`);
+    assert.deepEqual(records.map((r) => r.line), [1]);
+  });
+});
 
 describe('a file made only of one pasted format', () => {
   for (const { format, lines, level, target } of SINGLE_FORMAT_FILES) {
