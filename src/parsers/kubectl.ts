@@ -3,10 +3,12 @@
 // `-A`, `-o wide`, the pre-1.19 layout with FIRST SEEN/COUNT/KIND, `--watch` rows printed one at a
 // time without alignment) and `kubectl get pods` with its RESTARTS column. A bundle concatenates
 // them freely, and describe output often ends with a proxy log tail (the last termination
-// message), so KubectlReader is also handed the lines a proxy-log input cannot read.
+// message), so KubectlReader is also handed the lines a proxy-log input cannot read. Pod YAML
+// (`get pod -o yaml`) is read by kubectl-pod-yaml.ts.
 // Grammar notes: docs/parse-format.md.
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
+import { PodYamlReader } from './kubectl-pod-yaml.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import type { LineParser, ParserFactory } from './parser.js';
 
@@ -55,15 +57,19 @@ export class KubectlReader {
   private table: Table | null = null;
   /** `Events:` was the last key: a table header is expected. */
   private eventsNext = false;
+  private readonly podYaml: PodYamlReader;
 
   constructor(
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
-  ) {}
+  ) {
+    this.podYaml = new PodYamlReader(input, emit);
+  }
 
   line(raw: string, lineNo: number): boolean {
     const text = raw.endsWith('\r') ? raw.slice(0, -1).trimEnd() : raw.trimEnd();
     if (text === '') return false;
+    if (this.podYaml.line(text, lineNo)) return true;
     if (this.table) {
       if (this.tableRow(text, lineNo)) return true;
       if (DASHES.test(text)) return true;
@@ -81,6 +87,7 @@ export class KubectlReader {
 
   end(): void {
     this.closeContainer();
+    this.podYaml.end();
   }
 
   // ------------------------------------------------------------------ describe pod
@@ -373,9 +380,9 @@ function parseDescribeTime(text: string): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** Lines that only kubectl prints, for the sniffer: describe keys with their values, and table headers. */
+/** Lines that only kubectl prints, for the sniffer: describe keys with their values, pod YAML status keys, and table headers. */
 const SNIFF_MARKERS =
-  /^(?:(?:Init |Ephemeral )?Containers:$|Events:(?:\s+<none>)?$|Name:\s+\S+$|Namespace:\s+\S+$|QoS Class:\s|Controlled By:\s| +(?:Last )?State:\s+(?:Running|Waiting|Terminated)$| +Restart Count:\s+\d+$| +Exit Code:\s+-?\d+$| +Reason:\s+(?:CrashLoopBackOff|OOMKilled|Error|Completed|ContainerCreating|PodInitializing)$| +Container ID:\s+\w+:\/\/)/;
+  /^(?:kind: Pod$| +(?:init|ephemeral)?[cC]ontainerStatuses:$| +restartCount: \d+$| +reason: (?:CrashLoopBackOff|OOMKilled)$|(?:Init |Ephemeral )?Containers:$|Events:(?:\s+<none>)?$|Name:\s+\S+$|Namespace:\s+\S+$|QoS Class:\s|Controlled By:\s| +(?:Last )?State:\s+(?:Running|Waiting|Terminated)$| +Restart Count:\s+\d+$| +Exit Code:\s+-?\d+$| +Reason:\s+(?:CrashLoopBackOff|OOMKilled|Error|Completed|ContainerCreating|PodInitializing)$| +Container ID:\s+\w+:\/\/)/;
 
 /** How strongly a line says "kubectl output": 0 when it does not. */
 export function kubectlSniffScore(line: string): number {
