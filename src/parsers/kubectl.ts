@@ -380,9 +380,9 @@ function parseDescribeTime(text: string): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** Lines that only kubectl prints, for the sniffer: describe keys with their values, pod YAML status keys, and table headers. */
+/** Lines that only kubectl prints, for the sniffer: describe keys with their values, the status keys of a pod YAML (a manifest without status says nothing), and table headers. */
 const SNIFF_MARKERS =
-  /^(?:kind: Pod$| +(?:init|ephemeral)?[cC]ontainerStatuses:$| +restartCount: \d+$| +reason: (?:CrashLoopBackOff|OOMKilled)$|(?:Init |Ephemeral )?Containers:$|Events:(?:\s+<none>)?$|Name:\s+\S+$|Namespace:\s+\S+$|QoS Class:\s|Controlled By:\s| +(?:Last )?State:\s+(?:Running|Waiting|Terminated)$| +Restart Count:\s+\d+$| +Exit Code:\s+-?\d+$| +Reason:\s+(?:CrashLoopBackOff|OOMKilled|Error|Completed|ContainerCreating|PodInitializing)$| +Container ID:\s+\w+:\/\/)/;
+  /^(?: +(?:init|ephemeral)?[cC]ontainerStatuses:$| +restartCount: \d+$| +reason: (?:CrashLoopBackOff|OOMKilled)$|(?:Init |Ephemeral )?Containers:$|Events:(?:\s+<none>)?$|Name:\s+\S+$|Namespace:\s+\S+$|QoS Class:\s|Controlled By:\s| +(?:Last )?State:\s+(?:Running|Waiting|Terminated)$| +Restart Count:\s+\d+$| +Exit Code:\s+-?\d+$| +Reason:\s+(?:CrashLoopBackOff|OOMKilled|Error|Completed|ContainerCreating|PodInitializing)$| +Container ID:\s+\w+:\/\/)/;
 
 /** How strongly a line says "kubectl output": 0 when it does not. */
 export function kubectlSniffScore(line: string): number {
