@@ -5,6 +5,7 @@
 
 import type { InputInfo, LdRecord, PodStatusRecord } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
+import { blankPodStatus, placePodStatus } from './pod-status.js';
 
 const STATUS_LISTS: Readonly<Record<string, PodStatusRecord['containerKind']>> = {
   containerStatuses: 'app',
@@ -112,7 +113,7 @@ export class PodYamlReader {
     const kind = parent === undefined ? undefined : STATUS_LISTS[parent];
     if (kind !== undefined && dash) {
       this.closeStatus();
-      this.open = { record: this.newRecord(kind, lineNo), item: this.stack.length - 1, depth: path.length };
+      this.open = { record: blankPodStatus(this.input.path, lineNo, 'pod-yaml', kind), item: this.stack.length - 1, depth: path.length };
     }
     if (this.open) this.statusField(path.slice(this.open.depth), key, value);
   }
@@ -142,40 +143,12 @@ export class PodYamlReader {
     else if (key === 'finishedAt') r[last ? 'lastFinished' : 'finished'] = parseRfc3339(value);
   }
 
-  private newRecord(containerKind: PodStatusRecord['containerKind'], lineNo: number): PodStatusRecord {
-    return {
-      kind: 'pod-status',
-      path: this.input.path,
-      line: lineNo,
-      source: 'pod-yaml',
-      containerKind,
-      image: null,
-      state: null,
-      reason: null,
-      exitCode: null,
-      started: null,
-      finished: null,
-      lastState: null,
-      lastReason: null,
-      lastExitCode: null,
-      lastStarted: null,
-      lastFinished: null,
-      ready: null,
-      restartCount: null,
-      lastRestartAgoSeconds: null,
-      memoryLimit: null,
-    };
-  }
-
   private closeStatus(): void {
     const open = this.open;
     this.open = null;
     if (!open) return;
     const r = open.record;
-    const pod = this.pod ?? this.input.pod;
-    const namespace = this.namespace ?? this.input.namespace;
-    if (pod) r.pod = pod;
-    if (namespace) r.namespace = namespace;
+    placePodStatus(r, this.pod ?? this.input.pod, this.namespace ?? this.input.namespace);
     if (!r.container && this.input.container) r.container = this.input.container;
     if (r.container) r.memoryLimit = this.limits.get(r.container) ?? null;
     this.emit(r);

@@ -9,6 +9,7 @@
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { PodYamlReader } from './kubectl-pod-yaml.js';
+import { blankPodStatus, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import type { LineParser, ParserFactory } from './parser.js';
 
@@ -218,32 +219,8 @@ export class KubectlReader {
   }
 
   private openContainer(candidate: { name: string; line: number } | null, lineNo: number): OpenContainer {
-    const record: PodStatusRecord = {
-      kind: 'pod-status',
-      path: this.input.path,
-      line: candidate?.line ?? lineNo,
-      source: 'describe',
-      containerKind: this.section,
-      image: null,
-      state: null,
-      reason: null,
-      exitCode: null,
-      started: null,
-      finished: null,
-      lastState: null,
-      lastReason: null,
-      lastExitCode: null,
-      lastStarted: null,
-      lastFinished: null,
-      ready: null,
-      restartCount: null,
-      lastRestartAgoSeconds: null,
-      memoryLimit: null,
-    };
-    const pod = this.pod ?? this.input.pod;
-    const namespace = this.namespace ?? this.input.namespace;
-    if (pod) record.pod = pod;
-    if (namespace) record.namespace = namespace;
+    const record = blankPodStatus(this.input.path, candidate?.line ?? lineNo, 'describe', this.section);
+    placePodStatus(record, this.pod ?? this.input.pod, this.namespace ?? this.input.namespace);
     const container = candidate?.name ?? this.input.container;
     if (container) record.container = container;
     this.container = { record, block: 'other', inMessage: false };
@@ -318,31 +295,12 @@ export class KubectlReader {
     const ready = /^(\d+)\/(\d+)$/.exec(cells.READY ?? '');
     const restarts = RESTARTS_CELL.exec(cells.RESTARTS ?? '');
     if (!name || !ready || !restarts) return false;
-    const record: PodStatusRecord = {
-      kind: 'pod-status',
-      path: this.input.path,
-      line: lineNo,
-      pod: name.startsWith('pod/') ? name.slice(4) : name,
-      source: 'get-pods',
-      containerKind: null,
-      image: null,
-      state: cells.STATUS || null,
-      reason: null,
-      exitCode: null,
-      started: null,
-      finished: null,
-      lastState: null,
-      lastReason: null,
-      lastExitCode: null,
-      lastStarted: null,
-      lastFinished: null,
-      ready: ready[1] === ready[2],
-      restartCount: Number(restarts[1]),
-      lastRestartAgoSeconds: restarts[2] ? parseHumanDuration(restarts[2]) : null,
-      memoryLimit: null,
-    };
-    const ns = cells.NAMESPACE ?? this.input.namespace;
-    if (ns) record.namespace = ns;
+    const record = blankPodStatus(this.input.path, lineNo, 'get-pods', null);
+    record.state = cells.STATUS || null;
+    record.ready = ready[1] === ready[2];
+    record.restartCount = Number(restarts[1]);
+    record.lastRestartAgoSeconds = restarts[2] ? parseHumanDuration(restarts[2]) : null;
+    placePodStatus(record, name.startsWith('pod/') ? name.slice(4) : name, cells.NAMESPACE ?? this.input.namespace);
     this.emit(record);
     return true;
   }
