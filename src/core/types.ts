@@ -192,7 +192,7 @@ export interface CorednsMessageRecord extends RecordBase {
  */
 export interface PodStatusRecord extends RecordBase {
   kind: 'pod-status';
-  source: 'describe' | 'get-pods';
+  source: 'describe' | 'get-pods' | 'pod-yaml';
   /** `Init Containers:` / `Containers:` / `Ephemeral Containers:`; null for a get-pods row or a paste that starts inside the list. */
   containerKind: 'init' | 'app' | 'ephemeral' | null;
   image: string | null;

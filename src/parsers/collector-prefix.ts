@@ -1,6 +1,6 @@
 // Log collectors wrap each line in their own prefix: CRI files (`<ts> stdout F <line>`),
-// `kubectl logs --timestamps` (`<ts> <line>`), Docker json-file, and multi-pod tailers such as
-// stern (`<pod> <container> <line>`). This module peels those off so format parsers see the
+// `kubectl logs --timestamps` (`<ts> <line>`) and `--prefix` (`[pod/<pod>/<container>] <line>`),
+// Docker json-file, and multi-pod tailers such as stern (`<pod> <container> <line>`). This module peels those off so format parsers see the
 // payload, and it rejoins CRI partial (`P`) lines.
 
 export interface CollectedLine {
@@ -8,6 +8,8 @@ export interface CollectedLine {
   time: number | null;
   stream?: 'stdout' | 'stderr';
   pod?: string;
+  /** From `stern --all-namespaces`, which prints the namespace before the pod. */
+  namespace?: string;
   container?: string;
   content: string;
   /** First physical line of the logical line (differs from the current line when CRI partials were joined). */
@@ -19,10 +21,14 @@ const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 const CRI = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([FP]) ?(.*)$/s;
 /** The timestamp CRI and `kubectl logs --timestamps` prefixes start with, and the space after it. */
 export const COLLECTOR_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
-// stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload.
-// stern --timestamps puts its timestamp after that prefix.
+// stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload,
+// `stern --all-namespaces` `<namespace> <pod> <container> `. stern --timestamps puts its timestamp
+// after that prefix.
 const TAILER =
-  /^([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
+  /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) (?=\S+ \S+ ))?([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
+
+/** `kubectl logs --prefix` (kubectl 1.17+, for several pods or containers at once): `[pod/<pod>/<container>] `. */
+const KUBECTL_PREFIX = /^\[pod\/([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\/([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\] /;
 
 /** Exact powers of ten up to 1e15, for reading decimal fractions without building a string. */
 export const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
@@ -161,18 +167,29 @@ export class CollectorPrefixReader {
 
 function withTailer(content: string, time: number | null, line: number): CollectedLine {
   const first = content.charCodeAt(0);
+  if (first === 91 /* [ */ && content.startsWith('[pod/')) {
+    const prefixed = KUBECTL_PREFIX.exec(content);
+    if (prefixed) return withTimestamp(content.slice(prefixed[0].length), time, line, { pod: prefixed[1]!, container: prefixed[2]! });
+  }
   // Fast path: payloads that start like a log line need no tailer check.
   if (first === 91 /* [ */ || first === 123 /* { */ || first === 32) return { time, content, line };
   const tailer = TAILER.exec(content);
   if (!tailer) return { time, content, line };
-  let rest = content.slice(tailer[0].length);
+  const rest = content.slice(tailer[0].length);
+  // The regex fills the namespace slot first; the last token is always the container.
+  const tokens = tailer.slice(1, 4).filter((t): t is string => t !== undefined);
+  if (tokens.length === 3) return withTimestamp(rest, time, line, { namespace: tokens[0], pod: tokens[1], container: tokens[2] });
+  if (tokens.length === 2) return withTimestamp(rest, time, line, { pod: tokens[0], container: tokens[1] });
+  return withTimestamp(rest, time, line, { container: tokens[0] });
+}
+
+/** The payload after a tailer's prefix, which `--timestamps` follows with its timestamp. */
+function withTimestamp(rest: string, time: number | null, line: number, origin: Pick<CollectedLine, 'namespace' | 'pod' | 'container'>): CollectedLine {
   if (time === null && COLLECTOR_TIMESTAMP.test(rest)) {
     const space = rest.indexOf(' ');
-    time = parseRfc3339Until(rest, space);
-    rest = rest.slice(space + 1);
+    return { time: parseRfc3339Until(rest, space), ...origin, content: rest.slice(space + 1), line };
   }
-  if (tailer[2] !== undefined) return { time, pod: tailer[1], container: tailer[2], content: rest, line };
-  return { time, container: tailer[1], content: rest, line };
+  return { time, ...origin, content: rest, line };
 }
 
 /**

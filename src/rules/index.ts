@@ -7,6 +7,7 @@ import type { RuleExporter } from '../export/types.js';
 import type { RuleIncidentKnowledge } from '../incident/knowledge.js';
 import authorizationDenied from './authorization-denied/index.js';
 import { authorizationDeniedExporter } from './authorization-denied/export.js';
+import { authorizationDeniedIncident } from './authorization-denied/incident.js';
 import controlPlaneUnavailable from './control-plane-unavailable/index.js';
 import { controlPlaneUnavailableExporter } from './control-plane-unavailable/export.js';
 import { controlPlaneUnavailableIncident } from './control-plane-unavailable/incident.js';
@@ -40,6 +41,7 @@ import { podRestartsExporter } from './pod-restarts/export.js';
 import { podRestartsIncident } from './pod-restarts/incident.js';
 import protocolDetectionTimeout from './protocol-detection-timeout/index.js';
 import { protocolDetectionTimeoutExporter } from './protocol-detection-timeout/export.js';
+import { protocolDetectionTimeoutIncident } from './protocol-detection-timeout/incident.js';
 import reconnectStorm from './reconnect-storm/index.js';
 import { reconnectStormExporter } from './reconnect-storm/export.js';
 import { reconnectStormIncident } from './reconnect-storm/incident.js';
@@ -70,8 +72,8 @@ export const REGISTRY: readonly RegisteredRule[] = [
   { rule: identityFailure, live: identityFailureExporter, incident: identityFailureIncident },
   { rule: failfast, live: failfastExporter, incident: failfastIncident },
   { rule: dnsResolutionFailure, live: dnsResolutionFailureExporter, incident: dnsResolutionFailureIncident },
-  { rule: protocolDetectionTimeout, live: protocolDetectionTimeoutExporter },
-  { rule: authorizationDenied, live: authorizationDeniedExporter },
+  { rule: protocolDetectionTimeout, live: protocolDetectionTimeoutExporter, incident: protocolDetectionTimeoutIncident },
+  { rule: authorizationDenied, live: authorizationDeniedExporter, incident: authorizationDeniedIncident },
   { rule: podRestarts, live: podRestartsExporter, incident: podRestartsIncident },
   { rule: knownSignature, incident: { annotatesLines: true } },
 ];

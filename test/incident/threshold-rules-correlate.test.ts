@@ -70,4 +70,20 @@ describe('threshold rules in incidents', () => {
     assert.equal(incident!.findings[0]!.role, 'probable cause');
     assert.deepEqual(incident!.findings.slice(1).map((f) => f.role), ['effect', 'effect']);
   });
+
+  it('denied kubelet probes explain the restarts of the same workload, but not its OOM kills', () => {
+    const denied: Finding = {
+      ...base, ruleId: 'authorization-denied', severity: 'warning', title: 'Probe traffic denied by policy on collector-opencensus', subject: { namespace: 'observability', target: 'collector-opencensus' },
+      evidence: { server: 'collector-opencensus', kind: 'probe flood', denials: 36, window, topPods: [{ pod: 'otel-collector-6b9c8d7f5-k8s9t', lines: 18 }] },
+    };
+    const restarts = (problem: string): Finding => ({
+      ...base, ruleId: 'pod-restarts', title: `otel-collector ${problem}`, subject: { namespace: 'observability', pod: 'otel-collector-6b9c8d7f5-k8s9t', workload: 'otel-collector' },
+      evidence: { container: 'otel-collector', role: 'app', problem, restarts: 7, window },
+    });
+    const [incident] = correlate([restarts('crashloop'), denied]);
+    assert.deepEqual(incident!.findings.map((f) => [f.ruleId, f.role]), [['authorization-denied', 'probable cause'], ['pod-restarts', 'effect']]);
+    assert.match(incident!.headline, /probes denied by policy on collector-opencensus \(36\)/);
+    const [oom] = correlate([restarts('oom'), denied]);
+    assert.notEqual(oom!.ordering.confidence, 'likely');
+  });
 });

@@ -1,6 +1,6 @@
 // The kubectl reader on the layouts kubectl has printed: describe pod (with its Events table),
-// get events (1.19+ default, -A, -o wide, the pre-1.19 layout, --watch rows), get pods, and
-// describe lines inside a proxy-log input.
+// get events (1.19+ default, -A, -o wide, the pre-1.19 layout, --watch rows), get pods, get pod
+// -o yaml, and describe lines inside a proxy-log input.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -112,5 +112,34 @@ describe('kubectl input', () => {
 
   it('reads kubectl ages', () => {
     assert.deepEqual(['45s', '3m2s', '10h', '5d', '2y45d', '<unknown>', ''].map(parseHumanDuration), [45, 182, 36_000, 432_000, 2 * 365 * 86_400 + 45 * 86_400, null, null]);
+  });
+});
+
+describe('kubectl get pods -o yaml', () => {
+  // The layout kubectl prints (keys sorted, list items at their key's column), cut to the fields
+  // that matter: a List of a destination pod whose controller was OOMKilled and a healthy pod.
+  const yaml = read('test/data/kubectl/get-pods-yaml-oom.yaml');
+
+  it('is sniffed as kubectl and gives one record per container status, with the pod, limits and states', async () => {
+    assert.equal(sniffKind(yaml.split('\n')), 'kubectl');
+    const { pods, stats } = await parse(yaml, 'pods.yaml');
+    assert.equal(stats.kind, 'kubectl');
+    assert.deepEqual(
+      pods.map((p) => [p.namespace, p.pod, p.container, p.containerKind, p.state, p.reason, p.lastState, p.lastReason, p.lastExitCode, p.restartCount, p.memoryLimit]),
+      [
+        ['linkerd', 'linkerd-destination-7d9f8c6b5-x2x8k', 'destination', 'app', 'Waiting', 'CrashLoopBackOff', 'Terminated', 'OOMKilled', 137, 6, '250Mi'],
+        ['linkerd', 'linkerd-destination-7d9f8c6b5-x2x8k', 'linkerd-proxy', 'app', 'Running', null, null, null, null, 0, '250Mi'],
+        ['linkerd', 'linkerd-destination-7d9f8c6b5-x2x8k', 'linkerd-init', 'init', 'Terminated', 'Completed', null, null, null, 0, null],
+        ['shop', 'web-5d8f7c9b4-abcde', 'web', 'app', 'Running', null, null, null, null, 0, null],
+      ],
+    );
+    assert.equal(pods[0]!.lastFinished, Date.parse('2024-06-07T09:04:10Z'));
+    assert.ok(pods.every((p) => p.source === 'pod-yaml'));
+  });
+
+  it('reads a status block cut out of a pod', async () => {
+    const cut = yaml.split('\n').slice(27, 45).map((l) => l.slice(2)).join('\n');
+    const { pods } = await parse(cut, 'status.yaml');
+    assert.deepEqual(pods.map((p) => [p.container, p.lastReason, p.restartCount]), [['destination', 'OOMKilled', 6]]);
   });
 });

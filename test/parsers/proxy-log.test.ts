@@ -159,6 +159,19 @@ describe('proxy-log parser: collector prefixes', () => {
     assert.equal(records[0]!.container, 'linkerd-proxy');
   });
 
+  it('takes namespace, pod and container from stern --all-namespaces and kubectl --prefix', async () => {
+    const { records } = await parse(
+      [`shop traefik-7d9f8c6b5-abcde linkerd-proxy ${SEED_POLICY}`, `[pod/traefik-7d9f8c6b5-fghij/linkerd-proxy] ${SEED_POLICY}`, `[pod/traefik-7d9f8c6b5-fghij/linkerd-proxy] 2024-06-06T11:01:39.5Z ${SEED_POLICY}`].join('\n') + '\n',
+    );
+    assert.deepEqual(records.map((r) => [r.namespace, r.pod, r.container, r.message]), [
+      ['shop', 'traefik-7d9f8c6b5-abcde', 'linkerd-proxy', 'Failed to connect'],
+      // kubectl names no namespace: the file's path does (ingress/…).
+      ['ingress', 'traefik-7d9f8c6b5-fghij', 'linkerd-proxy', 'Failed to connect'],
+      ['ingress', 'traefik-7d9f8c6b5-fghij', 'linkerd-proxy', 'Failed to connect'],
+    ]);
+    assert.equal(records[2]!.time, Date.parse('2024-06-06T11:01:39.5Z'));
+  });
+
   it('reads Docker json-file lines', async () => {
     const { records } = await parse(JSON.stringify({ log: `${SEED_POLICY}\n`, stream: 'stdout', time: '2021-03-19T13:37:56.123456789Z' }) + '\n');
     assert.equal(records[0]!.message, 'Failed to connect');

@@ -1,10 +1,10 @@
-// Real lines (sources in test/data/real-samples/SOURCE.md and the catalogue's examples).
+// Real lines (sources in test/data/real/README.md and the catalogue's examples).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RuleCases } from '../support/rule-cases.js';
 
-const REAL = fileURLToPath(new URL('../data/real-samples/', import.meta.url));
+const REAL = fileURLToPath(new URL('../data/real/', import.meta.url));
 const real = (file: string) => readFileSync(`${REAL}${file}`, 'utf8');
 
 export const cases: RuleCases = {

@@ -1,8 +1,9 @@
 // Inputs shared by the threshold log rules' fire/quiet cases: proxy logs as `kubectl logs
 // --timestamps` writes them (RFC 3339 collector time, then the proxy's own `[uptime]` line), the
-// committed healthy bundles, and the real excerpts in test/data/real-proxy-log/ (sources there).
+// committed healthy bundles, and the real proxy excerpts in test/data/real/proxy-log/ (sources in
+// test/data/real/README.md, status in its expected.json).
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fixtureInputs } from '../support/fixture-inputs.js';
 import type { TestInput } from '../support/rule-tester.js';
 
@@ -46,18 +47,19 @@ export function startup(identity: string): LogEvent[] {
   ];
 }
 
-const REAL_DIR = new URL('../data/real-proxy-log/', import.meta.url);
+const REAL_ROOT = new URL('../data/real/', import.meta.url);
 
-/** A real excerpt from test/data/real-proxy-log/ (see its README for the thread it came from). */
+/** A real proxy excerpt from test/data/real/proxy-log/ (its README names the thread it came from). */
 export function real(file: string): TestInput {
-  return { path: `real/${file}`, content: readFileSync(new URL(file, REAL_DIR)) };
+  return { path: `real/${file}`, content: readFileSync(new URL(`proxy-log/${file}`, REAL_ROOT)) };
 }
 
-/** The real excerpts the collection marks healthy (start-up output of several releases and formats). */
+/** The real proxy excerpts expected.json marks healthy (start-up output of several releases and formats). */
 export function realHealthy(): TestInput[] {
-  const readme = readFileSync(new URL('README.md', REAL_DIR), 'utf8');
-  return readdirSync(REAL_DIR)
-    .filter((f) => f.endsWith('.log') && new RegExp(`^\\| ${f.replace(/[.]/g, '\\.')} \\|.*\\*\\*healthy\\*\\*`, 'm').test(readme))
+  const expected = JSON.parse(readFileSync(new URL('expected.json', REAL_ROOT), 'utf8')) as { file: string; status: string }[];
+  return expected
+    .filter((e) => e.status === 'healthy' && e.file.startsWith('proxy-log/'))
+    .map((e) => e.file.slice('proxy-log/'.length))
     .sort()
     .map(real);
 }

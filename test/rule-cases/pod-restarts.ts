@@ -16,6 +16,7 @@ const real10643 = read('test/data/kubectl/l2-10643-describe-crashloop-policy.log
 const healthyDescribe = read('fixtures/healthy-kubectl/describe-emoji.txt');
 const healthyPods = read('fixtures/healthy-kubectl/get-pods.txt');
 const healthyEvents = read('fixtures/healthy-kubectl/events-wide.txt');
+const podsYaml = read('test/data/kubectl/get-pods-yaml-oom.yaml');
 
 /** The describe of a proxy restarted once, with reason Error, days before the listing. */
 const onceLongAgo = web
@@ -25,6 +26,18 @@ const onceLongAgo = web
 
 export const cases: RuleCases = {
   fires: [
+    {
+      name: 'get pods -o yaml: the destination controller OOMKilled at 250Mi and now in CrashLoopBackOff',
+      expect: [
+        {severity:  'error', kind:  'oom/destination', subject:  {namespace:  'linkerd', workload:  'linkerd-destination', pod:  'linkerd-destination-7d9f8c6b5-x2x8k', target:  'linkerd-destination/destination'}},
+      ],
+      inputs: [{ path: 'pods.yaml', content: podsYaml }],
+      check: (findings) => {
+        assert.equal(findings.length, 1);
+        assert.deepEqual([findings[0]!.severity, findings[0]!.evidence.container, findings[0]!.evidence.role], ['error', 'destination', 'controller']);
+        assert.equal(findings[0]!.subject.pod, 'linkerd-destination-7d9f8c6b5-x2x8k');
+      },
+    },
     {
       name: 'the destination controller OOMKilled at 250Mi, 6 restarts, BackOff events',
       expect: [
