@@ -74,7 +74,7 @@ describe('threshold rules in incidents', () => {
   it('denied kubelet probes explain the restarts of the same workload, but not its OOM kills', () => {
     const denied: Finding = {
       ...base, ruleId: 'authorization-denied', severity: 'warning', title: 'Probe traffic denied by policy on collector-opencensus', subject: { namespace: 'observability', target: 'collector-opencensus' },
-      evidence: { server: 'collector-opencensus', kind: 'probe flood', denials: 36, window, topPods: [{ pod: 'otel-collector-6b9c8d7f5-k8s9t', lines: 18 }] },
+      evidence: { server: 'collector-opencensus', kind: 'probe flood', denials: 36, window, pods: [{ pod: 'otel-collector-6b9c8d7f5-k8s9t', lines: 18 }] },
     };
     const restarts = (problem: string): Finding => ({
       ...base, ruleId: 'pod-restarts', title: `otel-collector ${problem}`, subject: { namespace: 'observability', pod: 'otel-collector-6b9c8d7f5-k8s9t', workload: 'otel-collector' },
