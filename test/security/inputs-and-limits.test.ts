@@ -71,13 +71,13 @@ describe('baselines and configs', () => {
     assertOneLine(run.stderr, /bomb\.yaml: refused: more than 100 YAML alias expansions/);
   });
 
-  it('a config over 1 MiB is refused before parsing, in one line', () => {
+  it('a config over 256 KiB is refused before parsing, in one line', () => {
     const config = path.join(dir, 'huge.yaml');
     const entry = '  - { rule: reconnect-storm, subject: "ns/pod-%", reason: accepted }\n';
     writeFileSync(config, 'suppress:\n' + Array.from({ length: 20_000 }, (_, i) => entry.replace('%', String(i))).join(''));
     const run = cli(['analyze', bundle, '--config', config, '--no-progress']);
     assert.equal(run.status, 2);
-    assertOneLine(run.stderr, /huge\.yaml: config is 1\.\d MiB, more than the 1 MiB a config may have/);
+    assertOneLine(run.stderr, /huge\.yaml: config is 13\d\d KiB, more than the 256 KiB a config may have/);
   });
 });
 
