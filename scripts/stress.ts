@@ -4,7 +4,9 @@
 // when it exists, else from process.resourceUsage() read by a preloaded exit hook.
 //
 // Environment: STRESS_RSS_LIMIT_MB (default 300), STRESS_KEEP=1 keeps the folder, STRESS_ONLY=name,…,
-// STRESS_NO_TIME=1 measures with the process.resourceUsage() fallback even when /usr/bin/time exists.
+// STRESS_NO_TIME=1 measures with the process.resourceUsage() fallback even when /usr/bin/time exists,
+// STRESS_BIN=path/to/bin/run.js runs the cases against another build (a commit before a fix, to
+// show a case fails there).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,7 +20,7 @@ import { seeded } from './fixtures/prng.js';
 import { RULES } from '../src/rules/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'run.js');
+const BIN = process.env.STRESS_BIN ? path.resolve(process.env.STRESS_BIN) : path.join(ROOT, 'bin', 'run.js');
 const RSS_LIMIT_MB = Number(process.env.STRESS_RSS_LIMIT_MB ?? 300);
 const TIME = existsSync('/usr/bin/time') && !process.env.STRESS_NO_TIME ? '/usr/bin/time' : null;
 const IS_ROOT = process.getuid?.() === 0;
@@ -651,7 +653,13 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   if (c.stderr && !c.stderr.test(stderr.trim())) problems.push(`stderr ${JSON.stringify(stderr.trim().slice(0, 200))} does not match ${c.stderr}`);
   if (rssMb === null) problems.push('peak RSS not measured');
   else if (rssMb > RSS_LIMIT_MB) problems.push(`peak RSS ${rssMb} MB over ${RSS_LIMIT_MB} MB`);
-  const extra = c.check?.(dir);
+  // A check that throws (a report that was never written) is the case failing, not the run.
+  let extra: string | null | undefined;
+  try {
+    extra = c.check?.(dir);
+  } catch (err) {
+    extra = `check failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+  }
   if (extra) problems.push(extra);
   return { name: c.name, exit, stderr: stderr.trim(), rssMb, seconds, problems };
 }
@@ -665,7 +673,7 @@ function readRss(file: string): number | null {
 }
 
 async function main(): Promise<number> {
-  if (!existsSync(path.join(ROOT, 'dist', 'commands', 'analyze.js'))) {
+  if (!existsSync(path.join(path.dirname(BIN), '..', 'dist', 'commands', 'analyze.js'))) {
     console.error('stress: dist/ is missing; run `npm run build` first');
     return 2;
   }
