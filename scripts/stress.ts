@@ -345,6 +345,19 @@ const CASES: Case[] = [
     stderr: /\/proc\/self: on a kernel pseudo file system/,
   },
   {
+    name: 'proc-file-link',
+    what: 'a bundle folder with a link to /proc/self/environ beside a real log (it was read into the report)',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'bundle'));
+      writeFileSync(path.join(dir, 'bundle', 'proxy.log'), validLog(100));
+      symlinkSync('/proc/self/environ', path.join(dir, 'bundle', 'environ.log'));
+    },
+    args: ['analyze', 'bundle', '--format', 'json', '--output', 'report.json'],
+    exit: [0, 1],
+    stderr: /^linkerd-doctor: notice: bundle\/environ\.log: kernel pseudo file system \(\/proc, \/sys, …\); not read$/,
+    check: (dir) => (readFileSync(path.join(dir, 'report.json'), 'utf8').includes('environ.log') ? 'the report lists the /proc file as an input' : null),
+  },
+  {
     name: 'many-files',
     what: '5,000 small log files in one folder',
     prepare: (dir) => {
