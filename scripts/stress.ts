@@ -4,7 +4,9 @@
 // when it exists, else from process.resourceUsage() read by a preloaded exit hook.
 //
 // Environment: STRESS_RSS_LIMIT_MB (default 300), STRESS_KEEP=1 keeps the folder, STRESS_ONLY=name,…,
-// STRESS_NO_TIME=1 measures with the process.resourceUsage() fallback even when /usr/bin/time exists.
+// STRESS_NO_TIME=1 measures with the process.resourceUsage() fallback even when /usr/bin/time exists,
+// STRESS_BIN=path/to/bin/run.js runs the cases against another build (a commit before a fix, to
+// show a case fails there).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,7 +20,7 @@ import { seeded } from './fixtures/prng.js';
 import { RULES } from '../src/rules/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'bin', 'run.js');
+const BIN = process.env.STRESS_BIN ? path.resolve(process.env.STRESS_BIN) : path.join(ROOT, 'bin', 'run.js');
 const RSS_LIMIT_MB = Number(process.env.STRESS_RSS_LIMIT_MB ?? 300);
 const TIME = existsSync('/usr/bin/time') && !process.env.STRESS_NO_TIME ? '/usr/bin/time' : null;
 const IS_ROOT = process.getuid?.() === 0;
@@ -343,6 +345,19 @@ const CASES: Case[] = [
     stderr: /\/proc\/self: on a kernel pseudo file system/,
   },
   {
+    name: 'proc-file-link',
+    what: 'a bundle folder with a link to /proc/self/environ beside a real log (it was read into the report)',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'bundle'));
+      writeFileSync(path.join(dir, 'bundle', 'proxy.log'), validLog(100));
+      symlinkSync('/proc/self/environ', path.join(dir, 'bundle', 'environ.log'));
+    },
+    args: ['analyze', 'bundle', '--format', 'json', '--output', 'report.json'],
+    exit: [0, 1],
+    stderr: /^linkerd-doctor: notice: bundle\/environ\.log: kernel pseudo file system \(\/proc, \/sys, …\); not read$/,
+    check: (dir) => (readFileSync(path.join(dir, 'report.json'), 'utf8').includes('environ.log') ? 'the report lists the /proc file as an input' : null),
+  },
+  {
     name: 'many-files',
     what: '5,000 small log files in one folder',
     prepare: (dir) => {
@@ -477,15 +492,14 @@ const CASES: Case[] = [
   },
   {
     name: 'gz-members-bomb',
-    what: 'a tar of 8 gzip members of 16 MiB zeros each, limit 64 MiB: no member is over it, the archive is',
+    what: 'a 16 MB tar of 1,000 gzip members of 16 MiB zeros each, default limits: no member is a bomb, the archive (15.6 GiB) is',
     prepare: async (dir) => {
       const member = gzipSync(Buffer.alloc(16 << 20), { level: 9 });
-      writeFileSync(path.join(dir, 'members.tar'), await tarOf(Array.from({ length: 8 }, (_, i) => ({ name: `ns/pod-${i}/proxy.log.gz`, body: member }))));
+      writeFileSync(path.join(dir, 'members.tar'), await tarOf(Array.from({ length: 1000 }, (_, i) => ({ name: `ns/pod-${i}/proxy.log.gz`, body: member }))));
     },
     args: ['analyze', 'members.tar'],
-    env: { LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(64 << 20) },
     exit: [2],
-    stderr: /^linkerd-doctor: members\.tar: decompression stopped at 64\.0 MiB \(all gzip data of this archive\)/,
+    stderr: /^linkerd-doctor: members\.tar: decompression stopped at 1\.0 GiB \(all gzip data of this archive\)/,
   },
   {
     name: 'jobs-1000',
@@ -530,6 +544,66 @@ const CASES: Case[] = [
       writeLines(path.join(dir, 'coredns.log'), 5_000_000, (i) => `[INFO] 10.244.${(i >> 8) & 255}.${i & 255}:48557 - ${i & 65535} "A IN n${i.toString(36)}.example.com. udp 49 false 512" NXDOMAIN qr,aa,rd 142 0.000149388s`),
     args: ['analyze', 'coredns.log', '--jobs', '1', '--format', 'json', '--output', 'coredns.json'],
     exit: [0, 1],
+  },
+  {
+    name: 'config-suppressions',
+    what: 'a 9 MB config of 128,000 suppressions (parsing it took 941 MB)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'suppress.yaml'), 128_001, (i) => (i === 0 ? 'suppress:' : `  - rule: reconnect-storm\n    subject: "ns/pod-${i}-*"\n    reason: accepted until INC-${i}`)),
+    args: ['analyze', STORM, '--config', 'suppress.yaml'],
+    exit: [2],
+    stderr: /^linkerd-doctor: suppress\.yaml: config is \d+ KiB, more than the 256 KiB a config may have/,
+  },
+  {
+    name: 'config-100mb',
+    what: 'a 100 MB config (it aborted with a V8 out-of-memory trace)',
+    prepare: async (dir) => {
+      const out = createWriteStream(path.join(dir, 'huge.yaml'));
+      out.write('rules:\n  reconnect-storm:\n    options:\n      x: [');
+      const chunk = Buffer.from('1,'.repeat(1 << 19));
+      for (let i = 0; i < 100; i++) if (!out.write(chunk)) await once(out, 'drain');
+      out.end('1]\n');
+      await once(out, 'close');
+    },
+    args: ['analyze', STORM, '--config', 'huge.yaml'],
+    exit: [2],
+    stderr: /^linkerd-doctor: huge\.yaml: config is \d+ KiB, more than the 256 KiB a config may have/,
+  },
+  {
+    name: 'config-dense',
+    what: 'a config just under the 256 KiB limit of one-character scalars, the densest YAML tree per byte',
+    prepare: (dir) => writeFileSync(path.join(dir, 'dense.yaml'), `rules: {reconnect-storm: {options: {x: [${'1,'.repeat(((256 << 10) - 100) / 2)}1]}}}\n`),
+    args: ['analyze', STORM, '--config', 'dense.yaml'],
+    exit: [2],
+    stderr: /^linkerd-doctor: dense\.yaml:1: rules\.reconnect-storm\.options\.x: /,
+  },
+  {
+    name: 'deep-json',
+    what: 'JSON log lines nested 5,000 deep amid a storm log (it threw "Maximum call stack size exceeded" and dropped the rest)',
+    prepare: (dir) => {
+      const depth = 5000;
+      const notARecord = `{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      const deepRecord = `{"timestamp":"2024-06-06T11:01:30.549000Z","level":"WARN","fields":{"message":"x","p":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}},"target":"linkerd_app"}`;
+      const lines = readFileSync(path.join(STORM, 'ingress', 'traefik-84f22pthm6-9jxm9', 'linkerd-proxy.log'), 'utf8').trimEnd().split('\n');
+      writeFileSync(path.join(dir, 'deep.log'), [...lines.slice(0, 10), notARecord, deepRecord, ...lines.slice(10)].join('\n') + '\n');
+    },
+    args: ['analyze', 'deep.log'],
+    exit: [0, 1],
+    // Line 11 alone does not parse: the deep record on line 12 and every line after it are read.
+    stderr: /^linkerd-doctor: notice: deep\.log: 1 of 1282 lines did not parse as proxy-log$/,
+  },
+  {
+    name: 'long-preamble',
+    what: 'a storm log behind 300 lines of other output, beside a metrics dump (it was skipped without a word)',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'bundle'));
+      writeFileSync(path.join(dir, 'bundle', 'metrics.prom'), '# TYPE process_open_fds gauge\nprocess_open_fds 3\nprocess_max_fds 1024\n');
+      const preamble = Array.from({ length: 300 }, (_, i) => `collected by capture.sh step ${i}\n`).join('');
+      writeFileSync(path.join(dir, 'bundle', 'proxy.log'), preamble + readFileSync(path.join(STORM, 'ingress', 'traefik-84f22pthm6-9jxm9', 'linkerd-proxy.log'), 'utf8'));
+    },
+    args: ['analyze', 'bundle'],
+    exit: [0],
+    stderr: /^linkerd-doctor: notice: bundle\/proxy\.log: not analysed: no known input kind in the first 64 lines/,
   },
   {
     name: 'unknown-flag',
@@ -592,7 +666,13 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   if (c.stderr && !c.stderr.test(stderr.trim())) problems.push(`stderr ${JSON.stringify(stderr.trim().slice(0, 200))} does not match ${c.stderr}`);
   if (rssMb === null) problems.push('peak RSS not measured');
   else if (rssMb > RSS_LIMIT_MB) problems.push(`peak RSS ${rssMb} MB over ${RSS_LIMIT_MB} MB`);
-  const extra = c.check?.(dir);
+  // A check that throws (a report that was never written) is the case failing, not the run.
+  let extra: string | null | undefined;
+  try {
+    extra = c.check?.(dir);
+  } catch (err) {
+    extra = `check failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+  }
   if (extra) problems.push(extra);
   return { name: c.name, exit, stderr: stderr.trim(), rssMb, seconds, problems };
 }
@@ -606,7 +686,7 @@ function readRss(file: string): number | null {
 }
 
 async function main(): Promise<number> {
-  if (!existsSync(path.join(ROOT, 'dist', 'commands', 'analyze.js'))) {
+  if (!existsSync(path.join(path.dirname(BIN), '..', 'dist', 'commands', 'analyze.js'))) {
     console.error('stress: dist/ is missing; run `npm run build` first');
     return 2;
   }

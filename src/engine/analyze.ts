@@ -8,6 +8,7 @@ import { annotateFixStatus } from '../incident/fix-status.js';
 import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
 import { discoverInputs, type Discovery, type InputSource } from '../input/discover.js';
 import { openSource, RUN_SCOPE, startDecompressionLedger } from '../input/open.js';
+import { SNIFF_LINES } from '../input/sniff.js';
 import type { ParserOptions } from '../parsers/parser.js';
 import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
@@ -92,9 +93,25 @@ export function reportUnrecognised(discovery: Discovery, inputs: readonly InputS
     if (files.length === 0) errors.push(new InputError(container, 'no input files found (hidden entries and node_modules folders are skipped)'));
     else if (!fromIt.some((i) => i.kind !== 'unknown')) errors.push(new InputError(container, NOTHING_RECOGNISABLE));
   }
-  if (errors.length > 0 || inputs.some((i) => i.kind !== 'unknown')) return;
+  if (errors.length > 0) return;
+  if (inputs.some((i) => i.kind !== 'unknown')) {
+    noteUnrecognised(inputs, discovery.notices);
+    return;
+  }
   const searched = inputs.length > 0 ? inputs.map((i) => i.path) : discovery.sources.map((s) => s.path);
   errors.push(new InputError(listNames(searched.length > 0 ? searched : ['(no inputs)']), inputs.length > 0 ? NOTHING_RECOGNISABLE : 'no input entries to read'));
+}
+
+/**
+ * Beside recognised inputs, an unrecognised one is no error (bundles carry READMEs), but one longer
+ * than the sniff window was judged by its head alone: a proxy log behind more than SNIFF_LINES
+ * lines of other output is such a file, and its storm would otherwise pass without a word. One
+ * notice names them; a short file was read whole and is simply not a log.
+ */
+function noteUnrecognised(inputs: readonly InputStats[], notices: InputError[]): void {
+  const judgedByHead = inputs.filter((i) => i.kind === 'unknown' && i.lines > SNIFF_LINES).map((i) => i.path);
+  if (judgedByHead.length === 0) return;
+  notices.push(new InputError(listNames(judgedByHead), `not analysed: no known input kind in the first ${SNIFF_LINES} lines (cut a longer preamble to have a log behind it read)`));
 }
 
 /** Once the run's gzip budget is spent every later gzip input stops at once: one line says so, with a count. */

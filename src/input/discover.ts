@@ -77,6 +77,8 @@ export async function discoverInputs(args: readonly string[]): Promise<Discovery
   return discovery;
 }
 
+const PSEUDO_NOT_READ = 'kernel pseudo file system (/proc, /sys, …); not read';
+
 async function onPseudoFileSystem(file: string): Promise<boolean> {
   try {
     return PSEUDO_FILE_SYSTEMS.has((await statfs(file)).type);
@@ -130,11 +132,17 @@ async function walkDirectory(root: string, discovery: Discovery): Promise<Walked
           continue;
         }
         if (info.dev !== device && (await onPseudoFileSystem(full))) {
-          discovery.notices.push(new InputError(full, 'kernel pseudo file system (/proc, /sys, …); not read'));
+          discovery.notices.push(new InputError(full, PSEUDO_NOT_READ));
           continue;
         }
         await visit(full, info.dev, info.ino);
       } else if (info.isFile()) {
+        // A link out of the bundle to /proc/self/environ or a /sys file would put the process's
+        // secrets or the host's state into a report meant to be shared.
+        if (entry.isSymbolicLink() && info.dev !== device && (await onPseudoFileSystem(full))) {
+          discovery.notices.push(new InputError(full, PSEUDO_NOT_READ));
+          continue;
+        }
         files.push({ path: full, size: info.size, identity: `${info.dev}:${info.ino}` });
       } else {
         discovery.notices.push(new InputError(full, 'not a regular file (FIFO, socket or device); not read'));
@@ -176,6 +184,10 @@ async function walk(pattern: string, cwd: string, discovery: Discovery): Promise
         continue;
       }
       if (info.isDirectory()) continue;
+      if (info.isFile() && (await onPseudoFileSystem(path.resolve(cwd, entry.path)))) {
+        discovery.notices.push(new InputError(entry.path, PSEUDO_NOT_READ));
+        continue;
+      }
     }
     if (!info.isFile()) {
       discovery.notices.push(new InputError(entry.path, 'not a regular file (FIFO, socket or device); not read'));

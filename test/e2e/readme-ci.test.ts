@@ -1,8 +1,10 @@
 // The README's GitHub Actions and GitLab CI examples, run as written: the YAML is read from
-// README.md, every shell step that does not need the network (the install clones the repository)
-// runs under sh with `linkerd-doctor` on the PATH pointing at this checkout's bin/run.js, and each
-// report file is checked as its consumer would: SARIF against the 2.1.0 schema, JUnit as XML,
-// Markdown as a PR comment.
+// README.md. The GitHub example uses this repository's action, whose shell steps run here with the
+// example's inputs as a runner would run them; the GitLab example runs every script line that does
+// not need the network (building the image clones the repository) under sh with `linkerd-doctor`
+// on the PATH pointing at this checkout's bin/run.js, as the image puts it there. Each report
+// file is checked as its consumer would: SARIF against the 2.1.0 schema, JUnit as XML, Markdown
+// as a PR comment.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { Lexer } from 'marked';
 import { parse as parseYaml } from 'yaml';
+import { loadAction, readActionOutputs, runActionStep } from '../support/action-runner.js';
 import { sarifSchemaErrors } from '../support/sarif-validator.js';
 import { ONE_STORM, TWO_STORMS, writeBundle } from '../support/storm-bundle.js';
 
@@ -28,18 +31,25 @@ function yamlBlockAfter(heading: string): unknown {
   return parseYaml(block[1]!);
 }
 
-/** Shell commands of the example, in order, without the install (it clones from the network). */
-function githubCommands(): string[] {
-  const workflow = yamlBlockAfter('### GitHub Actions') as { jobs: Record<string, { steps: { run?: string }[] }> };
-  return Object.values(workflow.jobs).flatMap((j) => j.steps.map((s) => s.run).filter((r): r is string => typeof r === 'string'));
+interface WorkflowStep {
+  uses?: string;
+  run?: string;
+  with?: Record<string, string>;
 }
+
+function githubSteps(): WorkflowStep[] {
+  const workflow = yamlBlockAfter('### GitHub Actions') as { jobs: Record<string, { steps: WorkflowStep[] }> };
+  return Object.values(workflow.jobs).flatMap((j) => j.steps);
+}
+
+const USES_THIS_ACTION = /^linkerd-doctor\/linkerd-doctor@v\d+\.\d+\.\d+$/;
 
 function gitlabCommands(): string[] {
   const pipeline = yamlBlockAfter('### GitLab CI') as Record<string, { script?: string[] }>;
   return Object.values(pipeline).flatMap((j) => j.script ?? []);
 }
 
-const needsNetwork = (command: string) => /git clone|npm (ci|install|pack)/.test(command);
+const needsNetwork = (command: string) => /git clone|npm (ci|install|pack)|docker (login|build|push)/.test(command);
 
 let dir: string;
 let binDir: string;
@@ -109,17 +119,25 @@ function checkJunit(file: string): void {
 }
 
 describe('the README CI examples, run verbatim', () => {
-  it('GitHub Actions: text on stdout, SARIF and Markdown in their files, the job summary appended', async () => {
+  it('GitHub Actions: the action writes SARIF and Markdown, appends the summary and fails the step on the new storm', async () => {
     const cwd = await checkout('github');
-    const commands = githubCommands();
-    assert.ok(commands.some((c) => c.includes('linkerd-doctor analyze')), 'the example runs analyze');
-    const run = runAll(commands, cwd);
-    assert.deepEqual(run.codes, [1, 0], `exit codes of the analyze and summary steps; stderr: ${run.stderr}`);
-    assert.match(run.stdout, /^linkerd-doctor \S+ · \d+ inputs/, 'the text report is on stdout');
-    assert.doesNotThrow(() => checkSarif(path.join(cwd, 'linkerd-doctor.sarif')));
+    const steps = githubSteps();
+    const uses = steps.filter((s) => s.uses && USES_THIS_ACTION.test(s.uses));
+    assert.equal(uses.length, 1, 'the example uses this repository\'s action at a release');
+    assert.deepEqual(steps.filter((s) => s.run), [], 'the action does the work; no shell step of its own');
+    const inputs = uses[0]!.with ?? {};
+    const action = loadAction();
+    writeFileSync(path.join(cwd, 'summary.md'), '');
+    const analyzed = runActionStep(action, action.runs.steps.find((s) => s.id === 'analyze')!, cwd, inputs, {});
+    assert.equal(analyzed.status, 0, analyzed.stderr);
+    assert.match(analyzed.stdout, /^linkerd-doctor \S+ · \d+ inputs/, 'the text report is in the log');
+    const outputs = readActionOutputs(cwd);
+    assert.equal(outputs['exit-code'], '1', analyzed.stderr);
+    assert.doesNotThrow(() => checkSarif(path.join(cwd, outputs['sarif-file']!)));
     const markdown = readFileSync(path.join(cwd, 'linkerd-doctor.md'), 'utf8');
     checkMarkdown(markdown);
-    assert.equal(run.summary, markdown);
+    assert.equal(readFileSync(path.join(cwd, 'summary.md'), 'utf8'), markdown);
+    assert.equal(runActionStep(action, action.runs.steps.at(-1)!, cwd, inputs, outputs).status, 1, 'the gate step fails the job');
   });
 
   it('GitLab CI: JUnit, SARIF and Markdown each in the file named after its --format', async () => {
@@ -133,11 +151,15 @@ describe('the README CI examples, run verbatim', () => {
     checkMarkdown(readFileSync(path.join(cwd, 'linkerd-doctor.md'), 'utf8'));
   });
 
-  it('the install steps build from the repository, not from a registry that does not have the package', () => {
-    const installs = [...githubCommands(), ...gitlabCommands()].filter(needsNetwork);
-    assert.ok(installs.length >= 2);
+  it('nothing is installed from a registry that does not have the package: the action builds its checkout, the image is built from a clone', () => {
+    assert.ok(githubSteps().some((s) => s.uses && USES_THIS_ACTION.test(s.uses)));
+    const installs = gitlabCommands().filter(needsNetwork);
     assert.ok(installs.every((c) => !/npm install --global linkerd-doctor@/.test(c)));
-    assert.ok(installs.some((c) => /npm ci && npm install --global "\$\(npm pack --silent\)"/.test(c)));
+    assert.ok(installs.some((c) => /^git clone .*github\.com\/linkerd-doctor\/linkerd-doctor\.git (\S+)$/.test(c)));
+    const clone = /(\S+)$/.exec(installs.find((c) => c.startsWith('git clone'))!)![1]!;
+    assert.ok(installs.some((c) => c.startsWith('docker build') && c.endsWith(` ${clone}`)), 'the image is built from the clone\'s Dockerfile');
+    const pipeline = yamlBlockAfter('### GitLab CI') as Record<string, { image?: { name?: string; entrypoint?: string[] } }>;
+    const gate = Object.values(pipeline).find((j) => j.image?.name?.includes('linkerd-doctor'));
+    assert.deepEqual(gate?.image?.entrypoint, [''], 'GitLab runs the script in the image with a shell, not through its entrypoint');
   });
 });
-

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { loadAction, readActionOutputs, runActionStep } from '../support/action-runner.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -75,27 +75,9 @@ describe('Dockerfile', () => {
   });
 });
 
-interface Step {
-  name: string;
-  id?: string;
-  shell?: string;
-  run?: string;
-  uses?: string;
-  if?: string;
-  env?: Record<string, string>;
-  with?: Record<string, string>;
-  'working-directory'?: string;
-}
-
-interface Action {
-  name: string;
-  inputs: Record<string, { description: string; required?: boolean; default?: string }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Step[] };
-}
 
 describe('action.yml', () => {
-  const action = parse(readFileSync(path.join(ROOT, 'action.yml'), 'utf8')) as Action;
+  const action = loadAction();
   let work: string;
 
   before(() => {
@@ -121,43 +103,6 @@ describe('action.yml', () => {
     assert.equal(upload.with?.sarif_file, '${{ inputs.sarif-file }}');
   });
 
-  /** Runs one step's script as the runner does (bash -e -o pipefail), with `${{ … }}` in env resolved. */
-  function runStep(step: Step, inputs: Record<string, string>, outputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
-    const resolve = (value: string) =>
-      value.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_m, expr: string) => {
-        if (expr === 'github.action_path') return ROOT.replace(/\/$/, '');
-        const input = /^inputs\.([\w-]+)$/.exec(expr);
-        if (input) return inputs[input[1]!] ?? action.inputs[input[1]!]?.default ?? '';
-        const output = /^steps\.analyze\.outputs\.([\w-]+)$/.exec(expr);
-        if (output) return outputs[output[1]!] ?? '';
-        throw new Error(`unresolved expression ${expr}`);
-      });
-    const env: Record<string, string> = {
-      ...process.env,
-      GITHUB_ACTION_PATH: ROOT,
-      GITHUB_WORKSPACE: work,
-      GITHUB_OUTPUT: path.join(work, 'output'),
-      GITHUB_STEP_SUMMARY: path.join(work, 'summary.md'),
-      GITHUB_PATH: path.join(work, 'path'),
-      NO_COLOR: '1',
-      ...extraEnv,
-    };
-    for (const [k, v] of Object.entries(step.env ?? {})) env[k] = resolve(String(v));
-    const cwd = step['working-directory'] ? resolve(step['working-directory']) : work;
-    return spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], { cwd, env, encoding: 'utf8' });
-  }
-
-  function readOutputs(): Record<string, string> {
-    const file = path.join(work, 'output');
-    if (!existsSync(file)) return {};
-    return Object.fromEntries(
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-    );
-  }
-
   it('install step: checks Node, runs npm ci and the build in the action checkout', () => {
     // A stand-in npm records the calls: a real npm ci here would reinstall this checkout.
     const shim = path.join(work, 'shim');
@@ -165,7 +110,7 @@ describe('action.yml', () => {
     writeFileSync(path.join(shim, 'npm'), `#!/bin/sh\necho "$PWD :: $*" >> "${path.join(work, 'npm.log')}"\n`);
     chmodSync(path.join(shim, 'npm'), 0o755);
     const step = action.runs.steps[0]!;
-    const result = runStep(step, { paths: 'x' }, {}, { PATH: `${shim}:${process.env.PATH}` });
+    const result = runActionStep(action, step, work, { paths: 'x' }, {}, { PATH: `${shim}:${process.env.PATH}` });
     assert.equal(result.status, 0, result.stderr);
     const calls = readFileSync(path.join(work, 'npm.log'), 'utf8').trim().split('\n');
     const root = ROOT.replace(/\/$/, '');
@@ -180,10 +125,10 @@ describe('action.yml', () => {
     execFileSync('cp', ['-r', path.join(ROOT, 'fixtures/storm'), path.join(work, 'storm')]);
     writeFileSync(path.join(work, 'summary.md'), '# earlier step\n');
     const inputs = { paths: 'storm/linkerd\n  storm/ingress', 'fail-on': 'error' };
-    const result = runStep(analyze(), inputs, {});
+    const result = runActionStep(action, analyze(), work, inputs, {});
     assert.equal(result.status, 0, `the analyze step records the code and does not fail itself: ${result.stderr}`);
     assert.match(result.stdout, /reconnect storm/i, 'the text report goes to the log');
-    const outputs = readOutputs();
+    const outputs = readActionOutputs(work);
     assert.equal(outputs['exit-code'], '1');
     assert.equal(outputs['sarif-file'], 'linkerd-doctor.sarif');
     const sarif = JSON.parse(readFileSync(path.join(work, 'linkerd-doctor.sarif'), 'utf8')) as { version: string; runs: { results: unknown[] }[] };
@@ -192,7 +137,7 @@ describe('action.yml', () => {
     const summary = readFileSync(path.join(work, 'summary.md'), 'utf8');
     assert.ok(summary.startsWith('# earlier step\n'), 'appends, never overwrites');
     assert.equal(summary.slice('# earlier step\n'.length), readFileSync(path.join(work, 'linkerd-doctor.md'), 'utf8'));
-    const gated = runStep(gate(), inputs, outputs);
+    const gated = runActionStep(action, gate(), work, inputs, outputs);
     assert.equal(gated.status, 1);
     assert.match(gated.stdout, /::error title=linkerd-doctor::analyze exited 1/);
   });
@@ -201,20 +146,20 @@ describe('action.yml', () => {
     rmSync(path.join(work, 'output'), { force: true });
     execFileSync('cp', ['-r', path.join(ROOT, 'fixtures/healthy'), path.join(work, 'healthy')]);
     execFileSync('mkdir', ['-p', path.join(work, 'out')]);
-    runStep(analyze(), { paths: 'healthy', 'sarif-file': 'out/h.sarif', 'markdown-file': 'h.md' }, {});
-    assert.equal(readOutputs()['exit-code'], '0');
+    runActionStep(action, analyze(), work, { paths: 'healthy', 'sarif-file': 'out/h.sarif', 'markdown-file': 'h.md' }, {});
+    assert.equal(readActionOutputs(work)['exit-code'], '0');
     assert.ok(existsSync(path.join(work, 'out/h.sarif')) && existsSync(path.join(work, 'h.md')));
-    assert.equal(runStep(gate(), {}, readOutputs()).status, 0);
+    assert.equal(runActionStep(action, gate(), work, {}, readActionOutputs(work)).status, 0);
     rmSync(path.join(work, 'output'), { force: true });
-    runStep(analyze(), { paths: 'storm', 'fail-on': 'none', args: '--min-severity error' }, {});
-    assert.equal(readOutputs()['exit-code'], '0');
+    runActionStep(action, analyze(), work, { paths: 'storm', 'fail-on': 'none', args: '--min-severity error' }, {});
+    assert.equal(readActionOutputs(work)['exit-code'], '0');
   });
 
   it('a missing input fails the step with exit 2', () => {
     rmSync(path.join(work, 'output'), { force: true });
-    const result = runStep(analyze(), { paths: 'no-such-dir' }, {});
+    const result = runActionStep(action, analyze(), work, { paths: 'no-such-dir' }, {});
     assert.equal(result.status, 0);
-    assert.equal(readOutputs()['exit-code'], '2');
-    assert.equal(runStep(gate(), {}, readOutputs()).status, 2);
+    assert.equal(readActionOutputs(work)['exit-code'], '2');
+    assert.equal(runActionStep(action, gate(), work, {}, readActionOutputs(work)).status, 2);
   });
 });

@@ -163,10 +163,19 @@ describe('directory walks', () => {
     const root = path.join(dir, 'proc-link');
     mkdirSync(root);
     symlinkSync('/proc', path.join(root, 'proc'));
+    // Links to pseudo files, not folders: a walk and a glob over them must not read them either.
+    symlinkSync('/proc/self/status', path.join(root, 'status.log'));
+    if (existsSync('/sys/kernel/osrelease')) symlinkSync('/sys/kernel/osrelease', path.join(root, 'release.log'));
     const discovery = await discoverInputs([root, '/proc/self/status']);
     assert.deepEqual(discovery.sources, []);
-    assert.match(discovery.notices[0]!.toLine(), /proc: kernel pseudo file system/);
+    assert.deepEqual(
+      discovery.notices.map((n) => n.toLine()),
+      ['proc', ...(existsSync('/sys/kernel/osrelease') ? ['release.log'] : []), 'status.log'].map((name) => `${path.join(root, name)}: kernel pseudo file system (/proc, /sys, …); not read`),
+    );
     assert.match(discovery.errors[0]!.toLine(), /^\/proc\/self\/status: on a kernel pseudo file system/);
+    const globbed = await discoverInputs([path.join(root, '*.log')]);
+    assert.deepEqual(globbed.sources, []);
+    assert.equal(globbed.notices.length, existsSync('/sys/kernel/osrelease') ? 2 : 1);
   });
 
   // As root the walk runs as nobody, who must be able to read the checkout (not so under /root).

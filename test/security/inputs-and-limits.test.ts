@@ -1,6 +1,7 @@
 // Smaller hostile-input cases of issue 21, through the built CLI: baselines and configs with a
 // byte order mark, a baseline entry without a title, a YAML alias bomb, an oversized config, a
-// colon in a file name in SARIF, invalid decompression limits, and a closed stdout.
+// colon in a file name in SARIF, invalid decompression limits, a closed stdout, and a proxy log
+// behind a preamble longer than the sniff window.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -70,13 +71,13 @@ describe('baselines and configs', () => {
     assertOneLine(run.stderr, /bomb\.yaml: refused: more than 100 YAML alias expansions/);
   });
 
-  it('a config over 1 MiB is refused before parsing, in one line', () => {
+  it('a config over 256 KiB is refused before parsing, in one line', () => {
     const config = path.join(dir, 'huge.yaml');
     const entry = '  - { rule: reconnect-storm, subject: "ns/pod-%", reason: accepted }\n';
     writeFileSync(config, 'suppress:\n' + Array.from({ length: 20_000 }, (_, i) => entry.replace('%', String(i))).join(''));
     const run = cli(['analyze', bundle, '--config', config, '--no-progress']);
     assert.equal(run.status, 2);
-    assertOneLine(run.stderr, /huge\.yaml: config is 1\.\d MiB, more than the 1 MiB a config may have/);
+    assertOneLine(run.stderr, /huge\.yaml: config is 1\d{3} KiB, more than the 256 KiB a config may have/);
   });
 });
 
@@ -118,4 +119,26 @@ describe('environment and stdout', () => {
     assert.match(stderr, /^linkerd-doctor: stdout: closed before the report was fully written \(EPIPE\)/m);
     assert.ok(existsSync(BIN));
   });
+});
+
+describe('a proxy log behind a long preamble, beside a recognised input', () => {
+  const dir = scratch('preamble');
+  const bundle = path.join(dir, 'bundle');
+  mkdirSync(bundle);
+  writeFileSync(path.join(bundle, 'metrics.prom'), '# TYPE process_open_fds gauge\nprocess_open_fds 3\nprocess_max_fds 1024\n');
+  // Not kubectl chatter the sniffer skips (that case is read: test/parsers/pasted-lines.test.ts) but
+  // 300 lines of anything else, then the storm: the kind cannot be told from the head.
+  const preamble = Array.from({ length: 300 }, (_, i) => `collected by capture.sh step ${i}`).join('\n');
+  writeFileSync(path.join(bundle, 'proxy.log'), `${preamble}\n${readFileSync(STORM_LOG, 'utf8')}`);
+  writeFileSync(path.join(bundle, 'README.md'), 'Captured during the outage.\n');
+
+  for (const jobs of ['1', '2']) {
+    it(`is named in a notice, not skipped silently (--jobs ${jobs}); a short unknown file is not`, () => {
+      const run = cli(['analyze', bundle, '--no-progress', '--jobs', jobs]);
+      assert.equal(run.status, 0, run.stderr);
+      assertOneLine(run.stderr, /^linkerd-doctor: notice: .*bundle\/proxy\.log: not analysed: no known input kind in the first 64 lines/);
+      assert.doesNotMatch(run.stderr, /README/);
+      assert.equal(cli(['analyze', bundle, '--no-progress', '--quiet']).stderr, '');
+    });
+  }
 });

@@ -1,7 +1,8 @@
 // `--output` onto what is not a plain file (issue 21, issue 20): symlinks are followed, devices,
 // FIFOs and /dev/stdout are written in place, never replaced; an input is never overwritten; a
 // duplicate output is warned about; a hung-up run removes its temporary file; a killed run's
-// temporary file is removed by the next write. Through the built CLI.
+// temporary file is removed by the next write; the data is on disk before the rename. Through the
+// built CLI.
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,6 +30,23 @@ describe('--output onto special files', () => {
     assert.equal(JSON.parse(readFileSync(target, 'utf8')).schemaVersion, 1);
     assert.equal(statSync(target).mode & 0o777, 0o640, 'mode kept');
     assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), []);
+  });
+
+  const canTrace = spawnSync('strace', ['-o', '/dev/null', 'true']).status === 0;
+  it('fsyncs the temporary file before renaming it into place, then the folder', { skip: !canTrace && 'strace is missing or may not trace here' }, () => {
+    const report = path.join(dir, 'durable.json');
+    const trace = path.join(dir, 'durable.strace');
+    // -y prints the path behind each descriptor, so the fsync can be matched to the file.
+    const run = spawnSync('strace', ['-f', '-y', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace, process.execPath, BIN, 'analyze', HEALTHY, '--format', 'json', '--output', report, '-q'], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const calls = readFileSync(trace, 'utf8').split('\n');
+    const tmp = /\/\.durable\.json\.linkerd-doctor-\d+\.tmp/;
+    const synced = calls.findIndex((l) => /\bf(data)?sync\(\d+</.test(l) && tmp.test(l));
+    const renamed = calls.findIndex((l) => /\brename(at2?)?\(/.test(l) && tmp.test(l) && l.includes(`"${report}"`));
+    const folderSynced = calls.findIndex((l, i) => i > renamed && /\bfsync\(\d+</.test(l) && l.includes(`<${dir}>)`));
+    assert.ok(synced >= 0, 'the temporary file is fsynced');
+    assert.ok(renamed > synced, 'and only then renamed over the report');
+    assert.ok(folderSynced > renamed, 'the folder is fsynced after the rename');
   });
 
   // Never aimed at /dev/null or /dev/stdout themselves: run as root, a regression (or the code
