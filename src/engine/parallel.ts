@@ -23,7 +23,8 @@ import { PARSERS } from '../parsers/index.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
 import { findRule } from '../rules/index.js';
 import { RuleEngine, type ConfiguredRule } from './engine.js';
-import { knownTotalBytes, readSource, reportUnrecognised, type ReadOptions, type ReadResult } from './analyze.js';
+import { knownTotalBytes, readSource, reportUnrecognised, type ReadOptions, type ReadResult } from './read.js';
+import { deserializeError, serializeError, type RuleSpec, type TaskResult, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { fileRange } from '../input/file-range.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
 import { countLines, runTask } from './tasks.js';
@@ -61,13 +62,6 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB, stealMinBytes: 16 * MiB, stealMemoryBudget: 200 * MiB };
 /** Bytes read from the head of a file to sniff its kind (the sniffer needs its first SNIFF_LINES lines). */
 const HEAD_BYTES = 256 * 1024;
-
-/** A rule as a worker can rebuild it: by registry id. */
-export interface RuleSpec {
-  id: string;
-  options: object;
-  severity?: ConfiguredRule['severity'];
-}
 
 export interface ParallelPlan {
   jobs: number;
@@ -131,61 +125,6 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
   if (decompressionLedger) plan.decompressionLedger = decompressionLedger;
   if (options.splitFractions) plan.splitFractions = options.splitFractions;
   return plan;
-}
-
-// ---------------------------------------------------------------- messages between threads
-
-export interface SerializedError {
-  path: string;
-  message: string;
-  line?: number;
-}
-
-export type WorkerTask =
-  | { type: 'source'; source: InputSource }
-  | {
-      type: 'range';
-      path: string;
-      start: number;
-      end: number;
-      kind: InputKind;
-      linesBefore?: number;
-      parserState?: ParserState;
-      /** SharedRangeEnd memory: the main thread may take the rest of this range while it is read. */
-      sharedEnd?: SharedArrayBuffer;
-      /** A stolen range: the wall-time anchor its victim had reached, for the assumed start state. */
-      bootTimeHint?: number | null;
-    };
-
-export interface WorkerSetup {
-  rules: RuleSpec[];
-  parser: ParserOptions;
-  decompressionLedger?: SharedArrayBuffer;
-}
-
-export interface TaskResult {
-  states: unknown[];
-  failures: [string, string][];
-  inputs: InputStats[];
-  errors: SerializedError[];
-  /** Range tasks: lines before the range, the parser state assumed at its start and reached at its end. */
-  linesBefore?: number;
-  assumedState?: ParserState;
-  endState?: ParserState;
-}
-
-export type WorkerMessage =
-  | { type: 'progress'; bytes: number; lines: number }
-  | { type: 'file'; path: string }
-  | { type: 'done'; result: TaskResult }
-  | { type: 'failed'; message: string };
-
-export function serializeError(e: InputError): SerializedError {
-  return e.line ? { path: e.path, message: e.message, line: e.line } : { path: e.path, message: e.message };
-}
-
-export function deserializeError(e: SerializedError): InputError {
-  return new InputError(e.path, e.message, e.line);
 }
 
 /**

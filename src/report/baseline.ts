@@ -5,10 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
-import { SEVERITIES, type FindingSubject, type Severity } from '../core/types.js';
+import { SEVERITIES, type Finding, type FindingSubject, type Severity } from '../core/types.js';
 import { stringifyWellFormed } from '../util/json-safe.js';
 import { evidenceKind } from './fingerprint.js';
-import { SEVERITY_RANK, type ReportFinding } from './report.js';
+import { SEVERITY_RANK } from './severity.js';
 
 export const BASELINE_SCHEMA_VERSION = 1;
 export const DEFAULT_BASELINE_TOLERANCE_PERCENT = 10;
@@ -50,8 +50,11 @@ export interface BaselineComparison {
   stale: StaleBaselineEntry[];
 }
 
+/** A finding once the report has given it its fingerprint (report.ts ReportFinding is one). */
+type FingerprintedFinding = Finding & { fingerprint: string };
+
 /** No timestamps and a stable order, so a rewritten baseline diffs cleanly in review. */
-export function createBaseline(findings: readonly ReportFinding[]): BaselineFile {
+export function createBaseline(findings: readonly FingerprintedFinding[]): BaselineFile {
   const entries = findings.map((f): BaselineEntry => {
     const e: BaselineEntry = { fingerprint: f.fingerprint, ruleId: f.ruleId, subject: f.subject, kind: evidenceKind(f), severity: f.severity, title: f.title };
     if (f.keyFigure) e.keyFigure = { name: f.keyFigure.name, value: f.keyFigure.value };
@@ -116,7 +119,7 @@ export interface CompareOptions {
   notEvaluatedReason: (ruleId: string) => string;
 }
 
-export function compareWithBaseline(findings: readonly Pick<ReportFinding, 'fingerprint' | 'severity' | 'keyFigure'>[], baseline: BaselineFile, options: CompareOptions): BaselineComparison {
+export function compareWithBaseline(findings: readonly Pick<FingerprintedFinding, 'fingerprint' | 'severity' | 'keyFigure'>[], baseline: BaselineFile, options: CompareOptions): BaselineComparison {
   const known = new Map(baseline.findings.map((e) => [e.fingerprint, e]));
   const matched = new Set<string>();
   const verdicts = findings.map((f): BaselineVerdict => {

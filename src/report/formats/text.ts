@@ -11,7 +11,7 @@ import Table from 'cli-table3';
 import { type Finding, SEVERITIES, type SampleLine, type Severity, type Timeline } from '../../core/types.js';
 import { compact, maxOf } from '../../util/stats.js';
 import type { Report, ReportFinding } from '../report.js';
-import type { FormatOptions } from './index.js';
+import type { FormatOptions } from './options.js';
 import { formatValue, humanize, listTotal, truncate } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
