@@ -4,7 +4,7 @@
 import type { AnyRule } from '../core/types.js';
 import { findRule, RULES } from '../rules/index.js';
 import type { RuleOptionOverrides } from './config.js';
-import { resolveRuleOptions } from './options.js';
+import { resolveRuleOptions } from '../config/options.js';
 import { EXPORTERS } from './rules/index.js';
 import { alertSeverity, type AlertingRule, type ExportSettings, type ExportTarget, type RuleExporter, type RuleGroup, type SeverityMap } from './types.js';
 
