@@ -15,11 +15,12 @@ const BIN = path.resolve('bin/run.js');
 const GOLDEN = path.resolve('test/golden/reports');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 /**
- * SARIF names the checkout as its base URI; the committed reports say CHECKOUT_TOKEN instead, so
- * they hold in any clone, wherever it lies.
+ * SARIF names the checkout as its source root (`originalUriBaseIds.SRCROOT`); the reports are
+ * stored with a placeholder so they match in any clone, worktree or CI directory.
  */
-const CHECKOUT_URI = pathToFileURL(path.resolve('.') + path.sep).href;
-const CHECKOUT_TOKEN = 'file:///CHECKOUT/';
+const CHECKOUT_URI = pathToFileURL(path.resolve('.')).href + '/';
+const CHECKOUT_PLACEHOLDER = 'file:///CHECKOUT/';
+const portable = (report: string) => report.split(CHECKOUT_URI).join(CHECKOUT_PLACEHOLDER);
 
 const BUNDLE_FORMATS = ['json', 'text', 'markdown', 'sarif', 'junit', 'html'] as const;
 const ARTIFACT_FORMATS = ['json', 'text'] as const;
@@ -67,7 +68,7 @@ function runCase(c: Case): Promise<{ status: number | null; stderr: string; outp
       const outputs = new Map<string, string>();
       for (const format of c.formats) {
         const file = path.join(outDir, `report.${EXTENSION[format]}`);
-        if (existsSync(file)) outputs.set(format, readFileSync(file, 'utf8').split(CHECKOUT_URI).join(CHECKOUT_TOKEN));
+        if (existsSync(file)) outputs.set(format, portable(readFileSync(file, 'utf8')));
       }
       resolve({ status, stderr, outputs });
     });
