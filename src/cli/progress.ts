@@ -7,7 +7,7 @@
 // compressed, so a percentage would run past 100 % or jump; those show bytes and rates only.
 
 import cliProgress from 'cli-progress';
-import type { ReadProgress } from '../engine/read.js';
+import type { ReadProgress } from '../engine/analyze.js';
 import { formatBytes } from '../report/formats/text.js';
 import { truncate } from '../report/formats/values.js';
 import { compact } from '../util/stats.js';

@@ -1,6 +1,6 @@
 import { InputError, UsageError } from '../core/errors.js';
 import type { LdRecord } from '../core/types.js';
-import { readInputs } from '../engine/read.js';
+import { readInputs } from '../engine/analyze.js';
 import { decompressionLimits } from '../input/open.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { wellFormedJson } from '../util/json-safe.js';

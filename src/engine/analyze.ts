@@ -1,7 +1,7 @@
 // The whole offline run: discover → open → read entries → rules → result. Commands stay thin and
 // call this; tests call it directly.
 
-import type { InputStats } from '../core/types.js';
+import type { InputStats, LdRecord } from '../core/types.js';
 import { annotateFixStatus } from '../incident/fix-status.js';
 import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
 import { discoverInputs } from '../input/discover.js';
@@ -9,6 +9,15 @@ import { startDecompressionLedger } from '../input/open.js';
 import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
 import { readDiscovered, type ReadOptions, type ReadResult } from './read.js';
+
+export type { ReadOptions, ReadProgress, ReadResult } from './read.js';
+
+/** Streams every record of every input to `onRecord`, in input order. */
+export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
+  const discovery = await discoverInputs(args);
+  startDecompressionLedger();
+  return readDiscovered(discovery, onRecord, options);
+}
 
 export interface AnalysisResult extends EngineResult, ReadResult {
   /** Proxy version per pod, from build-info metrics and release banners. */

@@ -1,10 +1,13 @@
-// What the main thread and the worker threads of a parallel analysis (parallel.ts, tasks.ts,
-// analyze-worker.ts) send each other. Kept apart from both sides so that neither imports the other.
+// What the main thread and the worker threads of a parallel analysis send each other: the rules
+// by registry id (workers rebuild them), the tasks, their results and progress. Plain data only,
+// since every message is structured-cloned between threads.
 
 import { InputError } from '../core/errors.js';
-import type { InputKind, InputStats } from '../core/types.js';
+import type { AnyRule, InputKind, InputStats } from '../core/types.js';
 import type { InputSource } from '../input/discover.js';
+import { versionCollector } from '../incident/versions.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
+import { findRule } from '../rules/index.js';
 import type { ConfiguredRule } from './engine.js';
 
 /** A rule as a worker can rebuild it: by registry id. */
@@ -30,10 +33,6 @@ export type WorkerTask =
       kind: InputKind;
       linesBefore?: number;
       parserState?: ParserState;
-      /** SharedRangeEnd memory: the main thread may take the rest of this range while it is read. */
-      sharedEnd?: SharedArrayBuffer;
-      /** A stolen range: the wall-time anchor its victim had reached, for the assumed start state. */
-      bootTimeHint?: number | null;
     };
 
 export interface WorkerSetup {
@@ -65,4 +64,23 @@ export function serializeError(e: InputError): SerializedError {
 
 export function deserializeError(e: SerializedError): InputError {
   return new InputError(e.path, e.message, e.line);
+}
+
+/**
+ * Rule modules the engine runs besides the RULES registry (collectors riding along as rules):
+ * list them here so workers can rebuild them too; a configured rule found in neither keeps the
+ * whole analysis on the main thread.
+ */
+const BUILT_IN_MODULES: readonly AnyRule[] = [versionCollector];
+
+export function resolveRule(id: string): AnyRule | undefined {
+  return findRule(id) ?? BUILT_IN_MODULES.find((r) => r.meta.id === id);
+}
+
+export function configuredRules(specs: readonly RuleSpec[]): ConfiguredRule[] {
+  return specs.map((s) => {
+    const rule = resolveRule(s.id);
+    if (!rule) throw new Error(`unknown rule ${s.id}`);
+    return s.severity ? { rule, options: s.options, severity: s.severity } : { rule, options: s.options };
+  });
 }

@@ -1,11 +1,12 @@
-// Reading inputs in order on this thread: discover → open → read entries, each record to a
-// callback. The sequential analysis (analyze.ts), `parse`, and each worker task (tasks.ts) use it.
+// Reading inputs in order on this thread: every source of a discovery, entry by entry, and the
+// input errors a run reports when nothing could be analysed. The parallel reader (parallel.ts)
+// and its tasks (tasks.ts) read each source through readSource too.
 
 import type { Readable } from 'node:stream';
 import { InputError } from '../core/errors.js';
 import type { InputStats, LdRecord } from '../core/types.js';
-import { discoverInputs, type Discovery, type InputSource } from '../input/discover.js';
-import { openSource, RUN_SCOPE, startDecompressionLedger } from '../input/open.js';
+import type { Discovery, InputSource } from '../input/discover.js';
+import { openSource, RUN_SCOPE } from '../input/open.js';
 import type { ParserOptions } from '../parsers/parser.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
 
@@ -31,13 +32,7 @@ export interface ReadResult {
   notices: InputError[];
 }
 
-/** Streams every record of every input to `onRecord`, in input order. */
-export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
-  const discovery = await discoverInputs(args);
-  startDecompressionLedger();
-  return readDiscovered(discovery, onRecord, options);
-}
-
+/** Reads every source of a discovery in input order on this thread, records to `onRecord`. */
 export async function readDiscovered(discovery: Discovery, onRecord: (record: LdRecord) => void, options: ReadOptions): Promise<ReadResult> {
   const errors = [...discovery.errors];
   const inputs: InputStats[] = [];

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { tarBuffer as tarOf } from '../../scripts/fixtures/archive.js';
 import { InputError, describeSystemError } from '../../src/core/errors.js';
 import type { LdRecord } from '../../src/core/types.js';
-import { readInputs } from '../../src/engine/read.js';
+import { readInputs } from '../../src/engine/analyze.js';
 import { metaFromPath, workloadOfPod } from '../../src/input/path-meta.js';
 import { sniffKind } from '../../src/input/sniff.js';
 

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import * as tar from 'tar-stream';
 import { UsageError } from '../../src/core/errors.js';
-import { readInputs } from '../../src/engine/read.js';
+import { readInputs } from '../../src/engine/analyze.js';
 import { discoverInputs } from '../../src/input/discover.js';
 import { decompressionLimits, DEFAULT_DECOMPRESSION_LIMITS } from '../../src/input/open.js';
 import { PROXY_LOG_LINES } from './corpus.js';
