@@ -7,6 +7,7 @@
 // Grammar notes: docs/parse-format.md.
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
+import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import type { LineParser, ParserFactory } from './parser.js';
 
 type ContainerKind = PodStatusRecord['containerKind'];
@@ -30,18 +31,6 @@ const DESCRIBE_AGE = /^(\S+)(?: \(x(\d+) over (\S+)\))?$/;
 const HUMAN_DURATION = /^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 /** get-pods RESTARTS since kubectl 1.22: `5 (3m12s ago)`. */
 const RESTARTS_CELL = /^(\d+)(?: \((\S+) ago\))?$/;
-
-interface Column {
-  name: string;
-  start: number;
-}
-
-type TableKind = 'describe-events' | 'events' | 'pods';
-
-interface Table {
-  kind: TableKind;
-  columns: Column[];
-}
 
 interface OpenContainer {
   record: PodStatusRecord;
@@ -360,100 +349,6 @@ const DESCRIBE_TOP_KEYS = new Set([
   'Priority', 'Priority Class Name', 'Service Account', 'Node', 'Start Time', 'Labels', 'Annotations', 'Status', 'Reason', 'Message', 'IP', 'IPs',
   'Controlled By', 'Conditions', 'Volumes', 'QoS Class', 'Node-Selectors', 'Tolerations', 'Events', 'Topology Spread Constraints', 'Runtime Class Name',
 ]);
-
-/** The header of an events or pods table, with where each column starts; null for other lines. */
-export function tableHeader(text: string): Table | null {
-  const first = text.charCodeAt(0);
-  // Headers start with an upper-case letter (get) or spaces (describe's Events table).
-  if (first !== 32 && !(first >= 65 && first <= 90)) return null;
-  // Cheap test before splitting: every header this reads has one of these words.
-  if (!text.includes('REASON') && !text.includes('Reason') && !text.includes('RESTARTS')) return null;
-  const columns = columnsOf(text);
-  if (columns.length < 4) return null;
-  const names = new Set(columns.map((c) => c.name));
-  if (names.has('TYPE') && names.has('REASON') && names.has('MESSAGE')) {
-    const describe = text.charCodeAt(0) === 32 && text.includes('Reason') && (names.has('AGE') || names.has('LASTSEEN'));
-    return { kind: describe ? 'describe-events' : 'events', columns };
-  }
-  if (names.has('NAME') && names.has('READY') && names.has('STATUS') && names.has('RESTARTS')) return { kind: 'pods', columns };
-  return null;
-}
-
-/** Header words separated by two or more spaces (or a tab); `LAST SEEN` is one column. Names are upper-cased without spaces. */
-function columnsOf(text: string): Column[] {
-  const columns: Column[] = [];
-  for (const run of runsOf(text)) {
-    const name = run.text.replace(/ /g, '').toUpperCase();
-    if (!/^[A-Z]+$/.test(name)) return [];
-    columns.push({ name, start: run.start });
-  }
-  return columns;
-}
-
-/** Runs of text separated by two or more spaces or a tab. */
-function runsOf(text: string): { text: string; start: number }[] {
-  const runs: { text: string; start: number }[] = [];
-  let i = 0;
-  while (i < text.length) {
-    while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
-    if (i >= text.length) break;
-    const start = i;
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
-      if (c === 9) break;
-      if (c === 32 && (text.charCodeAt(i + 1) === 32 || text.charCodeAt(i + 1) === 9 || i + 1 >= text.length)) break;
-      i++;
-    }
-    runs.push({ text: text.slice(start, i), start });
-  }
-  return runs;
-}
-
-/**
- * A row's cells by column name. A table printed at once is aligned to its header, so cells are
- * cut at the header's offsets (empty cells such as SUBOBJECT included). Rows printed one by one
- * (`--watch`) are not aligned; they are split at runs of spaces instead, the MESSAGE cell taking
- * what is left between the columns before and after it. `valid` tells a real row from a cut that
- * landed inside words.
- */
-export function splitRow(text: string, columns: readonly Column[], valid: (cells: Record<string, string>) => boolean): Record<string, string> | null {
-  const aligned = alignedCells(text, columns);
-  if (aligned && valid(aligned)) return aligned;
-  const tokens = tokenCells(text, columns);
-  return tokens && valid(tokens) ? tokens : null;
-}
-
-function alignedCells(text: string, columns: readonly Column[]): Record<string, string> | null {
-  if (text.slice(0, columns[0]!.start).trim() !== '') return null;
-  const cells: Record<string, string> = {};
-  for (let i = 0; i < columns.length; i++) {
-    const start = columns[i]!.start;
-    if (i > 0 && start < text.length && text.charCodeAt(start - 1) !== 32) return null;
-    const end = i + 1 < columns.length ? columns[i + 1]!.start : text.length;
-    cells[columns[i]!.name] = start < text.length ? text.slice(start, end).trim() : '';
-  }
-  return cells;
-}
-
-/** Columns that kubectl leaves empty, so an unaligned row may lack their cell. */
-const OPTIONAL_COLUMNS = ['SUBOBJECT', 'NOMINATEDNODE', 'READINESSGATES'];
-
-function tokenCells(text: string, columns: readonly Column[]): Record<string, string> | null {
-  const runs = runsOf(text);
-  let names = columns.map((c) => c.name);
-  for (const optional of OPTIONAL_COLUMNS) if (runs.length < names.length && names.includes(optional)) names = names.filter((n) => n !== optional);
-  if (runs.length < names.length) return null;
-  let free = names.indexOf('MESSAGE');
-  if (free === -1) free = names.length - 1;
-  const cells: Record<string, string> = {};
-  const after = names.length - free - 1;
-  for (let i = 0; i < free; i++) cells[names[i]!] = runs[i]!.text;
-  for (let i = 0; i < after; i++) cells[names[names.length - 1 - i]!] = runs[runs.length - 1 - i]!.text;
-  const middle = runs.slice(free, runs.length - after);
-  const last = middle[middle.length - 1];
-  cells[names[free]!] = last === undefined ? '' : text.slice(middle[0]!.start, last.start + last.text.length);
-  return cells;
-}
 
 /** `pod/name` from OBJECT, or from the pre-1.19 KIND and NAME (`name.17a2b3c4d5e6f7a8`) columns. */
 function objectOf(cells: Record<string, string>): string | null {

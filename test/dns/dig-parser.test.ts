@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sniffKind } from '../../src/input/sniff.js';
 import type { LdRecord } from '../../src/core/types.js';
-import { createDigParser, parseDigWhen, parseRrText, parseTtl, plannedQueries } from '../../src/parsers/dig.js';
+import { parseDigWhen, plannedQueries } from '../../src/parsers/dig-banner.js';
+import { parseRrText, parseTtl } from '../../src/parsers/dig-rr.js';
+import { createDigParser } from '../../src/parsers/dig.js';
 import { DATA, parseFile, parseText } from './helpers.js';
 
 const SAMPLES = join(DATA, 'dig-samples');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lexSample, parseNumber } from '../../src/parsers/prometheus.js';
+import { lexSample, parseNumber } from '../../src/parsers/prometheus-lexer.js';
 import { parseDump, podSection } from './helpers.js';
 
 const HYBRID = [

@@ -1,0 +1,232 @@
+// What follows the level of a tracing line: `span{fields}:span{…}: target: message key=value`,
+// read in place, with a bounded cache of bodies because real logs repeat them.
+
+import type { LogSpan } from '../core/types.js';
+import { shareFields } from '../util/body-memo.js';
+import type { Parsed } from './proxy-log-parsed.js';
+
+type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
+
+/**
+ * Bodies (spans, target, message and fields: everything after the thread id) parsed recently.
+ * A storm repeats the same few hundred bodies millions of times, one per reconnect loop, so
+ * looking a body up costs a fraction of parsing it again. Two generations bound the memory:
+ * when the current one is full it becomes the previous one, and entries still in use move up.
+ * Cached bodies are frozen, since every record with that body shares them, and their fields carry
+ * the slots perBody() remembers derivations in.
+ */
+const BODY_CACHE_ENTRIES = 4096;
+const BODY_CACHE_MAX_LENGTH = 1024;
+let currentBodies = new Map<string, Body | null>();
+let previousBodies = new Map<string, Body | null>();
+
+/**
+ * Bodies that never repeat (an address bomb: every line a new endpoint) make the cache pure cost:
+ * each entry outlives a young-generation collection, is promoted, and dies in the old generation
+ * (the 2M-address stress case went from 5 s and 222 MB to 13 s and 468 MB). So the hit rate is
+ * checked every BODY_CACHE_WINDOW lookups, and below a quarter the cache is bypassed for a while
+ * before it is tried again. The window is short because each probe leaves its entries behind as
+ * old-generation garbage: with 4096-lookup probes the same case still peaked at 400 MB, with 512
+ * at 237 MB. The bypass starts short and doubles with every failed probe, up to 65,536 bodies:
+ * a cold cache also fails its first probe (a storm's first 512 bodies are mostly new), and a
+ * fixed 65,536 then sent the next 10 % of a 256 MiB storm range past the cache and past every
+ * rule's per-body memo. A storm hits 99 % once warm.
+ */
+const BODY_CACHE_WINDOW = 512;
+const BODY_CACHE_FIRST_BYPASS = 512;
+const BODY_CACHE_LONGEST_BYPASS = 65_536;
+let lookups = 0;
+let hits = 0;
+let bypassLeft = 0;
+let nextBypass = BODY_CACHE_FIRST_BYPASS;
+
+export function parsedBody(content: string, pos: number): Body | null {
+  if (bypassLeft > 0) {
+    bypassLeft--;
+    return parseSpansTargetMessage(content, pos);
+  }
+  if (content.length - pos > BODY_CACHE_MAX_LENGTH) return parseSpansTargetMessage(content, pos);
+  if (++lookups === BODY_CACHE_WINDOW) {
+    if (hits * 4 < BODY_CACHE_WINDOW) {
+      bypassLeft = nextBypass;
+      nextBypass = Math.min(nextBypass * 2, BODY_CACHE_LONGEST_BYPASS);
+    } else {
+      nextBypass = BODY_CACHE_FIRST_BYPASS;
+    }
+    lookups = 0;
+    hits = 0;
+  }
+  const key = content.slice(pos);
+  let body = currentBodies.get(key);
+  if (body !== undefined) {
+    hits++;
+    return body;
+  }
+  body = previousBodies.get(key);
+  if (body === undefined) body = freezeBody(parseSpansTargetMessage(content, pos));
+  else hits++;
+  if (currentBodies.size >= BODY_CACHE_ENTRIES) {
+    previousBodies = currentBodies;
+    currentBodies = new Map();
+  }
+  currentBodies.set(key, body);
+  return body;
+}
+
+function freezeBody(body: Body | null): Body | null {
+  if (body === null) return null;
+  for (const span of body.spans) Object.freeze(span.fields);
+  Object.freeze(body.spans);
+  shareFields(body.fields);
+  Object.freeze(body.fields);
+  return Object.freeze(body);
+}
+
+export function escapeRegExp(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function skipSpaces(s: string, pos: number): number {
+  while (s.charCodeAt(pos) === 32) pos++;
+  return pos;
+}
+
+/**
+ * `span{k=v}:span: target::path: message k=v …`. Spans are tokens `name` or `name{…}` joined by
+ * single colons; the target is a module path. Scanning (rather than a lazy regex) keeps this linear
+ * and stops `: ` inside error text from being mistaken for a span boundary.
+ */
+export function parseSpansTargetMessage(s: string, start: number): Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'> | null {
+  const chain: { name: string; fields: string | null }[] = [];
+  let pos = start;
+  while (true) {
+    const nameEnd = scanModulePath(s, pos);
+    if (nameEnd === pos) return null;
+    const name = s.slice(pos, nameEnd);
+    pos = nameEnd;
+    let fields: string | null = null;
+    if (s.charCodeAt(pos) === 123 /* { */) {
+      const close = matchingBrace(s, pos);
+      if (close === -1) return null;
+      fields = s.slice(pos + 1, close);
+      pos = close + 1;
+    }
+    chain.push({ name, fields });
+    if (s.charCodeAt(pos) === 58 /* : */ && s.charCodeAt(pos + 1) === 32) {
+      pos += 2;
+      break;
+    }
+    if (s.charCodeAt(pos) === 58) {
+      pos += 1;
+      continue;
+    }
+    return null;
+  }
+  // Is the next token a target (`module::path: `)? Then the chain was the span list.
+  const targetEnd = scanModulePath(s, pos);
+  if (targetEnd > pos && s.charCodeAt(targetEnd) === 58 && s.charCodeAt(targetEnd + 1) === 32) {
+    const spans = chain.map((c): LogSpan => ({ name: c.name, fields: c.fields ? parseSpanFields(c.fields) : {} }));
+    return { spans, target: s.slice(pos, targetEnd), ...splitMessage(s.slice(targetEnd + 2)) };
+  }
+  if (chain.length !== 1 || chain[0]!.fields !== null) return null;
+  return { spans: [], target: chain[0]!.name, ...splitMessage(s.slice(pos)) };
+}
+
+const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+export const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 45; /* - */
+
+export function scanModulePath(s: string, pos: number): number {
+  let i = pos;
+  if (!isIdentStart(s.charCodeAt(i))) return pos;
+  while (true) {
+    while (isIdent(s.charCodeAt(i))) i++;
+    if (s.charCodeAt(i) === 58 && s.charCodeAt(i + 1) === 58 && isIdentStart(s.charCodeAt(i + 2))) {
+      i += 2;
+      continue;
+    }
+    return i;
+  }
+}
+
+export function matchingBrace(s: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 123) depth++;
+    else if (c === 125 && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * `k=v k2=v2`: values are Display text and may hold spaces, so keys mark the boundaries. A key
+ * is `[A-Za-z_][\w.]*=` at the start or after a space (the grammar of the regex
+ * `/(?:^| )([A-Za-z_][\w.]*)=/g`, scanned by hand: this runs for every span of every record).
+ */
+export function parseSpanFields(text: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  let key: string | null = null;
+  let valueStart = 0;
+  let boundary = nextFieldKey(text, 0);
+  while (true) {
+    if (key !== null) fields[key] = unquote(text.slice(valueStart, boundary === -1 ? text.length : boundary));
+    if (boundary === -1) return fields;
+    const keyStart = boundary === 0 && text.charCodeAt(0) !== 32 ? 0 : boundary + 1;
+    key = text.slice(keyStart, fieldKeyEnd);
+    valueStart = fieldKeyEnd + 1;
+    boundary = nextFieldKey(text, valueStart);
+  }
+}
+
+/** Where nextFieldKey's key ended (at its `=`). */
+let fieldKeyEnd = 0;
+
+/** Start of the next ` key=` (or of `key=` at the very start) at or after `from`, or -1. */
+function nextFieldKey(s: string, from: number): number {
+  if (from === 0 && keyAt(s, 0)) return 0;
+  for (let space = s.indexOf(' ', from); space !== -1; space = s.indexOf(' ', space + 1)) if (keyAt(s, space + 1)) return space;
+  return -1;
+}
+
+function keyAt(s: string, start: number): boolean {
+  const c = s.charCodeAt(start);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return false;
+  let i = start + 1;
+  for (let d = s.charCodeAt(i); (d >= 65 && d <= 90) || (d >= 97 && d <= 122) || (d >= 48 && d <= 57) || d === 95 || d === 46; d = s.charCodeAt(++i));
+  if (s.charCodeAt(i) !== 61 /* = */) return false;
+  fieldKeyEnd = i;
+  return true;
+}
+
+const MESSAGE_FIELD = / ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)=/g;
+
+/** `message key=value …`: `error.sources=[…]` is bracketed and may contain anything. */
+function splitMessage(rest: string): { message: string; fields: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  MESSAGE_FIELD.lastIndex = 0;
+  const first = MESSAGE_FIELD.exec(rest);
+  if (!first) return { message: rest, fields };
+  const message = rest.slice(0, first.index);
+  let key = first[1]!;
+  let valueStart = first.index + first[0].length;
+  while (true) {
+    if (rest.charCodeAt(valueStart) === 91 /* [ */ && key.endsWith('.sources')) {
+      const close = rest.indexOf(']', valueStart);
+      const end = close === -1 ? rest.length : close + 1;
+      fields[key] = rest.slice(valueStart, end);
+      MESSAGE_FIELD.lastIndex = end;
+    } else {
+      MESSAGE_FIELD.lastIndex = valueStart;
+    }
+    const next = MESSAGE_FIELD.exec(rest);
+    if (fields[key] === undefined) fields[key] = unquote(rest.slice(valueStart, next ? next.index : rest.length));
+    if (!next) break;
+    key = next[1]!;
+    valueStart = next.index + next[0].length;
+  }
+  return { message, fields };
+}
+
+function unquote(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+}

@@ -1,0 +1,111 @@
+// Proxy lines as people paste them, read only after the regular readers rejected a line.
+
+import type { LogLevel } from '../core/types.js';
+import { parseRfc3339, peelPrefixes } from './collector-prefix.js';
+import { stripPasteMarkers } from './pasted.js';
+import { parseSpansTargetMessage, skipSpaces } from './proxy-log-body.js';
+import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
+import { isLowerIdentStart, parseAfterUptime, parseLegacyBody, parseProxyLogPayload, threadNumber } from './proxy-log-payload.js';
+
+/** `describe pod` shows a container's last words after `Message:`; they are often proxy lines. */
+const DESCRIBE_MESSAGE = /^(?:Message|message):\s+/;
+/** The 2018 Conduit layout: level letter, a tab, `file.rs:line]`, then `target: message`. */
+const GLOG = /^([EWIDT])[\t ]+[\w./-]+\.rs:\d+\] /;
+const GLOG_LEVELS: Record<string, LogLevel> = { E: 'ERROR', W: 'WARN', I: 'INFO', D: 'DEBUG', T: 'TRACE' };
+/** An uptime that lost a bracket in the paste: `78.195241119s]  WARN`, `[  4.1s  WARN`. */
+const LOOSE_UPTIME = /^(?:\[\s*(\d+)\.(\d+)s?\]?|(\d+)\.(\d+)s\])\s+(?=(?:TRACE|DEBUG|INFO|WARN|ERROR) )/;
+
+/**
+ * Lines the readers above reject, as people paste them: behind a chat quote or indentation, in
+ * the 2018 Conduit layout, with a damaged uptime, as a JSON record cut off by the excerpt, or as a
+ * bare fragment without level and uptime (read as INFO, marked `levelAbsent`: the level is not in
+ * the text, and inventing a severity would turn a fragment into an incident). Only lines the fast
+ * readers rejected get here.
+ */
+export function parsePastedProxyLine(content: string): Parsed | null {
+  let text = stripPasteMarkers(content);
+  const label = DESCRIBE_MESSAGE.exec(text);
+  if (label) text = text.slice(label[0].length);
+  let time: number | null = null;
+  let pod: string | undefined;
+  let container: string | undefined;
+  if (text !== content) {
+    const peeled = peelPrefixes(text, 0);
+    time = peeled.time;
+    pod = peeled.pod;
+    container = peeled.container;
+    text = peeled.content;
+    const again = parseProxyLogPayload(text);
+    if (again) return withOrigin(again, time, pod, container);
+  }
+  const parsed = parseGlog(text) ?? parseLooseUptime(text) ?? parseTruncatedJson(text) ?? parseFragment(text);
+  return parsed ? withOrigin(parsed, time, pod, container) : null;
+}
+
+function withOrigin(parsed: Parsed, time: number | null, pod: string | undefined, container: string | undefined): Parsed {
+  if (time === null && pod === undefined && container === undefined) return parsed;
+  const out: Parsed = { ...parsed, time: parsed.time ?? time };
+  if (pod !== undefined) out.pod = pod;
+  if (container !== undefined) out.container = container;
+  return out;
+}
+
+function parseGlog(text: string): Parsed | null {
+  const m = GLOG.exec(text);
+  if (!m) return null;
+  const body = parseSpansTargetMessage(text, m[0].length);
+  if (body) return { format: 'legacy', uptime: null, level: GLOG_LEVELS[m[1]!]!, thread: null, ...body };
+  return parseLegacyBody(text, m[0].length, GLOG_LEVELS[m[1]!]!, null);
+}
+
+function parseLooseUptime(text: string): Parsed | null {
+  const m = LOOSE_UPTIME.exec(text);
+  if (!m) return null;
+  const uptime = parseUptime(`${m[1] ?? m[3]}.${m[2] ?? m[4]}`);
+  return parseAfterUptime(text, m[0].length, uptime);
+}
+
+/** A JSON record cut off mid-way (excerpts, log UIs): level, target and message read by key. */
+function parseTruncatedJson(text: string): Parsed | null {
+  if (!text.startsWith('{"') && !text.startsWith('{ "')) return null;
+  const level = /"level"\s*:\s*"(\w+)"/.exec(text)?.[1]?.toUpperCase();
+  const target = /"target"\s*:\s*"([^"\\]+)"/.exec(text)?.[1];
+  if (level === undefined || !LEVELS.has(level) || target === undefined) return null;
+  const message = /"message"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
+  const stamp = /"timestamp"\s*:\s*"([^"]*)"/.exec(text)?.[1];
+  let uptime: number | null = null;
+  let time: number | null = null;
+  if (stamp?.startsWith('[')) uptime = parseUptime(stamp.slice(1, stamp.indexOf('s]')));
+  else if (stamp) time = parseRfc3339(stamp);
+  return { format: 'json', uptime, time, level: level as LogLevel, thread: null, spans: [], target, message: message === undefined ? '' : unescapeJson(message), fields: {} };
+}
+
+function unescapeJson(text: string): string {
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `spans: target: message` or `target: message` with nothing before it. The target must look like
+ * a Rust module path (`::` in it, or spans before it, or a `linkerd` crate), so that `Reason: Error`
+ * or `note: see above` are not taken for log lines.
+ */
+function parseFragment(text: string): Parsed | null {
+  let pos = 0;
+  let thread: number | null = null;
+  if (text.startsWith('ThreadId(')) {
+    const end = text.indexOf(')');
+    if (end === -1) return null;
+    thread = threadNumber(text, 9, end);
+    pos = skipSpaces(text, end + 1);
+  }
+  if (!isLowerIdentStart(text.charCodeAt(pos))) return null;
+  const body = parseSpansTargetMessage(text, pos);
+  if (!body || !isLowerIdentStart(body.target.charCodeAt(0))) return null;
+  if (body.spans.length === 0 && !body.target.includes('::') && !body.target.startsWith('linkerd')) return null;
+  if (body.spans.some((span) => !isLowerIdentStart(span.name.charCodeAt(0)))) return null;
+  return { format: 'plain', uptime: null, level: 'INFO', levelAbsent: true, thread, ...body };
+}
