@@ -8,12 +8,7 @@ import tseslint from 'typescript-eslint';
  */
 const OVERSIZED_SOURCE_FILES = [
   'src/incident/correlate.ts',
-  'src/parsers/dig.ts',
-  'src/parsers/kubectl.ts',
-  'src/parsers/prometheus.ts',
-  'src/parsers/proxy-log.ts',
-  'src/rules/known-signature/catalogue.ts',
-  'src/rules/reconnect-storm.ts',
+  'src/rules/reconnect-storm/index.ts',
 ];
 /** Every line counts, as `wc -l` counts them: the measure is how much one file asks a reader to hold. */
 const MAX_SOURCE_LINES = 500;

@@ -2,10 +2,9 @@
 // defaults and the config file, so the live alerts and the offline findings agree.
 
 import type { AnyRule } from '../core/types.js';
-import { findRule, RULES } from '../rules/index.js';
+import { EXPORTERS, findRule, RULES } from '../rules/index.js';
 import type { RuleOptionOverrides } from './config.js';
 import { resolveRuleOptions } from '../config/options.js';
-import { EXPORTERS } from './rules/index.js';
 import { alertSeverity, type AlertingRule, type ExportSettings, type ExportTarget, type RuleExporter, type RuleGroup, type SeverityMap } from './types.js';
 
 export const GROUP_PREFIX = 'linkerd-doctor';

@@ -6,7 +6,7 @@
 
 import type { Finding, FindingSubject, Severity, Timeline } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
-import { componentFromName, componentOfTarget, titleCase, type ControllerComponent } from '../knowledge/control-plane.js';
+import { controllerOfAddress, titleCase, type ControllerComponent } from '../knowledge/control-plane.js';
 import { compact, formatDuration } from '../util/stats.js';
 import { podsOfFinding } from './fix-status.js';
 
@@ -139,7 +139,7 @@ export const PHRASES: Readonly<Record<string, Phrase>> = {
     const { start, end } = windowOf(f);
     const seconds = e.window?.durationSeconds ?? (start !== null && end !== null ? (end - start) / 1000 : 0);
     const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
-    const component = componentOfTarget(f.subject.target);
+    const component = controllerOfAddress(f.subject.target);
     return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(e.totalLines ?? 0)} lines${duration})`;
   },
   'identity-failure': (f) => {
@@ -225,7 +225,7 @@ export function footprintOf(f: Finding): Footprint {
     if (w && w !== p) workloads.add(w);
   }
   const components = new Set<ControllerComponent>();
-  const fromTarget = componentOfTarget(f.subject.target) ?? (f.subject.target ? componentFromName(f.subject.target) : null);
+  const fromTarget = controllerOfAddress(f.subject.target);
   if (fromTarget) components.add(fromTarget);
   const controller = (f.evidence as { controller?: unknown }).controller;
   if (controller === 'destination' || controller === 'policy' || controller === 'identity') components.add(controller);

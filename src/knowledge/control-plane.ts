@@ -1,5 +1,5 @@
-// Which Linkerd controller an address, service name or pod belongs to. Shared by the
-// control-plane rule and the incident correlator, so "destination" means the same thing in both.
+// Which Linkerd controller an address, service name or pod belongs to. Shared by the rules, the
+// incident correlator and the live exports, so "destination" means the same thing in all of them.
 
 export type ControllerComponent = 'destination' | 'policy' | 'identity';
 
@@ -19,24 +19,44 @@ export function componentFromName(text: string): ControllerComponent | null {
   return null;
 }
 
-/**
- * The component a target string points at: by name first; a bare port counts only on loopback
- * (a controller pod's own proxy reaching its container) because app ports collide with 8080.
- */
-export function componentOfTarget(target: string | undefined): ControllerComponent | null {
-  if (!target) return null;
-  const byName = componentFromName(target);
-  const colon = target.lastIndexOf(':');
-  const port = colon === -1 ? '' : target.slice(colon + 1);
-  if (byName) {
-    // The destination pod serves both destination (8086) and policy (8090).
-    if (byName === 'destination' && port === '8090') return 'policy';
-    return byName;
-  }
-  const host = colon === -1 ? target : target.slice(0, colon);
-  if (/^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host)) return CONTROLLER_PORTS[port] ?? null;
-  return null;
+/** How a controller pod's own proxy reaches the controller containers beside it. */
+const LOOPBACK_HOST = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/;
+
+/** `host:port`, `[v6]:port` or a bare name, split; port is null when the address has none. */
+export function splitAddress(address: string): { host: string; port: string | null } {
+  const m = /^(.*):(\d{1,5})$/.exec(address);
+  return m ? { host: m[1]!, port: m[2]! } : { host: address, port: null };
 }
+
+/**
+ * Which controller an address reaches: the one classifier for rules, correlation and the live
+ * exports (CONTROLLER_ADDRESS_REGEX). The port decides the API, since each controller serves one
+ * gRPC port: 8086 destination, 8090 policy, 8080 identity, so `linkerd-policy…:8086` is the
+ * destination API (both run in the linkerd-destination pod). The host decides whether it is a
+ * controller at all: a controller Service or pod name, or loopback from a controller pod's own
+ * proxy. A port alone is not enough (8080 is every app's HTTP port), and neither is a `linkerd-`
+ * prefix (`linkerd-web` in an app namespace is an app). A bare name is classified by the name.
+ */
+export function controllerOfAddress(address: string | undefined): ControllerComponent | null {
+  if (!address) return null;
+  const { host, port } = splitAddress(address);
+  if (port === null) return componentFromName(host);
+  const api = CONTROLLER_PORTS[port];
+  if (!api) return null;
+  return LOOPBACK_HOST.test(host) || componentFromName(host) !== null ? api : null;
+}
+
+/**
+ * controllerOfAddress as an RE2 regex (valid in JavaScript too) for PromQL and LogQL label
+ * matchers, which anchor it: a host that names a controller or is loopback, then a controller
+ * port. Written without backslashes so it survives a double-quoted PromQL/LogQL string; the IPv6
+ * loopback's closing bracket is matched by `.` for the same reason.
+ */
+export const CONTROLLER_ADDRESS_REGEX = (() => {
+  const names = 'linkerd-(dst|destination)(-headless)?|linkerd-policy|linkerd-identity(-headless)?';
+  const named = `([^:]*[^0-9A-Za-z_:])?(${names})([^0-9A-Za-z_:][^:]*)?`;
+  return `(${named}|localhost|127[.][0-9]+[.][0-9]+[.][0-9]+|[[]::1.):(${Object.keys(CONTROLLER_PORTS).join('|')})`;
+})();
 
 /** Controllers a pod runs, from its workload name: the destination pod also hosts the policy controller. */
 export function componentsOfWorkload(workload: string | undefined): ControllerComponent[] {

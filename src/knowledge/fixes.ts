@@ -3,7 +3,7 @@
 // PRs named in each entry (see docs/incidents.md). Rules do not repeat this; the incident step
 // annotates their findings with it.
 
-import { componentOfTarget } from './control-plane.js';
+import { controllerOfAddress } from './control-plane.js';
 
 export interface ProxyVersion {
   major: number;
@@ -73,7 +73,7 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
       const controller = f.evidence.controller;
       if (typeof controller === 'string') return controller === 'destination' || controller === 'identity';
       // The limit was in the Go destination and identity servers; the policy controller is separate.
-      const component = componentOfTarget(f.subject.target);
+      const component = controllerOfAddress(f.subject.target);
       return component === 'destination' || component === 'identity';
     },
     mitigation: 'scale the destination controller out and give it CPU and memory headroom until the control plane is upgraded',

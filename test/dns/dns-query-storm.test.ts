@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { RuleEngine } from '../../src/engine/engine.js';
 import { readEntry } from '../../src/engine/pipeline.js';
-import rule from '../../src/rules/dns-query-storm.js';
+import rule from '../../src/rules/dns-query-storm/index.js';
 import { runRule, type TestInput } from '../support/rule-tester.js';
 
 const T0 = Date.UTC(2026, 5, 1, 10, 0, 0);

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import rule from '../../src/rules/dns-ttl-zero.js';
-import { controlPlaneService, describeRuns, serviceSet } from '../../src/rules/dns-ttl-zero.js';
+import rule from '../../src/rules/dns-ttl-zero/index.js';
+import { controlPlaneService, describeRuns, serviceSet } from '../../src/rules/dns-ttl-zero/index.js';
 import { runRule } from '../support/rule-tester.js';
 import { DATA } from './helpers.js';
 

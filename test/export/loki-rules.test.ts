@@ -9,7 +9,7 @@ import { renderRuleFile } from '../../src/export/render.js';
 import type { AlertingRule } from '../../src/export/types.js';
 import { fleetGroups, overrides } from '../support/export-rules.js';
 import { logqlProblems, rulerFileProblems, runPipeline } from '../support/loki-ruler.js';
-import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/rules/dns-ttl-zero.js';
+import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/rules/dns-ttl-zero/index.js';
 
 const { groups, notices } = fleetGroups('loki');
 const lokiRules = groups.flatMap((g) => g.rules);

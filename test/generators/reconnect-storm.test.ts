@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DESTINATION_STORM, stormBundle } from '../../scripts/fixtures/reconnect-storm.js';
-import reconnectStorm from '../../src/rules/reconnect-storm.js';
+import reconnectStorm from '../../src/rules/reconnect-storm/index.js';
 import { runRule } from '../support/rule-tester.js';
 import { ONE_STORM } from '../support/storm-bundle.js';
 

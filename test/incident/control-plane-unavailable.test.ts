@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import rule from '../../src/rules/control-plane-unavailable.js';
+import rule from '../../src/rules/control-plane-unavailable/index.js';
 import { runRule } from '../support/rule-tester.js';
 
 const ISSUE_LINE =

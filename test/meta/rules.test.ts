@@ -11,7 +11,7 @@ import { renderRuleDocs } from '../../src/cli/run-rules.js';
 import { docsUrlFor } from '../../src/core/docs.js';
 import { readRuleDocs } from '../../src/core/rule-docs.js';
 import type { AnyRule } from '../../src/core/types.js';
-import reconnectStorm from '../../src/rules/reconnect-storm.js';
+import reconnectStorm from '../../src/rules/reconnect-storm/index.js';
 import { RULES } from '../../src/rules/index.js';
 import type { RuleCase, RuleCases } from '../support/rule-cases.js';
 import { runRule, runRuleMerged } from '../support/rule-tester.js';

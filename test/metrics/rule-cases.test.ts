@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnyRule } from '../../src/core/types.js';
-import fdExhaustion from '../../src/rules/fd-exhaustion.js';
-import ingressPodIpBypass from '../../src/rules/ingress-pod-ip-bypass.js';
-import metricCardinality from '../../src/rules/metric-cardinality.js';
-import staleEndpointMetrics from '../../src/rules/stale-endpoint-metrics.js';
+import fdExhaustion from '../../src/rules/fd-exhaustion/index.js';
+import ingressPodIpBypass from '../../src/rules/ingress-pod-ip-bypass/index.js';
+import metricCardinality from '../../src/rules/metric-cardinality/index.js';
+import staleEndpointMetrics from '../../src/rules/stale-endpoint-metrics/index.js';
 import { cases as fdCases } from '../rule-cases/fd-exhaustion.js';
 import { cases as ingressCases } from '../rule-cases/ingress-pod-ip-bypass.js';
 import { cases as cardinalityCases } from '../rule-cases/metric-cardinality.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProxyLogRecord } from '../../src/core/types.js';
-import reconnectStorm from '../../src/rules/reconnect-storm.js';
+import reconnectStorm from '../../src/rules/reconnect-storm/index.js';
 import { parseBytes } from '../support/fuzz.js';
 import { runRule } from '../support/rule-tester.js';
 

@@ -8,7 +8,7 @@ import { createBaseline } from '../../src/report/baseline.js';
 import { FORMATTERS } from '../../src/report/formats/index.js';
 import { artifactLocationFor } from '../../src/report/formats/artifact-uri.js';
 import { buildReport, visibleFindings, type GateOptions, type Report, type ReportParts } from '../../src/report/report.js';
-import reconnectStorm from '../../src/rules/reconnect-storm.js';
+import reconnectStorm from '../../src/rules/reconnect-storm/index.js';
 import { stormBundle } from '../../scripts/fixtures/reconnect-storm.js';
 import { runRule } from '../support/rule-tester.js';
 import { sarifSchemaErrors } from '../support/sarif-validator.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import reconnectStorm, { backoffVerdict, classifyError, medianWithZeros } from '../../src/rules/reconnect-storm.js';
+import reconnectStorm, { backoffVerdict, classifyError, medianWithZeros } from '../../src/rules/reconnect-storm/index.js';
 import { checkProperty } from '../support/fuzz.js';
 import { runRule, type TestInput } from '../support/rule-tester.js';
 

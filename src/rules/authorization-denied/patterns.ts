@@ -1,5 +1,5 @@
 // Policy-denial lines as regex sources valid in both JavaScript and RE2, shared by the offline rule
-// and its LogQL twin (src/export/rules/authorization-denied.ts).
+// and its LogQL twin (./export.ts).
 
 /**
  * An inbound request or connection refused by authorization policy: the error text

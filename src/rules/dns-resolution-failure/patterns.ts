@@ -1,5 +1,5 @@
 // DNS failure lines as regex sources valid in both JavaScript and RE2, shared by the offline rule
-// and its LogQL twin (src/export/rules/dns-resolution-failure.ts).
+// and its LogQL twin (./export.ts).
 
 /** linkerd_app_core::control: the controller's service name (SRV, then A) did not resolve. */
 export const CONTROL_PLANE_RESOLVE = 'Failed to resolve control-plane component';

@@ -1,5 +1,5 @@
 // Fail-fast and load-shedding lines as regex sources valid in both JavaScript and RE2, shared by
-// the offline rule and its LogQL twin (src/export/rules/failfast.ts).
+// the offline rule and its LogQL twin (./export.ts).
 
 /**
  * A balancer or service queue giving up on its endpoints after the fail-fast timeout:

@@ -1,5 +1,5 @@
 // The identity lines as regex sources valid in both JavaScript and RE2, so the offline rule and its
-// LogQL twin (src/export/rules/identity-failure.ts) match the same lines.
+// LogQL twin (./export.ts) match the same lines.
 
 /**
  * The proxy could not get (or keep) a certificate: `Failed to certify identity` (≤ 2.10 era),

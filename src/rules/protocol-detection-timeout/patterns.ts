@@ -1,5 +1,5 @@
 // Detection-timeout lines as regex sources valid in both JavaScript and RE2, shared by the offline
-// rule and its LogQL twin (src/export/rules/protocol-detection-timeout.ts).
+// rule and its LogQL twin (./export.ts).
 
 /**
  * The proxy read nothing it could classify within the detect timeout (10 s) and fell back to

@@ -6,8 +6,8 @@
 // with TTL 0) or from a zone configured with `ttl 0`. A countdown through 1–4 s is a cache ageing
 // an entry, not a fault, so only 0 fires.
 
-import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
-import { earliest, latest, mergeKeyed } from '../util/stats.js';
+import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
+import { earliest, latest, mergeKeyed } from '../../util/stats.js';
 
 export interface DnsTtlZeroOptions {
   /** Comma-separated Service names whose answers proxies re-resolve in a loop (any namespace). */

@@ -3,10 +3,10 @@
 // control-plane requests or entering fail-fast (Loki), and controller pods restarting (Prometheus,
 // from kube-state-metrics). Clients' reconnect loops are reconnect-storm's alerts.
 
-import type { ControlPlaneUnavailableOptions } from '../../rules/control-plane-unavailable.js';
+import type { ControlPlaneUnavailableOptions } from './index.js';
 import { CONTROLLER_PORTS } from '../../knowledge/control-plane.js';
-import { alertingRule, byClause, integersBelow, labelRef, literalAlternation, num, selector } from '../expr.js';
-import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../types.js';
+import { alertingRule, byClause, integersBelow, labelRef, literalAlternation, num, selector } from '../../export/expr.js';
+import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../../export/types.js';
 
 const RULE_ID = 'control-plane-unavailable';
 

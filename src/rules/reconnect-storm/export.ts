@@ -6,18 +6,12 @@
 // plus up to maxGapSeconds after its last failure, so the alert must hold for
 // sustainSeconds + maxGapSeconds before the run is guaranteed to be sustainSeconds long.
 
-import type { ReconnectStormOptions } from '../../rules/reconnect-storm.js';
-import { alertingRule, byClause, duration, labelRef, num, podLabels, selector } from '../expr.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../types.js';
+import { CONTROLLER_ADDRESS_REGEX } from '../../knowledge/control-plane.js';
+import type { ReconnectStormOptions } from './index.js';
+import { alertingRule, byClause, duration, labelRef, num, podLabels, selector } from '../../export/expr.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
 
 const RULE_ID = 'reconnect-storm';
-
-/**
- * Controller addresses the offline rule treats as the Linkerd control plane: the destination,
- * policy and identity ports, reached by a `linkerd-*` service name or, from the control plane's own
- * proxies, on loopback. Anchored, as both PromQL and LogQL label regexes are.
- */
-export const CONTROL_PLANE_ADDR_REGEX = '(linkerd-[^:]*|localhost|127[.][0-9.]+):(8086|8090|8080)';
 
 /** Scrape intervals up to a minute still give increase() two samples in this window. */
 const MIN_METRIC_WINDOW_SECONDS = 120;
@@ -50,8 +44,8 @@ function loki(input: ExporterInput<ReconnectStormOptions>): AlertingRule[] {
   const failingPods = (extra: string, filter: string) =>
     `sum ${byClause([...pods, 'target', ...(extra ? [extra] : [])])} (\n  count_over_time(\n    ${lines}${filter}\n  ${window})\n) > 0`;
   const podsPerTarget = (filter: string) => `count ${byClause([...settings.groupBy, 'target'])} (\n${indent(failingPods('', filter))}\n)`;
-  const cpFilter = `\n    | target=~"${CONTROL_PLANE_ADDR_REGEX}"`;
-  const dataPlaneFilter = `\n    | target!~"${CONTROL_PLANE_ADDR_REGEX}"`;
+  const cpFilter = `\n    | target=~"${CONTROLLER_ADDRESS_REGEX}"`;
+  const dataPlaneFilter = `\n    | target!~"${CONTROLLER_ADDRESS_REGEX}"`;
   const errorPods = Math.max(o.minPods, o.errorMinPods);
 
   const rules: AlertingRule[] = [
@@ -107,7 +101,7 @@ function prometheus(input: ExporterInput<ReconnectStormOptions>): AlertingRule[]
   const { options: o, settings } = input;
   const window = `[${duration(Math.max(o.maxGapSeconds, MIN_METRIC_WINDOW_SECONDS))}]`;
   const errorPods = Math.max(o.minPods, o.errorMinPods);
-  const failing = selector(settings.proxySelector, 'classification="failure"', `addr=~"${CONTROL_PLANE_ADDR_REGEX}"`);
+  const failing = selector(settings.proxySelector, 'classification="failure"', `addr=~"${CONTROLLER_ADDRESS_REGEX}"`);
   const expr =
     `count ${byClause([...settings.groupBy, 'addr'])} (\n` +
     `  sum ${byClause(podLabels(settings, 'addr'))} (increase(control_response_total${failing}${window})) > 0\n` +

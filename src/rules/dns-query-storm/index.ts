@@ -10,10 +10,10 @@
 // buckets; seconds without any fast repeat and below the burst floor are folded into per-minute
 // counts to bound memory.
 
-import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../core/types.js';
-import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
-import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
-import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from './dns-ttl-zero.js';
+import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
+import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
+import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../dns-ttl-zero/index.js';
 
 export interface DnsQueryStormOptions {
   burstWindowSeconds: number;

@@ -6,11 +6,11 @@
 // (peer="src") the original destinations are then the same IPs the proxy connects to (peer="dst").
 // Logs show it as `proxy{addr=X}:forward{addr=X}` instead of `…:service{…}:endpoint{addr=Y}`.
 
-import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
-import { workloadOfPod } from '../input/path-meta.js';
-import { perBody } from '../util/body-memo.js';
-import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../util/stats.js';
-import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../util/metric-proxy.js';
+import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
+import { workloadOfPod } from '../../input/path-meta.js';
+import { perBody } from '../../util/body-memo.js';
+import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
+import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../util/metric-proxy.js';
 
 export interface IngressBypassOptions {
   minEndpoints: number;

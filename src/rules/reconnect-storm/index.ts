@@ -5,12 +5,13 @@
 // A loop is "sustained" while consecutive failures stay closer together than the backoff can
 // stretch them (max backoff + connect timeout); a rollout gives each loop a few seconds at most.
 
-import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
-import { workloadOfPod } from '../input/path-meta.js';
-import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../util/distinct.js';
-import { perBody } from '../util/body-memo.js';
-import { bump, cappedBump, detach, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
-import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
+import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
+import { workloadOfPod } from '../../input/path-meta.js';
+import { controllerOfAddress } from '../../knowledge/control-plane.js';
+import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../../util/distinct.js';
+import { perBody } from '../../util/body-memo.js';
+import { bump, cappedBump, detach, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 
 export interface ReconnectStormOptions {
   sustainSeconds: number;
@@ -27,9 +28,6 @@ const LISTED_PER_TARGET = 1_000;
 
 /** Upper edges (seconds) of the inter-arrival histogram kept per loop. */
 const GAP_EDGES = [0.05, 0.15, 0.3, 0.45, 0.55, 0.8, 1.2, 1.7, 2.5, 5, 9, 15, 30, 50, 70, Infinity];
-
-/** Control-plane ports: destination, policy, identity. */
-const CONTROL_PLANE_PORTS: Record<string, string> = { '8086': 'destination', '8090': 'policy', '8080': 'identity' };
 
 interface LoopState {
   pod: string;
@@ -389,7 +387,7 @@ interface LoopTarget {
 const loopTargetOf = perBody((record): LoopTarget => {
   const { controller, endpoint } = loopAddresses(record);
   const group = controller ?? endpoint ?? 'unknown';
-  const controlPlane = controller !== null || isControlPlaneAddress(group);
+  const controlPlane = controller !== null || controllerOfAddress(group) !== null;
   return { endpoint, errorClass: classifyError(record.fields.error ?? ''), group, controlPlane, seenIn: null, seenGroup: null, seenPod: null, seenLoop: null };
 });
 
@@ -433,19 +431,6 @@ function groupFor(state: State, target: string, controlPlane: boolean): GroupSta
     state.groups.set(target, g);
   }
   return g;
-}
-
-function controlPlaneComponent(address: string): string | null {
-  const port = address.slice(address.lastIndexOf(':') + 1);
-  const host = address.slice(0, address.lastIndexOf(':'));
-  const component = CONTROL_PLANE_PORTS[port];
-  if (!component) return null;
-  // Control-plane pods reach their own controllers on loopback; everyone else by service name.
-  return /^linkerd-|^localhost$|^127\./.test(host) ? component : null;
-}
-
-function isControlPlaneAddress(address: string): boolean {
-  return controlPlaneComponent(address) !== null;
 }
 
 /** Storms repeat a handful of error texts millions of times; remember how each was classified. */
@@ -517,7 +502,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
   const podCount = distinctCount(g.distinctPods);
   const endpointCount = distinctCount(g.distinctEndpoints);
   const pods = podCount.value;
-  const component = controlPlaneComponent(g.target);
+  const component = controllerOfAddress(g.target);
   const severity = g.controlPlane && component && pods >= options.errorMinPods ? 'error' : 'warning';
   const allGaps = new Array<number>(GAP_EDGES.length).fill(0);
   for (const l of loops) l.gaps.forEach((n, i) => (allGaps[i]! += n));

@@ -5,9 +5,9 @@
 // alone a warning. Controller restarts without an OOM kill are control-plane-unavailable's
 // `LinkerdControllerPodRestarting`, so the restart alert here covers the proxy only.
 
-import type { PodRestartsOptions } from '../../rules/pod-restarts/index.js';
-import { alertingRule, byClause, duration, labelRef, num, onClause, selector } from '../expr.js';
-import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../types.js';
+import type { PodRestartsOptions } from './index.js';
+import { alertingRule, byClause, duration, labelRef, num, onClause, selector } from '../../export/expr.js';
+import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../../export/types.js';
 
 const RULE_ID = 'pod-restarts';
 const CONTROLLERS = 'destination|policy|identity|proxy-injector|sp-validator';

@@ -8,9 +8,9 @@
 // proxy's own `Local identity is linkerd-destination…` line), never by port alone: 8080 is also
 // the HTTP port of half the applications in a cluster.
 
-import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../core/types.js';
-import { workloadOfPod } from '../input/path-meta.js';
-import { perBody } from '../util/body-memo.js';
+import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
+import { workloadOfPod } from '../../input/path-meta.js';
+import { perBody } from '../../util/body-memo.js';
 import {
   CONTROLLER_PORTS,
   componentFromName,
@@ -19,9 +19,9 @@ import {
   portOf,
   titleCase,
   type ControllerComponent,
-} from '../knowledge/control-plane.js';
-import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../util/stats.js';
-import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../util/timeline.js';
+} from '../../knowledge/control-plane.js';
+import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 
 export interface ControlPlaneUnavailableOptions {
   minFailures: number;

@@ -10,9 +10,9 @@
 // Pods without any open connection are the other tell: a balancer keeps connections to the
 // endpoints it uses.
 
-import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
-import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../util/stats.js';
-import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
+import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
+import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../../util/stats.js';
+import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
 
 export interface StaleEndpointOptions {
   maxTemplateHashes: number;

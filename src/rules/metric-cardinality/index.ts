@@ -5,9 +5,9 @@
 // talked to, and every latency label set costs 26 buckets plus _sum and _count. The rule measures
 // what the reporters of linkerd2#12916 measured with `cut -d{ -f1 | sort | uniq -c | sort -nr`.
 
-import { defineRule, type FindingDraft, type MetricSampleRecord } from '../core/types.js';
-import { cappedBump, type CappedCounts, cappedCounts, compact, detach, mergeCapped, mergeKeyed, topEntries } from '../util/stats.js';
-import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../util/metric-proxy.js';
+import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
+import { cappedBump, type CappedCounts, cappedCounts, compact, detach, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
+import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
 
 export interface MetricCardinalityOptions {
   warningSeries: number;
