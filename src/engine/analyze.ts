@@ -8,6 +8,7 @@ import { discoverInputs } from '../input/discover.js';
 import { startDecompressionLedger } from '../input/open.js';
 import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
+import { withRunCaches } from '../util/run-caches.js';
 import { readDiscovered, type ReadOptions, type ReadResult } from './read.js';
 
 export type { ReadOptions, ReadProgress, ReadResult } from './read.js';
@@ -16,7 +17,7 @@ export type { ReadOptions, ReadProgress, ReadResult } from './read.js';
 export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
   const discovery = await discoverInputs(args);
   startDecompressionLedger();
-  return readDiscovered(discovery, onRecord, options);
+  return withRunCaches(() => readDiscovered(discovery, onRecord, options));
 }
 
 export interface AnalysisResult extends EngineResult, ReadResult {
@@ -39,8 +40,10 @@ export async function analyzeInputs(args: readonly string[], rules: readonly Con
   const discovery = await discoverInputs(args);
   const ledger = startDecompressionLedger();
   const plan = parallelPlanFor(discovery, withVersions, readOptions, ledger);
-  const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
-  return { ...read, ...finishWithVersions(engine, read.inputs) };
+  return withRunCaches(async () => {
+    const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
+    return { ...read, ...finishWithVersions(engine, read.inputs) };
+  });
 }
 
 /** Finishes an engine built with the version collector last: findings get their fix status. */

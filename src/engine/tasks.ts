@@ -14,12 +14,18 @@ import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } 
 import { LineSplitter } from '../input/lines.js';
 import { fileRange } from '../input/file-range.js';
 import { MAX_LINE_BYTES, readEntry, type EntryCallbacks } from './pipeline.js';
+import { withRunCaches } from '../util/run-caches.js';
 
 const MiB = 1 << 20;
 /** How far before its start a range reads to learn the parser state there. */
 const WARM_UP_BYTES = 256 * 1024;
 
-export async function runTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
+/** A worker thread runs many tasks: each starts and ends with the run-owned caches empty. */
+export function runTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
+  return withRunCaches(() => readTask(task, rules, parserOptions, post));
+}
+
+async function readTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
   const engine = new RuleEngine(rules);
   const callbacks: EntryCallbacks = {
     record: (r) => engine.emit(r),

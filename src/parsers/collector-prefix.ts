@@ -3,6 +3,8 @@
 // stern (`<pod> <container> <line>`). This module peels those off so format parsers see the
 // payload, and it rejoins CRI partial (`P`) lines.
 
+import { ownedByRun } from '../util/run-caches.js';
+
 export interface CollectedLine {
   /** Collector wall time in ms since the epoch, or null. */
   time: number | null;
@@ -29,6 +31,7 @@ export const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e
 
 /** The whole-second part and zone of the last timestamp parsed: consecutive log lines share them. */
 let lastSecond = { head: '', zone: '', epochMs: Number.NaN };
+ownedByRun(() => (lastSecond = { head: '', zone: '', epochMs: Number.NaN }));
 
 /**
  * Parses an RFC 3339 timestamp with up to nanosecond precision into epoch milliseconds

@@ -9,6 +9,7 @@ import { defineRule } from '../../core/types.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
+import { ownedByRun } from '../../util/run-caches.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 
@@ -178,6 +179,7 @@ function tally(state: State, signature: KnownSignature, record: ProxyLogRecord |
 
 /** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
 let lastSource: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
+ownedByRun(() => (lastSource = { pod: undefined, namespace: undefined, path: '', key: 'path:' }));
 
 function sourceKey(record: ProxyLogRecord | CorednsMessageRecord): string {
   const last = lastSource;

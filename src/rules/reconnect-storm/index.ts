@@ -12,6 +12,7 @@ import { addDistinct, describeDistinct, distinctCount, distinctCounter, mergeDis
 import { perBody } from '../../util/body-memo.js';
 import { bump, cappedBump, detach, earliest, latest, cappedCounts, type CappedCounts, compact, formatDuration, maxOf, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
+import { ownedByRun } from '../../util/run-caches.js';
 
 export interface ReconnectStormOptions {
   sustainSeconds: number;
@@ -393,6 +394,10 @@ const loopTargetOf = perBody((record): LoopTarget => {
 
 let lastPath = '';
 let lastPathLabel = '';
+ownedByRun(() => {
+  lastPath = '';
+  lastPathLabel = '';
+});
 
 /** `(path)` names the source of lines whose pod is unknown; built once per run of records from one input. */
 function pathLabelOf(path: string): string {
@@ -436,6 +441,7 @@ function groupFor(state: State, target: string, controlPlane: boolean): GroupSta
 /** Storms repeat a handful of error texts millions of times; remember how each was classified. */
 const errorClasses = new Map<string, string>();
 const MAX_REMEMBERED_ERRORS = 4096;
+ownedByRun(() => errorClasses.clear());
 
 /** The part of the error that says why: refused, timed out, TLS, DNS… */
 export function classifyError(error: string): string {
