@@ -43,6 +43,7 @@ export function buildReportSchema(): Schema {
     {
       ruleId: { enum: RULES.map((r) => r.meta.id), description: 'The rule that produced the finding (`linkerd-doctor rules`).' },
       severity,
+      kind: { type: 'string', description: 'Stable message id within the rule (e.g. `destination-storm`); with the rule and subject it makes the fingerprint, so rewording a title does not change it.' },
       title: str(),
       message: str(),
       subject: ref('subject'),
@@ -51,7 +52,7 @@ export function buildReportSchema(): Schema {
       remediation: str(),
       docsUrl: str(),
       keyFigure: ref('keyFigure'),
-      fingerprint: { type: 'string', pattern: '^[0-9a-f]{32}$', description: 'Stable id of the finding across runs (rule, subject, kind).' },
+      fingerprint: { type: 'string', pattern: '^[0-9a-f]{32}$', description: 'Stable id of the finding across runs (rule, subject, key-figure name, kind).' },
       baseline: obj(
         { state: { enum: ['new', 'worse', 'unchanged'] }, reason: str(), previous: obj({ severity, keyFigure: ref('keyFigure') }, ['keyFigure']) },
         ['reason', 'previous'],

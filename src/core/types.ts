@@ -278,6 +278,12 @@ export interface Timeline {
 
 export interface FindingDraft {
   severity?: Severity;
+  /**
+   * Stable message id within the rule (`controller-storm`, `negative-answer`): what the finding
+   * says, whatever its wording. The baseline fingerprint uses it instead of the title, so a title
+   * can be reworded without every baselined finding turning into "new" plus "fixed".
+   */
+  kind: string;
   title: string;
   message: string;
   subject: FindingSubject;

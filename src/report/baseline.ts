@@ -7,10 +7,16 @@ import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type Finding, type FindingSubject, type Severity } from '../core/types.js';
 import { stringifyWellFormed } from '../util/json-safe.js';
-import { evidenceKind } from './fingerprint.js';
+import { findingKind } from './fingerprint.js';
 import { SEVERITY_RANK } from './severity.js';
 
-export const BASELINE_SCHEMA_VERSION = 1;
+/**
+ * 2: fingerprints over the finding's kind (message id). 1: over its title; still read, and matched
+ * against title-based fingerprints of today's findings, so a baseline written before keeps working
+ * until it is rewritten.
+ */
+export const BASELINE_SCHEMA_VERSION = 2;
+const READABLE_SCHEMA_VERSIONS: readonly unknown[] = [1, BASELINE_SCHEMA_VERSION];
 export const DEFAULT_BASELINE_TOLERANCE_PERCENT = 10;
 
 export interface BaselineEntry {
@@ -24,7 +30,7 @@ export interface BaselineEntry {
 }
 
 export interface BaselineFile {
-  schemaVersion: 1;
+  schemaVersion: 1 | 2;
   tool: { name: string; version: string };
   findings: BaselineEntry[];
 }
@@ -56,7 +62,7 @@ type FingerprintedFinding = Finding & { fingerprint: string };
 /** No timestamps and a stable order, so a rewritten baseline diffs cleanly in review. */
 export function createBaseline(findings: readonly FingerprintedFinding[]): BaselineFile {
   const entries = findings.map((f): BaselineEntry => {
-    const e: BaselineEntry = { fingerprint: f.fingerprint, ruleId: f.ruleId, subject: f.subject, kind: evidenceKind(f), severity: f.severity, title: f.title };
+    const e: BaselineEntry = { fingerprint: f.fingerprint, ruleId: f.ruleId, subject: f.subject, kind: findingKind(f), severity: f.severity, title: f.title };
     if (f.keyFigure) e.keyFigure = { name: f.keyFigure.name, value: f.keyFigure.value };
     return e;
   });
@@ -92,7 +98,7 @@ function validateBaseline(data: unknown, file: string): BaselineFile {
   };
   if (typeof data !== 'object' || data === null) return bad('not a linkerd-doctor baseline (expected an object with schemaVersion and findings)');
   const d = data as Record<string, unknown>;
-  if (d.schemaVersion !== BASELINE_SCHEMA_VERSION) bad(`unsupported schemaVersion ${JSON.stringify(d.schemaVersion)} (this version reads ${BASELINE_SCHEMA_VERSION})`);
+  if (!READABLE_SCHEMA_VERSIONS.includes(d.schemaVersion)) bad(`unsupported schemaVersion ${JSON.stringify(d.schemaVersion)} (this version reads ${READABLE_SCHEMA_VERSIONS.join(' and ')})`);
   if (!Array.isArray(d.findings)) bad('findings must be a list');
   (d.findings as unknown[]).forEach((e, i) => {
     const entry = e as Record<string, unknown>;
@@ -119,11 +125,20 @@ export interface CompareOptions {
   notEvaluatedReason: (ruleId: string) => string;
 }
 
-export function compareWithBaseline(findings: readonly Pick<FingerprintedFinding, 'fingerprint' | 'severity' | 'keyFigure'>[], baseline: BaselineFile, options: CompareOptions): BaselineComparison {
+/**
+ * `titleFingerprint` is the finding's fingerprint as schema 1 computed it (report/fingerprint.ts,
+ * assignTitleFingerprints); a schema-1 baseline is matched by it.
+ */
+export function compareWithBaseline(
+  findings: readonly (Pick<FingerprintedFinding, 'fingerprint' | 'severity' | 'keyFigure'> & { titleFingerprint?: string })[],
+  baseline: BaselineFile,
+  options: CompareOptions,
+): BaselineComparison {
   const known = new Map(baseline.findings.map((e) => [e.fingerprint, e]));
   const matched = new Set<string>();
+  const byTitle = baseline.schemaVersion === 1;
   const verdicts = findings.map((f): BaselineVerdict => {
-    const entry = known.get(f.fingerprint);
+    const entry = known.get(byTitle ? (f.titleFingerprint ?? f.fingerprint) : f.fingerprint);
     if (!entry) return { state: 'new' };
     matched.add(entry.fingerprint);
     const previous: BaselineVerdict['previous'] = entry.keyFigure ? { severity: entry.severity, keyFigure: entry.keyFigure } : { severity: entry.severity };

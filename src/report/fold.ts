@@ -17,7 +17,7 @@ import { fixesFor } from '../knowledge/fixes.js';
 import type { ProxyVersions } from '../incident/versions.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { compact } from '../util/stats.js';
-import { evidenceKind } from './fingerprint.js';
+import { titleKind } from './fingerprint.js';
 import { humanize } from './formats/values.js';
 
 /** Pods named in the folded message; the rest are in `evidence.pods`. */
@@ -26,7 +26,7 @@ const MAX_LOCATIONS = 10;
 
 
 function groupKey(f: Finding): string {
-  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, evidenceKind({ keyFigure: f.keyFigure, title: f.subject.pod ? f.title.split(f.subject.pod).join('\u0000') : f.title })]);
+  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, titleKind({ keyFigure: f.keyFigure, title: f.subject.pod ? f.title.split(f.subject.pod).join('\u0000') : f.title })]);
 }
 
 /**
@@ -109,6 +109,7 @@ function foldGroup(group: readonly Finding[], versions?: ProxyVersions): Finding
     ruleId: worst.ruleId,
     severity: worst.severity,
     docsUrl: worst.docsUrl,
+    kind: worst.kind,
     title,
     message,
     subject,

@@ -9,7 +9,7 @@ import { correlate, type Incident } from '../incident/correlate.js';
 import { versionSummary, type ProxyVersions } from '../incident/versions.js';
 import { compareWithBaseline, type BaselineEntry, type BaselineFile, type BaselineVerdict, type StaleBaselineEntry } from './baseline.js';
 import { isFailing, type ReportStatus } from './exit-code.js';
-import { assignFingerprints } from './fingerprint.js';
+import { assignFingerprints, assignTitleFingerprints } from './fingerprint.js';
 import { foldFindings } from './fold.js';
 import { RULES } from '../rules/index.js';
 import { atOrAbove, SEVERITY_RANK, type FailOn } from './severity.js';
@@ -126,7 +126,10 @@ export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOption
   let baseline: BaselineSummary | null = null;
   if (gate.baseline) {
     const evaluated = new Set(evaluatedRules);
-    const comparison = compareWithBaseline(kept, gate.baseline.data, {
+    // Title-based fingerprints over the same list they were assigned in, for a schema-1 baseline.
+    const titleFingerprints = gate.baseline.data.schemaVersion === 1 ? new Map(assignTitleFingerprints(sorted).map((t, i) => [fingerprints[i]!, t])) : null;
+    const comparable = titleFingerprints ? kept.map((f) => ({ ...f, titleFingerprint: titleFingerprints.get(f.fingerprint)! })) : kept;
+    const comparison = compareWithBaseline(comparable, gate.baseline.data, {
       tolerancePercent: gate.baseline.tolerancePercent,
       evaluatedRules: evaluated,
       notEvaluatedReason: (id) =>

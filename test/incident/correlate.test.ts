@@ -21,7 +21,7 @@ function finding(ruleId: string, over: Partial<Finding> & { start?: number; end?
   if (start !== undefined) evidence.window = { start: iso(start), end: iso(end ?? start + 60) };
   if (perMinute) evidence.timeline = { start: iso(start ?? 0), bucketSeconds: 60, counts: perMinute, label: `${ruleId} per minute` } satisfies Timeline;
   return {
-    ruleId, severity: 'error', docsUrl: '', title: `${ruleId} title`, message: '', subject: {}, locations: [], remediation: `1. First step for ${ruleId}.\n2. Later.`,
+    ruleId, severity: 'error', docsUrl: '', kind: 'test', title: `${ruleId} title`, message: '', subject: {}, locations: [], remediation: `1. First step for ${ruleId}.\n2. Later.`,
     ...rest, evidence,
   };
 }

@@ -6,7 +6,7 @@ import { buildReport } from '../../src/report/report.js';
 
 function cardinality(over: Partial<Finding> = {}): Finding {
   return {
-    ruleId: 'metric-cardinality', severity: 'error', docsUrl: 'https://example.invalid/docs/metric-cardinality.md', title: 'Proxy holds 114,906 series', message: 'Too many series.',
+    ruleId: 'metric-cardinality', severity: 'error', kind: 'series-count', docsUrl: 'https://example.invalid/docs/metric-cardinality.md', title: 'Proxy holds 114,906 series', message: 'Too many series.',
     subject: { namespace: 'ingress', pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' }, locations: [], remediation: '1. Drop labels.', keyFigure: { name: 'series', value: 114_906 },
     evidence: {
       series: 114_906,

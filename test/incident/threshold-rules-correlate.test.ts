@@ -41,7 +41,7 @@ describe('threshold rules in incidents', () => {
     assert.match(incident!.headline, /cannot resolve the identity controller → 3 proxies failing to obtain a certificate/);
   });
 
-  const base = { severity: 'error' as const, docsUrl: '', message: '', locations: [], remediation: '1. Do it.' };
+  const base = { severity: 'error' as const, kind: 'test', docsUrl: '', message: '', locations: [], remediation: '1. Do it.' };
   const window = { start: '2024-06-07T09:05:00.000Z', end: '2024-06-07T09:09:00.000Z' };
 
   it('a reconnect storm of the same proxies explains a controller-unreachable fail-fast', () => {

@@ -31,7 +31,7 @@ function collect(records: (ProxyLogRecord | MetricSampleRecord)[]) {
 
 function storm(pods: string[]): Finding {
   return {
-    ruleId: 'reconnect-storm', severity: 'error', docsUrl: '', title: 'Reconnect storm towards the destination controller', message: '',
+    ruleId: 'reconnect-storm', severity: 'error', docsUrl: '', kind: 'destination-storm', title: 'Reconnect storm towards the destination controller', message: '',
     subject: { target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
     evidence: { topPods: pods.map((pod) => ({ pod, lines: 100 })) }, locations: [], remediation: '1. Do something.',
   };

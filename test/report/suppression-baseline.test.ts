@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Finding } from '../../src/core/types.js';
 import { compareWithBaseline, createBaseline, readBaseline, type BaselineFile } from '../../src/report/baseline.js';
 import { exitCodeFor } from '../../src/report/exit-code.js';
-import { assignFingerprints, subjectKey } from '../../src/report/fingerprint.js';
+import { assignFingerprints, assignTitleFingerprints, subjectKey } from '../../src/report/fingerprint.js';
 import { buildReport } from '../../src/report/report.js';
 import { applySuppressions, globToRegExp, subjectMatches } from '../../src/report/suppression.js';
 
@@ -15,6 +15,7 @@ function finding(over: Partial<Finding> = {}): Finding {
     ruleId: 'reconnect-storm',
     severity: 'error',
     docsUrl: 'https://example.test/docs/rules/reconnect-storm.md',
+    kind: 'destination-storm',
     title: 'Reconnect storm towards the destination controller',
     message: '24 pods logged 2,875 reconnect failures',
     subject: { namespace: 'emojivoto', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
@@ -79,7 +80,7 @@ describe('applySuppressions', () => {
 });
 
 describe('fingerprints', () => {
-  it('ignore line numbers, timestamps, counts and numbers in titles', () => {
+  it('ignore line numbers, timestamps, counts and the title', () => {
     const a = finding();
     const b = finding({
       locations: [{ path: 'other/file.log', line: 999 }],
@@ -90,11 +91,12 @@ describe('fingerprints', () => {
     assert.deepEqual(assignFingerprints([a]), assignFingerprints([b]));
     const counted = (n: number) => finding({ title: `${n} pods in a reconnect storm` });
     assert.deepEqual(assignFingerprints([counted(3)]), assignFingerprints([counted(30)]));
+    assert.deepEqual(assignFingerprints([finding({ title: 'Destination controller storm, reworded' })]), assignFingerprints([a]));
   });
 
-  it('differ by rule, subject and kind of evidence', () => {
+  it('differ by rule, subject, key figure and kind', () => {
     const [base] = assignFingerprints([finding()]);
-    for (const changed of [finding({ ruleId: 'x' }), finding({ subject: { namespace: 'other', target: finding().subject.target } }), finding({ keyFigure: { name: 'series', value: 1 } })]) {
+    for (const changed of [finding({ ruleId: 'x' }), finding({ subject: { namespace: 'other', target: finding().subject.target } }), finding({ keyFigure: { name: 'series', value: 1 } }), finding({ kind: 'policy-storm' })]) {
       assert.notEqual(assignFingerprints([changed])[0], base);
     }
   });
@@ -161,6 +163,38 @@ describe('baseline comparison', () => {
   });
 });
 
+describe('a baseline of schema 1 (fingerprints over the title)', () => {
+  const evaluated = { ruleIds: ['reconnect-storm'] };
+  const written = finding();
+  const [titleFingerprint] = assignTitleFingerprints([written]);
+  const v1: BaselineFile = {
+    schemaVersion: 1,
+    tool: { name: 'linkerd-doctor', version: '0.0.9' },
+    findings: [{ fingerprint: titleFingerprint!, ruleId: 'reconnect-storm', subject: written.subject, kind: `totalLines|${written.title}`, severity: 'error', title: written.title, keyFigure: { name: 'totalLines', value: 2875 } }],
+  };
+  const gate = (f: Finding) => buildReport(parts([f]), 'error', { baseline: { file: 'old.json', data: v1, tolerancePercent: 10 }, ...evaluated });
+
+  it('still recognises the finding it was written for, whose new fingerprint differs', () => {
+    assert.notEqual(assignFingerprints([written])[0], titleFingerprint);
+    const report = gate(written);
+    assert.deepEqual([report.baseline!.new, report.baseline!.unchanged, report.baseline!.fixed.length], [0, 1, 0]);
+    assert.equal(report.status, 'pass');
+  });
+
+  it('still compares its key figure', () => {
+    assert.equal(gate(finding({ keyFigure: { name: 'totalLines', value: 9000 } })).baseline!.worse, 1);
+  });
+
+  it('is rewritten as schema 2, fingerprinted by kind', () => {
+    const rewritten = createBaseline(gate(written).findings);
+    assert.equal(rewritten.schemaVersion, 2);
+    assert.equal(rewritten.findings[0]!.fingerprint, assignFingerprints([written])[0]);
+    assert.equal(rewritten.findings[0]!.kind, 'totalLines|destination-storm');
+    const reworded = buildReport(parts([finding({ title: 'Proxies storm the destination controller' })]), 'error', { baseline: { file: 'new.json', data: rewritten, tolerancePercent: 10 }, ...evaluated });
+    assert.equal(reworded.baseline!.unchanged, 1, 'a reworded title is the same finding');
+  });
+});
+
 describe('readBaseline', () => {
   let dir: string;
   before(async () => {
@@ -170,7 +204,7 @@ describe('readBaseline', () => {
 
   const cases: [string, string, RegExp][] = [
     ['not JSON', '{', /not JSON/],
-    ['wrong schema version', '{"schemaVersion": 2, "findings": []}', /unsupported schemaVersion 2/],
+    ['wrong schema version', '{"schemaVersion": 3, "findings": []}', /unsupported schemaVersion 3 \(this version reads 1 and 2\)/],
     ['findings not a list', '{"schemaVersion": 1, "findings": {}}', /findings must be a list/],
     ['bad severity', '{"schemaVersion": 1, "findings": [{"fingerprint": "a", "ruleId": "r", "severity": "fatal"}]}', /findings\[0\]\.severity/],
   ];

@@ -278,6 +278,7 @@ describe('folding a signature into the rule that judged it', () => {
   const finding = (ruleId: string, title: string, foldsInto?: string[]): Finding => ({
     ruleId,
     severity: ruleId === 'known-signature' ? 'info' : 'error',
+    kind: ruleId,
     title,
     message: title,
     subject: {},

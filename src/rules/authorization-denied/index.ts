@@ -150,6 +150,7 @@ function describe(s: ServerState, options: AuthorizationDeniedOptions): FindingD
       : `The clients are unauthenticated (no mTLS identity): unmeshed callers, or meshed ones whose traffic skips the proxy, are refused by a policy that requires identities.`;
   return {
     severity: 'warning',
+    kind: probe ? 'probe-denied' : 'requests-denied',
     title: probe ? `Probe traffic denied by policy on ${where}` : `Requests denied by policy on ${where}`,
     message: `${plural(s.tally.count, 'request or connection', 'requests or connections')} to ${where} ${pods === 1 ? 'in one pod' : `in ${pods} pods`} were denied by authorization policy, from ${clients} client address${clients === 1 ? '' : 'es'}. ${story}`,
     subject: { ...(s.namespace ? { namespace: s.namespace } : {}), ...(pods === 1 ? { pod: [...s.tally.pods.counts.keys()][0] } : {}), target: s.server },

@@ -360,6 +360,7 @@ function describe(
 
   return {
     severity: why.byFailures || why.byFailfast ? 'error' : 'warning',
+    kind: `${c.component}-unavailable`,
     title: `${name} controller unavailable to proxies`,
     message,
     subject: {

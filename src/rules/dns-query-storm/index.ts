@@ -358,6 +358,7 @@ function describeStorm(
   if (timeline) evidence.timeline = timeline;
   return {
     severity,
+    kind: service ? 'control-plane-name-storm' : 'name-storm',
     title: service ? `DNS query storm for Linkerd ${service}` : `DNS query storm for ${s.name}`,
     message,
     subject: { target: s.name },
@@ -372,6 +373,7 @@ function describeUntimed(state: State, top: NameStats): FindingDraft {
   const clients = top.clients.counts.size;
   return {
     severity: 'info',
+    kind: 'no-timestamps',
     title: 'CoreDNS query log without timestamps',
     message:
       `The CoreDNS log has no wall time (CoreDNS 1.6.3+ prints none; collect with \`kubectl logs --timestamps\`), so query rates and bursts cannot be measured. ` +

@@ -184,6 +184,7 @@ function describeControlPlane(c: ControlPlaneState, pods: [string, SignalTally][
   const timeline = toTimeline(merged.perMinute, `${c.component} name lookups failed per minute`);
   return {
     severity: 'error',
+    kind: `${c.component}-unresolvable`,
     title: `Proxies cannot resolve the ${c.component} controller (${SERVICE[c.component]})`,
     message:
       `${single ? `Proxy ${pods[0]![0]}` : `${pods.length} proxies`} failed ${plural(merged.count, 'lookup')} of ${names.join(', ')} after their first ${options.startupGraceSeconds} s of uptime` +
@@ -218,6 +219,7 @@ function describeRefine(name: string, t: SignalTally, options: DnsResolutionFail
   const timeline = toTimeline(t.perMinute, `DNS refinement timeouts ${name} per minute`);
   return {
     severity: 'warning',
+    kind: 'refine-timeout',
     title: `DNS refinement of ${name} keeps timing out`,
     message:
       `${plural(t.count, 'DNS refinement')} of ${name} timed out${pods > 1 ? ` in ${pods} proxies` : ''}${seconds ? ` over ${formatDuration(seconds)}` : ''} (threshold ${options.minRefineTimeouts}). ` +

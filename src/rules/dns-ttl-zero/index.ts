@@ -285,6 +285,7 @@ export default defineRule<DnsTtlZeroOptions, State>({
     if (findings.length === 0 && state.answersWithTtl === 0 && state.answersWithoutTtl > 0) {
       findings.push({
         severity: 'info',
+        kind: 'no-ttls',
         title: 'dig output without TTLs',
         message: `${state.answersWithoutTtl} answers were printed without a TTL (dig +short or +nottlid), so TTL 0 can be neither confirmed nor ruled out.`,
         subject: {},
@@ -338,6 +339,7 @@ function describeZero(s: NameState, service: string | null): FindingDraft {
   };
   return {
     severity: service ? 'error' : 'warning',
+    kind: service ? 'control-plane-answer' : 'answer',
     title: service ? `Linkerd ${service} answered with TTL 0` : `${s.name} answered with TTL 0`,
     message,
     subject: { target: s.name, ...(namespaceOf(s.name) ? { namespace: namespaceOf(s.name) } : {}) },
@@ -351,6 +353,7 @@ function describeZero(s: NameState, service: string | null): FindingDraft {
 function describeNegative(n: NegativeState, service: string): FindingDraft {
   return {
     severity: 'error',
+    kind: 'negative-answer',
     title: `Negative answer for Linkerd ${service} with TTL 0`,
     message:
       `${n.name} got ${n.status === 'NXDOMAIN' ? 'NXDOMAIN' : 'NODATA'} with a negative TTL of 0 (SOA TTL or MINIMUM 0) in ${n.captures} capture(s). ` +

@@ -252,6 +252,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
   const timeline = toTimeline(merged.perMinute, `fail-fast ${s.service} per minute`);
   return {
     severity: pods >= options.errorMinPods || (s.longestSeconds ?? 0) >= 10 * options.sustainSeconds ? 'error' : 'warning',
+    kind: cause === 'load shedding' ? 'load-shedding' : `failfast/${cause.replaceAll(' ', '-')}`,
     title: cause === 'load shedding' ? `${s.service} shedding load` : `${s.service} in fail-fast (${cause})`,
     message,
     subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.keys()][0] } : {}), target: s.service },

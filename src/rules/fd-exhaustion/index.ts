@@ -102,6 +102,7 @@ export default defineRule<FdExhaustionOptions, State>({
       if (p.emfileLines > 0) parts.push(`${p.emfileLines} log line${p.emfileLines === 1 ? '' : 's'} of ${label} report "Too many open files (os error 24)": new connections are being refused or cannot be opened.`);
       findings.push({
         severity,
+        kind: 'exhausted',
         title: `File descriptors exhausted in ${label}`,
         message: parts.join(' '),
         subject: subjectOf(p.id),

@@ -249,6 +249,7 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
   const timeline = toTimeline(merged.perMinute, `${kind} identity failures per minute`);
   return {
     severity: kind === 'tls-alert' || kind === 'not-ready' ? 'warning' : 'error',
+    kind,
     title: TITLES[kind],
     message: messages[kind],
     subject: {
@@ -298,6 +299,7 @@ function describeExpiry(state: State, options: IdentityFailureOptions): FindingD
     '. Proxies renew at 70 % of the lifetime and retry every 10 s, so a certificate this close to expiry means renewal has been failing for hours; when it expires every mTLS connection of the proxy fails.';
   return {
     severity: expired.length > 0 || rows[0]!.left < 3600 ? 'error' : 'warning',
+    kind: expired.length > 0 ? 'certificate-expired' : 'certificate-expiring',
     title: expired.length > 0 ? 'Proxy identity certificates expired' : 'Proxy identity certificates close to expiry',
     message,
     subject: { ...(namespaces.length === 1 ? { namespace: namespaces[0] } : {}), ...(rows.length === 1 ? { pod: rows[0]!.c.pod } : {}), target: 'linkerd-identity-headless:8080' },

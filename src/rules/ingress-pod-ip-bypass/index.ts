@@ -308,6 +308,7 @@ function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | nul
 
   return {
     severity: scraper ? 'info' : 'warning',
+    kind: scraper ? 'scraper-dials-pods' : 'dials-pods',
     title: `${ingress ? ingress.name : 'Proxy'} dials pod IPs directly`,
     message,
     subject: subjectOf(p.id),

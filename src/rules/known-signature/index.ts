@@ -311,6 +311,7 @@ function findingFor(signature: KnownSignature, t: SignatureTally, options: Known
   ].join('\n');
   const single = pods.length === 1 && t.uncountedPodLines === 0 && pods[0]!.pod ? pods[0]! : null;
   return {
+    kind: signature.id,
     title: `Known signature: ${signature.title}`,
     message: `${lines} ${where} match${t.lines === 1 ? 'es' : ''} the known signature ${signature.id}. ${signature.meaning}${covered}`,
     subject: {

@@ -319,6 +319,7 @@ function describe(card: ProxyCard, series: number, options: MetricCardinalityOpt
 
   return {
     severity,
+    kind: 'series-count',
     title: `${compact(series)} metric series in one proxy`,
     message: parts.join(' '),
     subject: subjectOf(card.id),

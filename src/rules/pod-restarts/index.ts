@@ -312,6 +312,7 @@ function describe(verdicts: Verdict[]): FindingDraft {
   if (served) evidence.controller = served;
   return {
     severity,
+kind: `${problem}/${c.container}`,
     title,
     message: parts.join(' '),
     subject: {

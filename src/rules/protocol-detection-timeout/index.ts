@@ -149,6 +149,7 @@ function describe(p: PortState, known: string | undefined): FindingDraft {
   const annotation = p.port === 'unknown' ? '<port>' : p.port;
   return {
     severity: 'warning',
+    kind: 'detect-timeout',
     title: `Protocol detection times out on ${portText}`,
     message,
     subject: { target: p.port === 'unknown' ? 'unknown port' : `port ${p.port}`, ...(pods === 1 ? { pod: [...p.tally.pods.counts.keys()][0] } : {}) },

@@ -566,6 +566,7 @@ function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[]
   const podList = [...linesPerPod.keys()];
   return {
     severity,
+    kind: component ? `${component}-storm` : g.controlPlane ? 'controller-storm' : 'endpoint-storm',
     title: component ? `Reconnect storm towards the ${component} controller` : `Reconnect storm towards ${g.target}`,
     message,
     subject: {

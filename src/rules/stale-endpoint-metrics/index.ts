@@ -251,6 +251,7 @@ function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
   parts.push(`Worst: ${workloadName(worst.w)}, ${staleOf(worst).toLocaleString('en-US')} series outside the generation in use.`);
   parts.push('A rollout leaves two generations for a few minutes; series that outlive it are still referenced (a client dialling old pod IPs, or endpoints the balancer never dropped), so the 10-minute idle eviction cannot remove them.');
   return {
+    kind: 'stale-endpoints',
     title: `Stale endpoint metrics in ${label}`,
     message: parts.join(' '),
     subject: { ...subjectOf(proxy.id), target: `${worst.w.owner}/${worst.w.namespace ? `${worst.w.namespace}/` : ''}${worst.w.name}` },
