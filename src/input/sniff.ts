@@ -45,9 +45,10 @@ const SHORT_NAME = /^[a-z0-9_][-a-z0-9_]*(?:\.[-a-z0-9_]+)*\.$/i;
 /** `+short +identify` appends where the answer came from. */
 const SHORT_IDENTIFY_SUFFIX = / from server \S+ in \d+ ms\.$/;
 const COREDNS_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
-const COREDNS_OTHER = /^\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
-/** CoreDNS ≤ 1.2 query log: `ip:port - [11/Jan/2019:19:57:57 +0000] id "A IN name. …`. */
-const COREDNS_QUERY_CLF = /^\S+:\d+ - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] \d+ "\S+ \S+ \S+ /;
+/** CoreDNS messages; ≤ 1.2 behind Go's log date (`2018/09/06 13:02:45 [INFO] …`). */
+const COREDNS_OTHER = /^(?:\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d )?\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
+/** CoreDNS ≤ 1.2 query log: `ip:port - [11/Jan/2019:19:57:57 +0000] id "A IN name. …`; before 1.0.5 without port and id. */
+const COREDNS_QUERY_CLF = /^\S+ - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?:\d+ )?"\S+ \S+ \S+ /;
 /** 2017 errors plugin, `29/Nov/2017:23:16:11 +0000 [ERROR 0 name. A] no items found`, and the start-up banner. */
 const COREDNS_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4} \[(?:ERROR|INFO|WARNING|DEBUG)[ \]]|CoreDNS-\d+\.\d+\.\d+\s*$|(?:[\w-]+\.)*\.?:\d+$|(?:linux|darwin|windows|freebsd)\/\w+, go\d)/;
 

@@ -10,6 +10,8 @@ export interface CollectedLine {
   time: number | null;
   stream?: 'stdout' | 'stderr';
   pod?: string;
+  /** From `stern --all-namespaces`, which prints the namespace before the pod. */
+  namespace?: string;
   container?: string;
   content: string;
   /** First physical line of the logical line (differs from the current line when CRI partials were joined). */
@@ -21,10 +23,11 @@ const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 const CRI = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([FP]) ?(.*)$/s;
 /** The timestamp CRI and `kubectl logs --timestamps` prefixes start with, and the space after it. */
 export const COLLECTOR_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) /;
-// stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload.
-// stern --timestamps puts its timestamp after that prefix.
+// stern and `linkerd … logs` put `<pod> <container> ` (or just `<container> `) before the payload,
+// `stern --all-namespaces` `<namespace> <pod> <container> `. stern --timestamps puts its timestamp
+// after that prefix.
 const TAILER =
-  /^([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
+  /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) (?=\S+ \S+ ))?([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
 
 /** Exact powers of ten up to 1e15, for reading decimal fractions without building a string. */
 export const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
@@ -174,8 +177,11 @@ function withTailer(content: string, time: number | null, line: number): Collect
     time = parseRfc3339Until(rest, space);
     rest = rest.slice(space + 1);
   }
-  if (tailer[2] !== undefined) return { time, pod: tailer[1], container: tailer[2], content: rest, line };
-  return { time, container: tailer[1], content: rest, line };
+  // The regex fills the namespace slot first; the last token is always the container.
+  const tokens = tailer.slice(1, 4).filter((t): t is string => t !== undefined);
+  if (tokens.length === 3) return { time, namespace: tokens[0], pod: tokens[1], container: tokens[2], content: rest, line };
+  if (tokens.length === 2) return { time, pod: tokens[0], container: tokens[1], content: rest, line };
+  return { time, container: tokens[0], content: rest, line };
 }
 
 /**

@@ -4,6 +4,10 @@
 // CoreDNS ≤ 1.6.2 (`2019-10-08T14:41:05.156Z [INFO] …`) give one, peeled off by CollectorPrefixReader.
 // CoreDNS ≤ 1.2 wrote its own Common Log Format date instead of the level:
 //   192.168.2.14:56084 - [11/Jan/2019:19:57:57 +0000] 7 "A IN name. udp 62 false 512" NXDOMAIN qr,aa,rd,ra 155 0.000134637s
+// and before 1.0.5 (plugin/log, January 2018) had neither the client port nor the query id, and
+// printed the duration as Go does (`116.504µs`, `12.37ms`). Its messages went through Go's log
+// package (`2018/09/06 13:02:45 [FATAL] plugin/loop: …`), and client-go inside the kubernetes
+// plugin writes klog lines (`E0411 11:27:17.279482       1 reflector.go:322] …`).
 // Start-up banners, plugin messages and errors-plugin lines are not queries: they become
 // `coredns-message` records.
 
@@ -15,7 +19,14 @@ import type { LineParser, ParserFactory } from './parser.js';
 const QUERY_LINE =
   /^\[(?:INFO|DEBUG)\] (\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
 const CLF_QUERY_LINE =
-  /^(\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - \[(\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
+  /^(\[[0-9a-fA-F:.%\w]+\]|[^\s:]+)(?::(\d+))? - \[(\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] (?:(\d+) )?"(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)(s|ms|µs|us|ns)(?:\s|$)/;
+/** Seconds per unit of a Go duration as CoreDNS before 1.0.5 printed it. */
+const DURATION_UNITS: Record<string, number> = { s: 1, ms: 1e-3, µs: 1e-6, us: 1e-6, ns: 1e-9 };
+/** Go's log package prefix (`2018/09/06 13:02:45 `), in front of CoreDNS ≤ 1.2 messages. */
+const GO_LOG_DATE = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d):(\d\d):(\d\d) /;
+/** klog's header: severity letter, MMDD, time, thread id, file:line. The year is not printed. */
+const KLOG_LINE = /^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] (.*)$/s;
+const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'FATAL' };
 /** The start-up banner: server blocks (`.:53`, `cluster.local.:53`, `dns://.:53`), the version, the platform, maxprocs. */
 const BANNER_LINE = /^(?:(?:[a-z]+:\/\/)?(?:[\w-]+\.)*\.?:\d+|CoreDNS-\d+\.\d+\.\d+\S*|(?:linux|darwin|windows|freebsd)\/\w+, go\d.*|Listen: .*|maxprocs: .*)$/;
 /** `[ERROR] plugin/errors: 2 name. A: read udp …`, `[INFO] plugin/reload: Running configuration …`, `[INFO] SIGTERM: …`. */
@@ -42,10 +53,18 @@ export function parseCorednsMessage(content: string): Omit<CorednsMessageRecord,
   let text = content;
   let time: number | null = null;
   const date = CLF_DATE.exec(text);
+  const goDate = date ? null : GO_LOG_DATE.exec(text);
   if (date && text.charCodeAt(date[0].length) === 32) {
     time = parseClfDate(text);
     text = text.slice(date[0].length + 1);
+  } else if (goDate) {
+    // Go's log package prints the local time of the container, which is UTC in CoreDNS images.
+    const [, y, mo, d, h, mi, sec] = goDate.map(Number) as number[];
+    time = Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!);
+    text = text.slice(goDate[0].length);
   }
+  const klog = KLOG_LINE.exec(text);
+  if (klog) return { kind: 'coredns-message', time, level: KLOG_LEVELS[klog[1]!]!, plugin: null, message: klog[2]!, raw: content };
   const bracketed = BRACKETED_ERROR.exec(text);
   // Written the way the errors plugin prints it since 2018: `rcode name. type: error`.
   if (bracketed) return { kind: 'coredns-message', time, level: bracketed[1]!, plugin: null, message: `${bracketed[2]} ${bracketed[3]} ${bracketed[4]}: ${bracketed[5]}`, raw: content };
@@ -65,9 +84,13 @@ export function parseCorednsQuery(content: string): Omit<CorednsQueryRecord, 'pa
 export function parseClfQuery(content: string): (Omit<CorednsQueryRecord, 'path' | 'line' | 'time'> & { time: number | null }) | null {
   const m = CLF_QUERY_LINE.exec(content);
   if (!m) return null;
-  // Same groups as QUERY_LINE once the date is taken out.
-  const groups = [m[0], m[1], m[2], ...m.slice(4)] as unknown as RegExpExecArray;
-  return { ...queryFrom(groups), time: parseClfDate(m[3]!) };
+  // Same groups as QUERY_LINE once the date and the duration's unit are taken out.
+  const groups = [m[0], m[1], m[2], ...m.slice(4, 15)] as unknown as RegExpExecArray;
+  const query = queryFrom(groups);
+  if (m[2] === undefined) query.clientPort = null;
+  if (m[4] === undefined) query.id = null;
+  query.durationSeconds = Number(m[15]) * DURATION_UNITS[m[16]!]!;
+  return { ...query, time: parseClfDate(m[3]!) };
 }
 
 function queryFrom(m: RegExpExecArray): Omit<CorednsQueryRecord, 'path' | 'line' | 'time'> {

@@ -25,14 +25,16 @@ export function isPasteNoise(text: string): boolean {
 }
 
 /**
- * Removes what a chat or a forum adds before a pasted line: `> ` quote markers (nested too), and
- * leading indentation. Returns the text unchanged when there is none.
+ * Removes what a chat or a forum adds before a pasted line: `> ` quote markers (nested too, and
+ * `>` without its space, which Markdown accepts), and leading indentation. Returns the text
+ * unchanged when there is none. Only lines the regular readers rejected get here, and no log
+ * line starts with `>`.
  */
 export function stripPasteMarkers(text: string): string {
   let pos = 0;
   while (true) {
     while (text.charCodeAt(pos) === 32 || text.charCodeAt(pos) === 9) pos++;
-    if (text.charCodeAt(pos) === 62 /* > */ && (text.charCodeAt(pos + 1) === 32 || pos + 1 === text.length)) {
+    if (text.charCodeAt(pos) === 62 /* > */) {
       pos += 1;
       continue;
     }

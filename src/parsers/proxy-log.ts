@@ -196,7 +196,7 @@ class ProxyLogParser implements LineParser {
       path: this.input.path,
       line: collected.line,
       pod: collected.pod ?? parsed.pod ?? this.input.pod,
-      namespace: this.input.namespace,
+      namespace: collected.namespace ?? this.input.namespace,
       container: collected.container ?? parsed.container ?? this.input.container,
       format: parsed.format,
       time,

@@ -97,6 +97,48 @@ describe('CoreDNS query-log parser', () => {
     assert.deepEqual(p.unparsed, []);
   });
 
+  it('reads the layout before CoreDNS 1.0.5: no client port, no query id, a Go duration', async () => {
+    // The default format documented until plugin/log added {port} and {>id} (coredns#1386):
+    // `{remote} - [{when}] "{type} {class} {name} {proto} {size} {>do} {>bufsize}" {rcode} {>rflags} {rsize} {duration}`.
+    const p = await parseText(
+      'coredns.log',
+      [
+        '10.244.0.5 - [29/Nov/2017:23:16:11 +0000] "A IN kubernetes.default.svc.cluster.local. udp 54 false 512" NOERROR qr,aa,rd,ra 106 116.504µs',
+        '10.244.0.5 - [29/Nov/2017:23:16:12 +0000] "AAAA IN example.org. udp 29 false 512" NOERROR qr,rd,ra 56 12.5ms',
+      ].join('\n'),
+    );
+    assert.equal(p.stats.kind, 'coredns-log');
+    assert.deepEqual(p.unparsed, []);
+    assert.deepEqual(
+      p.coredns.map((q) => [q.client, q.clientPort, q.id, q.type, q.rcode, q.time]),
+      [
+        ['10.244.0.5', null, null, 'A', 'NOERROR', Date.UTC(2017, 10, 29, 23, 16, 11)],
+        ['10.244.0.5', null, null, 'AAAA', 'NOERROR', Date.UTC(2017, 10, 29, 23, 16, 12)],
+      ],
+    );
+    assert.ok(Math.abs(p.coredns[0]!.durationSeconds! - 0.000116504) < 1e-12);
+    assert.ok(Math.abs(p.coredns[1]!.durationSeconds! - 0.0125) < 1e-12);
+  });
+
+  it('reads messages behind Go\'s log date (CoreDNS ≤ 1.2) and client-go\'s klog lines', async () => {
+    const p = await parseText(
+      'coredns.log',
+      [
+        // coredns/coredns#2087 (mritd) and the catalogue's coredns-kubernetes-watch-failed example.
+        '2018/09/06 13:02:45 [FATAL] plugin/loop: Seen "HINFO IN 2050421060481615995.5620656063561519376." more than twice, loop detected',
+        'E0411 11:27:17.279482       1 reflector.go:322] github.com/coredns/coredns/plugin/kubernetes/controller.go:318: Failed to watch *v1.Namespace: Get https://172.20.252.1:443/api/v1/namespaces: dial tcp 172.20.252.1:443: i/o timeout',
+      ].join('\n'),
+    );
+    assert.equal(p.stats.kind, 'coredns-log');
+    assert.deepEqual(p.unparsed, []);
+    const messages = p.records as CorednsMessageRecord[];
+    assert.deepEqual(messages.map((m) => [m.level, m.plugin, m.time]), [
+      ['FATAL', 'loop', Date.UTC(2018, 8, 6, 13, 2, 45)],
+      ['ERROR', null, null],
+    ]);
+    assert.match(messages[1]!.message, /^github\.com\/coredns\/coredns\/plugin\/kubernetes\/controller\.go:318: Failed to watch/);
+  });
+
   it('reads the 2017 errors-plugin layout as messages, and sniffs a file of them as a CoreDNS log', async () => {
     const p = await parseText(
       'errors.log',

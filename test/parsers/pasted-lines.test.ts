@@ -137,6 +137,47 @@ describe('pasted proxy lines', () => {
   });
 });
 
+/**
+ * One file per pasted format, made of nothing else: each must be sniffed as a proxy log (a file
+ * sniffed `unknown` is skipped without a word) and every line read with its level and target.
+ * Lines from test/data/real unless marked otherwise.
+ */
+const SINGLE_FORMAT_FILES: { format: string; lines: string[]; level: string; target: string }[] = [
+  { format: 'legacy ERR! with uptime and proxy={…}', level: 'ERROR', target: 'linkerd2_proxy::app::errors', lines: ['ERR! [   388.710816s] proxy={server=in listen=0.0.0.0:4143 remote=10.24.23.122:35662} linkerd2_proxy::app::errors unexpected error: http2 error: protocol error: unspecific protocol error detected'] },
+  { format: 'legacy ERR! without uptime', level: 'ERROR', target: 'linkerd2_proxy', lines: ['ERR! proxy={server=in listen=0.0.0.0:4143 remote=127.0.0.1:57416} linkerd2_proxy turning Error caused by underlying HTTP/2 error: protocol error: unexpected internal error encountered into 500'] },
+  { format: 'legacy WARN with admin={bg=resolver}', level: 'WARN', target: 'linkerd2_proxy::control::destination::background::destination_set', lines: ['WARN [  1355.573770s] admin={bg=resolver} linkerd2_proxy::control::destination::background::destination_set Destination.Get stream errored for NameAddr { name: "linkerd-prometheus.linkerd.svc.cluster.local", port: 9090 }: Grpc(Status { code: InvalidArgument })'] },
+  { format: 'legacy INFO', level: 'INFO', target: 'linkerd2_proxy::app::main', lines: ['INFO [     0.003167s] linkerd2_proxy::app::main using identity service at Name(NameAddr { name: "linkerd-identity.linkerd.svc.cluster.local", port: 8080 })'] },
+  { format: 'legacy DBUG', level: 'DEBUG', target: 'linkerd2_proxy::proxy::http::h2', lines: ['DBUG [   388.710739s] proxy={client=in dst=10.24.26.128:9090 proto=Http2} linkerd2_proxy::proxy::http::h2 http2 conn error: http2 error: protocol error: unspecific protocol error detected'] },
+  { format: 'legacy TRCE (constructed)', level: 'TRACE', target: 'linkerd2_proxy::proxy::http::router', lines: ['TRCE [     1.002000s] proxy={server=out listen=127.0.0.1:4140} linkerd2_proxy::proxy::http::router routing'] },
+  { format: 'wall-clock tracing, padded level', level: 'INFO', target: 'linkerd_policy_controller_k8s_api::watch', lines: ['2022-04-26T18:59:51.572722Z  INFO serverauthorizations: linkerd_policy_controller_k8s_api::watch: Restarting'] },
+  {
+    format: 'pretty-printed JSON',
+    level: 'INFO',
+    target: 'linkerd_app_core::serve',
+    lines: ['{', '  "timestamp": "[ 96886.162669s]",', '  "level": "INFO",', '  "fields": {', '    "message": "Connection closed",', '    "error": "connection error: Transport endpoint is not connected (os error 107)"', '  },', '  "target": "linkerd_app_core::serve",', '  "threadId": "ThreadId(1)"', '}'],
+  },
+  { format: 'JSON behind stern and a kubectl timestamp', level: 'DEBUG', target: 'linkerd_proxy_transport::tls::client', lines: ['prometheus-c68bc7bdb-8dl4p linkerd-proxy 2021-04-21T08:22:39.466803177Z {"timestamp":"[   537.524656s]","level":"DEBUG","fields":{"message":"Initiating TLS connection","server.id":"foo-service.dev.serviceaccount.identity.linkerd.cluster.local"},"target":"linkerd_proxy_transport::tls::client","spans":[],"threadId":"ThreadId(1)"}'] },
+  { format: 'JSON behind stern --all-namespaces', level: 'WARN', target: 'linkerd_reconnect', lines: [`linkerd linkerd-destination-68947cb4b6-zv7f2 linkerd-proxy ${JSON_LINE}`] },
+  { format: 'JSON behind kubectl --timestamps', level: 'WARN', target: 'linkerd_reconnect', lines: [`2025-12-12T19:55:11.5Z ${JSON_LINE}`] },
+  { format: '`> ` quoted', level: 'WARN', target: 'linkerd_reconnect', lines: [`> ${PLAIN}`] },
+  { format: '`>` quoted without its space', level: 'WARN', target: 'linkerd_reconnect', lines: [`>${PLAIN}`] },
+  { format: 'leading spaces', level: 'WARN', target: 'linkerd_reconnect', lines: [`    ${PLAIN}`] },
+  { format: 'uptime missing its `]`', level: 'WARN', target: 'linkerd_reconnect', lines: [`[    13.328926s  WARN ThreadId(01) ${PLAIN_BODY}`] },
+];
+
+describe('a file made only of one pasted format', () => {
+  for (const { format, lines, level, target } of SINGLE_FORMAT_FILES) {
+    it(`is sniffed as a proxy log and read: ${format}`, async () => {
+      const file = [...lines, ...lines, ...lines].join('\n');
+      assert.equal(sniffKind(file.split('\n')), 'proxy-log');
+      const { records, unparsed, stats } = await parse(file);
+      assert.equal(stats.kind, 'proxy-log');
+      assert.deepEqual(unparsed, []);
+      assert.deepEqual(records.map((r) => [r.level, r.target]), [[level, target], [level, target], [level, target]]);
+    });
+  }
+});
+
 describe('sniffing an input behind a long preamble', () => {
   const preamble = Array.from({ length: 70 }, (_, i) => (i % 2 === 0 ? `Defaulted container "linkerd-proxy" out of: linkerd-proxy, web, linkerd-init (init)` : `kubectl logs web-5d8f7c9b4-${i} -c linkerd-proxy`));
 

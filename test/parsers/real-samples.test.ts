@@ -66,7 +66,7 @@ describe('real pasted proxy logs: parsed with the right level and target', () =>
     }
   });
 
-  it('parses at least 95 % of real proxy lines with the right level and target, and reports the share per format', async (t) => {
+  it('parses at least 95 % of real proxy lines with the right level and target, overall and per format', async (t) => {
     const shares = new Map<string, { right: number; total: number }>();
     const wrong: string[] = [];
     for (const file of files) {
@@ -99,8 +99,8 @@ describe('real pasted proxy logs: parsed with the right level and target', () =>
     for (const w of wrong) t.diagnostic(`wrong: ${w}`);
     assert.ok(total >= 130, `the ground truth covers ${total} lines`);
     assert.ok(right / total >= 0.95, `${right}/${total} real lines parsed right:\n${wrong.join('\n')}`);
-    // No format may be lost wholesale behind the overall share.
-    for (const [format, share] of shares) assert.ok(share.right / share.total >= 0.5, `${format}: only ${share.right}/${share.total}`);
+    // The bar holds per format too: a rare format must not hide behind the common plain lines.
+    for (const [format, share] of shares) assert.ok(share.right / share.total >= 0.95, `${format}: only ${share.right}/${share.total}`);
   });
 
   it('joins the rest of a terminal-wrapped line onto its record', async () => {

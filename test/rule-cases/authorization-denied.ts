@@ -9,8 +9,20 @@ const PROBE_DENIED = (port: number) =>
 const MESHED_DENIED = (ip: string) =>
   `inbound:server{port=8080}:http: linkerd_app_inbound::policy::http: Request denied server.group=policy.linkerd.io server.kind=server server.name=payments-http route.group= route.kind=default route.name=default client.tls=Some(Established { client_id: Some(ClientId(Name("reporting.analytics.serviceaccount.identity.linkerd.cluster.local"))), negotiated_protocol: None }) client.ip=${ip}`;
 
+/** The error text from proxy v2.178 (Linkerd 2.12): `on <kind>/<name>`, here a default policy. */
+const DEFAULT_POLICY_DENIED = `inbound:server{port=8080}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on default/all-authenticated`;
+const SERVER_DENIED_2_12 = `inbound:server{port=9090}:rescue{client.addr=10.42.3.7:51840}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on server/prometheus-admin`;
+
 export const cases: RuleCases = {
   fires: [
+    {
+      name: 'Linkerd 2.12+ wording: a default policy and a Server named as kind/name',
+      inputs: [
+        proxyLog('shop/web-5d8f7c9b4-abcde/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(300.1, 2.3, 20, 'INFO', DEFAULT_POLICY_DENIED)),
+        proxyLog('monitoring/prometheus-0/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(300.4, 3.1, 20, 'INFO', SERVER_DENIED_2_12)),
+      ],
+      check: (findings) => assert.deepEqual(findings.map((f) => f.evidence.server).sort(), ['default:all-authenticated', 'prometheus-admin']),
+    },
     {
       name: 'probe flood: every 10 s probe of two collector pods denied for three minutes (real #8608 shape)',
       inputs: ['otel-collector-6b9c8d7f5-k8s9t', 'otel-collector-6b9c8d7f5-z2x3c'].map((pod, i) =>

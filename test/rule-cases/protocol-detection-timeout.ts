@@ -6,8 +6,23 @@ import { every, healthyLogs, proxyLog, real, realHealthy } from './log-inputs.js
 const DETECT_TIMEOUT = (ip: string, port: number) =>
   `outbound:proxy{addr=${ip}:${port}}: linkerd_detect: Continuing after timeout: linkerd_proxy_http::version::Version protocol detection timed out after 10s`;
 
+/**
+ * Proxies from v2.286 (linkerd2-proxy#3720) print only the timeout: the outbound and inbound
+ * messages of linkerd_app_outbound::protocol and linkerd_app_inbound::detect, as the source logs them.
+ */
+const DETECT_TIMEOUT_OUTBOUND_2_286 = (ip: string, port: number) => `outbound:proxy{addr=${ip}:${port}}: linkerd_app_outbound::protocol: Continuing after timeout: 10s`;
+const DETECT_TIMEOUT_INBOUND_2_286 = (port: number) => `inbound:server{port=${port}}: linkerd_app_inbound::detect: Handling connection as opaque due to policy timeout=10s`;
+
 export const cases: RuleCases = {
   fires: [
+    {
+      name: 'proxies from v2.286, which print only the duration: MySQL outbound on 3306, NATS inbound on 4222',
+      inputs: [
+        proxyLog('shop/orders-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2025-06-07T09:00:00Z', [{ uptime: 412.7, level: 'INFO', body: DETECT_TIMEOUT_OUTBOUND_2_286('10.96.33.4', 3306) }]),
+        proxyLog('apps/nats-0/linkerd-proxy.log', '2025-06-07T09:00:00Z', [{ uptime: 98.2, level: 'INFO', body: DETECT_TIMEOUT_INBOUND_2_286(4222) }]),
+      ],
+      check: (findings) => assert.deepEqual(findings.map((f) => f.evidence.port).sort(), ['3306', '4222']),
+    },
     {
       name: 'MySQL (server speaks first): one client\'s connection to 3306 waits the full 10 s',
       inputs: [proxyLog('shop/orders-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', [{ uptime: 412.7, level: 'INFO', body: DETECT_TIMEOUT('10.96.33.4', 3306) }])],

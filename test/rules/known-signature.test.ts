@@ -87,8 +87,11 @@ describe('known-signature on the real lines of the catalogue', () => {
   for (const s of SIGNATURES) {
     it(`${s.id}: every example gives this signature`, async () => {
       for (const e of s.examples) {
-        if (s.match.records.includes('coredns-message')) {
-          assert.deepEqual(signaturesOf([lineAsCorednsRecord(e.line)]), [s.id], e.line);
+        if (s.match.records.includes('coredns-message') || s.match.records.includes('coredns-query')) {
+          if (s.match.records.includes('coredns-message')) assert.deepEqual(signaturesOf([lineAsCorednsRecord(e.line)]), [s.id], e.line);
+          // Through the CoreDNS parser: query lines only match as the query records it builds.
+          const run = await runRule(knownSignature, [{ path: 'coredns.log', content: `${e.line}\n`, kind: 'coredns-log' }]);
+          assert.deepEqual(run.findings.map((f) => f.evidence.signature), [s.id], `parsed: ${e.line}`);
           continue;
         }
         const uptime = s.match.maxUptimeSeconds !== undefined ? 0 : null;
@@ -194,6 +197,29 @@ describe('known-signature matching', () => {
     assert.equal(proxyLineText(json), 'identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate contents: invalid peer certificate: UnknownIssuer');
     assert.deepEqual(signaturesOf([json]), ['trust-anchor-mismatch']);
   });
+
+  // Wordings the proxy source has printed for the same failure, beyond the catalogue's pasted lines:
+  // a pattern must follow the mechanism, not the release a thread happened to paste.
+  const WORDINGS: [string, string, string][] = [
+    // linkerd2-proxy#3720 (v2.286): detection timeouts print only the duration.
+    ['protocol-detection-timeout', 'outbound v2.286+', 'outbound:proxy{addr=10.96.33.4:3306}: linkerd_app_outbound::protocol: Continuing after timeout: 10s'],
+    ['protocol-detection-timeout', 'inbound v2.286+', 'inbound:server{port=4222}: linkerd_app_inbound::detect: Handling connection as opaque due to policy timeout=10s'],
+    ['protocol-detection-timeout', 'inbound v2.286+, HTTP/1 hint', 'inbound:server{port=8080}: linkerd_app_inbound::detect: Handling connection as HTTP/1 due to policy timeout=10s'],
+    // linkerd2-proxy#1677 (v2.178): `on <kind>/<name>`; before it, `on unknown port <n>` too.
+    ['unauthorized-connection', 'v2.178+, a Server', 'inbound:server{port=9090}:rescue{client.addr=10.42.3.7:51840}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on server/prometheus-admin'],
+    ['unauthorized-connection', 'v2.178+, a default policy', 'inbound:server{port=8080}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on default/all-authenticated'],
+    ['unauthorized-connection', '2.11, an undocumented port', 'inbound:server{port=7000}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on unknown port 7000'],
+    // rustls ≤ 0.19 (Linkerd ≤ 2.10) on a peer's certificate; the proxy's own certificate is another signature.
+    ['trust-anchor-mismatch', 'rustls 0.19', 'outbound:accept{client.addr=10.42.0.9:41234}: linkerd_reconnect: Failed to connect error=invalid certificate: UnknownIssuer'],
+    ['identity-invalid-certificate', '2.10 (linkerd2#6428)', 'daemon:identity: linkerd_proxy_identity::certify: Received invalid certificate: invalid certificate: UnknownIssuer'],
+    // Certification failures before and after the identity client was rewritten.
+    ['identity-certify-failed', 'current', 'identity:identity{server.addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unavailable'],
+  ];
+  for (const [id, release, line] of WORDINGS) {
+    it(`recognises ${id} as ${release} proxies print it`, () => {
+      assert.deepEqual(signaturesOf([lineAsProxyRecord(line)]), [id], line);
+    });
+  }
 
   it('stays silent on lines that match nothing', () => {
     const lines = [

@@ -51,6 +51,18 @@ interface Denial {
   health: boolean;
 }
 
+/**
+ * The server an `unauthorized connection on …` error names: `server web` (2.11), `server/web` (from
+ * proxy v2.178), or a default policy, `server default:deny` (2.11) or `default/deny`.
+ */
+const SERVER_IN_ERROR = /unauthorized connection on (?:server[ /](default:)?|(default)\/)([\w.-]+)/;
+
+function serverInErrorText(text: string): string | null {
+  const m = SERVER_IN_ERROR.exec(text);
+  if (!m) return null;
+  return m[1] || m[2] ? `default:${m[3]}` : m[3]!;
+}
+
 const denialOf = perBody((record: ProxyLogRecord): Denial | null => {
   const text = bodyText(record);
   if (!DENIED.test(text)) return null;
@@ -61,7 +73,7 @@ const denialOf = perBody((record: ProxyLogRecord): Denial | null => {
     if (s.name === 'server' && s.fields.port) port = s.fields.port;
     clientAddr = s.fields['client.addr'] ?? s.fields.client_addr ?? s.fields['peer.addr'] ?? clientAddr;
   }
-  const server = record.fields['server.name'] ?? /on server ([\w.-]+)/.exec(text)?.[1] ?? (port ? `port ${port}` : 'unknown server');
+  const server = record.fields['server.name'] ?? record.fields.server ?? serverInErrorText(text) ?? (port ? `port ${port}` : 'unknown server');
   const route = record.fields['route.name'] ?? /on route ([\w.-]+)/.exec(text)?.[1] ?? null;
   const clientIp = record.fields['client.ip'] ?? (clientAddr ? clientAddr.replace(/:\d+$/, '') : null);
   const identity = SERVICE_ACCOUNT_ID.exec(record.fields['client.tls'] ?? record.fields['client.id'] ?? '')?.[1] ?? null;

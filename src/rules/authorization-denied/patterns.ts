@@ -2,9 +2,12 @@
 // and its LogQL twin (./export.ts).
 
 /**
- * An inbound request or connection refused by authorization policy: the error text
- * `unauthorized connection on server <name>` / `unauthorized request on route <name>` of a failed
- * request (2.11+), and the policy modules' own `Request denied` / `Connection denied` lines with
- * `server.name=…` and `route.name=…` fields (linkerd_app_inbound::policy::{http,tcp}).
+ * An inbound request or connection refused by authorization policy: the error text of a failed
+ * request, `unauthorized connection on server <name>` (2.11; `server default:<policy>` for a
+ * default policy) or `unauthorized connection on unknown port <port>`, from proxy v2.178 (2.12)
+ * `unauthorized connection on <kind>/<name>` (`server/web`, `default/all-authenticated`), and
+ * `unauthorized request on route`; and the policy modules' own `Request denied` / `Connection
+ * denied` lines with `server=…` (2.11) or `server.name=…` and `route.name=…` fields
+ * (linkerd_app_inbound::policy::{http,tcp}).
  */
-export const AUTHZ_DENIED = 'unauthorized (connection|request) on (server|route)|Request denied|Connection denied';
+export const AUTHZ_DENIED = 'unauthorized (connection|request) on |Request denied|Connection denied';

@@ -4,7 +4,7 @@
 // reports one info finding per signature that occurred, with counts, pods, first/last time and a
 // few samples. Memory is bounded: a tally per signature, pod counts capped, samples capped.
 
-import type { CorednsMessageRecord, FindingDraft, ProxyLogRecord, SampleLine } from '../../core/types.js';
+import type { CorednsMessageRecord, CorednsQueryRecord, FindingDraft, ProxyLogRecord, SampleLine } from '../../core/types.js';
 import { defineRule } from '../../core/types.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
@@ -41,6 +41,7 @@ function compile(entry: KnownSignature): CompiledSignature {
 
 const PROXY_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('proxy-log')).map(compile);
 const COREDNS_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('coredns-message')).map(compile);
+const QUERY_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('coredns-query')).map(compile);
 
 function escapeRegExp(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -99,6 +100,7 @@ class LiteralIndex {
 
 const PROXY_INDEX = new LiteralIndex(PROXY_SIGNATURES);
 const COREDNS_INDEX = new LiteralIndex(COREDNS_SIGNATURES);
+const QUERY_INDEX = new LiteralIndex(QUERY_SIGNATURES);
 
 const NO_CANDIDATES: readonly number[] = Object.freeze([]);
 
@@ -115,6 +117,18 @@ export function proxyLineText(record: Pick<ProxyLogRecord, 'format' | 'raw' | 's
   });
   const fields = Object.entries(record.fields).map(([k, v]) => ` ${k}=${v}`).join('');
   return `${spans.length > 0 ? `${spans.join(':')}: ` : ''}${record.target}: ${record.message}${fields}`;
+}
+
+/**
+ * A CoreDNS query as the default query-log layout prints it (`client:port - id "type class name
+ * proto size do bufsize" rcode flags size durations`), whatever layout it was read from, so
+ * one pattern fits the CoreDNS ≤ 1.2 date layout and the current one. Unknown fields print `-`.
+ */
+export function corednsQueryText(q: CorednsQueryRecord): string {
+  const field = (v: number | boolean | null) => (v === null ? '-' : String(v));
+  const flags = q.flags.length > 0 ? q.flags.join(',') : '-';
+  const duration = q.durationSeconds === null ? '-' : `${q.durationSeconds}s`;
+  return `${q.client}:${field(q.clientPort)} - ${field(q.id)} "${q.type} ${q.class} ${q.name} ${q.proto} ${field(q.requestSize)} ${field(q.dnssecOk)} ${field(q.bufsize)}" ${q.rcode} ${flags} ${field(q.responseSize)} ${duration}`;
 }
 
 /**
@@ -158,7 +172,9 @@ interface State {
   sampleCap: number;
 }
 
-function tally(state: State, signature: KnownSignature, record: ProxyLogRecord | CorednsMessageRecord): void {
+type MatchedRecord = ProxyLogRecord | CorednsMessageRecord | CorednsQueryRecord;
+
+function tally(state: State, signature: KnownSignature, record: MatchedRecord, text: string): void {
   let t = state.tallies.get(signature.id);
   if (!t) {
     t = { id: signature.id, lines: 0, firstTime: null, lastTime: null, samples: [], pods: new Map(), uncountedPodLines: 0 };
@@ -169,7 +185,7 @@ function tally(state: State, signature: KnownSignature, record: ProxyLogRecord |
     if (t.firstTime === null || record.time < t.firstTime) t.firstTime = record.time;
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
-  if (t.samples.length < state.sampleCap) t.samples.push({ path: record.path, line: record.line, text: record.raw });
+  if (t.samples.length < state.sampleCap) t.samples.push({ path: record.path, line: record.line, text });
   const key = sourceKey(record);
   const pod = t.pods.get(key);
   if (pod) pod.lines++;
@@ -181,7 +197,7 @@ function tally(state: State, signature: KnownSignature, record: ProxyLogRecord |
 let lastSource: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
 ownedByRun(() => (lastSource = { pod: undefined, namespace: undefined, path: '', key: 'path:' }));
 
-function sourceKey(record: ProxyLogRecord | CorednsMessageRecord): string {
+function sourceKey(record: MatchedRecord): string {
   const last = lastSource;
   if (record.pod === last.pod && record.namespace === last.namespace && (record.pod !== undefined || record.path === last.path)) return last.key;
   const key = record.pod ? `pod:${record.namespace ?? ''}/${record.pod}` : `path:${record.path}`;
@@ -216,7 +232,7 @@ export default defineRule<KnownSignatureOptions, State>({
     inputs: ['proxy-log', 'coredns-log'],
     lineInterest: {
       'proxy-log': interestOf(PROXY_SIGNATURES),
-      'coredns-log': interestOf(COREDNS_SIGNATURES),
+      'coredns-log': interestOf([...COREDNS_SIGNATURES, ...QUERY_SIGNATURES]),
     },
     defaultOptions: { topPods: 10, samples: 3 },
     optionSchema: {
@@ -232,13 +248,20 @@ export default defineRule<KnownSignatureOptions, State>({
       const candidates = proxyCandidates(record);
       if (candidates.length === 0) return;
       const signature = pick(candidates, PROXY_SIGNATURES, record.level, record.uptime);
-      if (signature) tally(state, signature.entry, record);
+      if (signature) tally(state, signature.entry, record, record.raw);
     },
     'coredns-message'(state, record) {
       const candidates = COREDNS_INDEX.candidates(record.raw);
       if (candidates.length === 0) return;
       const signature = pick(candidates, COREDNS_SIGNATURES, record.level, null);
-      if (signature) tally(state, signature.entry, record);
+      if (signature) tally(state, signature.entry, record, record.raw);
+    },
+    'coredns-query'(state, record) {
+      const text = corednsQueryText(record);
+      const candidates = QUERY_INDEX.candidates(text);
+      if (candidates.length === 0) return;
+      const signature = pick(candidates, QUERY_SIGNATURES, null, null);
+      if (signature) tally(state, signature.entry, record, text);
     },
   },
 

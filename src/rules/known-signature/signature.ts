@@ -38,7 +38,7 @@ export interface KnownSignature {
   family: SignatureFamily;
   match: {
     /** Record kinds the entry reads. */
-    records: readonly ('proxy-log' | 'coredns-message')[];
+    records: readonly ('proxy-log' | 'coredns-message' | 'coredns-query')[];
     /** One of these substrings is in every matching line (case-sensitive). */
     literals: readonly string[];
     /** Regex source tested against the line text. */

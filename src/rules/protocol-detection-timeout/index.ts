@@ -90,7 +90,7 @@ export default defineRule<ProtocolDetectionTimeoutOptions, State>({
       'Proxies wait out the 10 s protocol-detection timeout on a port (server-speaks-first or non-HTTP protocols such as SMTP, MySQL, NATS); names the port and the opaque-ports / skip-ports fix.',
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
-    lineInterest: { 'proxy-log': ['rotocol detection'] },
+    lineInterest: { 'proxy-log': ['rotocol detection', 'Continuing after timeout', 'due to policy'] },
     defaultOptions: { minTimeouts: 3, minTimeoutsKnownPort: 1 },
     optionSchema: {
       minTimeouts: { type: 'integer', minimum: 1, description: 'Detection timeouts on one port that fire the rule (one can be an idle client connection).' },

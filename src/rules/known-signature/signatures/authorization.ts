@@ -7,7 +7,8 @@ export const AUTHORIZATION_SIGNATURES: readonly KnownSignature[] = [
     id: 'unauthorized-connection',
     title: 'Connection refused by server authorization policy',
     family: 'authorization',
-    match: { records: ['proxy-log'], literals: ['unauthorized connection on server'], pattern: 'unauthorized connection on server' },
+    // `on server <name>` (2.11), `on <kind>/<name>` from proxy v2.178 (`server/web`, `default/deny`), `on unknown port <n>`.
+    match: { records: ['proxy-log'], literals: ['unauthorized connection on'], pattern: 'unauthorized connection on (?:server[ /]|default[/:]|unknown port )' },
     meaning: 'The inbound proxy denied a request or connection because no authorization allows the client on this Server; clients get 403 (HTTP) or a closed connection.',
     causes: ['A Server without a matching ServerAuthorization/AuthorizationPolicy for this client (e.g. unmeshed callers, node-local probes from 169.254.x.x).', 'A default policy of deny/cluster-authenticated and a client outside the mesh.'],
     fix: [
@@ -17,6 +18,10 @@ export const AUTHORIZATION_SIGNATURES: readonly KnownSignature[] = [
     references: [`${L2}8608`, `${L2}8613`],
     examples: [
       { line: '[    54.614678s]  INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus', source: `${L2}8608` },
+      {
+        line: '[     4.109873s]  INFO ThreadId(02) daemon:admin{listen.addr=0.0.0.0:4191}:rescue{client.addr=127.0.0.1:58456}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server default:cluster-unauthenticated',
+        source: `${L2}9812 (florian-besser)`,
+      },
     ],
   },
   {

@@ -90,6 +90,26 @@ export const COREDNS_SIGNATURES: readonly KnownSignature[] = [
     examples: [{ line: '[WARNING] plugin/kubernetes: starting server with unsynced Kubernetes API', source: `${CD}5274 (vicky1999s)` }],
   },
   {
+    id: 'coredns-no-response',
+    title: 'CoreDNS answered a query with nothing',
+    family: 'coredns',
+    // The query log prints the response's flags and size; a written response always has at least
+    // the qr flag, so `-` flags with size 0 mean no response was written, whatever the rcode says.
+    match: { records: ['coredns-query'], literals: [' - 0 '], pattern: '" \\S+ - 0 [\\d.]+s$' },
+    meaning: 'CoreDNS logged a query for which it wrote no response: no flags, response size 0, usually after about the forward timeout (5-6 s). The client waited and got nothing; CoreDNS before 1.8.5 printed such a query with rcode NOERROR, later ones with `-`.',
+    causes: [
+      'The upstream resolver the forward plugin uses did not answer in time (down, overloaded, or UDP 53 dropped on the way).',
+      'conntrack or NAT drops between the CoreDNS pods and the upstream.',
+      'CoreDNS overloaded: forwarded queries queue behind the max_concurrent limit.',
+    ],
+    fix: [
+      { versions: 'all', action: 'Query the upstream from a CoreDNS node (`dig @<upstream> <name>`); fix the path to it or add upstreams; reduce search-path expansion (ndots) to cut forwarded queries.' },
+      { versions: 'CoreDNS < 1.8.5', action: 'Read NOERROR with `-` flags and size 0 as "no response"; 1.8.5 logs `-` as the rcode instead.' },
+    ],
+    references: [`${CD}4724`, 'https://github.com/coredns/coredns/pull/4725'],
+    examples: [{ line: '[INFO] 127.0.0.1:63325 - 28625 "A IN 9gag.com. udp 49 false 4096" NOERROR - 0 6.010923182s', source: `${CD}4724` }],
+  },
+  {
     id: 'coredns-legacy-errors',
     title: 'CoreDNS 2017 errors-plugin failure',
     family: 'coredns',

@@ -4,30 +4,8 @@ import { L2, type KnownSignature } from '../signature.js';
 
 export const IDENTITY_SIGNATURES: readonly KnownSignature[] = [
   {
-    id: 'trust-anchor-mismatch',
-    title: 'Peer certificate from an unknown issuer (trust anchor mismatch)',
-    family: 'identity',
-    match: { records: ['proxy-log'], literals: ['UnknownIssuer'], pattern: 'invalid peer certificate.*UnknownIssuer' },
-    meaning: 'The proxy rejected a TLS peer because its certificate chain does not lead to the trust anchor this proxy was given. When the peer is the identity or destination controller, no meshed connection can be set up.',
-    causes: [
-      'The trust anchor (identityTrustAnchorsPEM / linkerd-identity-trust-roots) was rotated or reinstalled without re-injecting the workloads, so old and new proxies trust different roots.',
-      'The issuer certificate (linkerd-identity-issuer) is not signed by the configured trust anchor, e.g. cert-manager issued it from another CA.',
-      'Two clusters or two control planes with different roots talk to each other (multicluster without a shared anchor).',
-    ],
-    fix: [
-      { versions: 'all', action: 'Compare the anchor in the linkerd-identity-trust-roots ConfigMap with the root of the linkerd-identity-issuer secret (`linkerd check --proxy` reports the mismatch); make the issuer chain to the anchor, then restart the control plane and roll the workloads so every proxy gets the same anchor.' },
-      { versions: 'Linkerd ≥ 2.12', action: 'During a rotation, ship both the old and the new anchor in the bundle until every proxy was restarted (see the "Rotating the trust anchor" task).' },
-    ],
-    coveredBy: ['identity-failure'],
-    references: [`${L2}11156`, `${L2}6428`, 'https://linkerd.io/2-edge/tasks/manually-rotating-control-plane-tls-credentials/'],
-    examples: [
-      {
-        line: '[     1.785436s]  WARN ThreadId(02) identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate contents: invalid peer certificate: UnknownIssuer error.sources=[invalid peer certificate contents: invalid peer certificate: UnknownIssuer]',
-        source: `${L2}11156 (mayank-ag-dev)`,
-      },
-    ],
-  },
-  {
+    // Before trust-anchor-mismatch: its `Received invalid certificate: invalid certificate: UnknownIssuer`
+    // is this proxy's own certificate, not a peer's.
     id: 'identity-invalid-certificate',
     title: 'Identity controller returned a certificate the proxy refuses',
     family: 'identity',
@@ -45,6 +23,32 @@ export const IDENTITY_SIGNATURES: readonly KnownSignature[] = [
     references: [`${L2}6427`, `${L2}6428`],
     examples: [
       { line: 'ERROR ThreadId(02) daemon:identity: linkerd2_proxy_identity::certify: Received invalid ceritficate: invalid certificate: CertNotValidYet', source: `${L2}6427 (tejeshwari, Linkerd 2.9.5)` },
+    ],
+  },
+  {
+    id: 'trust-anchor-mismatch',
+    title: 'Peer certificate from an unknown issuer (trust anchor mismatch)',
+    family: 'identity',
+    // rustls wrote `invalid certificate: UnknownIssuer` (≤ 0.19, Linkerd ≤ 2.10), `invalid peer certificate
+    // contents: invalid peer certificate: UnknownIssuer` (0.20), `invalid peer certificate: UnknownIssuer` (0.21+).
+    match: { records: ['proxy-log'], literals: ['UnknownIssuer'], pattern: 'invalid (?:peer )?certificate.*UnknownIssuer' },
+    meaning: 'The proxy rejected a TLS peer because its certificate chain does not lead to the trust anchor this proxy was given. When the peer is the identity or destination controller, no meshed connection can be set up.',
+    causes: [
+      'The trust anchor (identityTrustAnchorsPEM / linkerd-identity-trust-roots) was rotated or reinstalled without re-injecting the workloads, so old and new proxies trust different roots.',
+      'The issuer certificate (linkerd-identity-issuer) is not signed by the configured trust anchor, e.g. cert-manager issued it from another CA.',
+      'Two clusters or two control planes with different roots talk to each other (multicluster without a shared anchor).',
+    ],
+    fix: [
+      { versions: 'all', action: 'Compare the anchor in the linkerd-identity-trust-roots ConfigMap with the root of the linkerd-identity-issuer secret (`linkerd check --proxy` reports the mismatch); make the issuer chain to the anchor, then restart the control plane and roll the workloads so every proxy gets the same anchor.' },
+      { versions: 'Linkerd ≥ 2.12', action: 'During a rotation, ship both the old and the new anchor in the bundle until every proxy was restarted (see the "Rotating the trust anchor" task).' },
+    ],
+    coveredBy: ['identity-failure'],
+    references: [`${L2}11156`, `${L2}6428`, 'https://linkerd.io/2-edge/tasks/manually-rotating-control-plane-tls-credentials/'],
+    examples: [
+      {
+        line: '[     1.785436s]  WARN ThreadId(02) identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate contents: invalid peer certificate: UnknownIssuer error.sources=[invalid peer certificate contents: invalid peer certificate: UnknownIssuer]',
+        source: `${L2}11156 (mayank-ag-dev)`,
+      },
     ],
   },
   {

@@ -1,13 +1,18 @@
 // Protocol detection on inbound and outbound connections.
 
-import { L2, type KnownSignature } from '../signature.js';
+import { L2, PROXY_PR, type KnownSignature } from '../signature.js';
 
 export const PROTOCOL_DETECTION_SIGNATURES: readonly KnownSignature[] = [
   {
     id: 'protocol-detection-timeout',
     title: 'Protocol detection timed out',
     family: 'protocol-detection',
-    match: { records: ['proxy-log'], literals: ['protocol detection timed out'], pattern: 'protocol detection timed out after' },
+    // Proxies from v2.286 (linkerd2-proxy#3720) print only the duration; see the rule's patterns.ts.
+    match: {
+      records: ['proxy-log'],
+      literals: ['protocol detection timed out', 'Continuing after timeout', 'due to policy'],
+      pattern: 'protocol detection timed out after|Continuing after timeout: \\d|Handling connection as (?:opaque|HTTP/1) due to policy',
+    },
     meaning: 'The client sent nothing within the detection timeout (10 s), so the proxy could not tell whether the connection is HTTP and forwarded it as opaque TCP after the delay. Server-speaks-first protocols (SMTP 25, MySQL 3306, NATS 4222, memcached 11211…) hit this on every connection.',
     causes: ['A server-speaks-first protocol on a port that is not marked opaque or skipped.', 'Idle clients that open a connection and wait before sending.'],
     fix: [
@@ -15,7 +20,7 @@ export const PROTOCOL_DETECTION_SIGNATURES: readonly KnownSignature[] = [
       { versions: '≤ stable-2.9', action: 'Use `config.linkerd.io/skip-inbound-ports` / `skip-outbound-ports`.' },
     ],
     coveredBy: ['protocol-detection-timeout'],
-    references: [`${L2}12505`, `${L2}13364`, 'https://linkerd.io/2-edge/features/protocol-detection/'],
+    references: [`${L2}12505`, `${L2}13364`, 'https://linkerd.io/2-edge/features/protocol-detection/', `${PROXY_PR}3720`],
     examples: [
       {
         line: '{"timestamp":"[ 10132.943961s]","level":"INFO","fields":{"message":"Continuing after timeout: linkerd_proxy_http::version::Version protocol detection timed out after 10s"},"target":"linkerd_detect","spans":[{"name":"outbound"},{"addr":"10.163.70.5:9000","name":"proxy"}],"threadId":"ThreadId(2)"}',
