@@ -14,15 +14,15 @@ import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } 
 import { LineSplitter } from '../input/lines.js';
 import { fileRange } from '../input/file-range.js';
 import { MAX_LINE_BYTES, readEntry, type EntryCallbacks } from './pipeline.js';
-import { withRunCaches } from '../util/run-caches.js';
+import { withTaskCaches } from '../util/run-caches.js';
 
 const MiB = 1 << 20;
 /** How far before its start a range reads to learn the parser state there. */
 const WARM_UP_BYTES = 256 * 1024;
 
-/** A worker thread runs many tasks: each starts and ends with the run-owned caches empty. */
+/** A worker thread runs many tasks of a run: none sees or keeps another's rule state. */
 export function runTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
-  return withRunCaches(() => readTask(task, rules, parserOptions, post));
+  return withTaskCaches(() => readTask(task, rules, parserOptions, post));
 }
 
 async function readTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {

@@ -2,8 +2,8 @@
 // read in place, with a bounded cache of bodies because real logs repeat them.
 
 import type { LogSpan } from '../core/types.js';
-import { shareFields } from '../util/body-memo.js';
-import { ownedByRun } from '../util/run-caches.js';
+import { forgetDerivations, shareFields } from '../util/body-memo.js';
+import { ownedByRun, ownedByTask } from '../util/run-caches.js';
 import type { Parsed } from './proxy-log-parsed.js';
 
 type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
@@ -48,6 +48,10 @@ ownedByRun(() => {
   hits = 0;
   bypassLeft = 0;
   nextBypass = BODY_CACHE_FIRST_BYPASS;
+});
+ownedByTask(() => {
+  for (const body of currentBodies.values()) if (body !== null) forgetDerivations(body.fields);
+  for (const body of previousBodies.values()) if (body !== null) forgetDerivations(body.fields);
 });
 
 export function parsedBody(content: string, pos: number): Body | null {

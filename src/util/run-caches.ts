@@ -1,30 +1,53 @@
 // Caches that belong to one run. The proxy-log body cache, the one-entry memos of the last path,
 // pod, owner or timestamp, and remembered classifications live at module level because they sit
 // on the hottest paths, where handing a context down would cost on every line. But what they hold
-// comes from one run's input, and the body cache's frozen bodies carry the rules' per-body memo
-// slots, which may point into that run's rule state. So each such module registers how to empty
-// itself here, and the engine empties them all when a run or a worker task starts and when it
-// ends: no rule state outlives its run, and a reused worker thread starts each task clean.
-// Emptying never changes a result, only what has to be worked out again.
+// comes from one run's input, and the body cache's frozen bodies carry the rules' perBody() slots,
+// which may point into a task's rule state. So each such module registers how to empty itself
+// here, and the engine empties them: no rule state outlives its run, and none crosses from one
+// task of a run to the next on a reused worker thread.
+//
+// Two lifetimes, because a worker thread runs many tasks of one run: what is worked out from the
+// input alone (parsed bodies, remembered keys) is worth keeping for the run's next task, while
+// what may point into rule state (per-body derivations) is not. Emptying never changes a result,
+// only what has to be worked out again.
 
-const clears: (() => void)[] = [];
+const runClears: (() => void)[] = [];
+const taskClears: (() => void)[] = [];
 
-/** Registers how to empty one module's run-owned caches; called once, at module level. */
+/** Registers how to empty caches of input-derived facts; emptied when a run starts and ends. Called once, at module level. */
 export function ownedByRun(clear: () => void): void {
-  clears.push(clear);
+  runClears.push(clear);
 }
 
-/** Empties every registered cache: at the start and at the end of each run and each worker task. */
-export function clearRunCaches(): void {
-  for (const clear of clears) clear();
+/** Registers how to empty caches that may hold rule state; emptied when a run or any of its tasks starts and ends. */
+export function ownedByTask(clear: () => void): void {
+  taskClears.push(clear);
 }
 
-/** Runs `work` with every run-owned cache empty at its start and emptied again at its end. */
-export async function withRunCaches<T>(work: () => Promise<T>): Promise<T> {
-  clearRunCaches();
+function clearTaskCaches(): void {
+  for (const clear of taskClears) clear();
+}
+
+function clearRunCaches(): void {
+  clearTaskCaches();
+  for (const clear of runClears) clear();
+}
+
+async function between<T>(clear: () => void, work: () => Promise<T>): Promise<T> {
+  clear();
   try {
     return await work();
   } finally {
-    clearRunCaches();
+    clear();
   }
+}
+
+/** Runs one whole run (an analysis, a `parse`) with every registered cache empty at its start and emptied at its end. */
+export function withRunCaches<T>(work: () => Promise<T>): Promise<T> {
+  return between(clearRunCaches, work);
+}
+
+/** Runs one task of a run with the task-owned caches empty at its start and emptied at its end. */
+export function withTaskCaches<T>(work: () => Promise<T>): Promise<T> {
+  return between(clearTaskCaches, work);
 }

@@ -1,6 +1,6 @@
 // Every piece of module-level mutable state in src/ is either owned by the run (registered with
-// ownedByRun, so the engine empties it when a run or a worker task starts and ends) or listed
-// below with the reason it is not a run's. A new module-level `let`, or a module-level Map, Set,
+// ownedByRun or ownedByTask, so the engine empties it when a run, or a task of it, starts and
+// ends) or listed below with the reason it is not a run's. A new module-level `let`, or a module-level Map, Set,
 // array or object that the module mutates, fails here until it is one or the other.
 
 import assert from 'node:assert/strict';
@@ -26,7 +26,8 @@ const NOT_A_RUNS_STATE: Record<string, string> = {
   'src/cli/output.ts:noteCutReport': "the process's stdout",
   'src/cli/output.ts:guardsInstalled': "the process's signal and stdout handlers",
   'src/cli/stderr.ts:rawWrite': "the process's stderr",
-  'src/util/run-caches.ts:clears': 'the register of run-owned caches itself, one entry per module, added as it loads',
+  'src/util/run-caches.ts:runClears': 'the register of run-owned caches itself, one entry per module, added as it loads',
+  'src/util/run-caches.ts:taskClears': 'the register of task-owned caches itself, one entry per module, added as it loads',
 };
 
 const MUTABLE_INITIALISERS = new Set(['Map', 'Set', 'WeakMap', 'WeakSet', 'Array']);
@@ -62,10 +63,10 @@ function isMutated(name: string, text: string): boolean {
   return new RegExp(`${at}\\.(?:set|add|push|pop|shift|unshift|splice|delete|clear|sort|reverse|fill)\\(|${at}(?:\\.\\w+|\\[[^\\]]+\\])\\s*(?:=(?!=)|\\+\\+|--|[-+*/|&]=)`).test(text);
 }
 
-/** The names an `ownedByRun(() => …)` call of the module mentions: one line, or up to a line `});`. */
+/** The names an `ownedByRun(() => …)` or `ownedByTask(…)` call of the module mentions: one line, or up to a line `});`. */
 function ownedNames(text: string): Set<string> {
   const owned = new Set<string>();
-  for (const call of text.matchAll(/ownedByRun\(([^\n]*\);\n|[\s\S]*?\n\}\);\n)/g)) for (const word of call[1]!.matchAll(/\b[A-Za-z_$][\w$]*\b/g)) owned.add(word[0]);
+  for (const call of text.matchAll(/ownedBy(?:Run|Task)\(([^\n]*\);\n|[\s\S]*?\n\}\);\n)/g)) for (const word of call[1]!.matchAll(/\b[A-Za-z_$][\w$]*\b/g)) owned.add(word[0]);
   return owned;
 }
 
@@ -84,7 +85,7 @@ describe('module-level state', () => {
         if (!owned.has(name) && !(key in NOT_A_RUNS_STATE)) unowned.push(key);
       }
     }
-    assert.deepEqual(unowned, [], 'register these with ownedByRun (src/util/run-caches.ts) or list them in NOT_A_RUNS_STATE with the reason');
+    assert.deepEqual(unowned, [], 'register these with ownedByRun or ownedByTask (src/util/run-caches.ts) or list them in NOT_A_RUNS_STATE with the reason');
     const stale = Object.keys(NOT_A_RUNS_STATE).filter((key) => !seen.has(key));
     assert.deepEqual(stale, [], 'these NOT_A_RUNS_STATE entries name state that no longer exists');
   });

@@ -1,7 +1,8 @@
 // No rule state outlives its run (issue 16). Module-level caches sit on the hottest paths (the
 // proxy-log body cache, whose frozen bodies carry the rules' per-body memo slots, and one-entry
-// memos in parsers and rules); the engine empties them when a run or a worker task starts and
-// ends, so a finished run's state can be collected and the next run or task starts clean.
+// memos in parsers and rules); the engine empties them when a run starts and ends, and what may
+// hold rule state also when each task starts and ends, so a finished run's or task's state can be
+// collected and the next run or task starts clean.
 
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
@@ -13,7 +14,10 @@ import type { AnyRule } from '../../src/core/types.js';
 import { analyzeInputs } from '../../src/engine/analyze.js';
 import type { ConfiguredRule } from '../../src/engine/engine.js';
 import { runTask } from '../../src/engine/tasks.js';
+import { parsedBody } from '../../src/parsers/proxy-log-body.js';
 import { RULES } from '../../src/rules/index.js';
+import { perBody } from '../../src/util/body-memo.js';
+import { withRunCaches, withTaskCaches } from '../../src/util/run-caches.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -80,3 +84,31 @@ describe('rule state is owned by one run', () => {
     assert.equal(await findingsOf([STORM]), alone);
   });
 });
+
+describe('the body cache across the tasks of one run', () => {
+  const BODY = 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
+  const derived = perBody(() => ({}));
+  const record = (body: NonNullable<ReturnType<typeof parsedBody>>) => ({ fields: body.fields }) as Parameters<typeof derived>[0];
+
+  it('keeps parsed bodies for the next task but forgets what rules derived from them', async () => {
+    await withRunCaches(async () => {
+      const first = await withTaskCaches(async () => {
+        const body = parsedBody(BODY, 0)!;
+        return { body, derivation: derived(record(body)) };
+      });
+      await withTaskCaches(async () => {
+        const body = parsedBody(BODY, 0)!;
+        assert.equal(body, first.body, 'the parsed body is reused');
+        assert.notEqual(derived(record(body)), first.derivation, 'the derivation is worked out again');
+      });
+    });
+  });
+
+  it('starts each run with no body parsed', async () => {
+    const first = await withRunCaches(async () => parsedBody(BODY, 0));
+    const second = await withRunCaches(async () => parsedBody(BODY, 0));
+    assert.notEqual(second, first);
+    assert.deepEqual(second, first);
+  });
+});
+
