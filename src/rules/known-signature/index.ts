@@ -194,8 +194,9 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
 }
 
 /** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
-let lastSource: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
-ownedByRun(() => (lastSource = { pod: undefined, namespace: undefined, path: '', key: 'path:' }));
+const NO_SOURCE: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
+let lastSource = NO_SOURCE;
+ownedByRun(() => (lastSource = NO_SOURCE));
 
 function sourceKey(record: MatchedRecord): string {
   const last = lastSource;

@@ -153,8 +153,9 @@ export default defineRule<StaleEndpointOptions, State>({
   },
 });
 
-let lastOwner = { namespace: null as string | null, kind: '', name: '', key: '' };
-ownedByRun(() => (lastOwner = { namespace: null, kind: '', name: '', key: '' }));
+const NO_OWNER = { namespace: null as string | null, kind: '', name: '', key: '' };
+let lastOwner = NO_OWNER;
+ownedByRun(() => (lastOwner = NO_OWNER));
 
 /** `namespace/kind/name`; samples of one destination come in runs, so the last key is reused. */
 function workloadKey(namespace: string | null, owner: { kind: string; name: string }): string {
