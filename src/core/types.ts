@@ -276,6 +276,39 @@ export interface Timeline {
   label?: string;
 }
 
+export const CONTROLLERS = ['destination', 'policy', 'identity'] as const;
+/** A Linkerd control-plane controller, as src/knowledge/control-plane.ts classifies addresses and names. */
+export type ControllerComponent = (typeof CONTROLLERS)[number];
+
+/** A pod a finding names, with what the rule says about it there (lines, failures, expiry…). */
+export interface PodMention {
+  pod: string;
+  [detail: string]: unknown;
+}
+
+/** When the signal was seen: wall-clock ISO times when the capture had them. */
+export interface EvidenceWindow {
+  start?: string | null;
+  end?: string | null;
+  durationSeconds?: number | null;
+  /** Which clock the window is on: wall time, proxy uptime, or none. */
+  clock?: string;
+}
+
+/**
+ * The part of `evidence` every consumer may read by name (correlation, fix status, formats); the
+ * rest is rule-specific and documented on the rule's docs page.
+ */
+export interface CommonEvidence {
+  window?: EvidenceWindow;
+  /** The controller the finding is about or reaches, when it is one. */
+  controller?: ControllerComponent;
+  /** The pods the finding names, beside `subject.pod`; capped lists, with `podsAffected` counting all. */
+  pods?: readonly PodMention[];
+  samples?: readonly SampleLine[];
+  timeline?: Timeline;
+}
+
 export interface FindingDraft {
   severity?: Severity;
   /**
@@ -287,7 +320,7 @@ export interface FindingDraft {
   title: string;
   message: string;
   subject: FindingSubject;
-  evidence: Record<string, unknown> & { timeline?: Timeline };
+  evidence: CommonEvidence & Record<string, unknown>;
   locations: SourceLocation[];
   remediation: string;
   /** The figure a baseline compares to decide whether a known finding got worse (e.g. total lines, series count). */

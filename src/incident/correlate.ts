@@ -1,176 +1,25 @@
 // Groups findings into incidents and tells their story: which signal is the probable cause, what it
-// set off, one merged per-minute timeline, and the first thing to do. The knowledge lives in two
-// tables (CAUSAL_LINKS, PHRASES); the functions only apply them. When no known mechanism links
+// set off, one merged per-minute timeline, and the first thing to do. The knowledge lives in the
+// rule folders (src/rules/<id>/incident.ts: causal links and phrases); the functions only apply it. When no known mechanism links
 // two signals, or the clock disagrees with the mechanism, the ordering is "unclear": a wrong,
 // confident story is worse than none.
 
 import type { Finding, FindingSubject, Severity, Timeline } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
-import { controllerOfAddress, titleCase, type ControllerComponent } from '../knowledge/control-plane.js';
-import { compact, formatDuration } from '../util/stats.js';
-import { podsOfFinding } from './fix-status.js';
+import { podsOfFinding, windowOf } from '../core/evidence.js';
+import { controllerOfAddress, type ControllerComponent } from '../knowledge/control-plane.js';
+import { REGISTRY } from '../rules/index.js';
+import { formatDuration } from '../util/stats.js';
+import type { CausalLink, Relation } from './knowledge.js';
 
-export type Relation = 'component' | 'co-located' | 'pod-or-workload' | 'target' | 'time';
+export type { CausalLink, Relation };
+export { windowOf };
 
-export interface CausalLink {
-  cause: string;
-  effect: string;
-  /** What the two findings must share for the mechanism to apply. */
-  requires: Exclude<Relation, 'time'>;
-  mechanism: string;
-  /** When only some findings of the two rules are linked by the mechanism (e.g. only an OOM kill, not any restart). */
-  applies?: (cause: Finding, effect: Finding) => boolean;
-}
+/** Known mechanisms, cause → effect, from each rule folder's incident.ts. Only these may make an ordering "likely". */
+export const CAUSAL_LINKS: readonly CausalLink[] = REGISTRY.flatMap((r) => (r.incident?.causes ?? []).map((link) => ({ cause: r.rule.meta.id, ...link })));
 
-/** A pod-restarts finding about the proxy container being OOMKilled. */
-const isProxyOom = (f: Finding) => f.ruleId === 'pod-restarts' && f.evidence.problem === 'oom' && f.evidence.role === 'proxy';
-
-/** Known mechanisms, cause → effect. Only these may make an ordering "likely". */
-export const CAUSAL_LINKS: readonly CausalLink[] = [
-  {
-    cause: 'control-plane-unavailable',
-    effect: 'reconnect-storm',
-    requires: 'component',
-    mechanism: 'the controller refused or failed the proxies\' calls, and every proxy that loses its controller connection retries it in a loop (every 500 ms before proxy v2.307)',
-  },
-  {
-    cause: 'control-plane-unavailable',
-    effect: 'reconnect-storm',
-    requires: 'co-located',
-    mechanism:
-      'the destination and policy controllers run in the same linkerd-destination pod behind the same proxy, so when that pod is overloaded or restarting both lose their clients',
-  },
-  {
-    cause: 'fd-exhaustion',
-    effect: 'control-plane-unavailable',
-    requires: 'pod-or-workload',
-    mechanism: 'a controller proxy out of file descriptors cannot accept new connections, so it fails control-plane calls',
-  },
-  {
-    cause: 'dns-ttl-zero',
-    effect: 'dns-query-storm',
-    requires: 'component',
-    mechanism: 'answers with TTL 0 make proxies before v2.289 re-resolve at once, so the queries bunch into bursts',
-  },
-  {
-    cause: 'ingress-pod-ip-bypass',
-    effect: 'metric-cardinality',
-    requires: 'pod-or-workload',
-    mechanism: 'an ingress that balances on pod IPs itself makes its proxy keep endpoint-level series for every pod it has ever sent to',
-  },
-  {
-    cause: 'stale-endpoint-metrics',
-    effect: 'metric-cardinality',
-    requires: 'pod-or-workload',
-    mechanism: 'series for endpoints that are gone stay in the proxy until they have been idle for 10 minutes, and add up across rollouts',
-  },
-  {
-    cause: 'pod-restarts',
-    effect: 'reconnect-storm',
-    requires: 'component',
-    mechanism: 'a controller that is OOMKilled or crash-looping drops every proxy\'s stream at once, and each proxy retries its connection in a loop until the controller is back',
-  },
-  {
-    cause: 'pod-restarts',
-    effect: 'control-plane-unavailable',
-    requires: 'component',
-    mechanism: 'while the controller container restarts, its pod\'s proxy has nothing to forward the proxies\' calls to and fails them',
-  },
-  {
-    cause: 'metric-cardinality',
-    effect: 'pod-restarts',
-    requires: 'pod-or-workload',
-    mechanism: 'every series the proxy holds costs memory, so a proxy whose series keep growing reaches its memory limit and is OOMKilled (linkerd2#12916)',
-    applies: (_cause, effect) => isProxyOom(effect),
-  },
-  {
-    cause: 'control-plane-unavailable',
-    effect: 'identity-failure',
-    requires: 'component',
-    mechanism: 'the identity controller refused or failed certification calls, so every proxy that starts or renews gets no certificate and stays unready',
-  },
-  {
-    cause: 'control-plane-unavailable',
-    effect: 'dns-resolution-failure',
-    requires: 'component',
-    mechanism: 'the controller Services are headless: with no controller pod ready, DNS has no record for them, so proxies cannot resolve the controller',
-  },
-  {
-    cause: 'dns-resolution-failure',
-    effect: 'identity-failure',
-    requires: 'component',
-    mechanism: 'a proxy that cannot resolve linkerd-identity-headless cannot send its certificate request, so it never gets an identity',
-  },
-  {
-    cause: 'dns-resolution-failure',
-    effect: 'failfast',
-    requires: 'pod-or-workload',
-    mechanism: 'a proxy that cannot resolve its destination controller has no service discovery, so its balancers find no endpoints and fail fast',
-  },
-  {
-    cause: 'reconnect-storm',
-    effect: 'failfast',
-    requires: 'pod-or-workload',
-    mechanism: 'a proxy that cannot reach its destination controller has no discovery for the services it calls (controller unreachable), so their balancers fail fast',
-  },
-  {
-    cause: 'identity-failure',
-    effect: 'reconnect-storm',
-    requires: 'pod-or-workload',
-    mechanism: 'with a trust-anchor mismatch or no certificate every TLS handshake to the controller fails, so the proxy\'s reconnect loop never succeeds',
-  },
-];
-
-type Phrase = (f: Finding) => string;
-
-/** How a finding reads inside a headline; rules without an entry use their title. */
-export const PHRASES: Readonly<Record<string, Phrase>> = {
-  'control-plane-unavailable': (f) => {
-    const e = f.evidence as { controller?: string; failures?: number; distinctClients?: number; failureKinds?: Record<string, number> };
-    const name = titleCase(e.controller ?? 'control-plane');
-    const top = Object.entries(e.failureKinds ?? {}).sort((a, b) => b[1] - a[1])[0]?.[0];
-    const state = top === 'service unavailable' ? 'saturated' : 'unavailable';
-    return e.failures ? `${name} controller ${state} (${compact(e.failures)} failed calls from ${e.distinctClients ?? '?'} clients)` : `${name} controller restarting`;
-  },
-  'reconnect-storm': (f) => {
-    const e = f.evidence as { podsAffected?: number; totalLines?: number; window?: { durationSeconds?: number }; topPods?: { pod: string }[] };
-    const workloads = new Set((e.topPods ?? []).map((p) => workloadOfPod(p.pod)));
-    const who = f.subject.workload ?? (workloads.size === 1 ? [...workloads][0] : undefined);
-    const { start, end } = windowOf(f);
-    const seconds = e.window?.durationSeconds ?? (start !== null && end !== null ? (end - start) / 1000 : 0);
-    const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
-    const component = controllerOfAddress(f.subject.target);
-    return `${e.podsAffected ?? '?'} ${who ? `${who} ` : ''}prox${e.podsAffected === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(e.totalLines ?? 0)} lines${duration})`;
-  },
-  'identity-failure': (f) => {
-    const e = f.evidence as { failureKind?: string; podsAffected?: number; proxies?: number };
-    const n = e.podsAffected ?? e.proxies ?? 0;
-    const what: Record<string, string> = {
-      certify: 'failing to obtain a certificate',
-      'trust-anchor': 'rejecting peers from an unknown issuer (trust-anchor mismatch)',
-      'tls-alert': 'refusing TLS handshakes',
-      'not-ready': 'still waiting for identity',
-      expiry: 'with certificates expired or about to expire',
-    };
-    return `${n} prox${n === 1 ? 'y' : 'ies'} ${what[e.failureKind ?? ''] ?? 'without a valid identity'}`;
-  },
-  failfast: (f) => {
-    const e = f.evidence as { service?: string; cause?: string; podsAffected?: number };
-    return `${e.service ?? f.subject.target ?? 'a service'} in fail-fast on ${e.podsAffected ?? '?'} prox${e.podsAffected === 1 ? 'y' : 'ies'} (${e.cause ?? 'cause unknown'})`;
-  },
-  'dns-resolution-failure': (f) => {
-    const e = f.evidence as { controller?: string; name?: string; podsAffected?: number };
-    return e.controller ? `${e.podsAffected ?? '?'} proxies cannot resolve the ${e.controller} controller` : `DNS refinement of ${e.name ?? f.subject.target} timing out`;
-  },
-  'metric-cardinality': (f) => `${f.subject.workload ?? f.subject.pod ?? 'proxy'} metric cardinality ${f.keyFigure ? `${compact(f.keyFigure.value)} series` : ''}`.trim(),
-  'pod-restarts': (f) => {
-    const e = f.evidence as { container?: string; role?: string; problem?: string; restarts?: number; pods?: unknown[] };
-    const what = e.problem === 'oom' ? 'OOMKilled' : e.problem === 'crashloop' ? 'in CrashLoopBackOff' : 'restarting';
-    const who = e.role === 'controller' ? `${titleCase(e.container ?? 'controller')} controller` : (e.container ?? 'container');
-    const where = f.subject.workload ? ` of ${f.subject.workload}` : '';
-    return `${who}${where} ${what}${e.restarts ? ` (${e.restarts} restart${e.restarts === 1 ? '' : 's'})` : ''}`;
-  },
-};
+/** How a finding reads inside a headline, by rule; rules without a phrase use their title. */
+const PHRASES: ReadonlyMap<string, (f: Finding) => string> = new Map(REGISTRY.flatMap((r) => (r.incident?.phrase ? [[r.rule.meta.id, r.incident.phrase] as const] : [])));
 
 export interface IncidentFindingRef {
   ruleId: string;
@@ -227,27 +76,9 @@ export function footprintOf(f: Finding): Footprint {
   const components = new Set<ControllerComponent>();
   const fromTarget = controllerOfAddress(f.subject.target);
   if (fromTarget) components.add(fromTarget);
-  const controller = (f.evidence as { controller?: unknown }).controller;
-  if (controller === 'destination' || controller === 'policy' || controller === 'identity') components.add(controller);
+  if (f.evidence.controller) components.add(f.evidence.controller);
   const { start, end } = windowOf(f);
   return { pods, workloads, components, target: f.subject.target ?? null, start, end };
-}
-
-/** First and last time of a finding: `evidence.window`, else its timeline's extent. */
-export function windowOf(f: Finding): { start: number | null; end: number | null } {
-  const w = (f.evidence as { window?: { start?: unknown; end?: unknown } }).window;
-  const start = typeof w?.start === 'string' ? Date.parse(w.start) : NaN;
-  const end = typeof w?.end === 'string' ? Date.parse(w.end) : NaN;
-  if (!Number.isNaN(start)) return { start, end: Number.isNaN(end) ? start : end };
-  const t = f.evidence.timeline;
-  if (t?.start) {
-    const s = Date.parse(t.start);
-    const first = t.counts.findIndex((c) => c > 0);
-    let last = t.counts.length - 1;
-    while (last > 0 && t.counts[last] === 0) last--;
-    return { start: s + Math.max(first, 0) * t.bucketSeconds * 1000, end: s + (last + 1) * t.bucketSeconds * 1000 };
-  }
-  return { start: null, end: null };
 }
 
 export function shared(a: Footprint, b: Footprint, relation: Relation): boolean {
@@ -299,12 +130,8 @@ function addReason(reasons: LinkReasons, id: number, text: string): void {
   reasons.texts.push(text);
 }
 
-/**
- * Rules whose findings explain single lines (known-signature). They stay in the findings list but
- * neither form nor link incidents: otherwise every storm would grow a second, "order unclear"
- * incident made of its own lines, and a signature seen in two pods would glue unrelated incidents.
- */
-const LINE_ANNOTATION_RULES: ReadonlySet<string> = new Set(['known-signature']);
+/** Rules whose findings explain single lines (RuleIncidentKnowledge.annotatesLines): they neither form nor link incidents. */
+const LINE_ANNOTATION_RULES: ReadonlySet<string> = new Set(REGISTRY.filter((r) => r.incident?.annotatesLines).map((r) => r.rule.meta.id));
 
 export function correlate(allFindings: readonly Finding[]): Incident[] {
   const findings = allFindings.filter((f) => !LINE_ANNOTATION_RULES.has(f.ruleId));
@@ -449,7 +276,7 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
   }
 
   const role = (i: number): IncidentFindingRef['role'] => (causes.includes(i) ? 'probable cause' : effects.includes(i) ? 'effect' : 'related');
-  const phrase = (f: Finding) => (PHRASES[f.ruleId] ?? ((x: Finding) => x.title))(f);
+  const phrase = (f: Finding) => (PHRASES.get(f.ruleId) ?? ((x: Finding) => x.title))(f);
   // Layers of the causal graph: causes, what they set off, what that set off…
   const depth = new Map<number, number>(causes.map((i) => [i, 0]));
   for (let changed = true, guard = 0; changed && guard < members.length; guard++) {

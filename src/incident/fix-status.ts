@@ -3,24 +3,19 @@
 // remediation, so every output format shows it without knowing about versions.
 
 import type { Finding, FixStatus } from '../core/types.js';
-import { NOT_VERSION_DEPENDENT, fixesFor, hasFix, parseLinkerdRelease, parseProxyVersion, releaseHasFix, type KnownFix } from '../knowledge/fixes.js';
+import { evidenceNumber, podsOfFinding } from '../core/evidence.js';
+import { KNOWN_FIXES, hasFix, parseLinkerdRelease, parseProxyVersion, releaseHasFix, type KnownFix } from '../knowledge/fixes.js';
+import { findRegistered } from '../rules/index.js';
+import type { FixCandidate } from './knowledge.js';
 import type { PodVersion, ProxyVersions } from './versions.js';
 
-/** Pod names a finding refers to: its subject and any evidence list of objects with a `pod` field. */
-export function podsOfFinding(finding: Pick<Finding, 'subject' | 'evidence'>): string[] {
-  const pods = new Set<string>();
-  if (finding.subject.pod) pods.add(finding.subject.pod);
-  for (const value of Object.values(finding.evidence)) {
-    if (!Array.isArray(value)) continue;
-    for (const item of value) {
-      if (typeof item === 'string' && value === finding.evidence.pods) pods.add(item);
-      else if (item && typeof item === 'object' && typeof (item as { pod?: unknown }).pod === 'string') pods.add((item as { pod: string }).pod);
-    }
-  }
-  return [...pods];
+/** The known fixes a finding's rule names for it, in the order of KNOWN_FIXES. */
+export function fixesFor(finding: FixCandidate): KnownFix[] {
+  const links = findRegistered(finding.ruleId)?.incident?.fixes ?? [];
+  return KNOWN_FIXES.filter((fix) => links.some((l) => l.fix === fix.id && (l.when?.(finding) ?? true)));
 }
 
-export function fixStatusFor(finding: Pick<Finding, 'ruleId' | 'subject' | 'evidence'>, fix: KnownFix, versions: ProxyVersions): FixStatus {
+export function fixStatusFor(finding: FixCandidate, fix: KnownFix, versions: ProxyVersions): FixStatus {
   const all = [...versions.byPod.values()];
   let basis: string;
   let considered: PodVersion[];
@@ -36,7 +31,7 @@ export function fixStatusFor(finding: Pick<Finding, 'ruleId' | 'subject' | 'evid
   } else {
     const named = new Set(podsOfFinding(finding));
     considered = all.filter((p) => named.has(p.pod) && !p.controlPlane);
-    const affected = (finding.evidence as { podsAffected?: unknown }).podsAffected;
+    const affected = evidenceNumber(finding, 'podsAffected');
     // Evidence lists are capped; say how many of the affected pods the check could see.
     basis =
       typeof affected === 'number' && affected > considered.length
@@ -91,7 +86,7 @@ export function annotateFixStatus(findings: readonly Finding[], versions: ProxyV
   return findings.map((finding) => {
     const fixes = fixesFor(finding);
     if (fixes.length === 0) {
-      const reason = NOT_VERSION_DEPENDENT[finding.ruleId];
+      const reason = findRegistered(finding.ruleId)?.incident?.versionIndependent;
       return reason ? { ...finding, fixStatus: [], remediation: `${finding.remediation}\nVersion check: ${reason}.` } : finding;
     }
     const fixStatus = fixes.map((fix) => fixStatusFor(finding, fix, versions));

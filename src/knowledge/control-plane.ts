@@ -1,7 +1,9 @@
 // Which Linkerd controller an address, service name or pod belongs to. Shared by the rules, the
 // incident correlator and the live exports, so "destination" means the same thing in all of them.
 
-export type ControllerComponent = 'destination' | 'policy' | 'identity';
+import type { ControllerComponent } from '../core/types.js';
+
+export type { ControllerComponent };
 
 /** gRPC ports the controllers serve to proxies. 8080 is also every other app's HTTP port: never trust it alone. */
 export const CONTROLLER_PORTS: Readonly<Record<string, ControllerComponent>> = { '8086': 'destination', '8090': 'policy', '8080': 'identity' };

@@ -1,8 +1,9 @@
 // The one table of "which release fixed which symptom", and the proxy → Linkerd release mapping it
 // is stated in. Sources: the linkerd2 `.proxy-version` file at each release tag and the upstream
-// PRs named in each entry (see docs/incidents.md). Rules do not repeat this; the incident step
-// annotates their findings with it.
+// PRs named in each entry (see docs/incidents.md). Which rules' findings a fix concerns is said by
+// each rule folder (src/rules/<id>/incident.ts, `fixes`); the incident step annotates them.
 
+import type { FindingSubject } from '../core/types.js';
 import { controllerOfAddress } from './control-plane.js';
 
 export interface ProxyVersion {
@@ -11,8 +12,10 @@ export interface ProxyVersion {
   patch: number;
 }
 
+export type KnownFixId = 'destination-stream-limit' | 'connect-backoff-cap' | 'dns-min-ttl' | 'dns-negative-min-ttl' | 'inbound-authority-label' | 'duplicate-series';
+
 export interface KnownFix {
-  id: string;
+  id: KnownFixId;
   /** What was wrong, in the words a remediation uses. */
   symptom: string;
   change: string;
@@ -23,9 +26,6 @@ export interface KnownFix {
   fixedInLinkerd: string;
   /** First Linkerd releases with it, per channel, to judge components that log only `running version <release>`. */
   fixedInRelease: { edge: string; stable: string };
-  /** Finding rule ids the fix is relevant to; `when` narrows it down by evidence. */
-  rules: readonly string[];
-  when?: (finding: { ruleId: string; subject: { target?: string }; evidence: Record<string, unknown> }) => boolean;
   /** What to do until the fix is deployed. */
   mitigation: string;
   references: readonly string[];
@@ -68,14 +68,6 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     fixedInProxy: 'v2.232.0',
     fixedInLinkerd: 'edge-24.5.3 / Linkerd 2.16',
     fixedInRelease: { edge: '24.5.3', stable: '2.16.0' },
-    rules: ['control-plane-unavailable', 'reconnect-storm'],
-    when: (f) => {
-      const controller = f.evidence.controller;
-      if (typeof controller === 'string') return controller === 'destination' || controller === 'identity';
-      // The limit was in the Go destination and identity servers; the policy controller is separate.
-      const component = controllerOfAddress(f.subject.target);
-      return component === 'destination' || component === 'identity';
-    },
     mitigation: 'scale the destination controller out and give it CPU and memory headroom until the control plane is upgraded',
     references: ['https://github.com/linkerd/linkerd2/pull/12598'],
   },
@@ -87,7 +79,6 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     fixedInProxy: 'v2.307.0',
     fixedInLinkerd: 'edge-25.7.2 / Linkerd 2.19',
     fixedInRelease: { edge: '25.7.2', stable: '2.19.0' },
-    rules: ['reconnect-storm', 'control-plane-unavailable'],
     mitigation:
       'set LINKERD2_PROXY_OUTBOUND_CONNECT_EXP_BACKOFF_MIN and _MAX (both, plus _JITTER, which otherwise defaults to 0) through proxy.additionalEnv and restart the workloads',
     references: ['https://github.com/linkerd/linkerd2-proxy/pull/3992'],
@@ -100,7 +91,6 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     fixedInProxy: 'v2.289.0',
     fixedInLinkerd: 'edge-25.3.4 / Linkerd 2.18',
     fixedInRelease: { edge: '25.3.4', stable: '2.18.0' },
-    rules: ['dns-ttl-zero', 'dns-query-storm'],
     mitigation: 'set LINKERD2_PROXY_DNS_MIN_TTL (e.g. 5s) through proxy.additionalEnv, and stop the DNS cache from serving TTL 0',
     references: ['https://github.com/linkerd/linkerd2-proxy/pull/3807', 'https://github.com/linkerd/linkerd2/issues/13508'],
   },
@@ -112,8 +102,6 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     fixedInProxy: 'v2.343.0',
     fixedInLinkerd: 'edge-26.3.3',
     fixedInRelease: { edge: '26.3.3', stable: '2.20.0' },
-    rules: ['dns-ttl-zero'],
-    when: (f) => JSON.stringify(f.evidence).search(/NXDOMAIN|NODATA|negative/i) !== -1,
     mitigation: 'fix the SOA minimum / negative-cache TTL the resolver serves',
     references: ['https://github.com/linkerd/linkerd2/issues/14954'],
   },
@@ -125,8 +113,6 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     fixedInProxy: 'v2.277.0',
     fixedInLinkerd: 'edge-25.2.1 / Linkerd 2.18',
     fixedInRelease: { edge: '25.2.1', stable: '2.18.0' },
-    rules: ['metric-cardinality'],
-    when: (f) => JSON.stringify(f.evidence).includes('authority'),
     mitigation: 'drop the inbound authority label at scrape time (metric_relabel_configs) until the proxies are upgraded',
     references: ['https://github.com/linkerd/linkerd2-proxy/commit/3ab83ed3f'],
   },
@@ -138,19 +124,19 @@ export const KNOWN_FIXES: readonly KnownFix[] = [
     fixedInProxy: 'v2.306.0',
     fixedInLinkerd: 'edge-25.7.1',
     fixedInRelease: { edge: '25.7.1', stable: '2.19.0' },
-    rules: ['metric-cardinality', 'metric-duplicate-series'],
-    when: (f) => f.ruleId !== 'metric-cardinality' || /"duplicate\w*":\s*[1-9]/i.test(JSON.stringify(f.evidence)),
     mitigation: 'count duplicates separately from real series; they inflate the series count',
     references: ['https://github.com/linkerd/linkerd2-proxy/pull/3987'],
   },
 ];
 
-/** Rules whose cause no release changes: the remediation says so instead of a version check. */
-export const NOT_VERSION_DEPENDENT: Readonly<Record<string, string>> = {
-  'stale-endpoint-metrics': 'no release changes this: proxies keep metrics of gone endpoints until they have been idle for 10 min (LINKERD2_PROXY_METRICS_RETAIN_IDLE), by design',
-  'ingress-pod-ip-bypass': 'no release changes this: the ingress chooses pod IPs itself, which is configuration',
-  'fd-exhaustion': 'no release changes this: it is the file-descriptor limit versus the connection count',
-};
+/**
+ * The stream limit was in the Go destination and identity servers; the policy controller is
+ * separate. Decided by the finding's controller, else by the controller its target reaches.
+ */
+export function reachesStreamLimitedController(finding: { subject: FindingSubject; evidence: { controller?: string } }): boolean {
+  const controller = finding.evidence.controller ?? controllerOfAddress(finding.subject.target);
+  return controller === 'destination' || controller === 'identity';
+}
 
 export function parseProxyVersion(text: string | undefined): ProxyVersion | null {
   if (!text) return null;
@@ -205,8 +191,4 @@ export function linkerdReleaseFor(version: ProxyVersion): string {
   if (below && above) return `after ${below.linkerd}, before ${above.linkerd}`;
   if (below) return `after ${below.linkerd}`;
   return above ? `before ${above.linkerd}` : 'unknown release';
-}
-
-export function fixesFor(finding: { ruleId: string; subject: { target?: string }; evidence: Record<string, unknown> }): KnownFix[] {
-  return KNOWN_FIXES.filter((f) => f.rules.includes(finding.ruleId) && (!f.when || f.when(finding)));
 }

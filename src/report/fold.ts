@@ -12,8 +12,7 @@
 // its per-pod fingerprint.
 
 import type { Finding, FindingSubject } from '../core/types.js';
-import { fixStatusFor } from '../incident/fix-status.js';
-import { fixesFor } from '../knowledge/fixes.js';
+import { fixesFor, fixStatusFor } from '../incident/fix-status.js';
 import type { ProxyVersions } from '../incident/versions.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { compact } from '../util/stats.js';

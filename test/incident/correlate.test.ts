@@ -36,7 +36,7 @@ const storm = (start: number) =>
   finding('reconnect-storm', {
     title: 'Reconnect storm towards the destination controller', start, end: start + 240, perMinute: [8_000_000, 8_500_000, 8_200_000, 8_300_000],
     subject: { namespace: 'ingress', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
-    evidence: { podsAffected: 412, totalLines: 33_000_000, window: { start: iso(start), end: iso(start + 240), durationSeconds: 240 }, topPods: [{ pod: 'traefik-7d9f8c6b5d-x2x8k', lines: 9 }] },
+    evidence: { podsAffected: 412, totalLines: 33_000_000, window: { start: iso(start), end: iso(start + 240), durationSeconds: 240 }, pods: [{ pod: 'traefik-7d9f8c6b5d-x2x8k', lines: 9 }] },
   });
 
 describe('correlate', () => {
@@ -74,7 +74,7 @@ describe('correlate', () => {
     const labels = inc.timeline!.series.map((x) => x.label);
     assert.equal(new Set(labels).size, 3, labels.join(', '));
     // Identity lives in its own pod: an identity outage explains no policy storm.
-    const identity = { ...controller(0), evidence: { ...controller(0).evidence, controller: 'identity' }, subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } };
+    const identity = { ...controller(0), evidence: { ...controller(0).evidence, controller: 'identity' as const }, subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } };
     const apart = correlate([policyStorm, identity])[0]!;
     assert.ok(apart.findings.every((f) => f.role === 'related'));
   });

@@ -47,11 +47,11 @@ describe('threshold rules in incidents', () => {
   it('a reconnect storm of the same proxies explains a controller-unreachable fail-fast', () => {
     const storm: Finding = {
       ...base, ruleId: 'reconnect-storm', title: 'Reconnect storm', subject: { target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
-      evidence: { podsAffected: 3, totalLines: 900, window, topPods: [{ pod: 'frontend-7d9f8c6b5-x2x8k', lines: 300 }] },
+      evidence: { podsAffected: 3, totalLines: 900, window, pods: [{ pod: 'frontend-7d9f8c6b5-x2x8k', lines: 300 }] },
     };
     const failfast: Finding = {
       ...base, ruleId: 'failfast', severity: 'warning', title: 'web.shop:80 in fail-fast (controller unreachable)', subject: { namespace: 'shop', target: 'web.shop:80' },
-      evidence: { service: 'web.shop:80', cause: 'controller unreachable', podsAffected: 3, window: { start: '2024-06-07T09:05:40.000Z', end: window.end }, topPods: [{ pod: 'frontend-7d9f8c6b5-x2x8k', lines: 9 }] },
+      evidence: { service: 'web.shop:80', cause: 'controller unreachable', podsAffected: 3, window: { start: '2024-06-07T09:05:40.000Z', end: window.end }, pods: [{ pod: 'frontend-7d9f8c6b5-x2x8k', lines: 9 }] },
     };
     const [incident] = correlate([failfast, storm]);
     assert.deepEqual(incident!.findings.map((f) => [f.ruleId, f.role]), [['reconnect-storm', 'probable cause'], ['failfast', 'effect']]);

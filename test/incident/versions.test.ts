@@ -33,7 +33,7 @@ function storm(pods: string[]): Finding {
   return {
     ruleId: 'reconnect-storm', severity: 'error', docsUrl: '', kind: 'destination-storm', title: 'Reconnect storm towards the destination controller', message: '',
     subject: { target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
-    evidence: { topPods: pods.map((pod) => ({ pod, lines: 100 })) }, locations: [], remediation: '1. Do something.',
+    evidence: { pods: pods.map((pod) => ({ pod, lines: 100 })) }, locations: [], remediation: '1. Do something.',
   };
 }
 

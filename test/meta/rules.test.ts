@@ -13,7 +13,7 @@ import { readRuleDocs } from '../../src/core/rule-docs.js';
 import type { AnyRule } from '../../src/core/types.js';
 import reconnectStorm from '../../src/rules/reconnect-storm/index.js';
 import { RULES } from '../../src/rules/index.js';
-import type { RuleCase, RuleCases } from '../support/rule-cases.js';
+import { expectedOf, type RuleCase, type RuleCases } from '../support/rule-cases.js';
 import { runRule, runRuleMerged } from '../support/rule-tester.js';
 import { docsProblems, metaProblems } from './rule-conformance.js';
 
@@ -49,15 +49,17 @@ describe('rule conformance', () => {
         assert.doesNotThrow(() => structuredClone(rule.createState({ ...rule.meta.defaultOptions })));
       });
 
-      it('fires on every "fires" case, with derived docs URLs and usable locations', async () => {
+      it('fires on every "fires" case exactly as expected, with derived docs URLs and usable locations', async () => {
         const { fires } = await loadCases(id);
         assert.ok(fires.length > 0, `test/rule-cases/${id}.ts has no case that fires`);
         for (const c of fires) {
           const run = await runRule(rule, c.inputs, c.options);
-          assert.ok(run.findings.length > 0, `"${c.name}" should fire`);
+          assert.ok(c.expect.length > 0, `"${c.name}" expects no finding: it is a quiet case`);
+          assert.deepEqual(expectedOf(run.findings), c.expect, `"${c.name}": findings (count, severity, kind, subject) differ`);
           for (const f of run.findings) {
             assert.equal(f.ruleId, id);
             assert.equal(f.docsUrl, docsUrlFor(id));
+            assert.match(f.kind, /^[a-z0-9]+(?:[-/][a-z0-9]+)*$/, `"${c.name}": kind ${f.kind} is not a stable kebab-case id`);
             assert.ok(f.remediation.trim().length > 0, `"${c.name}": finding without a fix`);
             for (const l of f.locations) assert.ok(Number.isInteger(l.line) && l.line >= 1, `"${c.name}": location line ${l.line}`);
           }

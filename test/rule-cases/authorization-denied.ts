@@ -17,6 +17,10 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'Linkerd 2.12+ wording: a default policy and a Server named as kind/name',
+      expect: [
+        { severity: 'warning', kind: 'requests-denied', subject: { namespace: 'shop', pod: 'web-5d8f7c9b4-abcde', target: 'default:all-authenticated' } },
+        { severity: 'warning', kind: 'requests-denied', subject: { namespace: 'monitoring', pod: 'prometheus-0', target: 'prometheus-admin' } },
+      ],
       inputs: [
         proxyLog('shop/web-5d8f7c9b4-abcde/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(300.1, 2.3, 20, 'INFO', DEFAULT_POLICY_DENIED)),
         proxyLog('monitoring/prometheus-0/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(300.4, 3.1, 20, 'INFO', SERVER_DENIED_2_12)),
@@ -25,6 +29,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'probe flood: every 10 s probe of two collector pods denied for three minutes (real #8608 shape)',
+      expect: [
+        { severity: 'warning', kind: 'probe-denied', subject: { namespace: 'observability', target: 'collector-opencensus' } },
+      ],
       inputs: ['otel-collector-6b9c8d7f5-k8s9t', 'otel-collector-6b9c8d7f5-z2x3c'].map((pod, i) =>
         proxyLog(`observability/${pod}/linkerd-proxy.log`, '2022-06-01T08:00:00Z', every(54.6 + i, 10, 18, 'INFO', PROBE_DENIED(55678))),
       ),
@@ -37,6 +44,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'a meshed workload without authorization calls payments-http from three pods',
+      expect: [
+        { severity: 'warning', kind: 'requests-denied', subject: { namespace: 'payments', pod: 'payments-5f6d7c8b9-m3n4p', target: 'payments-http' } },
+      ],
       inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(800.2, 1.7, 30, 'INFO', (n) => MESHED_DENIED(`10.42.5.${20 + (n % 3)}`)))],
       check: (findings) => {
         assert.equal(findings[0]!.evidence.kind, 'denied clients');

@@ -16,6 +16,9 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'the storm bundle: both destination pods shed inbound gRPC calls as service unavailable',
+      expect: [
+        { severity: 'error', kind: 'destination-unavailable', subject: { namespace: 'linkerd', workload: 'linkerd-destination', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } },
+      ],
       inputs: fixtureInputs('fixtures/storm/linkerd'),
       check: (findings) => {
         assert.equal(findings.length, 1);

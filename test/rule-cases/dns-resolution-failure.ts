@@ -19,6 +19,9 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'identity-headless has no record for a minute: four new proxies retry every ~5 s (negative TTL)',
+      expect: [
+        { severity: 'error', kind: 'identity-unresolvable', subject: { target: 'linkerd-identity-headless:8080' } },
+      ],
       inputs: PODS.map((pod, i) => proxyLog(`payments/${pod}/linkerd-proxy.log`, `2024-06-07T09:00:0${i}Z`, [...startup(ID(pod.split('-')[0]!, 'payments')), ...every(0.0039, 5.02, 13, 'WARN', NO_IDENTITY_RECORD)], 2)),
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -30,6 +33,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'wrong cluster domain: three proxies each fail the dst-headless SRV and A lookups once, well after start-up',
+      expect: [
+        { severity: 'error', kind: 'destination-unresolvable', subject: { target: 'linkerd-dst-headless:8086' } },
+      ],
       inputs: PODS.slice(0, 3).map((pod, i) => proxyLog(`payments/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [{ uptime: 3600.5 + i * 7.1, level: 'WARN', body: DST_LOOKUPS_FAILED }])),
       check: (findings) => {
         assert.equal(findings[0]!.evidence.controller, 'destination');
@@ -38,6 +44,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'slow upstream DNS on a 2.8 proxy: refinement of one name times out on request after request',
+      expect: [
+        { severity: 'warning', kind: 'refine-timeout', subject: { target: 'ppe.testhost.example.com:80' } },
+      ],
       inputs: [proxyLog('web/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log', '2020-08-01T10:00:00Z', every(5000.1, 2.7, 12, 'INFO', (n) => REFINE(n % 7)))],
       check: (findings) => {
         assert.equal(findings.length, 1);

@@ -8,6 +8,10 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'dig loops in which the control-plane SRV TTL decays to 0 (cache serving stale)',
+      expect: [
+        { severity: 'error', kind: 'control-plane-answer', subject: { target: 'linkerd-dst-headless.linkerd.svc.cluster.local.', namespace: 'linkerd' } },
+        { severity: 'error', kind: 'control-plane-answer', subject: { target: 'linkerd-policy.linkerd.svc.cluster.local.', namespace: 'linkerd' } },
+      ],
       inputs: fixtureInputs('fixtures/dns-ttl-zero', digLoops),
       check: (findings) => {
         assert.ok(findings.length >= 2);

@@ -25,6 +25,9 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'no endpoints: web.shop scaled to zero, three client proxies fail fast and refuse requests for minutes',
+      expect: [
+        { severity: 'error', kind: 'failfast/no-endpoints', subject: { namespace: 'shop', target: 'web.shop:80' } },
+      ],
       inputs: clients((i) => [
         { uptime: 600.1 + i, level: 'INFO', body: NO_ENDPOINTS(svc('web', 'shop', '10.96.12.7')) },
         { uptime: 603.1 + i, level: 'INFO', body: ENTER(svc('web', 'shop', '10.96.12.7')) },
@@ -40,6 +43,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'controller unreachable: the clients lose the destination controller and then fail fast on two services',
+      expect: [
+        { severity: 'error', kind: 'failfast/controller-unreachable', subject: { namespace: 'shop', target: 'web.shop:80' } },
+      ],
       inputs: clients((i) => [
         ...every(300 + i * 0.2, 0.5, 60, 'WARN', (n) => DST_DOWN(n % 2 ? '10.42.0.15' : '10.42.1.9')),
         { uptime: 330.4 + i, level: 'INFO', body: DST_FAILFAST },
@@ -56,6 +62,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'load shedding on a 2.7 proxy: router capacity reached (100) on every request for a minute (shape of #4048)',
+      expect: [
+        { severity: 'warning', kind: 'load-shedding', subject: { namespace: 'shop', pod: 'gateway-6c8d9f7b5-m3n4p', target: '10.20.3.7:8084' } },
+      ],
       inputs: [
         {
           path: 'shop/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log',
@@ -74,6 +83,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'one long episode: a single client stays in fail-fast for 95 s',
+      expect: [
+        { severity: 'warning', kind: 'failfast/endpoints-not-ready-or-unreachable', subject: { namespace: 'shop', pod: 'frontend-7d9f8c6b5-x2x8k', target: 'search.shop:8080' } },
+      ],
       inputs: [
         proxyLog('shop/frontend-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', [
           { uptime: 1200.2, level: 'INFO', body: ENTER(svc('search', 'shop', '10.96.7.1', 8080)) },

@@ -8,11 +8,17 @@ export const cases: RuleCases = {
   fires: [
     {
       name: '850 of 1024 descriptors open',
+      expect: [
+        { severity: 'warning', kind: 'exhausted', subject: { pod: 'web-5d8f7c9b4-abcde', workload: 'web' } },
+      ],
       inputs: [{ path: 'dump.txt', content: podSection('web-5d8f7c9b4-abcde', 1, 1, fds(850, 1024)) }],
       check: (findings) => assert.equal(findings[0]!.severity, 'warning'),
     },
     {
       name: 'the same pod near its limit in metrics and logging os error 24',
+      expect: [
+        { severity: 'error', kind: 'exhausted', subject: { pod: 'web-5d8f7c9b4-abcde', workload: 'web' } },
+      ],
       inputs: [
         { path: 'dump.txt', content: podSection('web-5d8f7c9b4-abcde', 1, 1, fds(1000, 1024)) },
         { path: 'web-5d8f7c9b4-abcde.log', content: emfile.repeat(3) },

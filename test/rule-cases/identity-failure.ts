@@ -48,6 +48,10 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'identity controller down: three proxies fail certification every ~10 s and keep waiting for identity',
+      expect: [
+        { severity: 'error', kind: 'certify', subject: { target: 'linkerd-identity-headless:8080' } },
+        { severity: 'warning', kind: 'not-ready', subject: { target: 'linkerd-identity-headless:8080' } },
+      ],
       inputs: identityDown(),
       check: (findings) => {
         const certify = findings.find((f) => f.evidence.failureKind === 'certify');
@@ -61,6 +65,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'trust-anchor mismatch: two proxies get UnknownIssuer from both destination pods on every retry',
+      expect: [
+        { severity: 'error', kind: 'trust-anchor', subject: { namespace: 'shop', target: 'linkerd-identity-headless:8080' } },
+      ],
       inputs: ['web-7d9f8c6b5-x2x8k', 'traefik-6b9c8d7f5-k8s9t'].map((pod, i) =>
         proxyLog(`shop/${pod}/linkerd-proxy.log`, T0, [...startup(ID(pod.split('-')[0]!, 'shop')), ...every(0.11 + i, 0.5, 8, 'WARN', (n) => UNKNOWN_ISSUER(n % 2 ? '10.42.0.15' : '10.42.1.9'))]),
       ),
@@ -72,6 +79,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'real #5932: AccessDenied on 9995 and 4191 from 23 s of uptime while the identity SRV lookup fails',
+      expect: [
+        { severity: 'warning', kind: 'tls-alert', subject: { pod: 'real/l2-5932-accessdenied-identity-srv.log', target: 'linkerd-identity-headless:8080' } },
+      ],
       inputs: [real('l2-5932-accessdenied-identity-srv.log')],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -81,6 +91,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'a timestamped dump: one proxy\'s certificate expired an hour before the scrape',
+      expect: [
+        { severity: 'error', kind: 'certificate-expired', subject: { namespace: 'shop', pod: 'web-7d9f8c6b5-x2x8k', target: 'linkerd-identity-headless:8080' } },
+      ],
       inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/metrics.prom', content: timestampedDump(SCRAPED / 1000 - 3600, SCRAPED) }],
       check: (findings) => {
         assert.equal(findings[0]!.severity, 'error');
@@ -90,6 +103,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'an untimestamped dump with dumpTime set: 2 h left, past the 70 % renewal point',
+      expect: [
+        { severity: 'warning', kind: 'certificate-expiring', subject: { pod: 'voting-wk6c2sclzz-dxmb5', target: 'linkerd-identity-headless:8080' } },
+      ],
       inputs: [{ path: 'dump.txt', content: healthyDump }],
       options: { dumpTime: new Date((1704778491 - 2 * 3600) * 1000).toISOString() },
       check: (findings) => {

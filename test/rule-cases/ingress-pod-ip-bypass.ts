@@ -12,6 +12,9 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'Traefik dialling 12 pod IPs: endpoint series without dst_service, no balancer',
+      expect: [
+        { severity: 'warning', kind: 'dials-pods', subject: { pod: 'traefik-7d9f8c6b5-x2x8k', workload: 'traefik' } },
+      ],
       inputs: [{ path: 'dump.txt', content: podSection('traefik-7d9f8c6b5-x2x8k', 1, 1, legacyEndpointDump(bypass, bypass.map((e) => e.ip))) }],
       check: (findings) => {
         assert.equal(findings[0]!.evidence.ingress, 'Traefik');
@@ -20,6 +23,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'metrics and proxy logs of the same ingress-nginx pod',
+      expect: [
+        { severity: 'warning', kind: 'dials-pods', subject: { pod: 'ingress-nginx-controller-6b9f5c7d8-abcde', workload: 'ingress-nginx-controller' } },
+      ],
       inputs: [
         { path: 'metrics.txt', content: podSection('ingress-nginx-controller-6b9f5c7d8-abcde', 1, 1, legacyEndpointDump(bypass)) },
         { path: 'ingress-nginx/ingress-nginx-controller-6b9f5c7d8-abcde/linkerd-proxy.log', content: forwardLog(bypass.map((e) => e.ip)) },

@@ -11,6 +11,10 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'AccessDenied flood while the identity SRV lookup fails (linkerd2 #5932)',
+      expect: [
+        { severity: 'info', kind: 'tls-access-denied', subject: { pod: 'web-7d9f8c6b5-x2x9q', target: 'tls-access-denied' } },
+        { severity: 'info', kind: 'control-plane-dns-failed', subject: { pod: 'web-7d9f8c6b5-x2x9q', target: 'control-plane-dns-failed' } },
+      ],
       inputs: [{ path: 'web-7d9f8c6b5-x2x9q.log', content: real('proxy-log/l2-5932-accessdenied-identity-srv.log') }],
       check: (findings) => {
         assert.deepEqual(findings.map((f) => f.evidence.signature), ['tls-access-denied', 'control-plane-dns-failed']);
@@ -19,6 +23,11 @@ export const cases: RuleCases = {
     },
     {
       name: 'a trust-anchor mismatch and a policy timeout in two pods',
+      expect: [
+        { severity: 'info', kind: 'trust-anchor-mismatch', subject: { pod: 'api-5c7d8b9f6-aaaaa', target: 'trust-anchor-mismatch' } },
+        { severity: 'info', kind: 'tls-access-denied', subject: { pod: 'podname-655bc7c949-q25bt', target: 'tls-access-denied' } },
+        { severity: 'info', kind: 'control-plane-connect-timeout', subject: { pod: 'podname-655bc7c949-q25bt', target: 'control-plane-connect-timeout' } },
+      ],
       inputs: [
         { path: 'api-5c7d8b9f6-aaaaa.log', content: '[     1.785436s]  WARN ThreadId(02) identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate contents: invalid peer certificate: UnknownIssuer error.sources=[invalid peer certificate contents: invalid peer certificate: UnknownIssuer]\n' },
         { path: 'podname-655bc7c949-q25bt.log', content: real('proxy-log/l2-9812-policy-timeouts.log') },

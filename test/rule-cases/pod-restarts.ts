@@ -27,6 +27,9 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'the destination controller OOMKilled at 250Mi, 6 restarts, BackOff events',
+      expect: [
+        { severity: 'error', kind: 'oom/destination', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+      ],
       inputs: [{ path: 'describe-linkerd-destination.txt', content: destination }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -40,6 +43,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'a data-plane proxy OOMKilled 4 times is an error',
+      expect: [
+        { severity: 'error', kind: 'oom/linkerd-proxy', subject: { namespace: 'shop', workload: 'web', pod: 'web-6d9c7f8b5-2lqzk', target: 'web/linkerd-proxy' } },
+      ],
       inputs: [{ path: 'describe-web.txt', content: web }],
       check: (findings) => {
         assert.deepEqual(findings.map((f) => [f.severity, f.evidence.container, f.evidence.problem]), [['error', 'linkerd-proxy', 'oom']]);
@@ -47,6 +53,10 @@ export const cases: RuleCases = {
     },
     {
       name: 'get pods: a destination replica in CrashLoopBackOff, another restarted 6 times 16 minutes ago',
+      expect: [
+        { severity: 'error', kind: 'crashloop/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-xk4pd', target: 'linkerd-destination/destination' } },
+        { severity: 'warning', kind: 'restarts/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+      ],
       inputs: [{ path: 'get-pods.txt', content: pods }],
       check: (findings) => {
         const problems = findings.map((f) => `${f.severity} ${f.evidence.problem}`).sort();
@@ -55,6 +65,10 @@ export const cases: RuleCases = {
     },
     {
       name: 'get events: BackOff for destination and a node OOM kill of linkerd2-proxy',
+      expect: [
+        { severity: 'error', kind: 'crashloop/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+        { severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
+      ],
       inputs: [{ path: 'events.txt', content: events }],
       options: { minBackOffEvents: 1 },
       check: (findings) => {
@@ -63,6 +77,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'real: linkerd2#4899 proxy OOMKilled once (describe pasted with its log tail)',
+      expect: [
+        { severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
+      ],
       inputs: [{ path: 'l2-4899-describe-oom-2.8.1.log', content: real4899 }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -72,6 +89,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'real: linkerd2#10643 proxy in CrashLoopBackOff',
+      expect: [
+        { severity: 'error', kind: 'crashloop/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
+      ],
       inputs: [{ path: 'l2-10643-describe-crashloop-policy.log', content: real10643 }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -81,6 +101,10 @@ export const cases: RuleCases = {
     },
     {
       name: 'the two real pastes together, neither naming its pod, stay two findings',
+      expect: [
+        { severity: 'error', kind: 'crashloop/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
+        { severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
+      ],
       inputs: [
         { path: 'l2-4899-describe-oom-2.8.1.log', content: real4899 },
         { path: 'l2-10643-describe-crashloop-policy.log', content: real10643 },
@@ -89,6 +113,11 @@ export const cases: RuleCases = {
     },
     {
       name: 'describe, events and pods of one incident in separate files',
+      expect: [
+        { severity: 'error', kind: 'crashloop/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-xk4pd', target: 'linkerd-destination/destination' } },
+        { severity: 'error', kind: 'oom/destination', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+        { severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
+      ],
       inputs: [
         { path: 'describe-linkerd-destination.txt', content: destination },
         { path: 'events.txt', content: events },

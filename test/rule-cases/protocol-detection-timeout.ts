@@ -17,6 +17,10 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'proxies from v2.286, which print only the duration: MySQL outbound on 3306, NATS inbound on 4222',
+      expect: [
+        { severity: 'warning', kind: 'detect-timeout', subject: { pod: 'orders-7d9f8c6b5-x2x8k', target: 'port 3306' } },
+        { severity: 'warning', kind: 'detect-timeout', subject: { pod: 'nats-0', target: 'port 4222' } },
+      ],
       inputs: [
         proxyLog('shop/orders-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2025-06-07T09:00:00Z', [{ uptime: 412.7, level: 'INFO', body: DETECT_TIMEOUT_OUTBOUND_2_286('10.96.33.4', 3306) }]),
         proxyLog('apps/nats-0/linkerd-proxy.log', '2025-06-07T09:00:00Z', [{ uptime: 98.2, level: 'INFO', body: DETECT_TIMEOUT_INBOUND_2_286(4222) }]),
@@ -25,6 +29,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'MySQL (server speaks first): one client\'s connection to 3306 waits the full 10 s',
+      expect: [
+        { severity: 'warning', kind: 'detect-timeout', subject: { target: 'port 3306', pod: 'orders-7d9f8c6b5-x2x8k' } },
+      ],
       inputs: [proxyLog('shop/orders-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', [{ uptime: 412.7, level: 'INFO', body: DETECT_TIMEOUT('10.96.33.4', 3306) }])],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -35,6 +42,10 @@ export const cases: RuleCases = {
     },
     {
       name: 'NATS on 4222 from two clients, and an in-house protocol on 7000 on every connection',
+      expect: [
+        { severity: 'warning', kind: 'detect-timeout', subject: { target: 'port 4222' } },
+        { severity: 'warning', kind: 'detect-timeout', subject: { target: 'port 7000' } },
+      ],
       inputs: ['bastion-7dd45cdc99-rj9mf', 'worker-6c8d9f7b5-m3n4p'].map((pod, i) =>
         proxyLog(`apps/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [
           ...every(217.7 + i, 30.2, 4, 'INFO', DETECT_TIMEOUT('10.96.8.12', 4222)),

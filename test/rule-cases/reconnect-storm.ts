@@ -21,6 +21,10 @@ export const cases: RuleCases = {
   fires: [
     {
       name: '24 pods refused by the destination and policy controllers for 60 s at the 500 ms backoff',
+      expect: [
+        { severity: 'error', kind: 'policy-storm', subject: { namespace: 'emojivoto', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } },
+        { severity: 'error', kind: 'destination-storm', subject: { namespace: 'emojivoto', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } },
+      ],
       inputs: stormBundle({ seed: 7, namespace: 'emojivoto', workloads: ['web', 'voting', 'emoji'], podsPerWorkload: 8, storms: [DESTINATION_STORM, POLICY_STORM], durationSeconds: 60 }),
       check: (findings) => {
         assert.equal(findings.length, 2);
@@ -30,6 +34,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'one pod in a sustained loop is a warning below errorMinPods',
+      expect: [
+        { severity: 'warning', kind: 'destination-storm', subject: { namespace: 'shop', pod: 'cart-gvlxtq5jrc-rcthg', workload: 'cart', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } },
+      ],
       inputs: stormBundle({ seed: 8, namespace: 'shop', workloads: ['cart'], podsPerWorkload: 1, storms: [DESTINATION_STORM], durationSeconds: 45 }),
       check: (findings) => {
         assert.equal(findings.length, 1);

@@ -19,6 +19,9 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'two ReplicaSet generations without connections still hold 696 series',
+      expect: [
+        { severity: 'warning', kind: 'stale-endpoints', subject: { pod: 'traefik-1', workload: 'traefik', target: 'deployment/shop/checkout' } },
+      ],
       inputs: [{ path: 'dump.txt', content: podSection('traefik-1', 1, 1, legacyEndpointDump([...current, ...gone1, ...gone2])) }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -27,6 +30,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'four generations, all with open connections: two are beyond what a rollout leaves',
+      expect: [
+        { severity: 'warning', kind: 'stale-endpoints', subject: { pod: 'traefik-1', workload: 'traefik', target: 'deployment/shop/checkout' } },
+      ],
       inputs: [{ path: 'dump.txt', content: podSection('traefik-1', 1, 1, legacyEndpointDump(pooled)) }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -37,11 +43,17 @@ export const cases: RuleCases = {
     },
     {
       name: 'the same, from a proxy without dst_pod_template_hash: generations read from the pod names',
+      expect: [
+        { severity: 'warning', kind: 'stale-endpoints', subject: { target: 'deployment/shop/checkout' } },
+      ],
       inputs: [{ path: 'dump.txt', content: legacyEndpointDump(pooled).replace(/,dst_pod_template_hash="[^"]*"/g, '') }],
       check: (findings) => assert.equal((findings[0]!.evidence.workloads as { templateHashes: number }[])[0]!.templateHashes, 4),
     },
     {
       name: 'Traefik pooling connections to old generations of five backends (fixtures/traefik-pooled)',
+      expect: [
+        { severity: 'warning', kind: 'stale-endpoints', subject: { pod: 'traefik-58f6d9c7b-m4k7w', workload: 'traefik', target: 'deployment/shop/search' } },
+      ],
       inputs: [{ path: 'proxy-metrics.txt', content: traefikPooled }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -51,6 +63,9 @@ export const cases: RuleCases = {
     },
     {
       name: '30 pods of one generation referenced, 3 connected',
+      expect: [
+        { severity: 'warning', kind: 'stale-endpoints', subject: { target: 'deployment/shop/checkout' } },
+      ],
       inputs: [{ path: 'dump.txt', content: legacyEndpointDump([...endpoints(3, { hash: 'aaaaaaaaaa', open: 1 }), ...endpoints(30, { hash: 'aaaaaaaaaa', open: 0, ipBase: 50 })]) }],
     },
   ],

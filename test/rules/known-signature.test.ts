@@ -242,12 +242,12 @@ describe('known-signature matching', () => {
     assert.equal(run.findings.length, 1);
     const f = run.findings[0]!;
     assert.equal(f.evidence.lines, 9);
-    assert.equal(f.evidence.pods, 3);
-    assert.deepEqual(f.evidence.topPods, [
+    assert.equal(f.evidence.podsAffected, 3);
+    assert.deepEqual(f.evidence.pods, [
       { pod: 'collector-6d4b9c7f8-aaaaa', lines: 5 },
       { pod: 'collector-6d4b9c7f8-bbbbb', lines: 3 },
     ]);
-    assert.equal(f.evidence.topPodsNote, 'top 2 of 3 sources');
+    assert.equal(f.evidence.podsNote, 'top 2 of 3 sources');
     assert.equal(f.evidence.firstTime, '2024-06-06T11:00:00.000Z');
     assert.equal(f.evidence.lastTime, '2024-06-06T11:00:08.000Z');
     assert.equal((f.evidence.samples as unknown[]).length, 2);
@@ -265,7 +265,7 @@ describe('known-signature matching', () => {
     assert.equal(tally.samples.length, 3);
     const [f] = knownSignature.finish(state, { options: knownSignature.meta.defaultOptions, inputs: [] });
     assert.equal(f!.evidence.lines, 2_500);
-    assert.equal(f!.evidence.topPodsNote, 'top 10 of 2001+ sources');
+    assert.equal(f!.evidence.podsNote, 'top 10 of 2001+ sources');
   });
 });
 

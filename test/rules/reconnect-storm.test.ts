@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import reconnectStorm, { backoffVerdict, classifyError, medianWithZeros } from '../../src/rules/reconnect-storm/index.js';
+import { backoffVerdict, medianWithZeros } from '../../src/rules/reconnect-storm/cadence.js';
+import reconnectStorm, { classifyError } from '../../src/rules/reconnect-storm/index.js';
 import { checkProperty } from '../support/fuzz.js';
 import { runRule, type TestInput } from '../support/rule-tester.js';
 

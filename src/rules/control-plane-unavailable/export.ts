@@ -4,6 +4,7 @@
 // from kube-state-metrics). Clients' reconnect loops are reconnect-storm's alerts.
 
 import type { ControlPlaneUnavailableOptions } from './index.js';
+import { FAILED_REQUEST_FILTERS, FAILFAST_FILTERS } from './patterns.js';
 import { CONTROLLER_PORTS } from '../../knowledge/control-plane.js';
 import { alertingRule, byClause, integersBelow, labelRef, literalAlternation, num, selector } from '../../export/expr.js';
 import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../../export/types.js';
@@ -23,13 +24,6 @@ const RESTART_WINDOW_SECONDS = 3600;
 const CONTROLLER_PODS = 'linkerd-(destination|identity)-.+';
 
 const PORTS = literalAlternation(Object.keys(CONTROLLER_PORTS));
-
-/**
- * What the offline rule counts as a failed inbound request or a fail-fast entry: a log target and a
- * message, as separate filters because JSON logs put them in separate fields.
- */
-const FAILED_REQUEST = ['linkerd2?_app_core::errors', '(gRPC |HTTP/1.1 |HTTP/2.0 )?[Rr]equest failed|Failed to proxy request'];
-const FAILFAST = ['(linkerd_stack|linkerd_timeout)::failfast|linkerd_proxy_balance_queue::worker', '[Ee]ntering failfast'];
 
 function controllerStreams(settings: ExportSettings): string {
   return selector(settings.logSelector, `${settings.podLabel}=~"${CONTROLLER_PODS}"`);
@@ -52,14 +46,14 @@ function loki(input: ExporterInput<ControlPlaneUnavailableOptions>): AlertingRul
   // container still starting and do not count, as offline. JSON lines carry no uptime and count.
   const grace = Math.ceil(o.startupGraceSeconds);
   const startup = grace > 0 ? ['| regexp `^\\[ *(?P<uptime>[0-9]+)[.][0-9]*s\\]`', `| uptime!~"${integersBelow(grace)}"`] : [];
-  const pipeline = (filters: string[], extra: string[]) => [`${controllerStreams(settings)} ${filters.map((f) => `|~ "${f}"`).join(' ')}`, ...INBOUND_PORT, ...extra].join('\n    ');
+  const pipeline = (filters: readonly string[], extra: readonly string[]) => [`${controllerStreams(settings)} ${filters.map((f) => `|~ "${f}"`).join(' ')}`, ...INBOUND_PORT, ...extra].join('\n    ');
   const window = `[${WINDOW_SECONDS / 60}m]`;
   const controller = `the controller on port ${labelRef('port')} (8086 destination, 8090 policy, 8080 identity) in ${labelRef(settings.namespaceLabel)}`;
   return [
     alertingRule({
       ruleId: RULE_ID,
       alert: 'LinkerdControllerFailingProxyRequests',
-      expr: `sum ${byClause(group)} (\n  count_over_time(\n    ${pipeline(FAILED_REQUEST, startup)}\n  ${window})\n) >= ${num(o.minFailures)}`,
+      expr: `sum ${byClause(group)} (\n  count_over_time(\n    ${pipeline(FAILED_REQUEST_FILTERS, startup)}\n  ${window})\n) >= ${num(o.minFailures)}`,
       severity: 'error',
       summary: `The Linkerd controller on port ${labelRef('port')} failed {{ $value }} proxy requests in 5m`,
       description:
@@ -70,7 +64,7 @@ function loki(input: ExporterInput<ControlPlaneUnavailableOptions>): AlertingRul
     alertingRule({
       ruleId: RULE_ID,
       alert: 'LinkerdControllerInFailfast',
-      expr: `sum ${byClause(group)} (\n  count_over_time(\n    ${pipeline(FAILFAST, [])}\n  ${window})\n) >= ${num(o.minFailfastEpisodes)}`,
+      expr: `sum ${byClause(group)} (\n  count_over_time(\n    ${pipeline(FAILFAST_FILTERS, [])}\n  ${window})\n) >= ${num(o.minFailfastEpisodes)}`,
       severity: 'error',
       summary: `The Linkerd controller on port ${labelRef('port')} entered fail-fast {{ $value }} times in 5m`,
       description:

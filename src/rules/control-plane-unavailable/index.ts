@@ -22,6 +22,7 @@ import {
 } from '../../knowledge/control-plane.js';
 import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
+import { FAILED_REQUEST_MESSAGES, FAILFAST_TARGETS } from './patterns.js';
 
 export interface ControlPlaneUnavailableOptions {
   minFailures: number;
@@ -75,8 +76,6 @@ interface State {
 
 const SAMPLE_LINES = 3;
 const CLIENT_CAP = 2000;
-const FAILED_REQUEST = new Set(['gRPC request failed', 'HTTP/1.1 request failed', 'HTTP/2.0 request failed', 'Request failed']);
-const FAILFAST_TARGETS = new Set(['linkerd_stack::failfast', 'linkerd_timeout::failfast', 'linkerd_proxy_balance_queue::worker']);
 
 export default defineRule<ControlPlaneUnavailableOptions, State>({
   meta: {
@@ -230,7 +229,7 @@ interface FailureSignal {
 /** The same for every record with one body, so worked out once per body. */
 const failureSignal = perBody((record): FailureSignal | null => {
   const failedRequest =
-    (record.target === 'linkerd_app_core::errors::respond' && FAILED_REQUEST.has(record.message)) ||
+    (record.target === 'linkerd_app_core::errors::respond' && FAILED_REQUEST_MESSAGES.has(record.message)) ||
     (/^linkerd2?_app_core::errors$/.test(record.target) && record.message.startsWith('Failed to proxy request'));
   const failfast = !failedRequest && FAILFAST_TARGETS.has(record.target) && /entering failfast/i.test(record.message);
   if (!failedRequest && !failfast) return null;
@@ -350,7 +349,7 @@ function describe(
     },
     failureKinds: Object.fromEntries(topEntries(c.kinds, 5).map((e) => [e.key, e.count])),
     ports: Object.fromEntries(topEntries(c.ports, 3).map((e) => [e.key, e.count])),
-    controllerPods: topEntries(c.pods, 10).map((e) => ({ pod: e.key, failures: e.count })),
+    pods: topEntries(c.pods, 10).map((e) => ({ pod: e.key, failures: e.count })),
     topClients: topEntries(c.clients.counts, 10).map((e) => ({ client: e.key, failures: e.count })),
     podRestarts: restarts.slice(0, 10),
     samples: c.samples,

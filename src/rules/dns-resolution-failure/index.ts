@@ -199,7 +199,7 @@ function describeControlPlane(c: ControlPlaneState, pods: [string, SignalTally][
       errorKinds: Object.fromEntries(c.errors),
       podsAffected: pods.length,
       window: windowEvidence(merged, single),
-      topPods: pods.sort((a, b) => b[1].count - a[1].count).slice(0, 10).map(([pod, t]) => ({ pod, failures: t.count })),
+      pods: pods.sort((a, b) => b[1].count - a[1].count).slice(0, 10).map(([pod, t]) => ({ pod, failures: t.count })),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
     },

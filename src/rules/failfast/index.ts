@@ -270,7 +270,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
       ...(state.untracked > 0 ? { untrackedServiceLines: state.untracked } : {}),
       firedBy: [why.byEpisodes && 'episodes', why.byRefusals && 'refused requests', why.byDuration && 'duration'].filter(Boolean).join(', '),
       window: windowEvidence(merged, pods === 1),
-      topPods: topEntries(s.pods, 10).map((e) => ({ pod: e.key, lines: e.count })),
+      pods: topEntries(s.pods, 10).map((e) => ({ pod: e.key, lines: e.count })),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
     },

@@ -3,6 +3,7 @@
 import { alertingRule, byClause, labelRef, num, podLabels, selector } from '../../export/expr.js';
 import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
 import type { FdExhaustionOptions } from './index.js';
+import { EMFILE } from './patterns.js';
 
 /**
  * Graded as offline: warning from `ratio`, error from `errorRatio` (never below `ratio`, since the
@@ -55,7 +56,7 @@ function fdExhaustionLoki(input: ExporterInput<FdExhaustionOptions>): AlertingRu
     alertingRule({
       ruleId: 'fd-exhaustion',
       alert: 'LinkerdProxyTooManyOpenFiles',
-      expr: `sum ${byClause(podLabels(settings))} (count_over_time(${selector(settings.logSelector)} |~ "Too many open files|os error 24[)]" [5m])) > 0`,
+      expr: `sum ${byClause(podLabels(settings))} (count_over_time(${selector(settings.logSelector)} |~ "${EMFILE}" [5m])) > 0`,
       severity: 'error',
       summary: `Proxy ${labelRef(settings.namespaceLabel)}/${labelRef(settings.podLabel)} logged {{ $value }} "Too many open files" errors in 5m`,
       description:

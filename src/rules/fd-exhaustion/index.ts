@@ -6,6 +6,7 @@ import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type S
 import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
 import { perBody } from '../../util/body-memo.js';
 import { mergeKeyed } from '../../util/stats.js';
+import { EMFILE } from './patterns.js';
 
 export interface FdExhaustionOptions {
   ratio: number;
@@ -13,12 +14,11 @@ export interface FdExhaustionOptions {
 }
 
 const SAMPLE_LINES = 3;
-/** EMFILE, as Rust's io::Error and the proxy's own messages print it. */
-const EMFILE = /os error 24|Too many open files/;
+const EMFILE_LINE = new RegExp(EMFILE);
 /** Whether the line's message, fields or span fields name EMFILE; once per distinct body. */
 const mentionsEmfile = perBody(
   (record) =>
-    EMFILE.test(record.message) || Object.values(record.fields).some((v) => EMFILE.test(v)) || record.spans.some((span) => Object.values(span.fields).some((v) => EMFILE.test(v))),
+    EMFILE_LINE.test(record.message) || Object.values(record.fields).some((v) => EMFILE_LINE.test(v)) || record.spans.some((span) => Object.values(span.fields).some((v) => EMFILE_LINE.test(v))),
 );
 
 interface ProxyFds {

@@ -263,7 +263,7 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
       lines: total,
       podsAffected: pods.length,
       window: windowEvidence(merged, single),
-      topPods: tallies.slice(0, 10).map(({ p, t }) => ({ pod: p.pod, lines: t.count })),
+      pods: tallies.slice(0, 10).map(({ p, t }) => ({ pod: p.pod, lines: t.count })),
       ...(kind === 'tls-alert' ? { accessDenied, badCertificate, alertsDuringStartup: pods.reduce((n, p) => n + p.tlsAlertsDuringStartup, 0) } : {}),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
@@ -310,7 +310,7 @@ function describeExpiry(state: State, options: IdentityFailureOptions): FindingD
       nowSource: clock,
       proxies: rows.length,
       expired: expired.length,
-      topProxies: rows.slice(0, 10).map((r) => ({ pod: r.c.pod, expiresAt: new Date(r.c.expiry! * 1000).toISOString(), secondsLeft: Math.round(r.left) })),
+      pods: rows.slice(0, 10).map((r) => ({ pod: r.c.pod, expiresAt: new Date(r.c.expiry! * 1000).toISOString(), secondsLeft: Math.round(r.left) })),
     },
     locations: rows.slice(0, 3).map((r) => ({ path: r.c.path, line: r.c.line })),
     remediation: [

@@ -11,7 +11,7 @@
 //   months may show one or two; only a count of minRestarts, recent when the listing says when,
 //   makes a finding.
 
-import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type Severity, type SourceLocation } from '../../core/types.js';
+import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 
@@ -58,7 +58,7 @@ interface ContainerState {
   oomEvents: number;
   backOffEvents: number;
   livenessKills: number;
-  samples: string[];
+  samples: SampleLine[];
   location: SourceLocation;
 }
 
@@ -119,7 +119,7 @@ export default defineRule<PodRestartsOptions, State>({
       if (attributed.kind === 'oom') c.oomEvents += record.count;
       else if (attributed.kind === 'backoff') c.backOffEvents += record.count;
       else c.livenessKills += record.count;
-      if (c.samples.length < MAX_SAMPLES) c.samples.push(detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)));
+      if (c.samples.length < MAX_SAMPLES) c.samples.push({ path: detach(record.path), line: record.line, text: detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)) });
     },
   },
 

@@ -8,6 +8,7 @@
 
 import { CONTROLLER_ADDRESS_REGEX } from '../../knowledge/control-plane.js';
 import type { ReconnectStormOptions } from './index.js';
+import { RECONNECT_FAILURE, RECONNECT_TARGET } from './patterns.js';
 import { alertingRule, byClause, duration, labelRef, num, podLabels, selector } from '../../export/expr.js';
 import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
 
@@ -23,7 +24,7 @@ const MIN_METRIC_WINDOW_SECONDS = 120;
  */
 export function reconnectFailureLines(input: ExporterInput<unknown>): string {
   return [
-    `${selector(input.settings.logSelector)} |= "linkerd_reconnect" |~ "Failed to connect|Service failed"`,
+    `${selector(input.settings.logSelector)} |= "${RECONNECT_TARGET}" |~ "${RECONNECT_FAILURE}"`,
     '| regexp `controller\\{addr=(?P<controller>[^}]+)\\}`',
     '| regexp `endpoint\\{addr=(?P<endpoint>[^}]+)\\}`',
     '| regexp `"addr":"(?P<controller>[^"]+)","name":"controller"`',

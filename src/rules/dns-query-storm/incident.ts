@@ -1,0 +1,5 @@
+import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+
+export const dnsQueryStormIncident: RuleIncidentKnowledge = {
+  fixes: [{ fix: 'dns-min-ttl' }],
+};

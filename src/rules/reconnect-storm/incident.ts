@@ -1,0 +1,27 @@
+import { evidenceNumber, podsOfFinding, windowOf } from '../../core/evidence.js';
+import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import { workloadOfPod } from '../../input/path-meta.js';
+import { controllerOfAddress } from '../../knowledge/control-plane.js';
+import { reachesStreamLimitedController } from '../../knowledge/fixes.js';
+import { compact, formatDuration } from '../../util/stats.js';
+
+export const reconnectStormIncident: RuleIncidentKnowledge = {
+  causes: [
+    {
+      effect: 'failfast',
+      requires: 'pod-or-workload',
+      mechanism: 'a proxy that cannot reach its destination controller has no discovery for the services it calls (controller unreachable), so their balancers fail fast',
+    },
+  ],
+  phrase: (f) => {
+    const pods = evidenceNumber(f, 'podsAffected');
+    const workloads = new Set(podsOfFinding(f).map(workloadOfPod));
+    const who = f.subject.workload ?? (workloads.size === 1 ? [...workloads][0] : undefined);
+    const { start, end } = windowOf(f);
+    const seconds = f.evidence.window?.durationSeconds ?? (start !== null && end !== null ? (end - start) / 1000 : 0);
+    const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
+    const component = controllerOfAddress(f.subject.target);
+    return `${pods ?? '?'} ${who ? `${who} ` : ''}prox${pods === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(evidenceNumber(f, 'totalLines') ?? 0)} lines${duration})`;
+  },
+  fixes: [{ fix: 'destination-stream-limit', when: reachesStreamLimitedController }, { fix: 'connect-backoff-cap' }],
+};

@@ -1,0 +1,185 @@
+// reconnect-storm's state: one entry per reconnect loop and per target, the per-second counts, and
+// how two parts of one stream join exactly (parallel runs merge them in input order).
+
+import type { SampleLine } from '../../core/types.js';
+import { addDistinct, distinctCounter, type DistinctCounter } from '../../util/distinct.js';
+import { cappedBump, cappedCounts, type CappedCounts, detach } from '../../util/stats.js';
+import { timeBuckets, type TimeBuckets } from '../../util/timeline.js';
+import { GAP_EDGES } from './cadence.js';
+
+export interface ReconnectStormOptions {
+  sustainSeconds: number;
+  maxGapSeconds: number;
+  clusterRunSeconds: number;
+  minPods: number;
+  errorMinPods: number;
+  maxLoops: number;
+  maxTargets: number;
+}
+
+/** Pods and endpoints listed individually per target; distinct counts go on in a sketch. */
+export const LISTED_PER_TARGET = 1_000;
+
+export interface LoopState {
+  pod: string;
+  namespace: string | undefined;
+  group: string;
+  endpoint: string;
+  count: number;
+  first: number;
+  last: number;
+  /** Time of the loop's previous failure in arrival order. */
+  previous: number;
+  runStart: number;
+  runEnd: number;
+  longestRun: number;
+  currentSecond: number;
+  currentSecondCount: number;
+  peakPerSecond: number;
+  gaps: number[];
+  // What an exact merge with the next part of the same stream needs (see merge()):
+  /** Time of the loop's first failure in arrival order. */
+  initial: number;
+  /** Times the run restarted after a long gap; 0 while the first run goes on. */
+  runResets: number;
+  /** Earliest and latest failure of the first run. */
+  firstRunStart: number;
+  firstRunEnd: number;
+  firstSecond: number;
+  /** Failures in the first second, counted until the second changed. */
+  firstSecondCount: number;
+  secondChanges: number;
+}
+
+export interface GroupState {
+  target: string;
+  controlPlane: boolean;
+  lines: number;
+  failedToConnect: number;
+  serviceFailed: number;
+  /**
+   * Lines per source (the pod name, or `(path)` when the capture did not say which pod wrote it) and
+   * per endpoint, for failures no loop tracks; tracked ones are counted from their loops at finish.
+   */
+  pods: CappedCounts;
+  distinctPods: DistinctCounter;
+  namespaces: Map<string, number>;
+  endpoints: CappedCounts;
+  distinctEndpoints: DistinctCounter;
+  errors: Map<string, number>;
+  perSecond: SecondCounts;
+  perMinute: TimeBuckets;
+  firstTime: number | null;
+  lastTime: number | null;
+  samples: SampleLine[];
+}
+
+export interface State {
+  options: ReconnectStormOptions;
+  loops: Map<string, LoopState>;
+  groups: Map<string, GroupState>;
+  droppedLoops: number;
+  /** Lines towards targets beyond maxTargets: counted, not analysed (an address bomb must not grow memory). */
+  droppedTargetLines: number;
+  recordsWithoutWallTime: number;
+}
+
+/**
+ * Failures per wall-clock second, kept as 60 counters per minute: a long storm towards hundreds
+ * of endpoints has hundreds of thousands of busy seconds, far cheaper as arrays than as map entries.
+ */
+export type SecondCounts = Map<number, Uint32Array>;
+
+export function addSecond(counts: SecondCounts, epochMs: number): void {
+  const second = Math.floor(epochMs / 1000);
+  const minute = Math.floor(second / 60);
+  let slots = counts.get(minute);
+  if (!slots) counts.set(minute, (slots = new Uint32Array(60)));
+  slots[second - minute * 60]!++;
+}
+
+export function mergeSeconds(into: SecondCounts, from: SecondCounts): void {
+  for (const [minute, slots] of from) {
+    const mine = into.get(minute);
+    if (!mine) into.set(minute, slots);
+    else for (let i = 0; i < 60; i++) mine[i]! += slots[i]!;
+  }
+}
+
+/** The counts of the seconds that had failures. */
+export function secondCountsOf(counts: SecondCounts): number[] {
+  const out: number[] = [];
+  for (const slots of counts.values()) for (const n of slots) if (n > 0) out.push(n);
+  return out;
+}
+
+/** Failures that no reconnect loop tracks (no clock, or past maxLoops) count per pod and endpoint here. */
+export function countUntracked(g: GroupState, pod: string, endpoint: string | null, lines = 1): void {
+  cappedBump(g.pods, pod, lines);
+  addDistinct(g.distinctPods, pod);
+  if (endpoint) {
+    cappedBump(g.endpoints, endpoint, lines);
+    addDistinct(g.distinctEndpoints, endpoint);
+  }
+}
+
+/** Whether two failures of one loop, `gap` seconds apart in either direction, belong to one run. */
+export function continuesRun(gap: number, options: ReconnectStormOptions): boolean {
+  return gap <= options.maxGapSeconds;
+}
+
+export function gapBucket(gap: number): number {
+  for (let i = 0; i < GAP_EDGES.length; i++) if (gap <= GAP_EDGES[i]!) return i;
+  return -1;
+}
+
+/** Appends loop `b` (later failures) to loop `a`, exactly as if the visitor had seen them after a's. */
+export function joinLoops(a: LoopState, b: LoopState, options: ReconnectStormOptions): void {
+  const gap = Math.abs(b.initial - a.previous);
+  const continues = continuesRun(gap, options);
+  if (continues) a.gaps[gapBucket(gap)]!++;
+  b.gaps.forEach((n, i) => (a.gaps[i]! += n));
+  // b's first run extends a's current run when the stream continues across the join.
+  const joinedStart = continues ? Math.min(a.runStart, b.firstRunStart) : b.firstRunStart;
+  const joinedEnd = continues ? Math.max(a.runEnd, b.firstRunEnd) : b.firstRunEnd;
+  a.longestRun = Math.max(a.longestRun, b.longestRun, joinedEnd - joinedStart);
+  if (a.runResets === 0 && continues) {
+    a.firstRunStart = joinedStart;
+    a.firstRunEnd = joinedEnd;
+  }
+  if (b.runResets === 0) {
+    a.runStart = joinedStart;
+    a.runEnd = joinedEnd;
+  } else {
+    a.runStart = b.runStart;
+    a.runEnd = b.runEnd;
+  }
+  a.runResets += b.runResets + (continues ? 0 : 1);
+
+  const sameSecond = a.currentSecond === b.firstSecond;
+  a.peakPerSecond = Math.max(a.peakPerSecond, b.peakPerSecond, sameSecond ? a.currentSecondCount + b.firstSecondCount : 0);
+  if (a.secondChanges === 0 && sameSecond) a.firstSecondCount += b.firstSecondCount;
+  a.currentSecondCount = sameSecond && b.secondChanges === 0 ? a.currentSecondCount + b.currentSecondCount : b.currentSecondCount;
+  a.currentSecond = b.currentSecond;
+  a.secondChanges += b.secondChanges + (sameSecond ? 0 : 1);
+
+  a.count += b.count;
+  a.previous = b.previous;
+  a.first = Math.min(a.first, b.first);
+  a.last = Math.max(a.last, b.last);
+}
+
+export function groupFor(state: State, target: string, controlPlane: boolean): GroupState | null {
+  let g = state.groups.get(target);
+  if (!g) {
+    if (state.groups.size >= state.options.maxTargets) return null;
+    target = detach(target);
+    g = {
+      target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
+      pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(), namespaces: new Map(),
+      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(), errors: new Map(), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+    };
+    state.groups.set(target, g);
+  }
+  return g;
+}
