@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { exitCodeFor, isFailing } from '../src/report/exit-code.js';
-import type { FailOn } from '../src/report/report.js';
+import type { FailOn } from '../src/report/severity.js';
 
 describe('isFailing', () => {
   const cases: [string, FailOn, 'new' | 'worse' | 'unchanged' | undefined, boolean][] = [

@@ -12,7 +12,8 @@ import { createBaseline, DEFAULT_BASELINE_TOLERANCE_PERCENT, readBaseline, seria
 import { exitCodeFor, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { FORMAT_NAMES, FORMATTERS, type FormatName } from '../report/formats/index.js';
 import { redactReport } from '../report/redact.js';
-import { buildReport, NOTHING_CHECKED_PATH, visibleFindings, type FailOn, type GateOptions, type Report } from '../report/report.js';
+import { buildReport, NOTHING_CHECKED_PATH, visibleFindings, type GateOptions, type Report } from '../report/report.js';
+import type { FailOn } from '../report/severity.js';
 import { RULES } from '../rules/index.js';
 import { decompressionLimits } from '../input/open.js';
 import { assertNotAnInput, duplicateOutputWarnings, finishDespiteClosedStdout, writeFileAtomic, writeStdout } from './output.js';

@@ -10,22 +10,12 @@ import { closest, didYouMean } from '../cli/argv.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type AnyRule, type Severity } from '../core/types.js';
 import type { ConfiguredRule } from '../engine/engine.js';
-import type { FailOn } from '../report/report.js';
+import type { FailOn } from '../report/severity.js';
+import type { SuppressionEntry } from '../report/suppression.js';
 import { RULES } from '../rules/index.js';
 import { optionIssues } from './options.js';
 
 export const CONFIG_FILE_NAMES = ['.linkerd-doctor.yaml', '.linkerd-doctor.yml', '.linkerd-doctor.json'] as const;
-
-export interface SuppressionEntry {
-  /** Rule id (a code in the config is resolved to its id). */
-  rule: string;
-  /** Glob over the finding's subject; absent = every finding of the rule. */
-  subject?: string;
-  /** Why it is suppressed; required in the config file. */
-  reason?: string;
-  /** `config` or `--suppress`. */
-  source: 'config' | 'flag';
-}
 
 export interface LinkerdDoctorConfig {
   /** The file the settings came from; null when none was found and defaults apply. */

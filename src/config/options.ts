@@ -1,7 +1,9 @@
-// Rule options are checked against the rule's own optionSchema, the same way for the config file,
-// for defaults (meta-test) and for any other caller, so a threshold cannot be set to nonsense.
+// Rule options are checked against the rule's own optionSchema, the same way and in the same words
+// for the config file, for defaults (meta-test), for export-rules and for any other caller, so a
+// threshold cannot be set to nonsense, nor a string reach a PromQL literal.
 
-import type { AnyRule, RuleOptionSpec } from '../core/types.js';
+import { UsageError } from '../core/errors.js';
+import type { AnyRule, RuleMeta, RuleOptionSpec } from '../core/types.js';
 
 /** Why `value` does not fit `spec`, or null when it does. */
 export function optionProblem(spec: RuleOptionSpec, value: unknown): string | null {
@@ -30,7 +32,10 @@ export interface OptionIssue {
 
 /** Every problem with a partial options object for `rule`: unknown keys and values outside the schema. */
 export function optionIssues(rule: AnyRule, options: Record<string, unknown>): OptionIssue[] {
-  const schema = rule.meta.optionSchema as Record<string, RuleOptionSpec>;
+  return schemaIssues(rule.meta.optionSchema as Record<string, RuleOptionSpec>, options);
+}
+
+function schemaIssues(schema: Record<string, RuleOptionSpec>, options: Record<string, unknown>): OptionIssue[] {
   const issues: OptionIssue[] = [];
   for (const [key, value] of Object.entries(options)) {
     const spec = schema[key];
@@ -43,6 +48,18 @@ export function optionIssues(rule: AnyRule, options: Record<string, unknown>): O
     if (problem) issues.push({ key, reason: problem });
   }
   return issues;
+}
+
+/**
+ * The rule's defaults with `overrides` over them. A bad override is a usage error worded as the
+ * config loader words it (`file: rules.<id>.options.<name>: reason`), without the line it no
+ * longer knows.
+ */
+export function resolveRuleOptions<O extends object>(meta: RuleMeta<O>, overrides: Record<string, unknown> | undefined, source: string | null): O {
+  const given = overrides ?? {};
+  const issue = schemaIssues(meta.optionSchema as Record<string, RuleOptionSpec>, given)[0];
+  if (issue) throw new UsageError(`${source ?? 'config'}: rules.${meta.id}.options.${issue.key}: ${issue.reason}`);
+  return { ...meta.defaultOptions, ...given } as O;
 }
 
 function describe(value: unknown): string {

@@ -1,7 +1,7 @@
 // A worker thread of a parallel analysis: runs tasks (tasks.ts) as the main thread posts them.
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { configuredRules, type WorkerMessage, type WorkerSetup, type WorkerTask } from './parallel.js';
+import { configuredRules, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { runTask } from './tasks.js';
 import { joinDecompressionLedger } from '../input/open.js';
 

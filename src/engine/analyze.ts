@@ -1,158 +1,23 @@
 // The whole offline run: discover → open → read entries → rules → result. Commands stay thin and
 // call this; tests call it directly.
 
-import type { Readable } from 'node:stream';
-import { InputError } from '../core/errors.js';
 import type { InputStats, LdRecord } from '../core/types.js';
 import { annotateFixStatus } from '../incident/fix-status.js';
 import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
-import { discoverInputs, type Discovery, type InputSource } from '../input/discover.js';
-import { openSource, RUN_SCOPE, startDecompressionLedger } from '../input/open.js';
-import { SNIFF_LINES } from '../input/sniff.js';
-import type { ParserOptions } from '../parsers/parser.js';
+import { discoverInputs } from '../input/discover.js';
+import { startDecompressionLedger } from '../input/open.js';
 import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
-import { readEntry, type EntryCallbacks } from './pipeline.js';
+import { withRunCaches } from '../util/run-caches.js';
+import { readDiscovered, type ReadOptions, type ReadResult } from './read.js';
 
-export interface ReadProgress {
-  start(totalBytes: number | null): void;
-  file(path: string): void;
-  /** Bytes and lines read since the last call. */
-  bytes(count: number, lines: number): void;
-  stop(): void;
-}
-
-export interface ReadOptions extends ParserOptions {
-  stdin?: Readable;
-  progress?: ReadProgress;
-  /** Called for each unparsed line (for `parse` diagnostics). */
-  onUnparsed?: (stats: InputStats, line: number, reason: string) => void;
-}
-
-export interface ReadResult {
-  inputs: InputStats[];
-  errors: InputError[];
-  /** Skipped on purpose and not fatal (symlink loops, FIFOs in a folder): printed as notices. */
-  notices: InputError[];
-}
+export type { ReadOptions, ReadProgress, ReadResult } from './read.js';
 
 /** Streams every record of every input to `onRecord`, in input order. */
 export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
   const discovery = await discoverInputs(args);
   startDecompressionLedger();
-  return readDiscovered(discovery, onRecord, options);
-}
-
-async function readDiscovered(discovery: Discovery, onRecord: (record: LdRecord) => void, options: ReadOptions): Promise<ReadResult> {
-  const errors = [...discovery.errors];
-  const inputs: InputStats[] = [];
-  options.progress?.start(knownTotalBytes(discovery));
-  const callbacks: EntryCallbacks = {
-    record: onRecord,
-    bytes: options.progress ? (n, lines) => options.progress!.bytes(n, lines) : undefined,
-    unparsed: options.onUnparsed,
-  };
-  try {
-    for (const source of discovery.sources) {
-      await readSource(source, callbacks, options, inputs, errors);
-    }
-  } finally {
-    options.progress?.stop();
-  }
-  reportUnrecognised(discovery, inputs, errors);
-  return { inputs, errors, notices: discovery.notices };
-}
-
-export function knownTotalBytes(discovery: Discovery): number | null {
-  return discovery.sources.every((s) => s.type === 'file') ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0) : null;
-}
-
-const NOTHING_RECOGNISABLE = 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)';
-/** Names listed in a one-line error before the rest is only counted. */
-const LISTED_NAMES = 3;
-
-/** `a, b, c and 99997 more`: one short line however many names there are. */
-export function listNames(names: readonly string[], shown = LISTED_NAMES): string {
-  const head = names.slice(0, shown).join(', ');
-  return names.length > shown ? `${head} and ${names.length - shown} more` : head;
-}
-
-/**
- * An input set that yields nothing to analyse is an input error, so a CI job whose capture step
- * failed cannot go green: a directory or glob with no files (hidden entries and node_modules are
- * skipped) or with nothing recognisable, and a command line whose inputs are all unrecognised.
- * Containers whose files already failed with an error are not reported twice.
- */
-export function reportUnrecognised(discovery: Discovery, inputs: readonly InputStats[], errors: InputError[]): void {
-  collapseRunBudgetErrors(errors);
-  const failedUnder = (container: string) => errors.some((e) => e.path === container || e.path.startsWith(container.endsWith('/') ? container : `${container}/`));
-  for (const container of discovery.containers) {
-    if (failedUnder(container)) continue;
-    const files = discovery.sources.filter((s) => s.origin === container);
-    const fromIt = inputs.filter((i) => belongsTo(i, container, discovery.sources));
-    if (files.length === 0) errors.push(new InputError(container, 'no input files found (hidden entries and node_modules folders are skipped)'));
-    else if (!fromIt.some((i) => i.kind !== 'unknown')) errors.push(new InputError(container, NOTHING_RECOGNISABLE));
-  }
-  if (errors.length > 0) return;
-  if (inputs.some((i) => i.kind !== 'unknown')) {
-    noteUnrecognised(inputs, discovery.notices);
-    return;
-  }
-  const searched = inputs.length > 0 ? inputs.map((i) => i.path) : discovery.sources.map((s) => s.path);
-  errors.push(new InputError(listNames(searched.length > 0 ? searched : ['(no inputs)']), inputs.length > 0 ? NOTHING_RECOGNISABLE : 'no input entries to read'));
-}
-
-/**
- * Beside recognised inputs, an unrecognised one is no error (bundles carry READMEs), but one longer
- * than the sniff window was judged by its head alone: a proxy log behind more than SNIFF_LINES
- * lines of other output is such a file, and its storm would otherwise pass without a word. One
- * notice names them; a short file was read whole and is simply not a log.
- */
-function noteUnrecognised(inputs: readonly InputStats[], notices: InputError[]): void {
-  const judgedByHead = inputs.filter((i) => i.kind === 'unknown' && i.lines > SNIFF_LINES).map((i) => i.path);
-  if (judgedByHead.length === 0) return;
-  notices.push(new InputError(listNames(judgedByHead), `not analysed: no known input kind in the first ${SNIFF_LINES} lines (cut a longer preamble to have a log behind it read)`));
-}
-
-/** Once the run's gzip budget is spent every later gzip input stops at once: one line says so, with a count. */
-function collapseRunBudgetErrors(errors: InputError[]): void {
-  const spent = errors.filter((e) => e.message.includes(RUN_SCOPE));
-  if (spent.length < 2) return;
-  const first = spent[0]!;
-  const kept = errors.filter((e) => !spent.includes(e) || e === first);
-  errors.splice(0, errors.length, ...kept);
-  errors[errors.indexOf(first)] = new InputError(first.path, `${first.message}; ${spent.length - 1} later gzip input(s) stopped too: ${listNames(spent.slice(1).map((e) => e.path))}`);
-}
-
-function belongsTo(input: InputStats, container: string, sources: readonly InputSource[]): boolean {
-  const archive = input.path.split(':')[0];
-  return sources.some((s) => s.origin === container && (s.path === input.path || s.path === archive));
-}
-
-/** Reads every entry of one source (a file, a gzip file, each member of a tar bundle, stdin) in order. */
-export async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
-  let failedEntry: InputError | null = null;
-  try {
-    for await (const entry of openSource(source, options.stdin)) {
-      options.progress?.file(entry.path);
-      const result = await readEntry(entry, callbacks, options);
-      inputs.push(result.stats);
-      if (result.error) {
-        errors.push(result.error);
-        if (result.error.path !== entry.path) return;
-        failedEntry = result.error;
-      }
-    }
-  } catch (err) {
-    const archiveError = err instanceof InputError ? err : new InputError(source.path, err instanceof Error ? err.message : String(err));
-    // A member that broke mid-read and the archive breaking are one failure: report it once, at
-    // the member and line, with the archive's explanation.
-    if (failedEntry && errors[errors.length - 1] === failedEntry) {
-      errors[errors.length - 1] = new InputError(failedEntry.path, archiveError.message, failedEntry.line);
-    } else {
-      errors.push(archiveError);
-    }
-  }
+  return withRunCaches(() => readDiscovered(discovery, onRecord, options));
 }
 
 export interface AnalysisResult extends EngineResult, ReadResult {
@@ -175,8 +40,10 @@ export async function analyzeInputs(args: readonly string[], rules: readonly Con
   const discovery = await discoverInputs(args);
   const ledger = startDecompressionLedger();
   const plan = parallelPlanFor(discovery, withVersions, readOptions, ledger);
-  const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
-  return { ...read, ...finishWithVersions(engine, read.inputs) };
+  return withRunCaches(async () => {
+    const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
+    return { ...read, ...finishWithVersions(engine, read.inputs) };
+  });
 }
 
 /** Finishes an engine built with the version collector last: findings get their fix status. */

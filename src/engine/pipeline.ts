@@ -19,12 +19,6 @@ export interface EntryCallbacks {
   /** Bytes and lines read since the last call, once per read chunk. */
   bytes?(count: number, lines: number): void;
   unparsed?(stats: InputStats, line: number, reason: string): void;
-  /**
-   * After each read chunk that ended outside an over-long line: every line before `bytes` (counted
-   * from the entry's start) is parsed, and `line` lines of the file precede that point. `state` is
-   * the parser's state there.
-   */
-  boundary?(bytes: number, line: number, state: ParserState | undefined): void;
 }
 
 export interface EntryResult {
@@ -125,9 +119,6 @@ export async function readEntry(
       splitter.write(chunk);
       stats.lines = lineNo - firstLine;
       callbacks.bytes?.(chunk.length, lineNo - before);
-      if (callbacks.boundary && !splitter.insideOverlongLine && sniffBuffer === null) {
-        callbacks.boundary(stats.bytes - splitter.pendingBytes, lineNo, (parser as LineParser | null)?.saveState?.());
-      }
     }
     splitter.end();
   } catch (err) {

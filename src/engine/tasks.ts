@@ -8,19 +8,24 @@ import type { InputError } from '../core/errors.js';
 import type { InputKind, InputStats } from '../core/types.js';
 import { PARSERS } from '../parsers/index.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
-import { readSource } from './analyze.js';
+import { readSource } from './read.js';
 import { RuleEngine, type ConfiguredRule } from './engine.js';
-import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } from './parallel.js';
+import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } from './messages.js';
 import { LineSplitter } from '../input/lines.js';
 import { fileRange } from '../input/file-range.js';
 import { MAX_LINE_BYTES, readEntry, type EntryCallbacks } from './pipeline.js';
-import { SharedRangeEnd } from './range-end.js';
+import { withTaskCaches } from '../util/run-caches.js';
 
 const MiB = 1 << 20;
 /** How far before its start a range reads to learn the parser state there. */
 const WARM_UP_BYTES = 256 * 1024;
 
-export async function runTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
+/** A worker thread runs many tasks of a run: none sees or keeps another's rule state. */
+export function runTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
+  return withTaskCaches(() => readTask(task, rules, parserOptions, post));
+}
+
+async function readTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
   const engine = new RuleEngine(rules);
   const callbacks: EntryCallbacks = {
     record: (r) => engine.emit(r),
@@ -43,13 +48,8 @@ export async function runTask(task: WorkerTask, rules: readonly ConfiguredRule[]
     anchorCandidate = counted.anchorCandidate;
   }
   const assumedState =
-    task.parserState ?? (task.start > 0 ? await stateBefore(task.path, task.start, task.kind, parserOptions, task.bootTimeHint ?? null, anchorCandidate) : undefined);
-  // Another thread may take the rest of this range: claim each read, and say how far the lines go.
-  const shared = task.sharedEnd ? new SharedRangeEnd(task.sharedEnd) : undefined;
-  if (shared) {
-    callbacks.boundary = (bytes, line, state) => shared.publish(task.start + bytes, line, typeof state?.bootTime === 'number' ? state.bootTime : null);
-  }
-  const entry = { path: task.path, stream: fileRange(task.path, task.start, task.end, MiB, shared), size: task.end - task.start };
+    task.parserState ?? (task.start > 0 ? await stateBefore(task.path, task.start, task.kind, parserOptions, anchorCandidate) : undefined);
+  const entry = { path: task.path, stream: fileRange(task.path, task.start, task.end), size: task.end - task.start };
   const slice = assumedState ? { linesBefore, kind: task.kind, parserState: assumedState } : { linesBefore, kind: task.kind };
   const result = await readEntry(entry, callbacks, parserOptions, task.kind, slice);
   const out: TaskResult = {
@@ -116,7 +116,7 @@ const mayStartCollectorLine = (b: number) => (b >= 48 && b <= 57) || b === 123;
  * and records are taken to precede the range. parallel.ts checks all of it against the previous
  * range's real end state, so a wrong guess costs a re-read, never a wrong result.
  */
-async function stateBefore(file: string, start: number, kind: InputKind, options: ParserOptions, bootTimeHint: number | null, anchorCandidate: number | null): Promise<ParserState | undefined> {
+async function stateBefore(file: string, start: number, kind: InputKind, options: ParserOptions, anchorCandidate: number | null): Promise<ParserState | undefined> {
   const handle = await open(file, 'r');
   try {
     let windowStart = Math.max(0, start - WARM_UP_BYTES);
@@ -126,8 +126,6 @@ async function stateBefore(file: string, start: number, kind: InputKind, options
     windowStart += skip;
     const lines = skip === 0 && windowStart !== 0 ? Buffer.alloc(0) : window.subarray(skip);
     let state = warmUp(kind, options, null, lines);
-    // The thread that read up to near here knew the anchor: assume no restart since (checked later, like every guess).
-    if (state && state.bootTime === null && bootTimeHint !== null) state = warmUp(kind, options, null, lines, bootTimeHint);
     if (state && state.bootTime === null && windowStart > 0) {
       const noted = anchorCandidate !== null && anchorCandidate < windowStart ? await collectorLineAt(handle, anchorCandidate, windowStart) : null;
       const anchor = noted ?? (await lastCollectorLine(handle, windowStart));
@@ -139,13 +137,13 @@ async function stateBefore(file: string, start: number, kind: InputKind, options
   }
 }
 
-function warmUp(kind: InputKind, options: ParserOptions, anchor: Buffer | null, lines: Buffer, bootTime: number | null = null): ParserState | undefined {
+function warmUp(kind: InputKind, options: ParserOptions, anchor: Buffer | null, lines: Buffer): ParserState | undefined {
   const factory = PARSERS[kind];
   if (!factory) return undefined;
   const info: InputStats = { path: '', kind, bytes: 0, records: 0, unparsed: 0, lines: 0 };
   const parser = factory(info, { emit() {}, unparsed() {} }, options);
   if (!parser.saveState || !parser.restoreState) return undefined;
-  parser.restoreState({ ...parser.saveState(), recordsSinceRestart: true, ...(bootTime !== null ? { bootTime } : {}) });
+  parser.restoreState({ ...parser.saveState(), recordsSinceRestart: true });
   let n = 0;
   const splitter = new LineSplitter(MAX_LINE_BYTES, { line: (text) => parser.line(text, ++n), overlong: () => n++ });
   if (anchor) splitter.write(Buffer.concat([anchor, Buffer.from('\n')]));

@@ -33,17 +33,11 @@ async function checkStillThere(file: string, handle: FileHandle): Promise<void> 
  * next is requested, which suits readEntry (it copies what it keeps) and spares the allocator a
  * fresh megabyte per read.
  */
-export async function* fileRange(file: string, start: number, end: number, chunkBytes = 1 << 20, limit?: { claim(want: number): number }): AsyncGenerator<Buffer> {
+export async function* fileRange(file: string, start: number, end: number, chunkBytes = 1 << 20): AsyncGenerator<Buffer> {
   const handle = await openListed(file);
   const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
   let pending: { read: Promise<{ bytesRead: number }>; at: number } | null = null;
-  // With a limit, another thread may take the rest of the range: each read is claimed first and
-  // stops where the limit says.
-  const issue = (buf: Buffer, at: number) => {
-    const want = Math.min(at + buf.length, end);
-    const to = limit ? limit.claim(want) : want;
-    return to > at ? { read: handle.read(buf, 0, to - at, at), at } : null;
-  };
+  const issue = (buf: Buffer, at: number) => ({ read: handle.read(buf, 0, Math.min(buf.length, end - at), at), at });
   try {
     if (start < end) pending = issue(buffers[0]!, start);
     for (let turn = 0; pending !== null; turn ^= 1) {

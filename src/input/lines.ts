@@ -50,16 +50,6 @@ export class LineSplitter {
     this.decideAt = Math.min(LINE_END_WINDOW, maxLength);
   }
 
-  /** Bytes of a line begun but not yet ended. */
-  get pendingBytes(): number {
-    return this.pendingLength;
-  }
-
-  /** Inside a line that crossed the cap: it was already counted, though its end has not come. */
-  get insideOverlongLine(): boolean {
-    return this.skipping;
-  }
-
   write(chunk: Buffer): void {
     if (!this.lineEndKnown && this.learnLineEnd(chunk)) return;
     const lineEnd = this.lineEnd;

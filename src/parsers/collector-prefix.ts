@@ -3,6 +3,8 @@
 // Docker json-file, and multi-pod tailers such as stern (`<pod> <container> <line>`). This module peels those off so format parsers see the
 // payload, and it rejoins CRI partial (`P`) lines.
 
+import { ownedByRun } from '../util/run-caches.js';
+
 export interface CollectedLine {
   /** Collector wall time in ms since the epoch, or null. */
   time: number | null;
@@ -34,7 +36,9 @@ const KUBECTL_PREFIX = /^\[pod\/([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\/([a-z0-9](?:
 export const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 /** The whole-second part and zone of the last timestamp parsed: consecutive log lines share them. */
-let lastSecond = { head: '', zone: '', epochMs: Number.NaN };
+const NO_SECOND = { head: '', zone: '', epochMs: Number.NaN };
+let lastSecond = NO_SECOND;
+ownedByRun(() => (lastSecond = NO_SECOND));
 
 /**
  * Parses an RFC 3339 timestamp with up to nanosecond precision into epoch milliseconds

@@ -2,6 +2,8 @@
 // labels, value, timestamp and exemplar, plus the grammar constants the parser and the
 // OpenMetrics checker share.
 
+import { ownedByRun } from '../util/run-caches.js';
+
 const LEGACY_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /**
@@ -223,6 +225,7 @@ function endsLabelName(c: number): boolean {
 /** Label names repeat on every sample of a dump, so their checks are remembered (bounded). */
 const knownLabelNames = new Map<string, 'ok' | 'nonstandard' | 'control'>();
 const MAX_KNOWN_LABEL_NAMES = 4096;
+ownedByRun(() => knownLabelNames.clear());
 
 function labelNameValidity(name: string): 'ok' | 'nonstandard' | 'control' {
   let validity = knownLabelNames.get(name);

@@ -2,7 +2,8 @@
 // read in place, with a bounded cache of bodies because real logs repeat them.
 
 import type { LogSpan } from '../core/types.js';
-import { shareFields } from '../util/body-memo.js';
+import { forgetDerivations, shareFields } from '../util/body-memo.js';
+import { ownedByRun, ownedByTask } from '../util/run-caches.js';
 import type { Parsed } from './proxy-log-parsed.js';
 
 type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
@@ -39,6 +40,19 @@ let lookups = 0;
 let hits = 0;
 let bypassLeft = 0;
 let nextBypass = BODY_CACHE_FIRST_BYPASS;
+
+ownedByRun(() => {
+  currentBodies = new Map();
+  previousBodies = new Map();
+  lookups = 0;
+  hits = 0;
+  bypassLeft = 0;
+  nextBypass = BODY_CACHE_FIRST_BYPASS;
+});
+ownedByTask(() => {
+  for (const body of currentBodies.values()) if (body !== null) forgetDerivations(body.fields);
+  for (const body of previousBodies.values()) if (body !== null) forgetDerivations(body.fields);
+});
 
 export function parsedBody(content: string, pos: number): Body | null {
   if (bypassLeft > 0) {

@@ -5,10 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
-import { SEVERITIES, type FindingSubject, type Severity } from '../core/types.js';
+import { SEVERITIES, type Finding, type FindingSubject, type Severity } from '../core/types.js';
 import { stringifyWellFormed } from '../util/json-safe.js';
 import { findingKind } from './fingerprint.js';
-import { SEVERITY_RANK, type ReportFinding } from './report.js';
+import { SEVERITY_RANK } from './severity.js';
 
 /**
  * 2: fingerprints over the finding's kind (message id). 1: over its title; still read, and matched
@@ -56,8 +56,11 @@ export interface BaselineComparison {
   stale: StaleBaselineEntry[];
 }
 
+/** A finding once the report has given it its fingerprint (report.ts ReportFinding is one). */
+type FingerprintedFinding = Finding & { fingerprint: string };
+
 /** No timestamps and a stable order, so a rewritten baseline diffs cleanly in review. */
-export function createBaseline(findings: readonly ReportFinding[]): BaselineFile {
+export function createBaseline(findings: readonly FingerprintedFinding[]): BaselineFile {
   const entries = findings.map((f): BaselineEntry => {
     const e: BaselineEntry = { fingerprint: f.fingerprint, ruleId: f.ruleId, subject: f.subject, kind: findingKind(f), severity: f.severity, title: f.title };
     if (f.keyFigure) e.keyFigure = { name: f.keyFigure.name, value: f.keyFigure.value };
@@ -127,7 +130,7 @@ export interface CompareOptions {
  * assignTitleFingerprints); a schema-1 baseline is matched by it.
  */
 export function compareWithBaseline(
-  findings: readonly (Pick<ReportFinding, 'fingerprint' | 'severity' | 'keyFigure'> & { titleFingerprint?: string })[],
+  findings: readonly (Pick<FingerprintedFinding, 'fingerprint' | 'severity' | 'keyFigure'> & { titleFingerprint?: string })[],
   baseline: BaselineFile,
   options: CompareOptions,
 ): BaselineComparison {

@@ -5,14 +5,16 @@
 
 import type { Severity } from '../core/types.js';
 import type { BaselineVerdict } from './baseline.js';
-import { atOrAbove, type FailOn, type Report } from './report.js';
+import { atOrAbove, type FailOn } from './severity.js';
 
 export const EXIT_CLEAN = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE_OR_INPUT = 2;
 export const EXIT_INTERRUPTED = 130;
 
-export function exitCodeFor(report: Pick<Report, 'status' | 'errors'>): number {
+export type ReportStatus = 'pass' | 'fail' | 'error';
+
+export function exitCodeFor(report: { status: ReportStatus; errors: readonly unknown[] }): number {
   if (report.errors.length > 0 || report.status === 'error') return EXIT_USAGE_OR_INPUT;
   return report.status === 'fail' ? EXIT_FINDINGS : EXIT_CLEAN;
 }

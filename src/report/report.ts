@@ -2,22 +2,18 @@
 // docs/report-format.md) and the input of every other formatter.
 
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
-import type { SuppressionEntry } from '../config/config.js';
 import type { InputError } from '../core/errors.js';
 import { SEVERITIES, type Finding, type InputKind, type InputStats, type Severity } from '../core/types.js';
 import type { RuleFailure, SkippedRule } from '../engine/engine.js';
 import { correlate, type Incident } from '../incident/correlate.js';
 import { versionSummary, type ProxyVersions } from '../incident/versions.js';
 import { compareWithBaseline, type BaselineEntry, type BaselineFile, type BaselineVerdict, type StaleBaselineEntry } from './baseline.js';
-import { isFailing } from './exit-code.js';
+import { isFailing, type ReportStatus } from './exit-code.js';
 import { assignFingerprints, assignTitleFingerprints } from './fingerprint.js';
 import { foldFindings } from './fold.js';
 import { RULES } from '../rules/index.js';
-import { applySuppressions, type SuppressionUse } from './suppression.js';
-
-export type FailOn = Severity | 'none';
-
-export type ReportStatus = 'pass' | 'fail' | 'error';
+import { atOrAbove, SEVERITY_RANK, type FailOn } from './severity.js';
+import { applySuppressions, type SuppressionEntry, type SuppressionUse } from './suppression.js';
 
 export interface ReportInput {
   path: string;
@@ -88,12 +84,6 @@ export interface Report {
   incidents?: Incident[];
   /** Proxy versions detected in the inputs, newest first (additive; docs/incidents.md). */
   proxyVersions?: { version: string; linkerd: string; pods: number }[];
-}
-
-export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
-
-export function atOrAbove(severity: Severity, threshold: FailOn): boolean {
-  return threshold !== 'none' && SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold];
 }
 
 export interface ReportParts {

@@ -2,9 +2,19 @@
 // finding leaves the gate but stays in the report (counted, listed, and a SARIF suppression), and
 // every suppression reports how many findings it swallowed so unused ones can be pruned.
 
-import type { SuppressionEntry } from '../config/config.js';
 import type { Finding } from '../core/types.js';
 import { subjectKey } from './fingerprint.js';
+
+export interface SuppressionEntry {
+  /** Rule id (a code in the config is resolved to its id). */
+  rule: string;
+  /** Glob over the finding's subject; absent = every finding of the rule. */
+  subject?: string;
+  /** Why it is suppressed; required in the config file. */
+  reason?: string;
+  /** `config` or `--suppress`. */
+  source: 'config' | 'flag';
+}
 
 export interface SuppressionUse extends SuppressionEntry {
   /** Findings this entry suppressed in this run; 0 = unused. */

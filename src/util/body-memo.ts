@@ -20,6 +20,16 @@ export function shareFields(fields: Record<string, string>): void {
 let derivations = 0;
 
 /**
+ * Drops every derivation remembered on shared `fields`. A derivation may point into the rule
+ * state of the task that made it (reconnect-storm's loop target does), so the body cache forgets
+ * them when a task ends, while keeping the parsed bodies for the run's next task.
+ */
+export function forgetDerivations(fields: Readonly<Record<string, string>>): void {
+  const memo = (fields as { [BODY_MEMO]?: unknown[] })[BODY_MEMO];
+  if (memo !== undefined) memo.length = 0;
+}
+
+/**
  * Wraps `derive` so that it runs once per shared body. `derive` must read only the record's
  * spans, target, message and fields (never its pod, path, time or line): its result is reused for
  * every record with that body. Records whose body is not shared are derived every time.

@@ -3,6 +3,7 @@
 
 import type { FindingSubject, MetricSampleRecord, ProxyLogRecord } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
+import { ownedByRun } from './run-caches.js';
 import { detach } from './stats.js';
 
 /** Key of the proxy that exposed a sample: file plus POD section. */
@@ -37,6 +38,14 @@ export function podKeyOf(record: MetricSampleRecord | ProxyLogRecord): string {
 
 let lastPod = '';
 let lastPodKey = '';
+
+ownedByRun(() => {
+  lastPath = '';
+  lastSection = null;
+  lastProxyKey = '\u0000';
+  lastPod = '';
+  lastPodKey = '';
+});
 
 export interface ProxyIdentity {
   path: string;

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileRange } from '../../src/input/file-range.js';
 import { countLines, countLinesNotingAnchor } from '../../src/engine/tasks.js';
-import { SharedRangeEnd } from '../../src/engine/range-end.js';
 
 let dir = '';
 let file = '';
@@ -24,10 +23,10 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function collect(start: number, end: number, chunk: number, limit?: SharedRangeEnd): Promise<Buffer> {
+async function collect(start: number, end: number, chunk: number): Promise<Buffer> {
   const parts: Buffer[] = [];
   // Copied: each chunk is only valid until the next one is requested.
-  for await (const c of fileRange(file, start, end, chunk, limit)) parts.push(Buffer.from(c));
+  for await (const c of fileRange(file, start, end, chunk)) parts.push(Buffer.from(c));
   return Buffer.concat(parts);
 }
 
@@ -72,22 +71,5 @@ describe('countLines', () => {
         assert.equal(counted.anchorCandidate, expected(limit), `limit ${limit} by ${chunk}`);
       }
     }
-  });
-});
-
-describe('SharedRangeEnd', () => {
-  it('lets the reader read only up to the end, and moves the end in only past what was claimed', async () => {
-    const shared = SharedRangeEnd.create(0, content.length, 0);
-    assert.equal(shared.claim(100), 100);
-    assert.equal(shared.cut(50), false, 'bytes up to 100 are claimed');
-    assert.equal(shared.cut(content.length), false, 'not past the end');
-    assert.equal(shared.cut(300), true);
-    assert.equal(shared.claim(400), 300, 'the reader stops at the new end');
-    // The same memory from another view, as a worker thread gets it.
-    const other = new SharedRangeEnd(shared.buffer);
-    other.publish(280, 12, null);
-    assert.deepEqual(shared.progress(), { end: 300, claimed: 300, boundary: 280, lines: 12, bootTime: null });
-    const read = await collect(0, content.length, 64, other);
-    assert.deepEqual(read, content.subarray(0, 300), 'fileRange honours the moved end');
   });
 });

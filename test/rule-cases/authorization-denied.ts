@@ -18,8 +18,8 @@ export const cases: RuleCases = {
     {
       name: 'Linkerd 2.12+ wording: a default policy and a Server named as kind/name',
       expect: [
-        {severity:  'warning', kind:  'requests-denied', subject:  {namespace:  'shop', pod:  'web-5d8f7c9b4-abcde', target:  'default:all-authenticated'}},
-        {severity:  'warning', kind:  'requests-denied', subject:  {namespace:  'monitoring', pod:  'prometheus-0', target:  'prometheus-admin'}},
+        { severity: 'warning', kind: 'requests-denied', subject: { namespace: 'shop', pod: 'web-5d8f7c9b4-abcde', target: 'default:all-authenticated' } },
+        { severity: 'warning', kind: 'requests-denied', subject: { namespace: 'monitoring', pod: 'prometheus-0', target: 'prometheus-admin' } },
       ],
       inputs: [
         proxyLog('shop/web-5d8f7c9b4-abcde/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(300.1, 2.3, 20, 'INFO', DEFAULT_POLICY_DENIED)),

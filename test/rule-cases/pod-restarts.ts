@@ -29,7 +29,7 @@ export const cases: RuleCases = {
     {
       name: 'get pods -o yaml: the destination controller OOMKilled at 250Mi and now in CrashLoopBackOff',
       expect: [
-        {severity:  'error', kind:  'oom/destination', subject:  {namespace:  'linkerd', workload:  'linkerd-destination', pod:  'linkerd-destination-7d9f8c6b5-x2x8k', target:  'linkerd-destination/destination'}},
+        { severity: 'error', kind: 'oom/destination', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7d9f8c6b5-x2x8k', target: 'linkerd-destination/destination' } },
       ],
       inputs: [{ path: 'pods.yaml', content: podsYaml }],
       check: (findings) => {

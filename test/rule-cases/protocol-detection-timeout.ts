@@ -18,8 +18,8 @@ export const cases: RuleCases = {
     {
       name: 'proxies from v2.286, which print only the duration: MySQL outbound on 3306, NATS inbound on 4222',
       expect: [
-        {severity:  'warning', kind:  'detect-timeout', subject:  {target:  'port 3306', pod:  'orders-7d9f8c6b5-x2x8k'}},
-        {severity:  'warning', kind:  'detect-timeout', subject:  {target:  'port 4222', pod:  'nats-0'}},
+        { severity: 'warning', kind: 'detect-timeout', subject: { pod: 'orders-7d9f8c6b5-x2x8k', target: 'port 3306' } },
+        { severity: 'warning', kind: 'detect-timeout', subject: { pod: 'nats-0', target: 'port 4222' } },
       ],
       inputs: [
         proxyLog('shop/orders-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2025-06-07T09:00:00Z', [{ uptime: 412.7, level: 'INFO', body: DETECT_TIMEOUT_OUTBOUND_2_286('10.96.33.4', 3306) }]),

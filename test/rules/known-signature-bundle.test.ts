@@ -70,8 +70,8 @@ describe('known-signature on a 40 MB bundle', () => {
       const id = f.evidence.signature as string;
       assert.equal(f.severity, 'info');
       assert.equal(f.evidence.lines, counts.get(id)! * PODS.length, id);
-      assert.equal(f.evidence.pods, PODS.length, id);
-      assert.deepEqual((f.evidence.topPods as { lines: number }[]).map((p) => p.lines), PODS.map(() => counts.get(id)), id);
+      assert.equal(f.evidence.podsAffected, PODS.length, id);
+      assert.deepEqual((f.evidence.pods ?? []).map((p) => p.lines), PODS.map(() => counts.get(id)), id);
       assert.equal((f.evidence.samples as unknown[]).length, 3, id);
       assert.ok(typeof f.evidence.firstTime === 'string' && typeof f.evidence.lastTime === 'string' && f.evidence.firstTime < f.evidence.lastTime, id);
     }

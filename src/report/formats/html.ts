@@ -7,7 +7,7 @@ import { type Finding, type FixStatus, SEVERITIES, type SampleLine, type Timelin
 import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
-import type { FormatOptions } from './index.js';
+import type { FormatOptions } from './options.js';
 import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SERIES_COLOURS = 6;

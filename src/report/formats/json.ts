@@ -1,5 +1,5 @@
 import type { Report } from '../report.js';
-import type { FormatOptions } from './index.js';
+import type { FormatOptions } from './options.js';
 import { stringifyWellFormed } from '../../util/json-safe.js';
 
 /** schemaVersion 1; field names are a public interface documented in docs/report-format.md. */

@@ -4,8 +4,9 @@
 
 import { isFailing } from '../exit-code.js';
 import { subjectKey } from '../fingerprint.js';
-import type { FailOn, Report, ReportFinding, SuppressedFinding } from '../report.js';
-import type { FormatOptions } from './index.js';
+import type { Report, ReportFinding, SuppressedFinding } from '../report.js';
+import type { FailOn } from '../severity.js';
+import type { FormatOptions } from './options.js';
 
 interface TestCase {
   name: string;

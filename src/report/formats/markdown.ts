@@ -11,7 +11,7 @@ import { compact } from '../../util/stats.js';
 import { isFailing } from '../exit-code.js';
 import { subjectKey } from '../fingerprint.js';
 import type { Report, ReportFinding } from '../report.js';
-import type { FormatOptions } from './index.js';
+import type { FormatOptions } from './options.js';
 import { fencedBlock, htmlText, mdCode, mdLink, mdProse, mdText } from './markdown-safe.js';
 import { sparkline } from './text.js';
 import { formatValue, humanize, noFindingsText, skippedRulesWorthListing } from './values.js';

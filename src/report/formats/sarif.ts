@@ -10,9 +10,10 @@ import { findSection, docSections, readRuleDocs } from '../../core/rule-docs.js'
 import type { AnyRule, Severity, SourceLocation } from '../../core/types.js';
 import { docsUrlFor } from '../../core/docs.js';
 import { RULES } from '../../rules/index.js';
-import { atOrAbove, type Report, type ReportFinding, type SuppressedFinding } from '../report.js';
+import type { Report, ReportFinding, SuppressedFinding } from '../report.js';
+import { atOrAbove } from '../severity.js';
 import { artifactLocationFor } from './artifact-uri.js';
-import type { FormatOptions } from './index.js';
+import type { FormatOptions } from './options.js';
 import { stringifyWellFormed } from '../../util/json-safe.js';
 
 const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';

@@ -12,7 +12,7 @@ import { type Finding, SEVERITIES, type SampleLine, type Severity, type Timeline
 import { compact, maxOf } from '../../util/stats.js';
 import type { IncidentTimeline } from '../../incident/correlate.js';
 import type { Report, ReportFinding } from '../report.js';
-import type { FormatOptions } from './index.js';
+import type { FormatOptions } from './options.js';
 import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';

@@ -9,6 +9,7 @@ import { defineRule } from '../../core/types.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
+import { ownedByRun } from '../../util/run-caches.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 
@@ -193,7 +194,9 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
 }
 
 /** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
-let lastSource: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
+const NO_SOURCE: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
+let lastSource = NO_SOURCE;
+ownedByRun(() => (lastSource = NO_SOURCE));
 
 function sourceKey(record: MatchedRecord): string {
   const last = lastSource;

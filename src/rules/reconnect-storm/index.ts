@@ -8,6 +8,7 @@
 import { defineRule, type FindingDraft, type ProxyLogRecord } from '../../core/types.js';
 import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
+import { ownedByRun } from '../../util/run-caches.js';
 import { addDistinct, mergeDistinct } from '../../util/distinct.js';
 import { bump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
@@ -233,6 +234,10 @@ const loopTargetOf = perBody((record): LoopTarget => {
 
 let lastPath = '';
 let lastPathLabel = '';
+ownedByRun(() => {
+  lastPath = '';
+  lastPathLabel = '';
+});
 
 /** `(path)` names the source of lines whose pod is unknown; built once per run of records from one input. */
 function pathLabelOf(path: string): string {
@@ -261,6 +266,7 @@ function loopAddresses(record: ProxyLogRecord): { controller: string | null; end
 /** Storms repeat a handful of error texts millions of times; remember how each was classified. */
 const errorClasses = new Map<string, string>();
 const MAX_REMEMBERED_ERRORS = 4096;
+ownedByRun(() => errorClasses.clear());
 
 /** The part of the error that says why: refused, timed out, TLS, DNS… */
 export function classifyError(error: string): string {

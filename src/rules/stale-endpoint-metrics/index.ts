@@ -13,6 +13,7 @@
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { ownedByRun } from '../../util/run-caches.js';
 
 export interface StaleEndpointOptions {
   maxTemplateHashes: number;
@@ -152,7 +153,9 @@ export default defineRule<StaleEndpointOptions, State>({
   },
 });
 
-let lastOwner = { namespace: null as string | null, kind: '', name: '', key: '' };
+const NO_OWNER = { namespace: null as string | null, kind: '', name: '', key: '' };
+let lastOwner = NO_OWNER;
+ownedByRun(() => (lastOwner = NO_OWNER));
 
 /** `namespace/kind/name`; samples of one destination come in runs, so the last key is reused. */
 function workloadKey(namespace: string | null, owner: { kind: string; name: string }): string {

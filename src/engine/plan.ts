@@ -1,0 +1,207 @@
+// Planning a parallel analysis: how many threads, whether the input is worth them, and where a
+// large plain proxy log (or a multi-pod metrics dump) is cut into byte ranges, one per thread.
+
+import { open, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { UsageError } from '../core/errors.js';
+import type { InputKind } from '../core/types.js';
+import type { Discovery, InputSource } from '../input/discover.js';
+import { isGzip, isTar } from '../input/open.js';
+import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
+import { PARSERS } from '../parsers/index.js';
+import type { ConfiguredRule } from './engine.js';
+import { resolveRule, type RuleSpec } from './messages.js';
+import type { ReadOptions } from './read.js';
+
+export interface ParallelOptions {
+  /** Worker threads; 1 reads everything on the main thread. Default: LINKERD_DOCTOR_JOBS, else the cores (at most 4). */
+  jobs?: number;
+  /** Below this many bytes of input in total, workers cost more than they save. */
+  parallelMinBytes?: number;
+  /** A plain proxy log at least this large is split into byte ranges. */
+  splitMinBytes?: number;
+  /** Told how each byte range of a split file was taken: as read by its thread, or re-read because its assumed start state was wrong. */
+  onRange?: (info: { path: string; start: number; end: number; reread: boolean }) => void;
+  /** Where to cut a split file, as fractions of its size (tests); default: equal parts. */
+  splitFractions?: number[];
+}
+
+const MiB = 1 << 20;
+const DEFAULTS = { parallelMinBytes: 32 * MiB, splitMinBytes: 64 * MiB };
+/** Bytes read from the head of a file to sniff its kind (the sniffer needs its first SNIFF_LINES lines). */
+const HEAD_BYTES = 256 * 1024;
+
+export interface ParallelPlan {
+  jobs: number;
+  rules: RuleSpec[];
+  splitMinBytes: number;
+  splitFractions?: number[];
+  /** Multi-pod metric dumps may be cut at `# POD` headers (not in strict mode, which checks each section's framing across the cut). */
+  splitDumps: boolean;
+  /** The run's gzip totals (input/open.ts), shared with every worker. */
+  decompressionLedger?: SharedArrayBuffer;
+}
+
+export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  if (requested !== undefined) {
+    if (!Number.isInteger(requested) || requested < 1) throw new UsageError(`--jobs must be a whole number of at least 1, not ${requested}`);
+    return requested;
+  }
+  const fromEnv = env.LINKERD_DOCTOR_JOBS;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const n = Number(fromEnv);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`LINKERD_DOCTOR_JOBS must be a whole number of at least 1, not "${fromEnv}"`);
+    return n;
+  }
+  return Math.min(availableParallelism(), 4);
+}
+
+/**
+ * The jobs a command-line run uses: as asked (flag, else LINKERD_DOCTOR_JOBS, else the default),
+ * but never more than the cores. Each worker holds its own heap and rule states, so `--jobs 1000`
+ * would cost gigabytes and gain nothing; the notice says so rather than capping silently.
+ */
+export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): { jobs: number; notice?: string } {
+  const jobs = resolveJobs(requested, env);
+  if (jobs <= cores) return { jobs };
+  const asked = requested !== undefined ? `--jobs ${requested}` : `LINKERD_DOCTOR_JOBS=${env.LINKERD_DOCTOR_JOBS}`;
+  return { jobs: cores, notice: `${asked} capped at ${cores}, the number of CPU cores` };
+}
+
+/** Whether (and how) to read in parallel; null means the sequential path. */
+export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): ParallelPlan | null {
+  const jobs = resolveJobs(options.jobs);
+  if (jobs <= 1 || options.onUnparsed) return null;
+  const specs: RuleSpec[] = [];
+  for (const r of rules) {
+    // Workers rebuild rules from the registry; a rule object from elsewhere stays on this thread.
+    if (resolveRule(r.rule.meta.id) !== r.rule) return null;
+    specs.push(r.severity ? { id: r.rule.meta.id, options: r.options, severity: r.severity } : { id: r.rule.meta.id, options: r.options });
+  }
+  const fileBytes = discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0);
+  if (fileBytes < (options.parallelMinBytes ?? DEFAULTS.parallelMinBytes)) return null;
+  const plan: ParallelPlan = {
+    jobs,
+    rules: specs,
+    splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes,
+    splitDumps: !options.strict,
+  };
+  if (decompressionLedger) plan.decompressionLedger = decompressionLedger;
+  if (options.splitFractions) plan.splitFractions = options.splitFractions;
+  return plan;
+}
+
+export type Unit =
+  | { type: 'source'; source: InputSource & { type: 'file' } }
+  | { type: 'main'; source: InputSource }
+  | { type: 'ranges'; source: InputSource & { type: 'file' }; kind: InputKind; bounds: number[] };
+
+export async function planUnit(source: InputSource, plan: ParallelPlan): Promise<Unit> {
+  if (source.type !== 'file') return { type: 'main', source };
+  if (source.size < plan.splitMinBytes || plan.jobs < 2) return { type: 'source', source };
+  const split = await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null);
+  return split ? { type: 'ranges', source, kind: split.kind, bounds: split.bounds } : { type: 'source', source };
+}
+
+/** `<rfc3339> stdout P …`: a CRI partial line continues on the next line, so no range may start after one. */
+const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P/;
+
+/**
+ * Byte offsets [0, b1, …, size] cutting a plain (uncompressed, non-tar) file into `parts` ranges.
+ * A proxy log is cut at the beginning of a line that does not continue a CRI partial line. With
+ * `dumps`, a `linkerd diagnostics proxy-metrics` dump is cut at `# POD` headers: each section
+ * is a separate proxy's exposition, which the parser reads from a clean state. Null when the file
+ * cannot be cut (another kind, a dump with a single section).
+ */
+export async function splitPoints(file: string, size: number, parts: number, options: { dumps?: boolean; fractions?: number[] } = {}): Promise<{ kind: InputKind; bounds: number[] } | null> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const bytes = head.subarray(0, bytesRead);
+    if (isGzip(bytes) || isTar(bytes)) return null;
+    const lines = bytes.toString('utf8').split('\n');
+    if (lines.length <= SNIFF_LINES) return null;
+    // Every complete line of the head: the sniffer skips kubectl chatter and stops on its own.
+    const first = lines.slice(0, -1).map((l, i) => {
+      const text = l.endsWith('\r') ? l.slice(0, -1) : l;
+      return i === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    });
+    const kind = sniffKind(first);
+    if (!PARSERS[kind]) return null;
+    // The proxy-log parser saves and restores its state between ranges; a dump section needs none.
+    let boundaryAfter: (target: number) => Promise<number | null>;
+    if (kind === 'proxy-log') boundaryAfter = (target) => lineStartAfter(handle, target, size);
+    else if (kind === 'prometheus' && options.dumps) boundaryAfter = async (target) => (await podHeaderBefore(handle, target, bounds[bounds.length - 1]!)) ?? podHeaderAfter(handle, target, size);
+    else return null;
+    const bounds = [0];
+    for (let k = 1; k < parts; k++) {
+      const fraction = options.fractions?.[k - 1] ?? k / parts;
+      const target = Math.max(Math.floor(size * fraction), bounds[bounds.length - 1]! + 1);
+      const at = await boundaryAfter(target);
+      if (at === null || at >= size) break;
+      if (at > bounds[bounds.length - 1]!) bounds.push(at);
+    }
+    bounds.push(size);
+    return bounds.length > 2 ? { kind, bounds } : null;
+  } finally {
+    await handle.close();
+  }
+}
+
+const POD_HEADER_LINE = Buffer.from('\n# POD ');
+
+/**
+ * The start of the last `# POD …` line at or before `target` and after `floor`, scanning back
+ * block by block; null when there is none. Dumps are cut before the middle rather than after it:
+ * earlier ranges go to worker threads, which start reading ~0.1–0.2 s after this thread, so the
+ * section on the cut is better left to the last range, which this thread reads.
+ */
+async function podHeaderBefore(handle: FileHandle, target: number, floor: number): Promise<number | null> {
+  const buf = Buffer.allocUnsafe(MiB);
+  for (let end = target; end > floor; ) {
+    const start = Math.max(floor, end - buf.length);
+    // Read a needle's length past `end` so a header straddling blocks is seen whole.
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - start + POD_HEADER_LINE.length - 1), start);
+    const block = buf.subarray(0, bytesRead);
+    for (let at = block.lastIndexOf(POD_HEADER_LINE); at !== -1; at = at > 0 ? block.lastIndexOf(POD_HEADER_LINE, at - 1) : -1) {
+      const lineStart = start + at + 1;
+      if (lineStart <= target && lineStart > floor) return lineStart;
+    }
+    end = start + (start > floor ? POD_HEADER_LINE.length - 1 : 0);
+    if (start === floor) break;
+  }
+  return null;
+}
+
+/** The start of the first `# POD …` line at or after `target`, scanning forward block by block. */
+async function podHeaderAfter(handle: FileHandle, target: number, size: number): Promise<number | null> {
+  const buf = Buffer.allocUnsafe(MiB);
+  // Blocks overlap by the needle's length, and start one byte early so a header right at `target` counts.
+  for (let at = Math.max(0, target - 1); at < size; at += buf.length - POD_HEADER_LINE.length) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - at), at);
+    if (bytesRead === 0) return null;
+    const found = buf.subarray(0, bytesRead).indexOf(POD_HEADER_LINE);
+    if (found !== -1) return at + found + 1;
+    if (bytesRead < buf.length) return null;
+  }
+  return null;
+}
+
+/** The first line start at or after `target` whose previous line is not a CRI partial line. */
+async function lineStartAfter(handle: FileHandle, target: number, size: number): Promise<number | null> {
+  const windowStart = Math.max(0, target - 64 * 1024);
+  const buf = Buffer.alloc(Math.min(size - windowStart, 1 * MiB));
+  const { bytesRead } = await handle.read(buf, 0, buf.length, windowStart);
+  const bytes = buf.subarray(0, bytesRead);
+  let nl = bytes.indexOf(10, target - windowStart === 0 ? 0 : target - windowStart - 1);
+  while (nl !== -1) {
+    const lineStart = bytes.lastIndexOf(10, nl - 1) + 1;
+    const previous = bytes.toString('latin1', lineStart, nl);
+    if (lineStart > 0 || windowStart === 0) {
+      if (!CRI_PARTIAL.test(previous)) return windowStart + nl + 1;
+    }
+    nl = bytes.indexOf(10, nl + 1);
+  }
+  return null;
+}

@@ -1,0 +1,124 @@
+// The threads of a parallel analysis: this one and size − 1 workers, started on first use.
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ConfiguredRule } from './engine.js';
+import type { TaskResult, WorkerMessage, WorkerSetup, WorkerTask } from './messages.js';
+import { runTask } from './tasks.js';
+
+/**
+ * A worker's records die young, so a small young generation costs little time and keeps each
+ * thread's resident memory low (the default reserves far more per isolate).
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
+
+/** This thread, or a worker thread. */
+type Slot = 'main' | Worker;
+
+/**
+ * Runs tasks on `size` threads: this one (which otherwise only waits and merges) and size − 1
+ * workers, started on first use. Every isolate costs tens of megabytes, so not spawning one
+ * for the main thread's share keeps peak memory down.
+ */
+export class TaskPool {
+  private readonly idle: Slot[] = ['main'];
+  private readonly workers: Worker[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly setup: WorkerSetup,
+    private readonly rules: readonly ConfiguredRule[],
+    private readonly onMessage: (m: WorkerMessage) => void,
+  ) {}
+
+  /** Runs `task` on a free thread. */
+  async run(task: WorkerTask): Promise<TaskResult> {
+    const slot = await this.acquire();
+    let healthy = true;
+    try {
+      if (slot !== 'main') return await this.runOn(slot, task);
+      return await runTask(task, this.rules, this.setup.parser, this.onMessage);
+    } catch (err) {
+      // A worker that failed outside the task's own error handling is not reused.
+      healthy = slot === 'main';
+      throw err;
+    } finally {
+      // Once every task is queued, a worker with nothing left to do is stopped at once: its
+      // heap would otherwise stay resident while the main thread finishes and merges.
+      if (healthy && (slot === 'main' || !this.draining || this.waiting.length > 0)) this.idle.push(slot);
+      else this.retire(slot as Worker);
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** No more tasks will be submitted. */
+  drain(): void {
+    this.draining = true;
+    for (const slot of this.idle.splice(0)) {
+      if (slot === 'main') this.idle.push(slot);
+      else this.retire(slot);
+    }
+  }
+
+  private retire(worker: Worker): void {
+    const index = this.workers.indexOf(worker);
+    if (index !== -1) this.workers.splice(index, 1);
+    void worker.terminate();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private runOn(worker: Worker, task: WorkerTask): Promise<TaskResult> {
+    return new Promise<TaskResult>((resolve, reject) => {
+      const onMessage = (m: WorkerMessage) => {
+        if (m.type === 'done') finish(() => resolve(m.result));
+        else if (m.type === 'failed') finish(() => reject(new Error(m.message)));
+        else this.onMessage(m);
+      };
+      const onError = (err: Error) => finish(() => reject(err));
+      const onExit = (code: number) => finish(() => reject(new Error(`worker exited with code ${code}`)));
+      const finish = (settle: () => void) => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        settle();
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.postMessage(task);
+    });
+  }
+
+  private async acquire(): Promise<Slot> {
+    while (true) {
+      const slot = this.idle.shift();
+      if (slot) return slot;
+      if (this.workers.length + 1 < this.size) {
+        const created = startWorker(this.setup);
+        this.workers.push(created);
+        return created;
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+}
+
+/**
+ * Starts a worker on the module next to this one: the built .js, or under tsx (tests) the .ts
+ * source, with tsx registered in the worker first (loader flags do not reach worker threads).
+ */
+function startWorker(setup: WorkerSetup): Worker {
+  const options = { workerData: setup, resourceLimits: WORKER_LIMITS };
+  const here = fileURLToPath(import.meta.url);
+  const url = new URL(`./analyze-worker${path.extname(here)}`, import.meta.url);
+  if (path.extname(here) !== '.ts') return new Worker(url, options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`, { ...options, eval: true });
+}
