@@ -147,7 +147,8 @@ describe('text report laid out for the terminal', () => {
     assert.doesNotMatch(brief, /\bpods \(top \d+ of/);
     const verbose = cli(['analyze', STORM, '--verbose'], { env: { COLUMNS: '120' } }).stdout;
     assert.match(verbose, /^ {2}pods \(top 5 of 30\)/m, 'the real total, not the cap of 10');
-    assert.match(verbose, /^ {2}pods failing at least cluster run +30$/m, 'one key, one row');
+    assert.match(verbose, /^ {2}pods failing continuously +30$/m, 'one key, one row, in words');
+    assert.doesNotMatch(verbose, /cluster run|Infinity/, 'no option name or unbounded edge as a label');
     const flowing = verbose.replace(/\s+/g, ' ');
     assert.match(flowing, /the 10 of 30 affected pods listed in this finding run v2\.210\.4/);
     assert.doesNotMatch(flowing, /the 10 pods named/);
