@@ -9,10 +9,18 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 
 const BIN = path.resolve('bin/run.js');
 const GOLDEN = path.resolve('test/golden/reports');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
+/**
+ * SARIF names the checkout as its source root (`originalUriBaseIds.SRCROOT`); the reports are
+ * stored with a placeholder so they match in any clone, worktree or CI directory.
+ */
+const CHECKOUT_URI = pathToFileURL(path.resolve('.')).href + '/';
+const CHECKOUT_PLACEHOLDER = 'file:///CHECKOUT/';
+const portable = (report: string) => report.split(CHECKOUT_URI).join(CHECKOUT_PLACEHOLDER);
 
 const BUNDLE_FORMATS = ['json', 'text', 'markdown', 'sarif', 'junit', 'html'] as const;
 const ARTIFACT_FORMATS = ['json', 'text'] as const;
@@ -60,7 +68,7 @@ function runCase(c: Case): Promise<{ status: number | null; stderr: string; outp
       const outputs = new Map<string, string>();
       for (const format of c.formats) {
         const file = path.join(outDir, `report.${EXTENSION[format]}`);
-        if (existsSync(file)) outputs.set(format, readFileSync(file, 'utf8'));
+        if (existsSync(file)) outputs.set(format, portable(readFileSync(file, 'utf8')));
       }
       resolve({ status, stderr, outputs });
     });
