@@ -249,7 +249,7 @@ async function main(): Promise<void> {
   reference.set(logName, `${logName} --jobs 1`);
   const pipelineJobs: Job[] = [];
   // Bundle shapes: the same lines as the one file, as users capture them.
-  const shapeNames: { analyze: string; peer: string }[] = [];
+  const shapeNames: { analyze: string; peer: string; single: string }[] = [];
   if (withShapes) {
     const plain = splitIntoPods(log.file, log.bytes, path.join(dataDir, `pods-${podCount}-${logMb}MiB-v${GENERATOR_VERSION}`), podCount);
     const gz = gzipEach(plain, `${plain.root}-gz`);
@@ -265,10 +265,11 @@ async function main(): Promise<void> {
         pipelineJobs.push({ name: shape.peer, input: log, command: 'bash', args: ['-c', shape.command], env: { LC_ALL: 'C' }, rssFrom: 'time' });
         reference.set(shape.analyze, shape.peer);
       }
-      shapeNames.push(shape);
+      shapeNames.push({ ...shape, single: logName });
     }
     const dumps = dumpBundle(dumpCount);
     analyzeJobs.push({ name: `analyze ${dumpCount} dumps`, input: dumps, command: process.execPath, args: analyzeArgs([dumps.dir], jobs) });
+    shapeNames.push({ analyze: `analyze ${dumpCount} dumps`, peer: '', single: dumpName });
   }
   if (withPipelines) {
     const locale = process.env.LC_ALL || process.env.LANG || 'C.UTF-8';
@@ -310,9 +311,14 @@ async function main(): Promise<void> {
   const parRow = rows.find((r) => r.name === logName)!;
   console.log('');
   console.log(`parallel speed-up on the log: ${fmt(seqRow.seconds / parRow.seconds, 2)}×`);
+  console.log('');
+  console.log('shapes (the same lines as the one file):');
   for (const shape of shapeNames) {
     const a = rows.find((r) => r.name === shape.analyze)!;
-    console.log(`${shape.analyze}: ${fmt(a.seconds / parRow.seconds, 2)}× the one file's time, ${fmt(mb(a.bytes) / a.seconds, 0)} MB/s, peak RSS ${a.peakRss === null ? 'n/a' : fmt(a.peakRss / 1e6, 0)} MB`);
+    const peer = rows.find((r) => r.name === shape.peer);
+    const single = rows.find((r) => r.name === shape.single)!;
+    const vsPeer = peer ? `, ${fmt(a.seconds / peer.seconds, 2)}× the time of \`${shape.peer}\`` : '';
+    console.log(`  ${shape.analyze}: ${fmt(mb(a.bytes) / a.seconds, 0)} MB/s, ${fmt(a.seconds / single.seconds, 2)}× the time of one file of the same lines${vsPeer}, peak RSS ${a.peakRss === null ? 'n/a' : fmt(a.peakRss / 1e6, 0)} MB`);
   }
   if (flat) {
     const flatRow = rows.find((r) => r.name === `analyze log ${flatMb} MiB`)!;

@@ -24,7 +24,8 @@ export interface SerializedError {
 }
 
 export type WorkerTask =
-  | { type: 'source'; source: InputSource }
+  /** Files read in order into one rule state. */
+  | { type: 'sources'; sources: InputSource[] }
   | {
       type: 'range';
       path: string;
@@ -50,6 +51,8 @@ export interface TaskResult {
   linesBefore?: number;
   assumedState?: ParserState;
   endState?: ParserState;
+  /** Set by the pool on results computed on this thread: their states are live objects, not copies. */
+  builtHere?: boolean;
 }
 
 export type WorkerMessage =

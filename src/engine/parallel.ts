@@ -1,7 +1,7 @@
-// Parallel analysis: independent inputs are read by worker threads, and one large plain proxy log
-// is cut into byte ranges at line boundaries, one per worker. Each worker runs the parser and the
-// rules; the main thread merges the rule states in input order (RuleModule.merge), so the result
-// equals the sequential run's.
+// Parallel analysis: consecutive input files are read in batches by worker threads (and this
+// one), and one large plain proxy log is cut into byte ranges at line boundaries, one per thread
+// (plan.ts). Each task runs the parser and the rules into rule states of its own; this thread
+// merges them in input order (RuleModule.merge), so the result equals the sequential run's.
 //
 // A range's parser starts from a state it cannot know for sure (restart count, last uptime, the
 // wall-time anchor learned from earlier lines), so each worker assumes one from the lines just
@@ -17,7 +17,7 @@ import type { ParserOptions, ParserState } from '../parsers/parser.js';
 import { RuleEngine, type ConfiguredRule } from './engine.js';
 import { configuredRules, deserializeError, serializeError, type TaskResult, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
-import { planUnit, type ParallelOptions, type ParallelPlan, type Unit } from './plan.js';
+import { planUnits, type ParallelOptions, type ParallelPlan, type Unit } from './plan.js';
 import { TaskPool } from './pool.js';
 import { knownTotalBytes, readSource, reportUnrecognised, type ReadOptions, type ReadResult } from './read.js';
 
@@ -40,27 +40,27 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   if (plan.decompressionLedger) setup.decompressionLedger = plan.decompressionLedger;
   const pool = new TaskPool(plan.jobs, setup, rules, post);
   try {
-    const units = await Promise.all(discovery.sources.map((s) => planUnit(s, plan)));
+    const units = await planUnits(discovery.sources, plan);
     // Start every worker task now (the pool queues them); merge strictly in input order below.
     // A failed task yields null at once, so a later unit's failure is never an unhandled rejection.
-    const started: (Promise<RangePart[] | null> | null)[] = units.map((unit) => startUnit(unit, pool)?.catch(() => null) ?? null);
+    const started: (Promise<TaskResult[] | null> | null)[] = units.map((unit) => startUnit(unit, pool)?.catch(() => null) ?? null);
     pool.drain();
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!;
       if (unit.type === 'main') {
-        mergeInto(engine, await readOnMainThread(unit.source, rules, options), inputs, errors);
+        mergeInto(engine, await readOnMainThread([unit.source], rules, options), inputs, errors);
         continue;
       }
-      const parts = await started[i]!;
+      const results = await started[i]!;
       // Once merged, a task's rule states are garbage: holding every one of them until the end cost hundreds of MiB on 400-file bundles.
       started[i] = null;
-      if (parts === null) {
-        // A worker died (not an input problem): read this source here instead.
-        mergeInto(engine, await readOnMainThread(unit.source, rules, options, false), inputs, errors);
-      } else if (unit.type === 'source') {
-        mergeInto(engine, parts[0]!.result!, inputs, errors);
+      if (results === null) {
+        // A worker died (not an input problem): read these sources here instead.
+        mergeInto(engine, await readOnMainThread(unit.type === 'batch' ? unit.sources : [unit.source], rules, options, false), inputs, errors);
+      } else if (unit.type === 'batch') {
+        mergeInto(engine, results[0]!, inputs, errors);
       } else {
-        await mergeRanges(engine, unit, parts, rules, options, inputs, errors);
+        await mergeRanges(engine, unit, results, rules, options, inputs, errors);
       }
     }
   } finally {
@@ -71,36 +71,26 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   return { inputs, errors, notices: discovery.notices };
 }
 
-/** One byte range of a split file and, once read, its result. */
-interface RangePart {
-  start: number;
-  end: number;
-  result?: TaskResult;
-}
-
-function startUnit(unit: Unit, pool: TaskPool): Promise<RangePart[]> | null {
+/** Queues a unit's tasks; resolves to their results in input order (a batch has one, a split file one per range). */
+function startUnit(unit: Unit, pool: TaskPool): Promise<TaskResult[]> | null {
   if (unit.type === 'main') return null;
-  if (unit.type === 'source') return pool.run({ type: 'source', source: unit.source }).then((result) => [{ start: 0, end: unit.source.size, result }]);
-  const parts: RangePart[] = unit.bounds.slice(0, -1).map((start, k) => ({ start, end: unit.bounds[k + 1]! }));
+  if (unit.type === 'batch') return pool.run({ type: 'sources', sources: unit.sources }).then((result) => [result]);
   // Submitted last range first, so that this thread, which is free at once, takes the last range:
   // before reading it must count the lines in front of it and learn the parser state there, which
   // takes about as long as a new worker needs to start and take the first range, which needs neither.
-  const tasks: Promise<void>[] = [];
-  for (let k = parts.length - 1; k >= 0; k--) {
-    const part = parts[k]!;
-    const task: WorkerTask = { type: 'range', path: unit.source.path, start: part.start, end: part.end, kind: unit.kind };
+  const results: Promise<TaskResult>[] = [];
+  for (let k = unit.bounds.length - 2; k >= 0; k--) {
+    const task: WorkerTask = { type: 'range', path: unit.source.path, start: unit.bounds[k]!, end: unit.bounds[k + 1]!, kind: unit.kind };
     if (k === 0) task.linesBefore = 0;
-    tasks.push(
-      pool.run(task).then((result) => {
-        part.result = result;
-      }),
-    );
+    results[k] = pool.run(task);
   }
-  return Promise.all(tasks).then(() => parts);
+  return Promise.all(results);
 }
 
 function mergeInto(engine: RuleEngine, result: TaskResult, inputs: InputStats[], errors: InputError[]): void {
-  engine.absorb(result.states);
+  // Nothing merged yet: this thread's own states become the engine's (a copy from a worker may have lost its prototypes).
+  if (inputs.length === 0 && result.builtHere) engine.adopt(result.states);
+  else engine.absorb(result.states);
   engine.absorbFailures(result.failures);
   inputs.push(...result.inputs);
   errors.push(...result.errors.map(deserializeError));
@@ -117,25 +107,25 @@ export function sameParserState(a: ParserState | undefined, b: ParserState | und
 async function mergeRanges(
   engine: RuleEngine,
   unit: Unit & { type: 'ranges' },
-  parts: RangePart[],
+  results: readonly TaskResult[],
   rules: ConfiguredRule[],
   options: ReadOptions & ParallelOptions,
   inputs: InputStats[],
   errors: InputError[],
 ): Promise<void> {
   const verified: TaskResult[] = [];
-  for (let k = 0; k < parts.length; k++) {
-    const part = parts[k]!;
-    let result = part.result!;
+  for (let k = 0; k < results.length; k++) {
+    const [start, end] = [unit.bounds[k]!, unit.bounds[k + 1]!];
+    let result = results[k]!;
     const previous = verified[k - 1];
     if (previous && (previous.errors.length > 0 || previous.endState?.partialLine === true)) {
       // The ranges do not join cleanly (a read error, a CRI partial line across the cut): read the whole file here.
-      mergeInto(engine, await readOnMainThread(unit.source, rules, options, false), inputs, errors);
+      mergeInto(engine, await readOnMainThread([unit.source], rules, options, false), inputs, errors);
       return;
     }
     const reread = previous !== undefined && !sameParserState(result.assumedState, previous.endState);
-    if (reread) result = await readRangeOnMainThread(unit, part, result.linesBefore!, previous.endState!, rules, options);
-    options.onRange?.({ path: unit.source.path, start: part.start, end: part.end, reread });
+    if (reread) result = await readRangeOnMainThread(unit, start, end, result.linesBefore!, previous.endState!, rules, options);
+    options.onRange?.({ path: unit.source.path, start, end, reread });
     verified.push(result);
   }
   const stats: InputStats = { ...verified[0]!.inputs[0]!, bytes: 0, records: 0, unparsed: 0, lines: 0 };
@@ -155,26 +145,27 @@ async function mergeRanges(
 /** Re-reads one range from the state its predecessor ended with (the assumed start state was wrong). */
 async function readRangeOnMainThread(
   unit: Unit & { type: 'ranges' },
-  part: RangePart,
+  start: number,
+  end: number,
   linesBefore: number,
   parserState: ParserState,
   rules: ConfiguredRule[],
   options: ReadOptions,
 ): Promise<TaskResult> {
   const local = new RuleEngine(rules);
-  const entry = { path: unit.source.path, stream: fileRange(unit.source.path, part.start, part.end), size: part.end - part.start };
+  const entry = { path: unit.source.path, stream: fileRange(unit.source.path, start, end), size: end - start };
   const result = await readEntry(entry, { record: (r) => local.emit(r) }, options, unit.kind, { linesBefore, kind: unit.kind, parserState });
   const out: TaskResult = { states: local.snapshot(), failures: local.failedRules(), inputs: [result.stats], errors: result.error ? [serializeError(result.error)] : [], linesBefore };
   if (result.endState) out.endState = result.endState;
   return out;
 }
 
-async function readOnMainThread(source: InputSource, rules: ConfiguredRule[], options: ReadOptions, withProgress = true): Promise<TaskResult> {
+async function readOnMainThread(sources: readonly InputSource[], rules: ConfiguredRule[], options: ReadOptions, withProgress = true): Promise<TaskResult> {
   const local = new RuleEngine(rules);
   const inputs: InputStats[] = [];
   const errors: InputError[] = [];
   const callbacks: EntryCallbacks = { record: (r) => local.emit(r) };
   if (withProgress && options.progress) callbacks.bytes = (n, lines) => options.progress!.bytes(n, lines);
-  await readSource(source, callbacks, options, inputs, errors);
-  return { states: local.snapshot(), failures: local.failedRules(), inputs, errors: errors.map(serializeError) };
+  for (const source of sources) await readSource(source, callbacks, options, inputs, errors);
+  return { states: local.snapshot(), failures: local.failedRules(), inputs, errors: errors.map(serializeError), builtHere: true };
 }

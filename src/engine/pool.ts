@@ -41,7 +41,7 @@ export class TaskPool {
     let healthy = true;
     try {
       if (slot !== 'main') return await this.runOn(slot, task);
-      return await runTask(task, this.rules, this.setup.parser, this.onMessage);
+      return { ...(await runTask(task, this.rules, this.setup.parser, this.onMessage)), builtHere: true };
     } catch (err) {
       // A worker that failed outside the task's own error handling is not reused.
       healthy = slot === 'main';

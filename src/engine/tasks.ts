@@ -31,11 +31,11 @@ async function readTask(task: WorkerTask, rules: readonly ConfiguredRule[], pars
     record: (r) => engine.emit(r),
     bytes: (bytes, lines) => post({ type: 'progress', bytes, lines }),
   };
-  if (task.type === 'source') {
+  if (task.type === 'sources') {
     const inputs: InputStats[] = [];
     const errors: InputError[] = [];
     const announce = { start() {}, stop() {}, bytes() {}, file: (path: string) => post({ type: 'file', path }) };
-    await readSource(task.source, callbacks, { ...parserOptions, progress: announce }, inputs, errors);
+    for (const source of task.sources) await readSource(source, callbacks, { ...parserOptions, progress: announce }, inputs, errors);
     return { states: engine.snapshot(), failures: engine.failedRules(), inputs, errors: errors.map(serializeError) };
   }
   if (task.start === 0) post({ type: 'file', path: task.path });

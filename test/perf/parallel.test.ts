@@ -4,12 +4,13 @@
 // re-reads, several sources, gzip.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { writeMetricsDump, writeProxyLog } from '../../scripts/bench/generate.js';
+import { gzipEach, splitIntoPods, tarball } from '../../scripts/bench/shapes.js';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import { analyzeInputs, finishWithVersions, readInputs, type AnalyzeOptions } from '../../src/engine/analyze.js';
 import { RuleEngine } from '../../src/engine/engine.js';
@@ -109,7 +110,6 @@ describe('parallel analysis', () => {
     const storm = readFileSync(path.join(dir, 'storm.log'));
     const half = storm.indexOf(10, storm.length >> 1) + 1;
     // Two halves of one pod's log, so reconnect loops continue from one input into the next.
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(sub, { recursive: true });
     writeFileSync(path.join(sub, 'web-7d9f8c6b5-x2x8k.log'), storm.subarray(0, half));
     writeFileSync(path.join(sub, 'web-7d9f8c6b5-x2x8k.1.log.gz'), gzipSync(storm.subarray(half)));
@@ -156,6 +156,23 @@ describe('parallel analysis', () => {
     }
     // Strict mode checks each section's framing as one stream: it reads the dump whole.
     assert.equal(await splitPoints(file, content.length, 2, { dumps: false }), null);
+  });
+
+  it('reads each bundle shape (pod files, one .gz per pod, one .tgz, many dumps) exactly as the sequential run does', async () => {
+    // The shapes of the bench (scripts/bench/shapes.ts) at a small size: the batches of pod files
+    // must merge across pods and across the seams between threads as one reader would have read them.
+    const storm = path.join(dir, 'storm.log');
+    const pods = splitIntoPods(storm, readFileSync(storm).length, path.join(dir, 'pods'), 40);
+    const gz = gzipEach(pods, path.join(dir, 'pods-gz'));
+    const tgz = tarball(pods, path.join(dir, 'pods.tgz'));
+    const dumps = path.join(dir, 'dumps');
+    mkdirSync(dumps, { recursive: true });
+    for (let i = 0; i < 6; i++) writeMetricsDump(path.join(dumps, `pod-${i}.prom`), { series: 2000 + 1000 * i, pods: 1, seed: 1000 + i });
+    for (const [shape, input] of [['pod files', pods.root], ['.gz per pod', gz.root], ['one .tgz', tgz], ['dumps', dumps]] as const) {
+      const sequential = await reportJson([input], { jobs: 1 });
+      assert.ok(JSON.parse(sequential).findings.length > 0, `${shape}: the input must produce findings, or the comparison proves little`);
+      for (const jobs of [2, 3]) assert.equal(await reportJson([input], parallel(jobs)), sequential, `${shape}, jobs=${jobs}`);
+    }
   });
 
   it('does not split compressed or non-log files', async () => {
