@@ -70,7 +70,7 @@ describe('rule state is owned by one run', () => {
   it("a task on a reused thread leaves no rule state for the thread's next task", async () => {
     const { rules, states } = watchedRules();
     const path = `${STORM}/ingress/traefik-mr9q65pc74-5kz6v/linkerd-proxy.log`;
-    const task = { type: 'source' as const, source: { type: 'file' as const, path, origin: path, size: statSync(path).size } };
+    const task = { type: 'sources' as const, sources: [{ type: 'file' as const, path, origin: path, size: statSync(path).size }] };
     // The task's result carries its states to be merged; only what it read is kept here.
     const records = (await runTask(task, rules, {}, () => {})).inputs[0]!.records;
     assert.ok(records > 0, 'the task read records');
