@@ -177,17 +177,3 @@ describe('each live log filter accepts the lines its offline rule counts', () =>
     });
   }
 });
-
-describe('rule sources stay small enough to read', () => {
-  /** Plain data, not logic: the signature catalogue is a table that grows one entry at a time. */
-  const DATA_TABLES = new Set(['src/rules/known-signature/catalogue.ts']);
-  it('no file of a rule folder, the incident step, the export or the knowledge tables is over 500 lines', () => {
-    const long = ['src/rules', 'src/incident', 'src/export', 'src/knowledge']
-      .flatMap((dir) => filesUnder(dir, '.ts'))
-      .filter((file) => !DATA_TABLES.has(file))
-      .map((file) => [file, read(file).split('\n').length - 1] as const)
-      .filter(([, lines]) => lines > 500)
-      .map(([file, lines]) => `${file}: ${lines} lines`);
-    assert.deepEqual(long, []);
-  });
-});
