@@ -20,7 +20,7 @@ export function findingKind(f: Pick<Finding, 'keyFigure' | 'kind'>): string {
 /**
  * The kind as fingerprints had it before findings carried `kind` (baseline schema 1): the key
  * figure's name and the title with numbers blanked (titles may say "3 pods"; the number is not what
- * makes it the same finding). Still what folding groups per-pod findings by.
+ * makes it the same finding).
  */
 export function titleKind(f: Pick<Finding, 'keyFigure' | 'title'>): string {
   return `${f.keyFigure?.name ?? '-'}|${f.title.replace(/\d+(?:\.\d+)?/g, '#')}`;

@@ -4,19 +4,19 @@
 // evidence. It runs in buildReport before fingerprints, suppressions, the baseline and the
 // incident correlation, so every format and the exit code see the same folded findings.
 //
+// Findings are grouped by their kind (the rule's message id) and key figure, never by their prose.
 // Fingerprint of a folded finding: the usual digest (report/fingerprint.ts) over the rule, the
-// subject without the pod (namespace, workload when the pods share one, target) and the evidence
-// kind of the folded title. Titles say "(40 pods)" and numbers are blanked in the kind, so the
-// fingerprint does not move when pods come and go or when the worst pod changes; it changes only
-// when the workload, namespace or target does. A cause seen on a single pod is not folded and keeps
-// its per-pod fingerprint.
+// subject without the pod (namespace, workload when the pods share one, target) and that kind, so
+// the fingerprint does not move when pods come and go or when the worst pod changes; it changes
+// only when the workload, namespace or target does. A cause seen on a single pod is not folded and
+// keeps its per-pod fingerprint.
 
 import type { Finding, FindingSubject } from '../core/types.js';
 import { fixesFor, fixStatusFor } from '../incident/fix-status.js';
 import type { ProxyVersions } from '../incident/versions.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { compact } from '../util/stats.js';
-import { titleKind } from './fingerprint.js';
+import { findingKind } from './fingerprint.js';
 import { humanize } from './formats/values.js';
 
 /** Pods named in the folded message; the rest are in `evidence.pods`. */
@@ -25,7 +25,7 @@ const MAX_LOCATIONS = 10;
 
 
 function groupKey(f: Finding): string {
-  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, titleKind({ keyFigure: f.keyFigure, title: f.subject.pod ? f.title.split(f.subject.pod).join('\u0000') : f.title })]);
+  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, findingKind(f)]);
 }
 
 /**
