@@ -93,6 +93,7 @@ describe('the body cache across the tasks of one run', () => {
   it('keeps parsed bodies for the next task but forgets what rules derived from them', async () => {
     await withRunCaches(async () => {
       const first = await withTaskCaches(async () => {
+        parsedBody(BODY, 0);
         const body = parsedBody(BODY, 0)!;
         return { body, derivation: derived(record(body)) };
       });
@@ -105,10 +106,21 @@ describe('the body cache across the tasks of one run', () => {
   });
 
   it('starts each run with no body parsed', async () => {
-    const first = await withRunCaches(async () => parsedBody(BODY, 0));
-    const second = await withRunCaches(async () => parsedBody(BODY, 0));
+    const first = await withRunCaches(async () => (parsedBody(BODY, 0), parsedBody(BODY, 0)));
+    const second = await withRunCaches(async () => (parsedBody(BODY, 0), parsedBody(BODY, 0)));
     assert.notEqual(second, first);
     assert.deepEqual(second, first);
+  });
+
+  it('caches a body from its second sighting, so bodies that never repeat take no slot', async () => {
+    await withRunCaches(async () => {
+      const once = parsedBody(BODY, 0)!;
+      assert.equal(Object.isFrozen(once), false, 'a body seen once is not shared');
+      const twice = parsedBody(BODY, 0)!;
+      assert.notEqual(twice, once);
+      assert.equal(Object.isFrozen(twice), true);
+      assert.equal(parsedBody(BODY, 0), twice, 'from then on the cached body is reused');
+    });
   });
 });
 
