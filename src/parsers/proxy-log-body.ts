@@ -115,10 +115,6 @@ function freezeBody(body: Body | null): Body | null {
   return Object.freeze(body);
 }
 
-export function escapeRegExp(literal: string): string {
-  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 export function skipSpaces(s: string, pos: number): number {
   while (s.charCodeAt(pos) === 32) pos++;
   return pos;

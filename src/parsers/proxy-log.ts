@@ -3,7 +3,8 @@
 // docs/parse-format.md; the field layout follows tracing-subscriber's Full and Json formatters.
 
 import type { InputInfo, ProxyLogRecord } from '../core/types.js';
-import { escapeRegExp, skipSpaces } from './proxy-log-body.js';
+import { skipSpaces } from './proxy-log-body.js';
+import { literalRegex } from '../util/literal-regex.js';
 import { parsePastedProxyLine } from './proxy-log-pasted.js';
 import { levelAt, parseProxyLogPayload, readUptime, uptimeEnd } from './proxy-log-payload.js';
 import { parseJson } from './proxy-log-structured.js';
@@ -46,7 +47,7 @@ class ProxyLogParser implements LineParser {
     // One scan of the line for all the rules' substrings, and for what a skimmed line must never
     // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
     // scan per substring.
-    this.fullParse = interest === null ? null : new RegExp([...new Set([...interest, RELEASE_BANNER, '\x1b['])].map(escapeRegExp).join('|'));
+    this.fullParse = interest === null ? null : literalRegex([...new Set([...interest, RELEASE_BANNER, '\x1b['])]);
     this.kubectl = new KubectlReader(input, (record) => sink.emit(record));
   }
 

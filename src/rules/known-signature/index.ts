@@ -8,6 +8,7 @@ import type { CorednsMessageRecord, CorednsQueryRecord, FindingDraft, ProxyLogRe
 import { defineRule } from '../../core/types.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
+import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 import { ownedByRun } from '../../util/run-caches.js';
 
@@ -43,10 +44,6 @@ const PROXY_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('prox
 const COREDNS_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('coredns-message')).map(compile);
 const QUERY_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('coredns-query')).map(compile);
 
-function escapeRegExp(literal: string): string {
-  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
  * Finds, in one regex scan, which literals a line holds and so which signatures to try: most
  * lines hold none and stop at the first exec; the others test only the patterns of the
@@ -62,10 +59,9 @@ class LiteralIndex {
 
   constructor(private readonly signatures: readonly CompiledSignature[]) {
     const literals = [...new Set(signatures.flatMap((s) => s.literals))];
-    // Longest first, so that of two literals starting at one position the longer is reported; the
-    // shorter one it contains is implied below.
-    literals.sort((a, b) => b.length - a.length);
-    this.scanner = new RegExp(literals.map(escapeRegExp).join('|'), 'g');
+    // Of two literals starting at one position the longer is reported; the shorter one it contains
+    // is implied below.
+    this.scanner = literalRegex(literals, { longest: true, flags: 'g' });
     for (const literal of literals) {
       const implied = literals.filter((other) => literal.includes(other));
       const indices = signatures.flatMap((s, i) => (s.literals.some((l) => implied.includes(l)) ? [i] : []));
@@ -213,7 +209,7 @@ function sourceKey(record: MatchedRecord): string {
  */
 function interestOf(signatures: readonly CompiledSignature[]): string[] {
   const literals = [...new Set(signatures.flatMap((s) => s.literals))];
-  // Sorted: alternatives that share first characters are cheaper to test together (measured).
+  // Sorted, so the interest list (and the regex built from it) is the same whatever the catalogue order.
   return literals.filter((l) => !literals.some((other) => other !== l && l.includes(other))).sort();
 }
 
