@@ -22,8 +22,9 @@ export interface SignalTally {
   perMinute: TimeBuckets;
 }
 
-export function signalTally(): SignalTally {
-  return { count: 0, firstTime: null, lastTime: null, firstUptime: null, lastUptime: null, pods: cappedCounts(POD_CAP), samples: [], perMinute: timeBuckets(60) };
+/** `podCap` 0 leaves the pods uncounted, for a rule that counts them per signal itself. */
+export function signalTally(podCap = POD_CAP): SignalTally {
+  return { count: 0, firstTime: null, lastTime: null, firstUptime: null, lastUptime: null, pods: cappedCounts(podCap), samples: [], perMinute: timeBuckets(60) };
 }
 
 /** The pod a line came from: its pod name, else its file (one file is one proxy's log). */

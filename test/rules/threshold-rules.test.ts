@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import failfast from '../../src/rules/failfast/index.js';
-import { runRule } from '../support/rule-tester.js';
+import { runRule, runRuleMerged } from '../support/rule-tester.js';
 
 const enter = (i: number, uptime: number) =>
   `[${uptime.toFixed(6).padStart(13)}s]  INFO ThreadId(01) outbound:proxy{addr=10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0`;
@@ -32,5 +32,19 @@ describe('failfast state', () => {
     assert.equal(findings[0]!.subject.target, 'web.shop:80');
     assert.equal(findings[0]!.evidence.episodes, 1);
     assert.equal(findings[0]!.evidence.refusedRequests, 10);
+  });
+
+  it('lists 1 000 proxies per service and counts the rest, in one pass and merged from two halves', async () => {
+    const refused = (n: number) =>
+      `[   ${604 + n}.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:rescue{client.addr=10.42.3.7:5${1000 + n}}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=logical service web.shop.svc.cluster.local:80: service in fail-fast`;
+    const inputs = Array.from({ length: 1_200 }, (_, p) => ({ path: `shop/frontend-${p}/linkerd-proxy.log`, content: [refused(1), refused(2), refused(3)].join('\n') + '\n' }));
+    for (const findings of [(await runRule(failfast, inputs)).findings, await runRuleMerged(failfast, inputs)]) {
+      assert.equal(findings.length, 1);
+      const evidence = findings[0]!.evidence;
+      assert.equal(evidence.refusedRequests, 3_600);
+      // 1 000 proxies exactly, the other 200 from a sketch (about 1 % error).
+      assert.ok(Math.abs((evidence.podsAffected as number) - 1_200) <= 5, String(evidence.podsAffected));
+      assert.equal((evidence.pods as unknown[]).length, 10);
+    }
   });
 });

@@ -17,7 +17,8 @@ import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/t
 import { CONTROLLER_PORTS, componentFromName, portOf } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
 import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
-import { bump, formatDuration, latest, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import { addDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../../util/distinct.js';
+import { bump, cappedBump, cappedCounts, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
 
@@ -38,13 +39,29 @@ interface ServiceState {
   noEndpoints: number;
   exits: number;
   longestSeconds: number | null;
-  pods: Map<string, number>;
-  episodesByPod: Map<string, number>;
+  /** Lines per proxy, listed up to LISTED_PODS proxies; later ones are counted in `unlistedPods`. */
+  pods: CappedCounts;
+  unlistedPods: DistinctCounter | null;
+  /** Fail-fast entries per listed proxy. */
+  episodesByPod: CappedCounts;
   namespaces: Map<string, number>;
 }
 
 /** Services tracked at most; a flood of distinct target addresses must not grow state without bound. */
 const MAX_SERVICES = 10_000;
+
+/**
+ * Proxies listed per service. Every proxy of a 400-pod ingress tier can fail fast on each of
+ * hundreds of services, so per-service pod maps are the bulk of this rule's state; past this many
+ * a service's further proxies are only counted (a sketch), which keeps services × pods bounded.
+ */
+const LISTED_PODS = 1_000;
+
+/**
+ * The episodes and refusals are tallied without their own pod counts: `pods` above counts both,
+ * and four pod maps per service instead of two were 70 MB of peak RSS on the 400-pod bench bundle.
+ */
+const newTally = () => signalTally(0);
 
 interface State {
   services: Map<string, ServiceState>;
@@ -165,7 +182,7 @@ export default defineRule<FailfastOptions, State>({
           state.untracked++;
           return;
         }
-        s = { service: signal.service, episodes: signalTally(), refused: signalTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: new Map(), episodesByPod: new Map(), namespaces: new Map() };
+        s = { service: signal.service, episodes: newTally(), refused: newTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: cappedCounts(LISTED_PODS), unlistedPods: null, episodesByPod: cappedCounts(LISTED_PODS), namespaces: new Map() };
         state.services.set(signal.service, s);
       }
       if (signal.kind === 'no-endpoints') {
@@ -177,11 +194,11 @@ export default defineRule<FailfastOptions, State>({
         if (signal.elapsed !== null) s.longestSeconds = latest(s.longestSeconds, signal.elapsed);
         return;
       }
-      bump(s.pods, pod);
+      countPod(s, pod, 1);
       if (record.namespace) bump(s.namespaces, record.namespace);
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
-        bump(s.episodesByPod, pod);
+        cappedBump(s.episodesByPod, pod);
       }
       else {
         if (signal.kind === 'shed') s.shed++;
@@ -199,8 +216,10 @@ export default defineRule<FailfastOptions, State>({
       mine.noEndpoints += s.noEndpoints;
       mine.exits += s.exits;
       mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
-      mergeCounts(mine.pods, s.pods);
-      mergeCounts(mine.episodesByPod, s.episodesByPod);
+      for (const [pod, lines] of s.pods.counts) countPod(mine, pod, lines);
+      mine.pods.overflow += s.pods.overflow;
+      if (s.unlistedPods) mergeDistinct((mine.unlistedPods ??= distinctCounter(0)), s.unlistedPods);
+      mergeCapped(mine.episodesByPod, s.episodesByPod);
       mergeCounts(mine.namespaces, s.namespaces);
     }, MAX_SERVICES, (s) => (into.untracked += s.episodes.count + s.refused.count));
     mergeCounts(into.controllerTrouble, from.controllerTrouble);
@@ -209,10 +228,11 @@ export default defineRule<FailfastOptions, State>({
   finish(state, { options }) {
     const findings: FindingDraft[] = [];
     for (const s of [...state.services.values()].sort((a, b) => a.service.localeCompare(b.service))) {
-      const pods = s.pods.size;
+      const pods = podsOf(s);
       const refusalSpan = durationOf(s.refused, pods === 1);
       // A rollout sends every client into fail-fast once; the same proxy going in again is an outage.
-      const byEpisodes = Math.max(0, ...s.episodesByPod.values()) >= options.minEpisodes;
+      let byEpisodes = false;
+      for (const episodes of s.episodesByPod.counts.values()) if (episodes >= options.minEpisodes) byEpisodes = true;
       const byRefusals = s.refused.count >= options.minRefusedRequests;
       const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || (refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1;
       if (!byEpisodes && !byRefusals && !byDuration) continue;
@@ -222,9 +242,20 @@ export default defineRule<FailfastOptions, State>({
   },
 });
 
+/** Counts a line of `pod`'s towards the service: listed while there is room, else only as one more distinct proxy. */
+function countPod(s: ServiceState, pod: string, lines: number): void {
+  const unlisted = s.pods.overflow;
+  cappedBump(s.pods, pod, lines);
+  if (s.pods.overflow !== unlisted) addDistinct((s.unlistedPods ??= distinctCounter(0)), pod);
+}
+
+function podsOf(s: ServiceState): number {
+  return s.pods.counts.size + (s.unlistedPods ? distinctCount(s.unlistedPods).value : 0);
+}
+
 function causeOf(s: ServiceState, state: State): Cause {
   if (s.noEndpoints > 0) return 'no endpoints';
-  if ([...s.pods.keys()].some((p) => state.controllerTrouble.has(p))) return 'controller unreachable';
+  if ([...s.pods.counts.keys()].some((p) => state.controllerTrouble.has(p))) return 'controller unreachable';
   if (s.shed > 0 && s.shed * 2 >= s.refused.count) return 'load shedding';
   return 'endpoints not ready or unreachable';
 }
@@ -239,7 +270,7 @@ const MEANING: Record<Cause, string> = {
 
 function describe(s: ServiceState, state: State, options: FailfastOptions, why: { byEpisodes: boolean; byRefusals: boolean; byDuration: boolean }, refusalSpan: number | null): FindingDraft {
   const cause = causeOf(s, state);
-  const pods = s.pods.size;
+  const pods = podsOf(s);
   const merged = signalTally();
   mergeTally(merged, s.episodes);
   mergeTally(merged, s.refused);
@@ -247,7 +278,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
   if (s.episodes.count > 0) parts.push(`entered fail-fast ${plural(s.episodes.count, 'time')}`);
   if (s.refused.count > 0) parts.push(`refused ${plural(s.refused.count, 'request')} at once (${s.shed} by load shedding)`);
   const longest = s.longestSeconds !== null ? `; the longest episode lasted ${formatDuration(s.longestSeconds)}` : refusalSpan ? `; refusals went on for ${formatDuration(refusalSpan)}` : '';
-  const message = `${pods === 1 ? `Proxy ${[...s.pods.keys()][0]}` : `${pods} proxies`} ${parts.join(' and ')} for ${s.service}${longest}. ${MEANING[cause]}`;
+  const message = `${pods === 1 ? `Proxy ${[...s.pods.counts.keys()][0]}` : `${pods.toLocaleString('en-US')} proxies`} ${parts.join(' and ')} for ${s.service}${longest}. ${MEANING[cause]}`;
   const namespace = topEntries(s.namespaces, 1)[0]?.key;
   const timeline = toTimeline(merged.perMinute, `fail-fast ${s.service} per minute`);
   return {
@@ -255,7 +286,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
     kind: cause === 'load shedding' ? 'load-shedding' : `failfast/${cause.replaceAll(' ', '-')}`,
     title: cause === 'load shedding' ? `${s.service} shedding load` : `${s.service} in fail-fast (${cause})`,
     message,
-    subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.keys()][0] } : {}), target: s.service },
+    subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.counts.keys()][0] } : {}), target: s.service },
     evidence: {
       service: s.service,
       cause,
@@ -266,11 +297,11 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
       loadShed: s.shed,
       noEndpointsLines: s.noEndpoints,
       podsAffected: pods,
-      podsWithControllerFailures: [...s.pods.keys()].filter((p) => state.controllerTrouble.has(p)).length,
+      podsWithControllerFailures: [...s.pods.counts.keys()].filter((p) => state.controllerTrouble.has(p)).length,
       ...(state.untracked > 0 ? { untrackedServiceLines: state.untracked } : {}),
       firedBy: [why.byEpisodes && 'episodes', why.byRefusals && 'refused requests', why.byDuration && 'duration'].filter(Boolean).join(', '),
       window: windowEvidence(merged, pods === 1),
-      pods: topEntries(s.pods, 10).map((e) => ({ pod: e.key, lines: e.count })),
+      pods: topEntries(s.pods.counts, 10).map((e) => ({ pod: e.key, lines: e.count })),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
     },
