@@ -20,12 +20,18 @@ describe('perBody', () => {
       calls++;
       return r.spans.find((s) => s.name === 'endpoint')?.fields.addr ?? null;
     });
-    // Different uptimes, same body: the parser hands both records one shared body.
+    // Different uptimes, same body: the parser caches a body from its second sighting and hands
+    // every record from then on one shared body.
     assert.equal(endpointOf(record(line('12.000001', '10.0.0.1:8080'))), '10.0.0.1:8080');
-    assert.equal(endpointOf(record(line('12.500001', '10.0.0.1:8080'))), '10.0.0.1:8080');
     assert.equal(calls, 1);
-    assert.equal(endpointOf(record(line('13.000001', '10.0.0.2:8080'))), '10.0.0.2:8080');
+    assert.equal(endpointOf(record(line('12.500001', '10.0.0.1:8080'))), '10.0.0.1:8080');
+    assert.equal(endpointOf(record(line('12.700001', '10.0.0.1:8080'))), '10.0.0.1:8080');
+    assert.equal(endpointOf(record(line('12.900001', '10.0.0.1:8080'))), '10.0.0.1:8080');
     assert.equal(calls, 2);
+    assert.equal(endpointOf(record(line('13.000001', '10.0.0.2:8080'))), '10.0.0.2:8080');
+    assert.equal(endpointOf(record(line('13.500001', '10.0.0.2:8080'))), '10.0.0.2:8080');
+    assert.equal(endpointOf(record(line('13.700001', '10.0.0.2:8080'))), '10.0.0.2:8080');
+    assert.equal(calls, 4);
   });
 
   it('derives every time for records whose body is not shared, and remembers null results', () => {
@@ -38,6 +44,7 @@ describe('perBody', () => {
     never(built);
     never(built);
     assert.equal(calls, 2, 'a fields object the parser did not share is not memoised');
+    record(line('1.000001', '10.0.0.4:8080'));
     const shared = record(line('1.000001', '10.0.0.4:8080'));
     never(shared);
     never(shared);
