@@ -40,6 +40,21 @@ describe('reconnect-storm under an address bomb', () => {
     assert.equal(state.droppedLoops, 4_900);
   });
 
+  it('counts every line of a loop left untracked, and tracks it in a fresh state', async () => {
+    const filler = Array.from({ length: 100 }, (_, i) => failure(10 + i * 0.01, `${ip(i)}:8086`, CONTROLLER));
+    // One more loop past the cap, whose repeated body the parser shares: its lines must all be
+    // counted towards its endpoint though its loop is remembered as untracked after the first.
+    const late = Array.from({ length: 50 }, (_, i) => failure(20 + i * 0.5, '10.200.0.1:8086', CONTROLLER));
+    const list = await records([...filler, ...late]);
+    const state = stateAfter(list, { maxLoops: 100 });
+    assert.equal(state.loops.size, 100);
+    assert.equal(state.droppedLoops, 50);
+    assert.equal([...state.groups.values()][0]!.endpoints.counts.get('10.200.0.1:8086'), 50);
+    const fresh = stateAfter(list.slice(100), { maxLoops: 100 });
+    assert.equal(fresh.loops.size, 1);
+    assert.equal(fresh.droppedLoops, 0);
+  });
+
   it('keeps caps when states are merged', async () => {
     const first = stateAfter(await records(Array.from({ length: 40 }, (_, i) => failure(10 + i, `${ip(i)}:80`, null))), { maxTargets: 50, maxLoops: 60 });
     const second = stateAfter(await records(Array.from({ length: 40 }, (_, i) => failure(10 + i, `${ip(1000 + i)}:80`, null))), { maxTargets: 50, maxLoops: 60 });

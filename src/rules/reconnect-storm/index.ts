@@ -91,10 +91,18 @@ export default defineRule<ReconnectStormOptions, State>({
       const t = record.time !== null ? record.time / 1000 : record.uptime;
       if (t === null) return countUntracked(g, pod, endpoint);
       let loop = target.seenPod === pod ? target.seenLoop : null;
+      if (loop === UNTRACKED) {
+        state.droppedLoops++;
+        return countUntracked(g, pod, endpoint);
+      }
       const key = loop === null ? `${pod}\u0000${group}\u0000${endpoint ?? ''}` : '';
       loop ??= state.loops.get(key) ?? null;
       if (loop === null) {
         if (state.loops.size >= state.options.maxLoops) {
+          // The loop table only grows: a loop not in it now never will be in this state, so its
+          // next lines skip building and hashing the key (past the cap, most lines are such).
+          target.seenPod = pod;
+          target.seenLoop = UNTRACKED;
           state.droppedLoops++;
           return countUntracked(g, pod, endpoint);
         }
@@ -224,6 +232,9 @@ interface LoopTarget {
   seenPod: string | null;
   seenLoop: LoopState | null;
 }
+
+/** seenLoop of a pod whose loop towards the target was left untracked (past maxLoops). */
+const UNTRACKED = Object.freeze({}) as LoopState;
 
 const loopTargetOf = perBody((record): LoopTarget => {
   const { controller, endpoint } = loopAddresses(record);
