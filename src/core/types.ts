@@ -74,6 +74,12 @@ export interface ProxyLogRecord extends RecordBase {
    * placeholder rather than what the proxy printed, so level-gated matching should not rely on it.
    */
   levelAbsent?: true;
+  /**
+   * Set on the first record after the proxy restarted (its uptime went back, or a release banner
+   * followed other lines). Such a record is built and handed to every rule whatever their
+   * lineInterest, so rules can count restarts from it.
+   */
+  restartStart?: true;
 }
 
 export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'gaugehistogram' | 'info' | 'stateset' | 'unknown' | 'untyped';
@@ -380,10 +386,11 @@ export interface RuleMeta<O extends object> {
   /**
    * Per input kind, fixed substrings at least one of which is in every line whose record the rule
    * reads (e.g. the target `linkerd_reconnect`). When every rule reading a kind declares them,
-   * analyze skips building the records of other lines (they are still counted). Records that
-   * other lines depend on are always built whatever the filter: for proxy logs, release banners,
-   * the first record after a restart, and every line that is not plain tracing format. Leave it
-   * out to see every record.
+   * analyze skips building the records of other lines (they are still counted), and the engine
+   * hands a plain-format proxy-log record only to the rules whose substrings it holds. Records that
+   * other lines depend on are always built and handed to every rule whatever the filter: for proxy
+   * logs, release banners, the first record after a restart, and every line that is not plain
+   * tracing format. Leave it out to see every record; an empty list sees only those.
    */
   lineInterest?: Partial<Record<InputKind, readonly string[]>>;
 }

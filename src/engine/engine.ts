@@ -3,6 +3,7 @@
 
 import { docsUrlFor } from '../core/docs.js';
 import { INPUT_KINDS, type AnyRule, type Finding, type InputKind, type InputStats, type LdRecord, type RecordKind, type Severity } from '../core/types.js';
+import { ALL_RULES, InterestMask } from './interest-mask.js';
 
 export interface ConfiguredRule {
   rule: AnyRule;
@@ -30,18 +31,23 @@ type Visit = (state: unknown, record: LdRecord) => void;
 
 export class RuleEngine {
   private states: unknown[];
-  private readonly dispatch = new Map<RecordKind, { index: number; visit: Visit }[]>();
+  /** Per record kind, the rules' visitors; `bit` is the rule's bit in a proxy-log record's interest mask (0: every record). */
+  private readonly dispatch = new Map<RecordKind, { index: number; visit: Visit; bit: number }[]>();
   private readonly failures = new Map<string, string>();
+  private readonly proxyLogInterest: InterestMask;
 
   constructor(private readonly rules: readonly ConfiguredRule[]) {
     this.states = rules.map((r) => r.rule.createState(r.options));
     rules.forEach((configured, index) => {
       for (const [kind, visit] of Object.entries(configured.rule.visitors) as [RecordKind, Visit][]) {
         const list = this.dispatch.get(kind) ?? [];
-        list.push({ index, visit });
+        list.push({ index, visit, bit: 0 });
         this.dispatch.set(kind, list);
       }
     });
+    const proxyLogReaders = this.dispatch.get('proxy-log') ?? [];
+    this.proxyLogInterest = new InterestMask(proxyLogReaders.map((t) => rules[t.index]!.rule.meta.lineInterest?.['proxy-log'] ?? null));
+    proxyLogReaders.forEach((t, i) => (t.bit = this.proxyLogInterest.bits[i]!));
   }
 
   /**
@@ -71,8 +77,11 @@ export class RuleEngine {
   emit(record: LdRecord): void {
     const targets = this.dispatch.get(record.kind);
     if (!targets) return;
+    const mask = record.kind === 'proxy-log' ? this.proxyLogInterest.maskOf(record) : ALL_RULES;
     for (let i = 0; i < targets.length; i++) {
       const t = targets[i]!;
+      // A rule reads only lines holding one of its lineInterest substrings: the others are not its.
+      if ((t.bit & mask) === 0 && t.bit !== 0) continue;
       try {
         t.visit(this.states[t.index], record);
       } catch (err) {

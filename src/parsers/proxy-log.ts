@@ -28,7 +28,7 @@ export { parseProxyLogPayload } from './proxy-log-payload.js';
 export const createProxyLogParser: ParserFactory = (input, sink, options) => new ProxyLogParser(input, sink, options.interest?.['proxy-log'] ?? null);
 
 /** The release banner a proxy prints first at start-up; it marks a restart, so it is never skimmed. */
-const RELEASE_BANNER = 'linkerd2_proxy: release ';
+export const RELEASE_BANNER = 'linkerd2_proxy: release ';
 
 class ProxyLogParser implements LineParser {
   private readonly prefixes = new CollectorPrefixReader();
@@ -186,7 +186,7 @@ class ProxyLogParser implements LineParser {
     }
     this.emitHeld();
     this.continuable = true;
-    this.trackRestart(parsed.uptime, parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release '));
+    const restartStart = this.trackRestart(parsed.uptime, parsed.target === 'linkerd2_proxy' && parsed.message.startsWith('release '));
     let time = collected.time ?? parsed.time ?? null;
     if (parsed.uptime !== null) {
       if (time !== null) this.bootTime = time - parsed.uptime * 1000;
@@ -213,6 +213,7 @@ class ProxyLogParser implements LineParser {
     };
     if (collected.stream) record.stream = collected.stream;
     if (parsed.levelAbsent) record.levelAbsent = true;
+    if (restartStart) record.restartStart = true;
     this.recordsSinceRestart++;
     this.held = { record, content: collected.content, continuations: 0 };
   }
@@ -244,13 +245,16 @@ class ProxyLogParser implements LineParser {
     return true;
   }
 
-  private trackRestart(uptime: number | null, isBanner: boolean): void {
+  /** Notes the line's uptime; true when the line starts a new run of the proxy. */
+  private trackRestart(uptime: number | null, isBanner: boolean): boolean {
     const wentBack = uptime !== null && this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime;
-    if ((wentBack || isBanner) && this.recordsSinceRestart > 0) {
+    const restarted = (wentBack || isBanner) && this.recordsSinceRestart > 0;
+    if (restarted) {
       this.restart++;
       this.recordsSinceRestart = 0;
       this.bootTime = null;
     }
     if (uptime !== null) this.lastUptime = uptime;
+    return restarted;
   }
 }
