@@ -27,7 +27,7 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   const inputs: InputStats[] = [];
   const errors = [...discovery.errors];
   const progress = options.progress;
-  progress?.start(knownTotalBytes(discovery));
+  progress?.start(knownTotalBytes(discovery, plan.readBytes));
   const parserOptions: ParserOptions = {};
   if (options.strict) parserOptions.strict = options.strict;
   if (options.interest) parserOptions.interest = options.interest;

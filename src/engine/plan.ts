@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from '../core/errors.js';
 import type { InputKind } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
+import { bytesWhenRead } from '../input/inflated-size.js';
 import { isGzip, isTar } from '../input/open.js';
 import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
@@ -40,6 +41,8 @@ export interface ParallelPlan {
   splitDumps: boolean;
   /** The run's gzip totals (input/open.ts), shared with every worker. */
   decompressionLedger?: SharedArrayBuffer;
+  /** Bytes each file gives when read (a gzip file's inflated size), by path: what batches are balanced by. */
+  readBytes: ReadonlyMap<string, number>;
 }
 
 export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
@@ -69,7 +72,7 @@ export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv
 }
 
 /** Whether (and how) to read in parallel; null means the sequential path. */
-export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): ParallelPlan | null {
+export async function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): Promise<ParallelPlan | null> {
   const jobs = resolveJobs(options.jobs);
   if (jobs <= 1 || options.onUnparsed) return null;
   const specs: RuleSpec[] = [];
@@ -78,13 +81,17 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
     if (resolveRule(r.rule.meta.id) !== r.rule) return null;
     specs.push(r.severity ? { id: r.rule.meta.id, options: r.options, severity: r.severity } : { id: r.rule.meta.id, options: r.options });
   }
-  const fileBytes = discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0);
+  // 22 MB of .gz that inflate to 256 MiB are 256 MiB of work: weighed by their size on disk they
+  // stayed on one thread.
+  const readBytes = await bytesWhenRead(discovery.sources);
+  const fileBytes = [...readBytes.values()].reduce((n, b) => n + b, 0);
   if (fileBytes < (options.parallelMinBytes ?? DEFAULTS.parallelMinBytes)) return null;
   const plan: ParallelPlan = {
     jobs,
     rules: specs,
     splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes,
     splitDumps: !options.strict,
+    readBytes,
   };
   if (decompressionLedger) plan.decompressionLedger = decompressionLedger;
   if (options.splitFractions) plan.splitFractions = options.splitFractions;
@@ -109,11 +116,12 @@ export async function planUnits(sources: readonly InputSource[], plan: ParallelP
   const units: Unit[] = [];
   let run: FileSource[] = [];
   const flush = () => {
-    units.push(...batches(run, plan.jobs));
+    units.push(...batches(run, plan.jobs, plan.readBytes));
     run = [];
   };
   for (const source of sources) {
-    const split = source.type === 'file' && source.size >= plan.splitMinBytes && plan.jobs >= 2 ? await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null) : null;
+    const big = source.type === 'file' && plan.jobs >= 2 && Math.max(source.size, plan.readBytes.get(source.path) ?? 0) >= plan.splitMinBytes;
+    const split = big ? await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null) : null;
     if (source.type === 'file' && !split) {
       run.push(source);
       continue;
@@ -125,14 +133,15 @@ export async function planUnits(sources: readonly InputSource[], plan: ParallelP
   return units;
 }
 
-function batches(files: readonly FileSource[], jobs: number): Unit[] {
+function batches(files: readonly FileSource[], jobs: number, readBytes: ReadonlyMap<string, number>): Unit[] {
   const out: Unit[] = [];
-  const total = files.reduce((n, f) => n + f.size, 0);
+  const weight = (f: FileSource) => readBytes.get(f.path) ?? f.size;
+  const total = files.reduce((n, f) => n + weight(f), 0);
   let batch: FileSource[] = [];
   let bytes = 0;
   for (const file of files) {
     batch.push(file);
-    bytes += file.size;
+    bytes += weight(file);
     if (bytes >= (total * (out.length + 1)) / jobs && out.length < jobs - 1) {
       out.push({ type: 'batch', sources: batch });
       batch = [];
