@@ -122,11 +122,18 @@ function belongsTo(input: InputStats, container: string, sources: readonly Input
   return sources.some((s) => s.origin === container && (s.path === input.path || s.path === archive));
 }
 
-/** Reads every entry of one source (a file, a gzip file, each member of a tar bundle, stdin) in order. */
-export async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
+/**
+ * Reads every entry of one source (a file, a gzip file, each member of a tar bundle, stdin) in
+ * order; with `until`, only the tar members that start before that many stored bytes (the rest of
+ * a bundle shared by two threads, engine/archive.ts).
+ */
+export async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[], until = Infinity): Promise<void> {
   let failedEntry: InputError | null = null;
+  let stored = 0;
   try {
     for await (const entry of openSource(source, options.stdin)) {
+      if (stored >= until) return;
+      stored += entry.stored ?? 0;
       options.progress?.file(entry.path);
       const result = await readEntry(entry, callbacks, options);
       inputs.push(result.stats);
