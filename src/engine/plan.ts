@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from '../core/errors.js';
 import type { InputKind } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
-import { bytesWhenRead } from '../input/inflated-size.js';
+import { bytesWhenRead, holdsTar } from '../input/inflated-size.js';
 import { isGzip, isTar } from '../input/open.js';
 import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
@@ -23,6 +23,8 @@ export interface ParallelOptions {
   splitMinBytes?: number;
   /** Told how each byte range of a split file was taken: as read by its thread, or re-read because its assumed start state was wrong. */
   onRange?: (info: { path: string; start: number; end: number; reread: boolean }) => void;
+  /** Told how a tar bundle was shared: members read by the worker, then by this thread. */
+  onArchive?: (info: { path: string; workerMembers: number; mainMembers: number }) => void;
   /** Where to cut a split file, as fractions of its size (tests); default: equal parts. */
   splitFractions?: number[];
 }
@@ -103,14 +105,17 @@ type FileSource = InputSource & { type: 'file' };
 export type Unit =
   | { type: 'batch'; sources: FileSource[] }
   | { type: 'main'; source: InputSource }
-  | { type: 'ranges'; source: FileSource; kind: InputKind; bounds: number[] };
+  | { type: 'ranges'; source: FileSource; kind: InputKind; bounds: number[] }
+  /** A tar bundle: its first `headBytes` of members read by a worker as this thread walks it (archive.ts). */
+  | { type: 'archive'; source: FileSource; headBytes: number };
 
 /**
  * The units of work, in input order: a large plain log or multi-pod dump cut into byte ranges,
- * stdin on this thread, and every run of other files as consecutive batches of about equal
- * bytes, one per thread, each read into one rule state. A task per file gave a 400-pod bundle
- * 400 rule states to copy between threads and merge (857 MiB peak RSS, twice the time of one
- * file); with a batch per thread their number no longer depends on the file count.
+ * a large tar bundle shared by this thread and a worker, stdin on this thread, and every run of
+ * other files as consecutive batches of about equal bytes, one per thread, each read into one
+ * rule state. A task per file gave a 400-pod bundle 400 rule states to copy between threads and
+ * merge (857 MiB peak RSS, twice the time of one file); with a batch per thread their number no
+ * longer depends on the file count.
  */
 export async function planUnits(sources: readonly InputSource[], plan: ParallelPlan): Promise<Unit[]> {
   const units: Unit[] = [];
@@ -122,12 +127,16 @@ export async function planUnits(sources: readonly InputSource[], plan: ParallelP
   for (const source of sources) {
     const big = source.type === 'file' && plan.jobs >= 2 && Math.max(source.size, plan.readBytes.get(source.path) ?? 0) >= plan.splitMinBytes;
     const split = big ? await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null) : null;
-    if (source.type === 'file' && !split) {
+    const archive = big && !split && (await holdsTar(source.path));
+    if (source.type === 'file' && !split && !archive) {
       run.push(source);
       continue;
     }
     flush();
-    units.push(split ? { type: 'ranges', source: source as FileSource, kind: split.kind, bounds: split.bounds } : { type: 'main', source });
+    if (split) units.push({ type: 'ranges', source: source as FileSource, kind: split.kind, bounds: split.bounds });
+    // Half the members: this thread also walks the tar and copies the worker's members to it.
+    else if (archive) units.push({ type: 'archive', source: source as FileSource, headBytes: Math.floor((plan.readBytes.get(source.path) ?? (source as FileSource).size) / 2) });
+    else units.push({ type: 'main', source });
   }
   flush();
   return units;
