@@ -1,6 +1,6 @@
 // Parallel analysis: consecutive input files are read in batches by worker threads (and this
-// one), and one large plain proxy log is cut into byte ranges at line boundaries, one per thread
-// (plan.ts). Each task runs the parser and the rules into rule states of its own; this thread
+// one), one large plain proxy log is cut into byte ranges at line boundaries, one per thread
+// (plan.ts), and a large tar bundle is shared by a worker and this thread (archive.ts). Each task runs the parser and the rules into rule states of its own; this thread
 // merges them in input order (RuleModule.merge), so the result equals the sequential run's.
 //
 // A range's parser starts from a state it cannot know for sure (restart count, last uptime, the
