@@ -171,6 +171,14 @@ describe('parallel analysis', () => {
     for (let i = 0; i < 6; i++) writeMetricsDump(path.join(dumps, `pod-${i}.prom`), { series: 2000 + 1000 * i, pods: 1, seed: 1000 + i });
     const tar = path.join(dir, 'pods.tar');
     writeFileSync(tar, gunzipSync(readFileSync(tgz)));
+    // Batches before and after a shared bundle: the bundle's two states merge between theirs, in input order.
+    const mixed = [gz.root, tgz, pods.root];
+    const sequentialMixed = await reportJson(mixed, { jobs: 1 });
+    for (const jobs of [2, 3]) {
+      let shared = 0;
+      assert.equal(await reportJson(mixed, { ...parallel(jobs), onArchive: () => shared++ }), sequentialMixed, `pods as .gz, .tgz and files, jobs=${jobs}`);
+      assert.equal(shared, 1);
+    }
     for (const [shape, input] of [['pod files', pods.root], ['.gz per pod', gz.root], ['one .tgz', tgz], ['one .tar', tar], ['dumps', dumps]] as const) {
       const sequential = await reportJson([input], { jobs: 1 });
       assert.ok(JSON.parse(sequential).findings.length > 0, `${shape}: the input must produce findings, or the comparison proves little`);
