@@ -39,7 +39,7 @@ export async function analyzeInputs(args: readonly string[], rules: readonly Con
   const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest() };
   const discovery = await discoverInputs(args);
   const ledger = startDecompressionLedger();
-  const plan = parallelPlanFor(discovery, withVersions, readOptions, ledger);
+  const plan = await parallelPlanFor(discovery, withVersions, readOptions, ledger);
   return withRunCaches(async () => {
     const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
     return { ...read, ...finishWithVersions(engine, read.inputs) };

@@ -24,8 +24,8 @@ export interface SerializedError {
 }
 
 export type WorkerTask =
-  /** Files read in order into one rule state. */
-  | { type: 'sources'; sources: InputSource[] }
+  /** Files read in order into one rule state; with `until`, only the first members of a tar bundle (readSource). */
+  | { type: 'sources'; sources: InputSource[]; until?: number }
   | {
       type: 'range';
       path: string;

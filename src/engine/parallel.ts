@@ -1,6 +1,6 @@
 // Parallel analysis: consecutive input files are read in batches by worker threads (and this
-// one), and one large plain proxy log is cut into byte ranges at line boundaries, one per thread
-// (plan.ts). Each task runs the parser and the rules into rule states of its own; this thread
+// one), one large plain proxy log is cut into byte ranges at line boundaries, one per thread
+// (plan.ts), and a large tar bundle is shared by a worker and this thread (archive.ts). Each task runs the parser and the rules into rule states of its own; this thread
 // merges them in input order (RuleModule.merge), so the result equals the sequential run's.
 //
 // A range's parser starts from a state it cannot know for sure (restart count, last uptime, the
@@ -19,6 +19,7 @@ import { configuredRules, deserializeError, serializeError, type TaskResult, typ
 import { readEntry, type EntryCallbacks } from './pipeline.js';
 import { planUnits, type ParallelOptions, type ParallelPlan, type Unit } from './plan.js';
 import { TaskPool } from './pool.js';
+import { readArchive } from './archive.js';
 import { knownTotalBytes, readSource, reportUnrecognised, type ReadOptions, type ReadResult } from './read.js';
 
 export { cappedJobs, parallelPlanFor, resolveJobs, splitPoints, type ParallelOptions, type ParallelPlan } from './plan.js';
@@ -27,7 +28,7 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   const inputs: InputStats[] = [];
   const errors = [...discovery.errors];
   const progress = options.progress;
-  progress?.start(knownTotalBytes(discovery));
+  progress?.start(knownTotalBytes(discovery, plan.readBytes));
   const parserOptions: ParserOptions = {};
   if (options.strict) parserOptions.strict = options.strict;
   if (options.interest) parserOptions.interest = options.interest;
@@ -43,7 +44,7 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
     const units = await planUnits(discovery.sources, plan);
     // Start every worker task now (the pool queues them); merge strictly in input order below.
     // A failed task yields null at once, so a later unit's failure is never an unhandled rejection.
-    const started: (Promise<TaskResult[] | null> | null)[] = units.map((unit) => startUnit(unit, pool)?.catch(() => null) ?? null);
+    const started: (Promise<TaskResult[] | null> | null)[] = units.map((unit) => startUnit(unit, pool, rules, options)?.catch(() => null) ?? null);
     pool.drain();
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!;
@@ -57,8 +58,8 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
       if (results === null) {
         // A worker died (not an input problem): read these sources here instead.
         mergeInto(engine, await readOnMainThread(unit.type === 'batch' ? unit.sources : [unit.source], rules, options, false), inputs, errors);
-      } else if (unit.type === 'batch') {
-        mergeInto(engine, results[0]!, inputs, errors);
+      } else if (unit.type === 'batch' || unit.type === 'archive') {
+        for (const result of results) mergeInto(engine, result, inputs, errors);
       } else {
         await mergeRanges(engine, unit, results, rules, options, inputs, errors);
       }
@@ -71,10 +72,12 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   return { inputs, errors, notices: discovery.notices };
 }
 
-/** Queues a unit's tasks; resolves to their results in input order (a batch has one, a split file one per range). */
-function startUnit(unit: Unit, pool: TaskPool): Promise<TaskResult[]> | null {
+/** Queues a unit's tasks; resolves to their results in input order (a batch has one, a bundle two, a split file one per range). */
+function startUnit(unit: Unit, pool: TaskPool, rules: ConfiguredRule[], options: ReadOptions & ParallelOptions): Promise<TaskResult[]> | null {
   if (unit.type === 'main') return null;
   if (unit.type === 'batch') return pool.run({ type: 'sources', sources: unit.sources }).then((result) => [result]);
+  // Started now, not when the merge reaches it: this thread walks the bundle while earlier units run.
+  if (unit.type === 'archive') return readArchive(unit, pool, rules, options);
   // Submitted last range first, so that this thread, which is free at once, takes the last range:
   // before reading it must count the lines in front of it and learn the parser state there, which
   // takes about as long as a new worker needs to start and take the first range, which needs neither.

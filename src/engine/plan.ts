@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from '../core/errors.js';
 import type { InputKind } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
+import { bytesWhenRead, holdsTar } from '../input/inflated-size.js';
 import { isGzip, isTar } from '../input/open.js';
 import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
@@ -22,6 +23,8 @@ export interface ParallelOptions {
   splitMinBytes?: number;
   /** Told how each byte range of a split file was taken: as read by its thread, or re-read because its assumed start state was wrong. */
   onRange?: (info: { path: string; start: number; end: number; reread: boolean }) => void;
+  /** Told how a tar bundle was shared: members read by the worker, then by this thread. */
+  onArchive?: (info: { path: string; workerMembers: number; mainMembers: number }) => void;
   /** Where to cut a split file, as fractions of its size (tests); default: equal parts. */
   splitFractions?: number[];
 }
@@ -40,6 +43,8 @@ export interface ParallelPlan {
   splitDumps: boolean;
   /** The run's gzip totals (input/open.ts), shared with every worker. */
   decompressionLedger?: SharedArrayBuffer;
+  /** Bytes each file gives when read (a gzip file's inflated size), by path: what batches are balanced by. */
+  readBytes: ReadonlyMap<string, number>;
 }
 
 export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
@@ -69,7 +74,7 @@ export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv
 }
 
 /** Whether (and how) to read in parallel; null means the sequential path. */
-export function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): ParallelPlan | null {
+export async function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): Promise<ParallelPlan | null> {
   const jobs = resolveJobs(options.jobs);
   if (jobs <= 1 || options.onUnparsed) return null;
   const specs: RuleSpec[] = [];
@@ -78,13 +83,17 @@ export function parallelPlanFor(discovery: Discovery, rules: readonly Configured
     if (resolveRule(r.rule.meta.id) !== r.rule) return null;
     specs.push(r.severity ? { id: r.rule.meta.id, options: r.options, severity: r.severity } : { id: r.rule.meta.id, options: r.options });
   }
-  const fileBytes = discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0);
+  // 22 MB of .gz that inflate to 256 MiB are 256 MiB of work: weighed by their size on disk they
+  // stayed on one thread.
+  const readBytes = await bytesWhenRead(discovery.sources);
+  const fileBytes = [...readBytes.values()].reduce((n, b) => n + b, 0);
   if (fileBytes < (options.parallelMinBytes ?? DEFAULTS.parallelMinBytes)) return null;
   const plan: ParallelPlan = {
     jobs,
     rules: specs,
     splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes,
     splitDumps: !options.strict,
+    readBytes,
   };
   if (decompressionLedger) plan.decompressionLedger = decompressionLedger;
   if (options.splitFractions) plan.splitFractions = options.splitFractions;
@@ -96,43 +105,52 @@ type FileSource = InputSource & { type: 'file' };
 export type Unit =
   | { type: 'batch'; sources: FileSource[] }
   | { type: 'main'; source: InputSource }
-  | { type: 'ranges'; source: FileSource; kind: InputKind; bounds: number[] };
+  | { type: 'ranges'; source: FileSource; kind: InputKind; bounds: number[] }
+  /** A tar bundle: its first `headBytes` of members read by a worker as this thread walks it (archive.ts). */
+  | { type: 'archive'; source: FileSource; headBytes: number };
 
 /**
  * The units of work, in input order: a large plain log or multi-pod dump cut into byte ranges,
- * stdin on this thread, and every run of other files as consecutive batches of about equal
- * bytes, one per thread, each read into one rule state. A task per file gave a 400-pod bundle
- * 400 rule states to copy between threads and merge (857 MiB peak RSS, twice the time of one
- * file); with a batch per thread their number no longer depends on the file count.
+ * a large tar bundle shared by this thread and a worker, stdin on this thread, and every run of
+ * other files as consecutive batches of about equal bytes, one per thread, each read into one
+ * rule state. A task per file gave a 400-pod bundle 400 rule states to copy between threads and
+ * merge (857 MiB peak RSS, twice the time of one file); with a batch per thread their number no
+ * longer depends on the file count.
  */
 export async function planUnits(sources: readonly InputSource[], plan: ParallelPlan): Promise<Unit[]> {
   const units: Unit[] = [];
   let run: FileSource[] = [];
   const flush = () => {
-    units.push(...batches(run, plan.jobs));
+    units.push(...batches(run, plan.jobs, plan.readBytes));
     run = [];
   };
   for (const source of sources) {
-    const split = source.type === 'file' && source.size >= plan.splitMinBytes && plan.jobs >= 2 ? await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null) : null;
-    if (source.type === 'file' && !split) {
+    const big = source.type === 'file' && plan.jobs >= 2 && Math.max(source.size, plan.readBytes.get(source.path) ?? 0) >= plan.splitMinBytes;
+    const split = big ? await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null) : null;
+    const archive = big && !split && (await holdsTar(source.path));
+    if (source.type === 'file' && !split && !archive) {
       run.push(source);
       continue;
     }
     flush();
-    units.push(split ? { type: 'ranges', source: source as FileSource, kind: split.kind, bounds: split.bounds } : { type: 'main', source });
+    if (split) units.push({ type: 'ranges', source: source as FileSource, kind: split.kind, bounds: split.bounds });
+    // Half the members: this thread also walks the tar and copies the worker's members to it.
+    else if (archive) units.push({ type: 'archive', source: source as FileSource, headBytes: Math.floor((plan.readBytes.get(source.path) ?? (source as FileSource).size) / 2) });
+    else units.push({ type: 'main', source });
   }
   flush();
   return units;
 }
 
-function batches(files: readonly FileSource[], jobs: number): Unit[] {
+function batches(files: readonly FileSource[], jobs: number, readBytes: ReadonlyMap<string, number>): Unit[] {
   const out: Unit[] = [];
-  const total = files.reduce((n, f) => n + f.size, 0);
+  const weight = (f: FileSource) => readBytes.get(f.path) ?? f.size;
+  const total = files.reduce((n, f) => n + weight(f), 0);
   let batch: FileSource[] = [];
   let bytes = 0;
   for (const file of files) {
     batch.push(file);
-    bytes += file.size;
+    bytes += weight(file);
     if (bytes >= (total * (out.length + 1)) / jobs && out.length < jobs - 1) {
       out.push({ type: 'batch', sources: batch });
       batch = [];

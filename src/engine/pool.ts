@@ -35,9 +35,9 @@ export class TaskPool {
     private readonly onMessage: (m: WorkerMessage) => void,
   ) {}
 
-  /** Runs `task` on a free thread. */
-  async run(task: WorkerTask): Promise<TaskResult> {
-    const slot = await this.acquire();
+  /** Runs `task` on a free thread; `onWorker` when this thread is busy with the rest of the same source. */
+  async run(task: WorkerTask, onWorker = false): Promise<TaskResult> {
+    const slot = await this.acquire(onWorker);
     let healthy = true;
     try {
       if (slot !== 'main') return await this.runOn(slot, task);
@@ -51,7 +51,8 @@ export class TaskPool {
       // heap would otherwise stay resident while the main thread finishes and merges.
       if (healthy && (slot === 'main' || !this.draining || this.waiting.length > 0)) this.idle.push(slot);
       else this.retire(slot as Worker);
-      this.waiting.shift()?.();
+      // Every waiter looks again: one that needs a worker cannot take this thread's slot.
+      for (const wake of this.waiting.splice(0)) wake();
     }
   }
 
@@ -96,10 +97,10 @@ export class TaskPool {
     });
   }
 
-  private async acquire(): Promise<Slot> {
+  private async acquire(onWorker: boolean): Promise<Slot> {
     while (true) {
-      const slot = this.idle.shift();
-      if (slot) return slot;
+      const at = this.idle.findIndex((s) => !onWorker || s !== 'main');
+      if (at !== -1) return this.idle.splice(at, 1)[0]!;
       if (this.workers.length + 1 < this.size) {
         const created = startWorker(this.setup);
         this.workers.push(created);

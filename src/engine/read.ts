@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { InputError } from '../core/errors.js';
 import type { InputStats, LdRecord } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
+import { bytesWhenRead } from '../input/inflated-size.js';
 import { openSource, RUN_SCOPE } from '../input/open.js';
 import { SNIFF_LINES } from '../input/sniff.js';
 import type { ParserOptions } from '../parsers/parser.js';
@@ -37,7 +38,7 @@ export interface ReadResult {
 export async function readDiscovered(discovery: Discovery, onRecord: (record: LdRecord) => void, options: ReadOptions): Promise<ReadResult> {
   const errors = [...discovery.errors];
   const inputs: InputStats[] = [];
-  options.progress?.start(knownTotalBytes(discovery));
+  if (options.progress) options.progress.start(knownTotalBytes(discovery, await bytesWhenRead(discovery.sources)));
   const callbacks: EntryCallbacks = {
     record: onRecord,
     bytes: options.progress ? (n, lines) => options.progress!.bytes(n, lines) : undefined,
@@ -54,8 +55,9 @@ export async function readDiscovered(discovery: Discovery, onRecord: (record: Ld
   return { inputs, errors, notices: discovery.notices };
 }
 
-export function knownTotalBytes(discovery: Discovery): number | null {
-  return discovery.sources.every((s) => s.type === 'file') ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? s.size : 0), 0) : null;
+/** The bytes the reader will count (inflated ones for gzip, `readBytes`), unknown with stdin. */
+export function knownTotalBytes(discovery: Discovery, readBytes: ReadonlyMap<string, number>): number | null {
+  return discovery.sources.every((s) => s.type === 'file') ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? (readBytes.get(s.path) ?? s.size) : 0), 0) : null;
 }
 
 const NOTHING_RECOGNISABLE = 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)';
@@ -120,11 +122,18 @@ function belongsTo(input: InputStats, container: string, sources: readonly Input
   return sources.some((s) => s.origin === container && (s.path === input.path || s.path === archive));
 }
 
-/** Reads every entry of one source (a file, a gzip file, each member of a tar bundle, stdin) in order. */
-export async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<void> {
+/**
+ * Reads every entry of one source (a file, a gzip file, each member of a tar bundle, stdin) in
+ * order; with `until`, only the tar members that start before that many stored bytes (the rest of
+ * a bundle shared by two threads, engine/archive.ts).
+ */
+export async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[], until = Infinity): Promise<void> {
   let failedEntry: InputError | null = null;
+  let stored = 0;
   try {
     for await (const entry of openSource(source, options.stdin)) {
+      if (stored >= until) return;
+      stored += entry.stored ?? 0;
       options.progress?.file(entry.path);
       const result = await readEntry(entry, callbacks, options);
       inputs.push(result.stats);

@@ -35,7 +35,7 @@ async function readTask(task: WorkerTask, rules: readonly ConfiguredRule[], pars
     const inputs: InputStats[] = [];
     const errors: InputError[] = [];
     const announce = { start() {}, stop() {}, bytes() {}, file: (path: string) => post({ type: 'file', path }) };
-    for (const source of task.sources) await readSource(source, callbacks, { ...parserOptions, progress: announce }, inputs, errors);
+    for (const source of task.sources) await readSource(source, callbacks, { ...parserOptions, progress: announce }, inputs, errors, task.until);
     return { states: engine.snapshot(), failures: engine.failedRules(), inputs, errors: errors.map(serializeError) };
   }
   if (task.start === 0) post({ type: 'file', path: task.path });

@@ -18,6 +18,17 @@ export interface InputEntry {
   stream: AsyncIterable<Buffer>;
   /** Uncompressed size when known, for progress. */
   size: number | null;
+  /** Tar members: the bytes the member takes in the archive, as its header says (the same for every reader). */
+  stored?: number;
+}
+
+/**
+ * How a reader of a bundle counts against the run's gzip totals. A bundle read by two threads
+ * (engine/archive.ts) is inflated by both up to the cut: the thread that only skips the first
+ * members leaves them to the one that reads them, so the run counts each byte once.
+ */
+export interface RunCounting {
+  counts: boolean;
 }
 
 // 64 KiB, Node's default, for gzip and tar files: with 1 MiB chunks dead buffers piled up in the old
@@ -62,7 +73,7 @@ async function readHead(file: string): Promise<Buffer> {
   }
 }
 
-export async function* openSource(source: InputSource, stdin: Readable = process.stdin): AsyncGenerator<InputEntry> {
+export async function* openSource(source: InputSource, stdin: Readable = process.stdin, run: RunCounting = { counts: true }): AsyncGenerator<InputEntry> {
   if (source.type === 'file' && isPlain(await readHead(source.path))) {
     // A stream costs a read through the thread pool and an event per 64 KiB, and waits for each;
     // fileRange keeps the next megabyte in flight while this one is parsed. On the 256 MiB bench
@@ -72,14 +83,14 @@ export async function* openSource(source: InputSource, stdin: Readable = process
   }
   const raw = source.type === 'stdin' ? stdin : createReadStream(source.path, { highWaterMark: READ_CHUNK });
   const size = source.type === 'file' ? source.size : null;
-  yield* openStream(source.path, raw, size);
+  yield* openStream(source.path, raw, size, run);
 }
 
-async function* openStream(displayPath: string, raw: Readable, size: number | null): AsyncGenerator<InputEntry> {
+async function* openStream(displayPath: string, raw: Readable, size: number | null, run: RunCounting): AsyncGenerator<InputEntry> {
   let { head, stream } = await peek(displayPath, tagErrors(displayPath, raw), TAR_HEADER);
   let knownSize = size;
   // Every gzip stream of this source (the outer one, or one per tar member) draws on one budget.
-  const archive: Inflation = { archivePath: displayPath, inflated: 0, compressed: 0 };
+  const archive: Inflation = { archivePath: displayPath, inflated: 0, compressed: 0, run };
   if (isGzip(head)) {
     ({ head, stream } = await peek(displayPath, gunzip(displayPath, stream, archive), TAR_HEADER));
     knownSize = null;
@@ -115,7 +126,8 @@ async function* tarEntries(archivePath: string, stream: Readable, archive: Infla
       const memberPath = `${archivePath}:${member}`;
       const { head, stream: memberStream } = await peek(memberPath, entry as unknown as Readable, 2);
       const body = isGzip(head) ? gunzip(memberPath, memberStream, archive) : memberStream;
-      yield { path: memberPath, stream: body, size: isGzip(head) ? null : entry.header.size ?? null };
+      const stored = entry.header.size ?? 0;
+      yield { path: memberPath, stream: body, size: isGzip(head) ? null : stored, stored };
       entry.resume();
     }
   } catch (err) {
@@ -171,6 +183,7 @@ interface Inflation {
   archivePath: string;
   inflated: number;
   compressed: number;
+  run: RunCounting;
 }
 
 /**
@@ -212,14 +225,15 @@ function bombGuard(inflater: Gunzip, limits: DecompressionLimits, archive: Infla
       inflated += chunk.length;
       archive.inflated += chunk.length;
       archive.compressed += compressedNow;
-      const runInflated = Number(Atomics.add(runTotals, 0, BigInt(chunk.length))) + chunk.length;
-      const runCompressed = Number(Atomics.add(runTotals, 1, BigInt(compressedNow))) + compressedNow;
+      const counted = archive.run.counts;
+      const runInflated = counted ? Number(Atomics.add(runTotals, 0, BigInt(chunk.length))) + chunk.length : 0;
+      const runCompressed = counted ? Number(Atomics.add(runTotals, 1, BigInt(compressedNow))) + compressedNow : 0;
       let scope: string | null = null;
       let bytes = 0;
       let compressed = 0;
       if (over(inflated, compressedSeen)) [scope, bytes, compressed] = ['', inflated, compressedSeen];
       else if (over(archive.inflated, archive.compressed)) [scope, bytes, compressed] = [' (all gzip data of this archive)', archive.inflated, archive.compressed];
-      else if (over(runInflated, runCompressed)) [scope, bytes, compressed] = [RUN_SCOPE, runInflated, runCompressed];
+      else if (counted && over(runInflated, runCompressed)) [scope, bytes, compressed] = [RUN_SCOPE, runInflated, runCompressed];
       if (scope !== null) {
         done(
           new InputError(

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { writeMetricsDump, writeProxyLog } from '../../scripts/bench/generate.js';
 import { gzipEach, splitIntoPods, tarball } from '../../scripts/bench/shapes.js';
 import { defaultRules } from '../../src/cli/run-analyze.js';
@@ -168,10 +169,71 @@ describe('parallel analysis', () => {
     const dumps = path.join(dir, 'dumps');
     mkdirSync(dumps, { recursive: true });
     for (let i = 0; i < 6; i++) writeMetricsDump(path.join(dumps, `pod-${i}.prom`), { series: 2000 + 1000 * i, pods: 1, seed: 1000 + i });
-    for (const [shape, input] of [['pod files', pods.root], ['.gz per pod', gz.root], ['one .tgz', tgz], ['dumps', dumps]] as const) {
+    const tar = path.join(dir, 'pods.tar');
+    writeFileSync(tar, gunzipSync(readFileSync(tgz)));
+    // Batches before and after a shared bundle: the bundle's two states merge between theirs, in input order.
+    const mixed = [gz.root, tgz, pods.root];
+    const sequentialMixed = await reportJson(mixed, { jobs: 1 });
+    for (const jobs of [2, 3]) {
+      let shared = 0;
+      assert.equal(await reportJson(mixed, { ...parallel(jobs), onArchive: () => shared++ }), sequentialMixed, `pods as .gz, .tgz and files, jobs=${jobs}`);
+      assert.equal(shared, 1);
+    }
+    for (const [shape, input] of [['pod files', pods.root], ['.gz per pod', gz.root], ['one .tgz', tgz], ['one .tar', tar], ['dumps', dumps]] as const) {
       const sequential = await reportJson([input], { jobs: 1 });
       assert.ok(JSON.parse(sequential).findings.length > 0, `${shape}: the input must produce findings, or the comparison proves little`);
-      for (const jobs of [2, 3]) assert.equal(await reportJson([input], parallel(jobs)), sequential, `${shape}, jobs=${jobs}`);
+      for (const jobs of [2, 3]) {
+        const shared: { workerMembers: number; mainMembers: number }[] = [];
+        assert.equal(await reportJson([input], { ...parallel(jobs), onArchive: (a) => shared.push(a) }), sequential, `${shape}, jobs=${jobs}`);
+        if (shape.includes('.tar') || shape.includes('.tgz')) {
+          assert.equal(shared.length, 1, `${shape}: the bundle is shared by two threads`);
+          assert.ok(shared[0]!.workerMembers > 5 && shared[0]!.mainMembers > 5, `${shape}: each thread reads members (${JSON.stringify(shared[0])})`);
+        }
+      }
+    }
+  });
+
+  it('gives a shared bundle the errors and limits of one reader', async () => {
+    // A tar of .gz members: one corrupt member among the worker's, the bundle cut off among this
+    // thread's (readSource joins the two into one error), cut among the worker's, and a
+    // decompression limit crossed: each as the sequential run reports it.
+    const storm = path.join(dir, 'storm.log');
+    const pods = splitIntoPods(storm, readFileSync(storm).length, path.join(dir, 'pods-e'), 40);
+    const gz = gzipEach(pods, path.join(dir, 'pods-e-gz'));
+    const whole = path.join(dir, 'members-gz.tar');
+    execFileSync('tar', ['-cf', whole, '--exclude=.complete', '-C', gz.root, '.']);
+    const bytes = readFileSync(whole);
+    const corrupt = Buffer.from(bytes);
+    const member = corrupt.indexOf('.log.gz', Math.floor(bytes.length * 0.2));
+    const body = corrupt.indexOf(Buffer.from([0x1f, 0x8b]), member);
+    corrupt.fill(0x55, body + 200, body + 260);
+    const cases: [string, Buffer, NodeJS.ProcessEnv?][] = [
+      ['a corrupt member before the cut, the bundle cut off after it', corrupt.subarray(0, Math.floor(bytes.length * 0.8))],
+      ['cut off before the middle', bytes.subarray(0, Math.floor(bytes.length * 0.3))],
+      ['a decompression limit', bytes, { LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(MiB), LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO: '2' }],
+    ];
+    for (const [name, data, env] of cases) {
+      const file = path.join(dir, 'broken.tar');
+      writeFileSync(file, data);
+      // Set and removed key by key: a replaced process.env no longer reaches worker threads.
+      for (const [k, v] of Object.entries(env ?? {})) process.env[k] = v;
+      try {
+        const seen = (r: Awaited<ReturnType<typeof analyzeInputs>>) => ({ inputs: r.inputs, errors: r.errors.map((e) => `${e.path}: ${e.message} @${e.line ?? '-'}`), findings: r.findings });
+        const sequential = seen(await analyzeInputs([file], defaultRules(), { jobs: 1 }));
+        assert.ok(sequential.errors.length > 0, `${name}: the bundle must fail, or the comparison proves little`);
+        for (const jobs of [2, 3]) {
+          let shared = 0;
+          assert.deepEqual(seen(await analyzeInputs([file], defaultRules(), { ...parallel(jobs), onArchive: () => shared++ })), sequential, `${name}, jobs=${jobs}`);
+          assert.equal(shared, 1, `${name}: the bundle was shared`);
+        }
+        if (name.startsWith('a corrupt')) {
+          // One error: at the corrupt member (read by the worker), with the archive's explanation (met by this thread).
+          assert.equal(sequential.errors.length, 1);
+          assert.match(sequential.errors[0]!, /^\S+broken\.tar:\S+\.log\.gz: broken tar archive: /);
+        }
+      } finally {
+        for (const k of Object.keys(env ?? {})) delete process.env[k];
+      }
     }
   });
 

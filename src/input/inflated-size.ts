@@ -1,0 +1,87 @@
+// What a file will give once opened, told from a few bytes of it: how many bytes a gzip file
+// inflates to, and whether it is a tar bundle (plain or gzipped). The parallel planner weighs and
+// cuts work by these bytes; reading them never fails a run, the reader reports a broken file.
+
+import { open, type FileHandle } from 'node:fs/promises';
+import { constants, gunzipSync } from 'node:zlib';
+import type { InputSource } from './discover.js';
+import { isGzip, isTar } from './open.js';
+
+/** Trailers read at once: a folder of 400 .gz is 400 opens, not worth a thread-pool queue of 400. */
+const SIZE_READS_AT_ONCE = 16;
+
+/** Bytes each file source gives when read (inflatedSize), by path. */
+export async function bytesWhenRead(sources: readonly InputSource[]): Promise<Map<string, number>> {
+  const files = sources.filter((s): s is InputSource & { type: 'file' } => s.type === 'file');
+  const sizes = new Map<string, number>();
+  for (let i = 0; i < files.length; i += SIZE_READS_AT_ONCE) {
+    const group = files.slice(i, i + SIZE_READS_AT_ONCE);
+    const read = await Promise.all(group.map((f) => inflatedSize(f.path, f.size)));
+    group.forEach((f, k) => sizes.set(f.path, read[k]!));
+  }
+  return sizes;
+}
+
+/** Deflate's best ratio (258-byte matches in 2 bits) is about 1032:1; a larger ISIZE is not this file's. */
+const MAX_DEFLATE_RATIO = 1032;
+/**
+ * A gzip member is at most its inflated bytes plus zlib's deflateBound overhead (under 1 byte
+ * per KiB for incompressible data) and a header with a file name or comment: an ISIZE that
+ * leaves the compressed file larger than that cannot be the size of the whole.
+ */
+const storedOverhead = (bytes: number) => Math.ceil(bytes / 1024) + 4096;
+
+/**
+ * The bytes a file gives when read: its size for plain files, the gzip trailer's ISIZE (the last
+ * four bytes, little-endian, the inflated size mod 2^32) for gzip. Where ISIZE cannot be the
+ * whole file's (truncated data, 4 GiB or more inflated, a ratio deflate cannot reach), the size on
+ * disk. A multi-member gzip (`cat a.gz b.gz`) gives its last member's size: an underestimate,
+ * which only weighs the file as less work than it is.
+ */
+export async function inflatedSize(file: string, size: number): Promise<number> {
+  if (size < 20) return size;
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const magic = await readAt(handle, 0, 2);
+    if (!isGzip(magic)) return size;
+    const trailer = await readAt(handle, size - 4, 4);
+    if (trailer.length < 4) return size;
+    return plausibleInflatedSize(trailer.readUInt32LE(0), size) ? trailer.readUInt32LE(0) : size;
+  } catch {
+    return size;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+/** Whether `isize` can be the inflated size of a whole gzip file of `compressed` bytes. */
+export function plausibleInflatedSize(isize: number, compressed: number): boolean {
+  return isize + storedOverhead(isize) >= compressed && isize <= compressed * MAX_DEFLATE_RATIO;
+}
+
+/** Enough compressed bytes to inflate a tar header (512 bytes) even from badly compressible data. */
+const TAR_PROBE_BYTES = 16 * 1024;
+
+/** Whether a file is a tar bundle, plain or gzipped (false for anything unreadable or broken). */
+export async function holdsTar(file: string): Promise<boolean> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const head = await readAt(handle, 0, TAR_PROBE_BYTES);
+    if (isTar(head)) return true;
+    if (!isGzip(head)) return false;
+    // A sync flush inflates what the head holds instead of failing on the missing rest.
+    return isTar(gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH }));
+  } catch {
+    return false;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+async function readAt(handle: FileHandle, at: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buf, 0, length, at);
+  return buf.subarray(0, bytesRead);
+}
