@@ -19,6 +19,8 @@ export interface MetricCardinalityOptions {
 export const PER_ENDPOINT_LABELS = ['target_addr', 'target_ip', 'dst_pod', 'dst_pod_template_hash', 'authority', 'client_id', 'dst_service', 'dst_replicaset', 'server_id', 'sni'];
 
 const MAX_LABEL_NAMES = 128;
+/** Label positions whose stats are cached per proxy (see ProxyCard.shape); a hostile 100,000-label series is looked up past this. */
+const MAX_SHAPE = 2 * MAX_LABEL_NAMES;
 const MAX_VALUES_PER_PROXY = 50_000;
 /** Distinct client-supplied inbound authorities from which the finding points at the 2.18 change. */
 const INBOUND_AUTHORITY_HINT = 100;
@@ -67,6 +69,8 @@ interface ProxyCard {
   inboundAuthoritySeries: number;
   inboundAuthorities: CappedCounts;
   histograms: Map<string, HistogramStats>;
+  /** The label names of the last sample in order, and their stats (null: dropped, see MAX_LABEL_NAMES). */
+  shape: { names: string[]; stats: (LabelStats | null)[] };
 }
 
 interface State {
@@ -113,23 +117,37 @@ export default defineRule<MetricCardinalityOptions, State>({
         card.nameRun.value = record.name;
       }
       card.nameRun.length++;
-      for (const name in record.labels) {
-        let stats = card.labels.get(name);
-        if (!stats) {
-          if (card.labels.size >= MAX_LABEL_NAMES) {
-            card.droppedLabelNames++;
-            continue;
+      const labels = record.labels;
+      // Samples of a proxy repeat one label list for long runs: the stats of the last list are kept
+      // in order, so a label costs a comparison of its (interned) name rather than a map lookup.
+      const shape = card.shape;
+      let i = 0;
+      for (const name in labels) {
+        let stats: LabelStats | null | undefined;
+        if (shape.names[i] === name) stats = shape.stats[i] as LabelStats | null;
+        else {
+          stats = labelStatsFor(card, name, state.options);
+          if (i < MAX_SHAPE) {
+            shape.names[i] = name;
+            shape.stats[i] = stats;
           }
-          stats = { series: 0, values: cappedCounts(state.options.maxLabelValues), run: { value: null, length: 0 } };
-          card.labels.set(detach(name), stats);
+        }
+        i++;
+        if (stats === null) {
+          card.droppedLabelNames++;
+          continue;
         }
         stats.series++;
-        const value = record.labels[name]!;
+        const value = labels[name]!;
         if (value !== stats.run.value) {
           flushLabelRun(card, stats);
           stats.run.value = value;
         }
         stats.run.length++;
+      }
+      if (shape.names.length > i) {
+        shape.names.length = i;
+        shape.stats.length = i;
       }
       if (record.labels.direction === 'inbound' && record.labels.authority !== undefined) {
         card.inboundAuthoritySeries++;
@@ -195,6 +213,17 @@ export default defineRule<MetricCardinalityOptions, State>({
   },
 });
 
+/** The stats of label `name`, created on first sight; null once the proxy has too many label names. */
+function labelStatsFor(card: ProxyCard, name: string, options: MetricCardinalityOptions): LabelStats | null {
+  let stats = card.labels.get(name);
+  if (!stats) {
+    if (card.labels.size >= MAX_LABEL_NAMES) return null;
+    stats = { series: 0, values: cappedCounts(options.maxLabelValues), run: { value: null, length: 0 } };
+    card.labels.set(detach(name), stats);
+  }
+  return stats;
+}
+
 function flushRun(counts: CappedCounts, run: Run): void {
   if (run.value !== null && run.length > 0) cappedBump(counts, run.value, run.length);
   run.length = 0;
@@ -219,6 +248,8 @@ function flushLabelRun(card: ProxyCard, stats: LabelStats): void {
 /** Adds every pending run to its counts: before a merge and before findings are built. */
 function flushAllRuns(state: State): void {
   for (const card of state.proxies.values()) {
+    // A merge may add label names the cached shape holds as dropped.
+    card.shape = { names: [], stats: [] };
     flushRun(card.families, card.familyRun);
     flushRun(card.names, card.nameRun);
     for (const stats of card.labels.values()) flushLabelRun(card, stats);
@@ -250,6 +281,7 @@ function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
       id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyRun: { value: null, length: 0 }, familyTypes: new Map(),
       names: cappedCounts(MAX_NAMES), nameRun: { value: null, length: 0 },
       labels: new Map(), droppedLabelNames: 0, trackedValues: 0, inboundAuthoritySeries: 0, inboundAuthorities: cappedCounts(1_000), histograms: new Map(),
+      shape: { names: [], stats: [] },
     };
     state.proxies.set(key, card);
   }
