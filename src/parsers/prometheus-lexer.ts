@@ -146,9 +146,13 @@ function lexValueAndRest(
   while (pos < text.length && !isSpace(text.charCodeAt(pos))) pos++;
   const valueText = text.slice(valueStart, pos);
   if (valueText === '') return 'missing value';
-  const value = parseNumber(valueText);
-  if (value === null) return `invalid value "${valueText}"`;
-  if (!OM_NUMBER.test(valueText)) violations.push(`value "${valueText}" is not an OpenMetrics number`);
+  let value: number | null;
+  if (isPlainDecimal(valueText)) value = Number(valueText);
+  else {
+    value = parseNumber(valueText);
+    if (value === null) return `invalid value "${valueText}"`;
+    if (!OM_NUMBER.test(valueText)) violations.push(`value "${valueText}" is not an OpenMetrics number`);
+  }
   let timestampText: string | null = null;
   let exemplar: LexedSample['exemplar'] = null;
   pos = skipSeparator(text, pos, violations);
@@ -333,6 +337,23 @@ function readQuoted(text: string, start: number): { value: string; end: number }
     pos++;
   }
   return 'unterminated quoted string';
+}
+
+/**
+ * Digits with at most one `.` after the first: nearly every value in a dump, and valid for both
+ * OM_REAL and OM_NUMBER, so a loop replaces the two regular-expression runs of parseNumber.
+ */
+function isPlainDecimal(text: string): boolean {
+  const n = text.length;
+  if (n === 0 || n > 20) return false;
+  let dot = false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) continue;
+    if (c !== 46 || dot || i === 0) return false;
+    dot = true;
+  }
+  return true;
 }
 
 export function isSpace(c: number): boolean {

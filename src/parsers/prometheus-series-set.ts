@@ -62,6 +62,17 @@ export class SeriesSet {
     return true;
   }
 
+  /**
+   * Forgets every series but keeps the table: the next section of a dump is usually as large,
+   * and growing to it again costs more than clearing. Clearing is linear in the table, which is
+   * at most 4× the series the last section added, so it is paid for by that section.
+   */
+  clear(): void {
+    this.hi.fill(0);
+    this.lo.fill(0);
+    this.size = 0;
+  }
+
   private grow(): void {
     const oldHi = this.hi;
     const oldLo = this.lo;
