@@ -63,6 +63,8 @@ export interface SamplePrefix {
   labels: Record<string, string>;
   labelNames: string[];
   lastName: string;
+  /** `name="value"` as written, for every label but the last (see lexLabelBlock's `known`). */
+  segments: string[];
 }
 
 /**
@@ -93,7 +95,8 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
   }
   let seriesEnd = pos;
   if (text.charCodeAt(pos) === 123) {
-    const block = lexLabelBlock(text, pos, labels, labelNames, violations, name === '');
+    const segments: string[] = [];
+    const block = lexLabelBlock(text, pos, labels, labelNames, violations, name === '', previous, segments);
     if (typeof block === 'string') return block;
     if (name === '') {
       if (block.quotedName === null) return 'missing metric name';
@@ -103,7 +106,8 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
     pos = block.end;
     seriesEnd = pos;
     if (violations.length === 0 && block.lastItemStart > 0) {
-      reusable = { prefix: text.slice(0, block.lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]! };
+      segments.length = labelNames.length - 1;
+      reusable = { prefix: text.slice(0, block.lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments };
     }
   }
   const sample = lexValueAndRest(text, pos, seriesEnd, name, labels, labelNames, violations);
@@ -125,7 +129,7 @@ function lexAfterPrefix(text: string, previous: SamplePrefix): LexedSample | nul
   const violations: string[] = [];
   const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, violations);
   if (typeof sample === 'string') return null;
-  sample.reusable = { prefix: previous.prefix, name: previous.name, labels, labelNames: previous.labelNames, lastName };
+  sample.reusable = { prefix: previous.prefix, name: previous.name, labels, labelNames: previous.labelNames, lastName, segments: previous.segments };
   return sample;
 }
 
@@ -194,7 +198,7 @@ function lexExemplar(text: string, pos: number, violations: string[]): NonNullab
   }
   const labels: Record<string, string> = {};
   const names: string[] = [];
-  const block = lexLabelBlock(text, pos, labels, names, violations, false);
+  const block = lexLabelBlock(text, pos, labels, names, violations, false, null, null);
   if (typeof block === 'string') return `exemplar: ${block}`;
   pos = block.end;
   let codePoints = 0;
@@ -247,6 +251,8 @@ function lexLabelBlock(
   names: string[],
   violations: string[],
   allowName: boolean,
+  known: SamplePrefix | null,
+  segments: string[] | null,
 ): { end: number; quotedName: string | null; lastItemStart: number } | string {
   let pos = start + 1;
   let quotedName: string | null = null;
@@ -274,6 +280,28 @@ function lexLabelBlock(
       itemStart = pos;
       continue;
     }
+    // Consecutive label sets mostly repeat the previous one's labels at the same places (the same
+    // direction, authority, workload…): a label written exactly as there is taken over whole, its
+    // name and value strings included, instead of being scanned, sliced and checked again.
+    const k = names.length;
+    if (known !== null && k < known.segments.length) {
+      const segment = known.segments[k]!;
+      const end = pos + segment.length;
+      // What follows the segment is read as after any label, so only the segment must match.
+      if (text.slice(pos, end) === segment) {
+        const labelName = known.labelNames[k]!;
+        if (Object.prototype.hasOwnProperty.call(labels, labelName)) violations.push(`duplicate label "${labelName}"`);
+        labels[labelName] = known.labels[labelName]!;
+        names.push(labelName);
+        if (segments !== null) segments.push(segment);
+        pos = end;
+        lastItemStart = itemStart;
+        expectItem = false;
+        afterComma = false;
+        continue;
+      }
+    }
+    const segmentStart = pos;
     let labelName: string;
     if (c === 34 /* " */) {
       const quoted = readQuoted(text, pos);
@@ -312,6 +340,7 @@ function lexLabelBlock(
     if (Object.prototype.hasOwnProperty.call(labels, labelName)) violations.push(`duplicate label "${labelName}"`);
     labels[labelName] = value.value;
     names.push(labelName);
+    if (segments !== null) segments.push(text.slice(segmentStart, pos));
     lastItemStart = itemStart;
     expectItem = false;
     afterComma = false;
