@@ -50,6 +50,7 @@ interface Run {
 
 interface LabelStats {
   series: number;
+  /** The distinct values; each count is that of the value's first run only (see flushLabelRun). */
   values: CappedCounts;
   run: Run;
 }
@@ -71,6 +72,8 @@ interface ProxyCard {
   histograms: Map<string, HistogramStats>;
   /** The label names of the last sample in order, and their stats (null: dropped, see MAX_LABEL_NAMES). */
   shape: { names: string[]; stats: (LabelStats | null)[] };
+  /** The histogram family of the last sample, whose bucket lines come in runs. */
+  histogram: { family: string; stats: HistogramStats } | null;
 }
 
 interface State {
@@ -78,6 +81,9 @@ interface State {
   proxies: Map<string, ProxyCard>;
   /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
   untrackedProxies: number;
+  /** The proxy of the last sample (see cardFor); forgotten whenever proxies are merged or dropped. */
+  lastKey: string | null;
+  lastCard: ProxyCard | null;
 }
 
 export default defineRule<MetricCardinalityOptions, State>({
@@ -96,7 +102,7 @@ export default defineRule<MetricCardinalityOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0 }),
+  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0, lastKey: null, lastCard: null }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -154,10 +160,14 @@ export default defineRule<MetricCardinalityOptions, State>({
         cappedBump(card.inboundAuthorities, record.labels.authority);
       }
       if (record.type === 'histogram') {
-        let h = card.histograms.get(record.family);
+        let h = card.histogram?.family === record.family ? card.histogram.stats : undefined;
         if (!h) {
-          h = { buckets: 0, labelSets: 0 };
-          card.histograms.set(record.family, h);
+          h = card.histograms.get(record.family);
+          if (!h) {
+            h = { buckets: 0, labelSets: 0 };
+            card.histograms.set(record.family, h);
+          }
+          card.histogram = { family: record.family, stats: h };
         }
         if (record.name.endsWith('_bucket')) h.buckets++;
         else if (record.name.endsWith('_count')) h.labelSets++;
@@ -232,24 +242,29 @@ function flushRun(counts: CappedCounts, run: Run): void {
 function flushLabelRun(card: ProxyCard, stats: LabelStats): void {
   const { run, values } = stats;
   if (run.value === null || run.length === 0) return;
-  const seen = values.counts.get(run.value);
-  if (seen !== undefined) {
-    values.counts.set(run.value, seen + run.length);
-  } else if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
-    // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
-    values.overflow += run.length;
-  } else {
-    if (values.counts.size < values.cap) card.trackedValues++;
-    cappedBump(values, run.value, run.length);
+  // A value already counted needs nothing more: only how many distinct values there are (and
+  // whether some went uncounted) is reported, so the count of each is not kept up to date. The
+  // `le` of every bucket line ends a run, so this is once per sample.
+  if (!values.counts.has(run.value)) {
+    if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
+      // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
+      values.overflow += run.length;
+    } else {
+      if (values.counts.size < values.cap) card.trackedValues++;
+      cappedBump(values, run.value, run.length);
+    }
   }
   run.length = 0;
 }
 
 /** Adds every pending run to its counts: before a merge and before findings are built. */
 function flushAllRuns(state: State): void {
+  state.lastKey = null;
+  state.lastCard = null;
   for (const card of state.proxies.values()) {
     // A merge may add label names the cached shape holds as dropped.
     card.shape = { names: [], stats: [] };
+    card.histogram = null;
     flushRun(card.families, card.familyRun);
     flushRun(card.names, card.nameRun);
     for (const stats of card.labels.values()) flushLabelRun(card, stats);
@@ -258,6 +273,8 @@ function flushAllRuns(state: State): void {
 
 /** Drops finished proxies that cannot be reported, then the smallest, until half the budget is free. */
 function dropUntracked(state: State, keep: string | null): void {
+  state.lastKey = null;
+  state.lastCard = null;
   const seriesOf = (c: ProxyCard) => c.samples - c.duplicates;
   for (const [key, card] of state.proxies) {
     if (key !== keep && seriesOf(card) < state.options.warningSeries) {
@@ -274,6 +291,8 @@ function dropUntracked(state: State, keep: string | null): void {
 
 function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   const key = proxyKeyOf(record);
+  // proxyKeyOf returns one string per run of samples of a proxy, so this compares references.
+  if (key === state.lastKey && state.lastCard !== null) return state.lastCard;
   let card = state.proxies.get(key);
   if (!card) {
     if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
@@ -282,9 +301,12 @@ function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
       names: cappedCounts(MAX_NAMES), nameRun: { value: null, length: 0 },
       labels: new Map(), droppedLabelNames: 0, trackedValues: 0, inboundAuthoritySeries: 0, inboundAuthorities: cappedCounts(1_000), histograms: new Map(),
       shape: { names: [], stats: [] },
+      histogram: null,
     };
     state.proxies.set(key, card);
   }
+  state.lastKey = key;
+  state.lastCard = card;
   return card;
 }
 
