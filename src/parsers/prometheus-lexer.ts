@@ -129,7 +129,9 @@ function lexAfterPrefix(text: string, previous: SamplePrefix): LexedSample | nul
   const violations: string[] = [];
   const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, violations);
   if (typeof sample === 'string') return null;
-  sample.reusable = { prefix: previous.prefix, name: previous.name, labels, labelNames: previous.labelNames, lastName, segments: previous.segments };
+  // The prefix and the labels before the last are the same, and the next line overwrites the
+  // last label of its copy anyway: the previous prefix serves the next line as it is.
+  sample.reusable = previous;
   return sample;
 }
 
