@@ -65,6 +65,8 @@ export interface SamplePrefix {
   lastName: string;
   /** `name="value"` as written, for every label but the last (see lexLabelBlock's `known`). */
   segments: string[];
+  /** The whole label block, `{…}`, of the line the prefix was taken from. */
+  block: string;
 }
 
 /**
@@ -93,7 +95,12 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
       violations.push(`metric name "${name}" is outside the OpenMetrics character set`);
     }
   }
+  if (previous !== null && name !== '' && violations.length === 0 && text.charCodeAt(pos) === 123) {
+    const reused = lexSameBlock(text, pos, name, previous);
+    if (reused !== null) return reused;
+  }
   let seriesEnd = pos;
+  const blockStart = pos;
   if (text.charCodeAt(pos) === 123) {
     const segments: string[] = [];
     const block = lexLabelBlock(text, pos, labels, labelNames, violations, name === '', previous, segments);
@@ -107,11 +114,44 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
     seriesEnd = pos;
     if (violations.length === 0 && block.lastItemStart > 0) {
       segments.length = labelNames.length - 1;
-      reusable = { prefix: text.slice(0, block.lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments };
+      reusable = { prefix: text.slice(0, block.lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments, block: text.slice(blockStart, seriesEnd) };
     }
   }
   const sample = lexValueAndRest(text, pos, seriesEnd, name, labels, labelNames, violations);
   if (typeof sample !== 'string' && reusable) sample.reusable = reusable;
+  return sample;
+}
+
+/**
+ * The label set of a histogram's `_sum` and `_count` lines is its bucket lines' without `le`, and
+ * a family's next series often repeats the previous label set under another name. A line whose
+ * label block (from `{` at `pos`) is the previous line's, or the previous prefix's without its last
+ * label, takes over those labels whole. Null when it is neither.
+ */
+function lexSameBlock(text: string, pos: number, name: string, previous: SamplePrefix): LexedSample | null {
+  const full = previous.block;
+  if (text.slice(pos, pos + full.length) === full) {
+    const end = pos + full.length;
+    const sample = lexValueAndRest(text, end, end, name, { ...previous.labels }, previous.labelNames, []);
+    if (typeof sample === 'string') return null;
+    sample.reusable = previous;
+    return sample;
+  }
+  // The prefix is `name{a="1",…,` up to the last label; without that comma it is the block less
+  // its last label, when a `}` follows.
+  const shorter = previous.prefix.length - previous.name.length - 1;
+  if (text.charCodeAt(pos + shorter) !== 125 /* } */ || text.slice(pos, pos + shorter) !== previous.prefix.slice(previous.name.length, -1)) return null;
+  const labels = { ...previous.labels };
+  delete labels[previous.lastName];
+  const labelNames = previous.labelNames.slice(0, -1);
+  const end = pos + shorter + 1;
+  const sample = lexValueAndRest(text, end, end, name, labels, labelNames, []);
+  if (typeof sample === 'string') return null;
+  const segments = previous.segments.slice(0, -1);
+  if (labelNames.length > 1) {
+    const lastItemStart = pos + shorter - previous.segments[segments.length]!.length;
+    sample.reusable = { prefix: text.slice(0, lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments, block: text.slice(pos, end) };
+  }
   return sample;
 }
 

@@ -87,6 +87,16 @@ export class PrometheusParser implements LineParser {
 
   line(text: string, lineNo: number): void {
     this.lastLine = lineNo;
+    // Nearly every line of a dump is a sample line inside a section: one that starts with a
+    // printable ASCII character other than `#` cannot be blank, framed, a comment or indented,
+    // so it goes straight to the sample reader unless `# EOF` or a lone `#` is pending.
+    const first = text.charCodeAt(0);
+    if (first > 32 && first < 127 && first !== 35 && this.eofLine === null && this.loneHashLine === null) {
+      this.previousWasPodHeader = false;
+      this.sectionContent++;
+      this.sample(text, lineNo);
+      return;
+    }
     const wasPodHeader = this.previousWasPodHeader;
     this.previousWasPodHeader = false;
     if (text === '#') {

@@ -25,7 +25,17 @@ function reading(l: LexedSample | string): unknown {
 
 function assertSameReadings(lines: readonly string[]): void {
   const { inContext, alone } = bothWays(lines);
-  lines.forEach((line, i) => assert.deepEqual(reading(inContext[i]!), reading(alone[i]!), line));
+  lines.forEach((line, i) => {
+    assert.deepEqual(reading(inContext[i]!), reading(alone[i]!), line);
+    // What a line hands on must read the next line right: its prefix and last label name make a
+    // line that, read alone, has the prefix's labels with the last one replaced.
+    const handed = (inContext[i] as LexedSample).reusable;
+    if (typeof inContext[i] === 'string' || !handed) return;
+    const next = `${handed.prefix}${handed.lastName}="v"} 1`;
+    const viaPrefix = lexSample(next, handed);
+    assert.deepEqual(reading(viaPrefix), reading(lexSample(next)), `after ${line}`);
+    assert.deepEqual((viaPrefix as LexedSample).labels, { ...handed.labels, [handed.lastName]: 'v' }, `after ${line}`);
+  });
 }
 
 describe('label reuse between sample lines', () => {
@@ -37,6 +47,31 @@ describe('label reuse between sample lines', () => {
       'lat_count{a="1",b="x"} 2',
       'lat_bucket{a="1",b="y",le="1"} 1',
       'other{a="1",b="y",c="z"} 1',
+    ]);
+  });
+
+  it('reads lines that repeat the whole label set, or the prefix without its last label, as on their own', () => {
+    assertSameReadings([
+      'lat_bucket{a="1",b="x",le="1"} 1',
+      'lat_sum{a="1",b="x"}x 3',
+      'lat_bucket{a="1",b="x",le="1"} 1',
+      'lat_sum{a="1",b="x",} 3',
+      'lat_bucket{a="1",b="x",le="1"} 1',
+      'lat_sum{a="1",b="x"}  3',
+      'lat_count{a="1",b="x"} 2 # {t="1"} 1',
+      'lat_count{a="1",b="x"} 2 3',
+      'lat_count{a="1",b="x",c="y"} 2',
+      'lat_bucket{a="1",bb="xyz",le="1"} 1',
+      'lat_sum{a="1",bb="xyz"} 3',
+      'two_bucket{a="1",le="1"} 1',
+      'two_sum{a="1"} 1',
+      'two_count{a="1"} 1',
+      'other{a="1",b="y",c="z"} 1',
+      'other2{a="1",b="y",c="z"} 1',
+      'other3{a="1",b="y"} 1',
+      'other3{a="1",b="y"} 1 5',
+      'bad name{a="1",b="y"} 1',
+      '{"quoted",a="1",b="y"} 1',
     ]);
   });
 
