@@ -43,8 +43,8 @@ interface Section {
 
 export class PrometheusParser implements LineParser {
   private section: Section = { name: null, index: null, of: null };
-  private meta = new Map<string, FamilyMeta>();
-  private resolved = new Map<string, Resolved>();
+  private readonly meta = new Map<string, FamilyMeta>();
+  private readonly resolved = new Map<string, Resolved>();
   private readonly seen = new SeriesSet();
   /** The previous sample line's labels up to its last, which the next bucket line usually repeats. */
   private previousSample: SamplePrefix | null = null;
@@ -197,8 +197,8 @@ export class PrometheusParser implements LineParser {
   }
 
   private resetFamilies(): void {
-    this.meta = new Map();
-    this.resolved = new Map();
+    this.meta.clear();
+    this.resolved.clear();
     this.seen.clear();
     this.eofLine = null;
     this.om?.reset();
@@ -307,7 +307,7 @@ export class PrometheusParser implements LineParser {
       }
     }
     found ??= { family: name, type: 'untyped' };
-    const result = { ...found, unit: this.meta.get(found.family)?.unit };
+    const result: Resolved = { family: found.family, type: found.type, unit: this.meta.get(found.family)?.unit };
     if (this.resolved.size < 10_000) this.resolved.set(name, result);
     return result;
   }
