@@ -141,9 +141,11 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   // its last label, when a `}` follows.
   const shorter = previous.prefix.length - previous.name.length - 1;
   if (text.charCodeAt(pos + shorter) !== 125 /* } */ || text.slice(pos, pos + shorter) !== previous.prefix.slice(previous.name.length, -1)) return null;
-  const labels = { ...previous.labels };
-  delete labels[previous.lastName];
+  // Built label by label: deleting the last label of a copy would leave the object in
+  // dictionary mode, slow for every rule that reads it.
   const labelNames = previous.labelNames.slice(0, -1);
+  const labels: Record<string, string> = {};
+  for (const labelName of labelNames) labels[labelName] = previous.labels[labelName]!;
   const end = pos + shorter + 1;
   const sample = lexValueAndRest(text, end, end, name, labels, labelNames, []);
   if (typeof sample === 'string') return null;
