@@ -63,6 +63,10 @@ export interface SamplePrefix {
   labels: Record<string, string>;
   labelNames: string[];
   lastName: string;
+  /** `name="value"` as written, for every label but the last (see lexLabelBlock's `known`). */
+  segments: string[];
+  /** The whole label block, `{…}`, of the line the prefix was taken from. */
+  block: string;
 }
 
 /**
@@ -91,9 +95,15 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
       violations.push(`metric name "${name}" is outside the OpenMetrics character set`);
     }
   }
+  if (previous !== null && name !== '' && violations.length === 0 && text.charCodeAt(pos) === 123) {
+    const reused = lexSameBlock(text, pos, name, previous);
+    if (reused !== null) return reused;
+  }
   let seriesEnd = pos;
+  const blockStart = pos;
   if (text.charCodeAt(pos) === 123) {
-    const block = lexLabelBlock(text, pos, labels, labelNames, violations, name === '');
+    const segments: string[] = [];
+    const block = lexLabelBlock(text, pos, labels, labelNames, violations, name === '', previous, segments);
     if (typeof block === 'string') return block;
     if (name === '') {
       if (block.quotedName === null) return 'missing metric name';
@@ -103,11 +113,47 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
     pos = block.end;
     seriesEnd = pos;
     if (violations.length === 0 && block.lastItemStart > 0) {
-      reusable = { prefix: text.slice(0, block.lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]! };
+      segments.length = labelNames.length - 1;
+      reusable = { prefix: text.slice(0, block.lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments, block: text.slice(blockStart, seriesEnd) };
     }
   }
   const sample = lexValueAndRest(text, pos, seriesEnd, name, labels, labelNames, violations);
   if (typeof sample !== 'string' && reusable) sample.reusable = reusable;
+  return sample;
+}
+
+/**
+ * The label set of a histogram's `_sum` and `_count` lines is its bucket lines' without `le`, and
+ * a family's next series often repeats the previous label set under another name. A line whose
+ * label block (from `{` at `pos`) is the previous line's, or the previous prefix's without its last
+ * label, takes over those labels whole. Null when it is neither.
+ */
+function lexSameBlock(text: string, pos: number, name: string, previous: SamplePrefix): LexedSample | null {
+  const full = previous.block;
+  if (text.slice(pos, pos + full.length) === full) {
+    const end = pos + full.length;
+    const sample = lexValueAndRest(text, end, end, name, { ...previous.labels }, previous.labelNames, []);
+    if (typeof sample === 'string') return null;
+    sample.reusable = previous;
+    return sample;
+  }
+  // The prefix is `name{a="1",…,` up to the last label; without that comma it is the block less
+  // its last label, when a `}` follows.
+  const shorter = previous.prefix.length - previous.name.length - 1;
+  if (text.charCodeAt(pos + shorter) !== 125 /* } */ || text.slice(pos, pos + shorter) !== previous.prefix.slice(previous.name.length, -1)) return null;
+  // Built label by label: deleting the last label of a copy would leave the object in
+  // dictionary mode, slow for every rule that reads it.
+  const labelNames = previous.labelNames.slice(0, -1);
+  const labels: Record<string, string> = {};
+  for (const labelName of labelNames) labels[labelName] = previous.labels[labelName]!;
+  const end = pos + shorter + 1;
+  const sample = lexValueAndRest(text, end, end, name, labels, labelNames, []);
+  if (typeof sample === 'string') return null;
+  const segments = previous.segments.slice(0, -1);
+  if (labelNames.length > 1) {
+    const lastItemStart = pos + shorter - previous.segments[segments.length]!.length;
+    sample.reusable = { prefix: text.slice(0, lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments, block: text.slice(pos, end) };
+  }
   return sample;
 }
 
@@ -125,7 +171,9 @@ function lexAfterPrefix(text: string, previous: SamplePrefix): LexedSample | nul
   const violations: string[] = [];
   const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, violations);
   if (typeof sample === 'string') return null;
-  sample.reusable = { prefix: previous.prefix, name: previous.name, labels, labelNames: previous.labelNames, lastName };
+  // The prefix and the labels before the last are the same, and the next line overwrites the
+  // last label of its copy anyway: the previous prefix serves the next line as it is.
+  sample.reusable = previous;
   return sample;
 }
 
@@ -146,9 +194,13 @@ function lexValueAndRest(
   while (pos < text.length && !isSpace(text.charCodeAt(pos))) pos++;
   const valueText = text.slice(valueStart, pos);
   if (valueText === '') return 'missing value';
-  const value = parseNumber(valueText);
-  if (value === null) return `invalid value "${valueText}"`;
-  if (!OM_NUMBER.test(valueText)) violations.push(`value "${valueText}" is not an OpenMetrics number`);
+  let value: number | null;
+  if (isPlainDecimal(valueText)) value = Number(valueText);
+  else {
+    value = parseNumber(valueText);
+    if (value === null) return `invalid value "${valueText}"`;
+    if (!OM_NUMBER.test(valueText)) violations.push(`value "${valueText}" is not an OpenMetrics number`);
+  }
   let timestampText: string | null = null;
   let exemplar: LexedSample['exemplar'] = null;
   pos = skipSeparator(text, pos, violations);
@@ -190,7 +242,7 @@ function lexExemplar(text: string, pos: number, violations: string[]): NonNullab
   }
   const labels: Record<string, string> = {};
   const names: string[] = [];
-  const block = lexLabelBlock(text, pos, labels, names, violations, false);
+  const block = lexLabelBlock(text, pos, labels, names, violations, false, null, null);
   if (typeof block === 'string') return `exemplar: ${block}`;
   pos = block.end;
   let codePoints = 0;
@@ -243,6 +295,8 @@ function lexLabelBlock(
   names: string[],
   violations: string[],
   allowName: boolean,
+  known: SamplePrefix | null,
+  segments: string[] | null,
 ): { end: number; quotedName: string | null; lastItemStart: number } | string {
   let pos = start + 1;
   let quotedName: string | null = null;
@@ -270,6 +324,28 @@ function lexLabelBlock(
       itemStart = pos;
       continue;
     }
+    // Consecutive label sets mostly repeat the previous one's labels at the same places (the same
+    // direction, authority, workload…): a label written exactly as there is taken over whole, its
+    // name and value strings included, instead of being scanned, sliced and checked again.
+    const k = names.length;
+    if (known !== null && k < known.segments.length) {
+      const segment = known.segments[k]!;
+      const end = pos + segment.length;
+      // What follows the segment is read as after any label, so only the segment must match.
+      if (text.slice(pos, end) === segment) {
+        const labelName = known.labelNames[k]!;
+        if (Object.prototype.hasOwnProperty.call(labels, labelName)) violations.push(`duplicate label "${labelName}"`);
+        labels[labelName] = known.labels[labelName]!;
+        names.push(labelName);
+        if (segments !== null) segments.push(segment);
+        pos = end;
+        lastItemStart = itemStart;
+        expectItem = false;
+        afterComma = false;
+        continue;
+      }
+    }
+    const segmentStart = pos;
     let labelName: string;
     if (c === 34 /* " */) {
       const quoted = readQuoted(text, pos);
@@ -308,6 +384,7 @@ function lexLabelBlock(
     if (Object.prototype.hasOwnProperty.call(labels, labelName)) violations.push(`duplicate label "${labelName}"`);
     labels[labelName] = value.value;
     names.push(labelName);
+    if (segments !== null) segments.push(text.slice(segmentStart, pos));
     lastItemStart = itemStart;
     expectItem = false;
     afterComma = false;
@@ -333,6 +410,23 @@ function readQuoted(text: string, start: number): { value: string; end: number }
     pos++;
   }
   return 'unterminated quoted string';
+}
+
+/**
+ * Digits with at most one `.` after the first: nearly every value in a dump, and valid for both
+ * OM_REAL and OM_NUMBER, so a loop replaces the two regular-expression runs of parseNumber.
+ */
+function isPlainDecimal(text: string): boolean {
+  const n = text.length;
+  if (n === 0 || n > 20) return false;
+  let dot = false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) continue;
+    if (c !== 46 || dot || i === 0) return false;
+    dot = true;
+  }
+  return true;
 }
 
 export function isSpace(c: number): boolean {

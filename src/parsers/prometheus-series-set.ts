@@ -27,9 +27,12 @@ export function prefixState(text: string, end: number): HashState {
   return { a, b };
 }
 
+/** A power of two; a single-target dump or a small POD section fits without growing. */
+const MIN_SLOTS = 64;
+
 export class SeriesSet {
-  private hi = new Uint32Array(1024);
-  private lo = new Uint32Array(1024);
+  private hi = new Uint32Array(MIN_SLOTS);
+  private lo = new Uint32Array(MIN_SLOTS);
   size = 0;
 
   /**
@@ -60,6 +63,26 @@ export class SeriesSet {
     this.lo[slot] = lo;
     if (++this.size * 2 > this.hi.length) this.grow();
     return true;
+  }
+
+  /**
+   * Forgets every series but keeps a table as large as the last section needed: the next section
+   * of a dump is usually as large, and growing to it again costs more than clearing. Clearing is
+   * linear in that table, so it is paid for by the section that filled it.
+   */
+  clear(): void {
+    // Sized for the section just read (the table is kept at most half full): a dump of a million
+    // one-series sections must not zero a table that one large section once needed.
+    let slots = MIN_SLOTS;
+    while (slots < this.size * 2) slots *= 2;
+    if (slots < this.hi.length) {
+      this.hi = new Uint32Array(slots);
+      this.lo = new Uint32Array(slots);
+    } else {
+      this.hi.fill(0);
+      this.lo.fill(0);
+    }
+    this.size = 0;
   }
 
   private grow(): void {

@@ -28,6 +28,13 @@ interface FamilyMeta {
   unit?: string;
 }
 
+/** What a sample name stands for under the section's metadata. */
+interface Resolved {
+  family: string;
+  type: MetricType;
+  unit: string | undefined;
+}
+
 interface Section {
   name: string | null;
   index: number | null;
@@ -36,9 +43,9 @@ interface Section {
 
 export class PrometheusParser implements LineParser {
   private section: Section = { name: null, index: null, of: null };
-  private meta = new Map<string, FamilyMeta>();
-  private resolved = new Map<string, { family: string; type: MetricType }>();
-  private seen = new SeriesSet();
+  private readonly meta = new Map<string, FamilyMeta>();
+  private readonly resolved = new Map<string, Resolved>();
+  private readonly seen = new SeriesSet();
   /** The previous sample line's labels up to its last, which the next bucket line usually repeats. */
   private previousSample: SamplePrefix | null = null;
   /** The shared prefix last hashed, and the hash state after it. */
@@ -51,6 +58,8 @@ export class PrometheusParser implements LineParser {
   private sectionContent = 0;
   private sawPodHeader = false;
   private lastLine = 0;
+  private template: MetricSampleRecord | null = null;
+  private templateSection: Section | null = null;
   private readonly om: OpenMetricsChecker | null;
   /**
    * Lines already reported (strict mode only): a line can break several rules, and the grammar
@@ -78,6 +87,16 @@ export class PrometheusParser implements LineParser {
 
   line(text: string, lineNo: number): void {
     this.lastLine = lineNo;
+    // Nearly every line of a dump is a sample line inside a section: one that starts with a
+    // printable ASCII character other than `#` cannot be blank, framed, a comment or indented,
+    // so it goes straight to the sample reader unless `# EOF` or a lone `#` is pending.
+    const first = text.charCodeAt(0);
+    if (first > 32 && first < 127 && first !== 35 && this.eofLine === null && this.loneHashLine === null) {
+      this.previousWasPodHeader = false;
+      this.sectionContent++;
+      this.sample(text, lineNo);
+      return;
+    }
     const wasPodHeader = this.previousWasPodHeader;
     this.previousWasPodHeader = false;
     if (text === '#') {
@@ -127,6 +146,27 @@ export class PrometheusParser implements LineParser {
     this.finishSection(true);
   }
 
+  /** A sample record of the current section with its per-sample fields still to fill in. */
+  private recordTemplate(): MetricSampleRecord {
+    if (this.template === null || this.templateSection !== this.section) {
+      this.templateSection = this.section;
+      this.template = {
+        kind: 'metric-sample',
+        path: this.input.path,
+        line: 0,
+        ...this.podFields(),
+        section: this.section.name,
+        family: '',
+        name: '',
+        type: 'untyped',
+        labels: {},
+        value: 0,
+        timestamp: null,
+      };
+    }
+    return this.template;
+  }
+
   private podFields(): { pod?: string; namespace?: string; container?: string } {
     const pod = this.section.name ?? this.input.pod;
     return {
@@ -157,9 +197,9 @@ export class PrometheusParser implements LineParser {
   }
 
   private resetFamilies(): void {
-    this.meta = new Map();
-    this.resolved = new Map();
-    this.seen = new SeriesSet();
+    this.meta.clear();
+    this.resolved.clear();
+    this.seen.clear();
     this.eofLine = null;
     this.om?.reset();
   }
@@ -195,7 +235,10 @@ export class PrometheusParser implements LineParser {
       meta.type = type;
       this.resolved.clear();
     } else if (keyword === 'HELP') meta.help = true;
-    else meta.unit = (rest ?? '').trim();
+    else {
+      meta.unit = (rest ?? '').trim();
+      this.resolved.clear();
+    }
     this.meta.set(name, meta);
   }
 
@@ -207,27 +250,23 @@ export class PrometheusParser implements LineParser {
       return;
     }
     this.previousSample = lexed.reusable ?? null;
-    const { family, type } = this.resolve(lexed.name);
+    const { family, type, unit } = this.resolve(lexed.name);
     const duplicate = !this.addSeries(lexed);
     if (this.om) {
       for (const v of lexed.violations) this.om.violation(lineNo, v);
       this.om.sample(lineNo, lexed);
     }
-    const record: MetricSampleRecord = {
-      kind: 'metric-sample',
-      path: this.input.path,
-      line: lineNo,
-      ...this.podFields(),
-      section: this.section.name,
-      family,
-      name: lexed.name,
-      type,
-      labels: lexed.labels,
-      value: lexed.value,
-      timestamp: lexed.timestampText === null ? null : Number(parseNumber(lexed.timestampText)),
-    };
+    // A copy of the section's template keeps every record in one hidden class with the keys in
+    // the order the reports print them, for a fraction of what spreading the pod fields costs.
+    const record: MetricSampleRecord = { ...this.recordTemplate() };
+    record.line = lineNo;
+    record.family = family;
+    record.name = lexed.name;
+    record.type = type;
+    record.labels = lexed.labels;
+    record.value = lexed.value;
+    record.timestamp = lexed.timestampText === null ? null : Number(parseNumber(lexed.timestampText));
     if (!Number.isFinite(lexed.value)) record.valueText = lexed.valueText;
-    const unit = this.meta.get(family)?.unit;
     if (unit) record.unit = unit;
     if (lexed.exemplar) record.exemplar = { labels: lexed.exemplar.labels, value: lexed.exemplar.value, timestamp: lexed.exemplar.timestamp };
     if (duplicate) record.duplicate = true;
@@ -250,25 +289,27 @@ export class PrometheusParser implements LineParser {
    * type `request_total` as a counter), else the name without an OpenMetrics suffix when that
    * family's type owns the suffix (`process_cpu_seconds_total` under `# TYPE process_cpu_seconds counter`).
    */
-  private resolve(name: string): { family: string; type: MetricType } {
+  private resolve(name: string): Resolved {
     const cached = this.resolved.get(name);
     if (cached) return cached;
-    let result: { family: string; type: MetricType } | null = null;
+    let found: { family: string; type: MetricType } | null = null;
     const direct = this.meta.get(name)?.type;
-    if (direct) result = { family: name, type: direct as MetricType };
+    if (direct) found = { family: name, type: direct as MetricType };
     else {
       for (const suffix of RESOLVE_SUFFIXES) {
         if (!name.endsWith(suffix)) continue;
         const base = name.slice(0, -suffix.length);
         const type = this.meta.get(base)?.type;
         if (type && TYPE_SUFFIXES[type]?.includes(suffix)) {
-          result = { family: base, type: type as MetricType };
+          found = { family: base, type: type as MetricType };
           break;
         }
       }
     }
-    result ??= { family: name, type: 'untyped' };
+    found ??= { family: name, type: 'untyped' };
+    const result: Resolved = { family: found.family, type: found.type, unit: this.meta.get(found.family)?.unit };
     if (this.resolved.size < 10_000) this.resolved.set(name, result);
     return result;
   }
+
 }

@@ -10,6 +10,7 @@ import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type S
 import { workloadOfPod } from '../../input/path-meta.js';
 import { perBody } from '../../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
+import { ownedByRun } from '../../util/run-caches.js';
 import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../util/metric-proxy.js';
 
 export interface IngressBypassOptions {
@@ -84,7 +85,8 @@ export default defineRule<IngressBypassOptions, State>({
       if (record.duplicate) return;
       const p = proxyFor(state, record);
       const labels = record.labels;
-      if (BALANCER_FAMILY.test(record.family)) {
+      const family = familyOf(record.family);
+      if (family.balancer) {
         if (labels.parent_name === 'kubernetes' && labels.parent_namespace === 'default') p.apiServerBalancerSeries++;
         else if (labels.backend_kind === 'Service' || labels.parent_kind === 'Service') p.serviceBalancerSeries++;
       }
@@ -96,9 +98,9 @@ export default defineRule<IngressBypassOptions, State>({
         if (ip) cappedAdd(p.origDst, ip);
         return;
       }
-      if (ip && (labels.peer === 'dst' || ENDPOINT_FAMILIES.has(record.family))) cappedAdd(p.connected, ip);
+      if (ip && (labels.peer === 'dst' || family.endpoint)) cappedAdd(p.connected, ip);
       // Scrapers reach the proxy admin port (4191) by pod IP by design; that is not application traffic.
-      if (labels.dst_pod === undefined || !ENDPOINT_FAMILIES.has(record.family) || labels.target_port === ADMIN_PORT) return;
+      if (labels.dst_pod === undefined || !family.endpoint || labels.target_port === ADMIN_PORT) return;
       p.endpointSeries++;
       if (labels.dst_service) {
         cappedAdd(p.serviceTargets, labels.dst_pod);
@@ -107,7 +109,7 @@ export default defineRule<IngressBypassOptions, State>({
       p.noServiceSeries++;
       cappedAdd(p.noServiceTargets, ip ?? labels.dst_pod);
       const owner = labels.dst_deployment ?? labels.dst_statefulset ?? labels.dst_daemonset ?? labels.dst_replicaset;
-      if (owner) cappedBump(p.noServiceWorkloads, `${labels.dst_namespace ? `${labels.dst_namespace}/` : ''}${owner}`);
+      if (owner) cappedBump(p.noServiceWorkloads, destinationKey(labels.dst_namespace, owner));
     },
     'proxy-log'(state, record) {
       if (record.spans.length === 0) return;
@@ -170,6 +172,34 @@ const routingOf = perBody((record) => {
   }
   return { orig, forwarded, balanced, ingressSpan: record.spans.some((s) => s.name === 'ingress') };
 });
+
+/** What the rule needs of a family name; samples come in runs of one family, so the last answer is reused. */
+interface FamilyFacts {
+  name: string;
+  balancer: boolean;
+  endpoint: boolean;
+}
+
+let lastFamily: FamilyFacts = { name: '', balancer: false, endpoint: false };
+let lastDestination = { namespace: undefined as string | undefined, owner: '', key: '' };
+ownedByRun(() => {
+  lastFamily = { name: '', balancer: false, endpoint: false };
+  lastDestination = { namespace: undefined, owner: '', key: '' };
+});
+
+function familyOf(name: string): FamilyFacts {
+  if (name !== lastFamily.name) lastFamily = { name, balancer: BALANCER_FAMILY.test(name), endpoint: ENDPOINT_FAMILIES.has(name) };
+  return lastFamily;
+}
+
+/** `namespace/owner`, built once per run of samples of one destination rather than per sample. */
+function destinationKey(namespace: string | undefined, owner: string): string {
+  const last = lastDestination;
+  if (last.namespace === namespace && last.owner === owner) return last.key;
+  const key = `${namespace ? `${namespace}/` : ''}${owner}`;
+  lastDestination = { namespace, owner, key };
+  return key;
+}
 
 const targetsOf = (p: ProxyState) => Math.max(p.noServiceTargets.values.size, p.forwardAddrs.values.size);
 

@@ -19,6 +19,8 @@ export interface MetricCardinalityOptions {
 export const PER_ENDPOINT_LABELS = ['target_addr', 'target_ip', 'dst_pod', 'dst_pod_template_hash', 'authority', 'client_id', 'dst_service', 'dst_replicaset', 'server_id', 'sni'];
 
 const MAX_LABEL_NAMES = 128;
+/** Label positions whose stats are cached per proxy (see ProxyCard.shape); a hostile 100,000-label series is looked up past this. */
+const MAX_SHAPE = 2 * MAX_LABEL_NAMES;
 const MAX_VALUES_PER_PROXY = 50_000;
 /** Distinct client-supplied inbound authorities from which the finding points at the 2.18 change. */
 const INBOUND_AUTHORITY_HINT = 100;
@@ -48,6 +50,7 @@ interface Run {
 
 interface LabelStats {
   series: number;
+  /** The distinct values; each count is that of the value's first run only (see flushLabelRun). */
   values: CappedCounts;
   run: Run;
 }
@@ -67,6 +70,10 @@ interface ProxyCard {
   inboundAuthoritySeries: number;
   inboundAuthorities: CappedCounts;
   histograms: Map<string, HistogramStats>;
+  /** The label names of the last sample in order, and their stats (null: dropped, see MAX_LABEL_NAMES). */
+  shape: { names: string[]; stats: (LabelStats | null)[] };
+  /** The histogram family of the last sample, whose bucket lines come in runs. */
+  histogram: { family: string; stats: HistogramStats } | null;
 }
 
 interface State {
@@ -74,6 +81,9 @@ interface State {
   proxies: Map<string, ProxyCard>;
   /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
   untrackedProxies: number;
+  /** The proxy of the last sample (see cardFor); forgotten whenever proxies are merged or dropped. */
+  lastKey: string | null;
+  lastCard: ProxyCard | null;
 }
 
 export default defineRule<MetricCardinalityOptions, State>({
@@ -92,7 +102,7 @@ export default defineRule<MetricCardinalityOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0 }),
+  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0, lastKey: null, lastCard: null }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -113,33 +123,51 @@ export default defineRule<MetricCardinalityOptions, State>({
         card.nameRun.value = record.name;
       }
       card.nameRun.length++;
-      for (const name in record.labels) {
-        let stats = card.labels.get(name);
-        if (!stats) {
-          if (card.labels.size >= MAX_LABEL_NAMES) {
-            card.droppedLabelNames++;
-            continue;
+      const labels = record.labels;
+      // Samples of a proxy repeat one label list for long runs: the stats of the last list are kept
+      // in order, so a label costs a comparison of its (interned) name rather than a map lookup.
+      const shape = card.shape;
+      let i = 0;
+      for (const name in labels) {
+        let stats: LabelStats | null | undefined;
+        if (shape.names[i] === name) stats = shape.stats[i] as LabelStats | null;
+        else {
+          stats = labelStatsFor(card, name, state.options);
+          if (i < MAX_SHAPE) {
+            shape.names[i] = name;
+            shape.stats[i] = stats;
           }
-          stats = { series: 0, values: cappedCounts(state.options.maxLabelValues), run: { value: null, length: 0 } };
-          card.labels.set(detach(name), stats);
+        }
+        i++;
+        if (stats === null) {
+          card.droppedLabelNames++;
+          continue;
         }
         stats.series++;
-        const value = record.labels[name]!;
+        const value = labels[name]!;
         if (value !== stats.run.value) {
           flushLabelRun(card, stats);
           stats.run.value = value;
         }
         stats.run.length++;
       }
+      if (shape.names.length > i) {
+        shape.names.length = i;
+        shape.stats.length = i;
+      }
       if (record.labels.direction === 'inbound' && record.labels.authority !== undefined) {
         card.inboundAuthoritySeries++;
         cappedBump(card.inboundAuthorities, record.labels.authority);
       }
       if (record.type === 'histogram') {
-        let h = card.histograms.get(record.family);
+        let h = card.histogram?.family === record.family ? card.histogram.stats : undefined;
         if (!h) {
-          h = { buckets: 0, labelSets: 0 };
-          card.histograms.set(record.family, h);
+          h = card.histograms.get(record.family);
+          if (!h) {
+            h = { buckets: 0, labelSets: 0 };
+            card.histograms.set(record.family, h);
+          }
+          card.histogram = { family: record.family, stats: h };
         }
         if (record.name.endsWith('_bucket')) h.buckets++;
         else if (record.name.endsWith('_count')) h.labelSets++;
@@ -195,6 +223,17 @@ export default defineRule<MetricCardinalityOptions, State>({
   },
 });
 
+/** The stats of label `name`, created on first sight; null once the proxy has too many label names. */
+function labelStatsFor(card: ProxyCard, name: string, options: MetricCardinalityOptions): LabelStats | null {
+  let stats = card.labels.get(name);
+  if (!stats) {
+    if (card.labels.size >= MAX_LABEL_NAMES) return null;
+    stats = { series: 0, values: cappedCounts(options.maxLabelValues), run: { value: null, length: 0 } };
+    card.labels.set(detach(name), stats);
+  }
+  return stats;
+}
+
 function flushRun(counts: CappedCounts, run: Run): void {
   if (run.value !== null && run.length > 0) cappedBump(counts, run.value, run.length);
   run.length = 0;
@@ -203,22 +242,29 @@ function flushRun(counts: CappedCounts, run: Run): void {
 function flushLabelRun(card: ProxyCard, stats: LabelStats): void {
   const { run, values } = stats;
   if (run.value === null || run.length === 0) return;
-  const seen = values.counts.get(run.value);
-  if (seen !== undefined) {
-    values.counts.set(run.value, seen + run.length);
-  } else if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
-    // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
-    values.overflow += run.length;
-  } else {
-    if (values.counts.size < values.cap) card.trackedValues++;
-    cappedBump(values, run.value, run.length);
+  // A value already counted needs nothing more: only how many distinct values there are (and
+  // whether some went uncounted) is reported, so the count of each is not kept up to date. The
+  // `le` of every bucket line ends a run, so this is once per sample.
+  if (!values.counts.has(run.value)) {
+    if (card.trackedValues >= MAX_VALUES_PER_PROXY) {
+      // One budget for all labels of a proxy, so a dump with many wide labels stays bounded too.
+      values.overflow += run.length;
+    } else {
+      if (values.counts.size < values.cap) card.trackedValues++;
+      cappedBump(values, run.value, run.length);
+    }
   }
   run.length = 0;
 }
 
 /** Adds every pending run to its counts: before a merge and before findings are built. */
 function flushAllRuns(state: State): void {
+  state.lastKey = null;
+  state.lastCard = null;
   for (const card of state.proxies.values()) {
+    // A merge may add label names the cached shape holds as dropped.
+    card.shape = { names: [], stats: [] };
+    card.histogram = null;
     flushRun(card.families, card.familyRun);
     flushRun(card.names, card.nameRun);
     for (const stats of card.labels.values()) flushLabelRun(card, stats);
@@ -227,6 +273,8 @@ function flushAllRuns(state: State): void {
 
 /** Drops finished proxies that cannot be reported, then the smallest, until half the budget is free. */
 function dropUntracked(state: State, keep: string | null): void {
+  state.lastKey = null;
+  state.lastCard = null;
   const seriesOf = (c: ProxyCard) => c.samples - c.duplicates;
   for (const [key, card] of state.proxies) {
     if (key !== keep && seriesOf(card) < state.options.warningSeries) {
@@ -243,6 +291,8 @@ function dropUntracked(state: State, keep: string | null): void {
 
 function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   const key = proxyKeyOf(record);
+  // proxyKeyOf returns one string per run of samples of a proxy, so this compares references.
+  if (key === state.lastKey && state.lastCard !== null) return state.lastCard;
   let card = state.proxies.get(key);
   if (!card) {
     if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
@@ -250,9 +300,13 @@ function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
       id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyRun: { value: null, length: 0 }, familyTypes: new Map(),
       names: cappedCounts(MAX_NAMES), nameRun: { value: null, length: 0 },
       labels: new Map(), droppedLabelNames: 0, trackedValues: 0, inboundAuthoritySeries: 0, inboundAuthorities: cappedCounts(1_000), histograms: new Map(),
+      shape: { names: [], stats: [] },
+      histogram: null,
     };
     state.proxies.set(key, card);
   }
+  state.lastKey = key;
+  state.lastCard = card;
   return card;
 }
 

@@ -54,8 +54,23 @@ interface ProxyState {
   trackedPods: number;
 }
 
+/** The last sample counted, whose exact repeats (same proxy, destination pod and generation) are pending. */
+interface LastSample {
+  key: string;
+  pod: string;
+  ownerLabel: string;
+  owner: string;
+  namespace: string | undefined;
+  hash: string | undefined;
+  proxy: ProxyState;
+  w: WorkloadState;
+  podHash: string;
+  repeats: number;
+}
+
 interface State {
   proxies: Map<string, ProxyState>;
+  last: LastSample | null;
 }
 
 export default defineRule<StaleEndpointOptions, State>({
@@ -80,20 +95,41 @@ export default defineRule<StaleEndpointOptions, State>({
     },
   },
 
-  createState: () => ({ proxies: new Map() }),
+  createState: () => ({ proxies: new Map(), last: null }),
 
   visitors: {
     'metric-sample'(state, record) {
-      if (record.duplicate || record.labels.dst_pod === undefined) return;
-      const owner = ownerOf(record);
-      if (!owner) return;
+      const labels = record.labels;
+      const pod = labels.dst_pod;
+      if (record.duplicate || pod === undefined) return;
+      const ownerLabel = ownerLabelOf(labels);
+      if (ownerLabel === null) return;
       const key = proxyKeyOf(record);
+      const open = record.name === 'tcp_open_connections' && labels.peer === 'dst' && record.value > 0;
+      // The ~26 bucket lines of a histogram name the same destination pod: such a repeat only adds
+      // to the counts the first one touched, so it is counted here and added once (flushRepeats).
+      const last = state.last;
+      if (
+        !open &&
+        last !== null &&
+        last.key === key &&
+        last.pod === pod &&
+        last.ownerLabel === ownerLabel &&
+        last.owner === labels[ownerLabel] &&
+        last.namespace === labels.dst_namespace &&
+        last.hash === labels.dst_pod_template_hash
+      ) {
+        last.repeats++;
+        return;
+      }
+      flushRepeats(state);
       let proxy = state.proxies.get(key);
       if (!proxy) {
         proxy = { id: identityOf(record), workloads: new Map(), trackedPods: 0 };
         state.proxies.set(key, proxy);
       }
-      const namespace = record.labels.dst_namespace ?? null;
+      const owner = { kind: ownerLabel.slice(4), name: labels[ownerLabel]! };
+      const namespace = labels.dst_namespace ?? null;
       const wKey = workloadKey(namespace, owner);
       let w = proxy.workloads.get(wKey);
       if (!w) {
@@ -101,33 +137,22 @@ export default defineRule<StaleEndpointOptions, State>({
         w = { owner: owner.kind, name: detach(owner.name), namespace: namespace === null ? null : detach(namespace), series: 0, generations: new Map(), pods: cappedCounts(MAX_PODS), connectedPods: cappedCounts(MAX_PODS) };
         proxy.workloads.set(detach(wKey), w);
       }
-      const pod = record.labels.dst_pod;
-      w.series++;
-      if (!w.pods.counts.has(pod)) {
-        if (proxy.trackedPods >= MAX_PODS_PER_PROXY) {
-          w.pods.overflow++;
-          return;
-        }
-        proxy.trackedPods++;
+      const hash = labels.dst_pod_template_hash ?? hashFromPodName(owner, pod);
+      if (open) {
+        const g = addSamples(proxy, w, pod, hash, 1);
+        if (g === undefined) return;
+        cappedBump(w.connectedPods, pod, record.value);
+        if (g) g.openConnections += record.value;
+        return;
       }
-      cappedBump(w.pods, pod);
-      const hash = record.labels.dst_pod_template_hash ?? hashFromPodName(owner, pod);
-      let g = w.generations.get(hash);
-      if (!g && w.generations.size < MAX_GENERATIONS) {
-        g = { series: 0, pods: cappedCounts(MAX_PODS), openConnections: 0 };
-        w.generations.set(detach(hash), g);
-      }
-      const open = record.name === 'tcp_open_connections' && record.labels.peer === 'dst' && record.value > 0;
-      if (open) cappedBump(w.connectedPods, pod, record.value);
-      if (g) {
-        g.series++;
-        cappedBump(g.pods, pod);
-        if (open) g.openConnections += record.value;
-      }
+      addSamples(proxy, w, pod, hash, 1);
+      state.last = { key, pod, ownerLabel, owner: owner.name, namespace: labels.dst_namespace, hash: labels.dst_pod_template_hash, proxy, w, podHash: hash, repeats: 0 };
     },
   },
 
   merge(into, from) {
+    flushRepeats(into);
+    flushRepeats(from);
     mergeKeyed(into.proxies, from.proxies, (mine, proxy) => {
       mine.trackedPods += proxy.trackedPods;
       mergeKeyed(mine.workloads, proxy.workloads, (existing, w) => {
@@ -144,6 +169,7 @@ export default defineRule<StaleEndpointOptions, State>({
   },
 
   finish(state, { options }) {
+    flushRepeats(state);
     const findings: FindingDraft[] = [];
     for (const proxy of state.proxies.values()) {
       const verdicts = [...proxy.workloads.values()].map((w) => judge(w, options)).filter((v): v is Verdict => v !== null);
@@ -166,12 +192,64 @@ function workloadKey(namespace: string | null, owner: { kind: string; name: stri
   return key;
 }
 
-function ownerOf(record: MetricSampleRecord): { kind: string; name: string } | null {
-  for (const label of OWNER_LABELS) {
-    const name = record.labels[label];
-    if (name) return { kind: label.slice(4), name };
-  }
+/** The first `dst_<kind>` label with a value, without building anything per sample. */
+function ownerLabelOf(labels: MetricSampleRecord['labels']): string | null {
+  for (const label of OWNER_LABELS) if (labels[label]) return label;
   return null;
+}
+
+/**
+ * Counts `n` samples of one destination pod in a workload, as `n` calls for one sample each
+ * would: the generation it falls in, or null when there are too many generations, or undefined
+ * when the pod budget of the proxy is spent (nothing is counted for the pod then).
+ */
+function addSamples(proxy: ProxyState, w: WorkloadState, pod: string, hash: string, n: number): Generation | null | undefined {
+  if (!w.pods.counts.has(pod)) {
+    // A pod not yet counted changes the budgets with every sample: take them one at a time.
+    let g: Generation | null | undefined;
+    for (let i = 0; i < n; i++) {
+      w.series++;
+      if (!w.pods.counts.has(pod)) {
+        if (proxy.trackedPods >= MAX_PODS_PER_PROXY) {
+          w.pods.overflow++;
+          g = undefined;
+          continue;
+        }
+        proxy.trackedPods++;
+      }
+      cappedBump(w.pods, pod);
+      g = generationOf(w, hash);
+      if (g) {
+        g.series++;
+        cappedBump(g.pods, pod);
+      }
+    }
+    return g;
+  }
+  w.series += n;
+  cappedBump(w.pods, pod, n);
+  const g = generationOf(w, hash);
+  if (g) {
+    g.series += n;
+    cappedBump(g.pods, pod, n);
+  }
+  return g;
+}
+
+function generationOf(w: WorkloadState, hash: string): Generation | null {
+  let g = w.generations.get(hash);
+  if (!g && w.generations.size < MAX_GENERATIONS) {
+    g = { series: 0, pods: cappedCounts(MAX_PODS), openConnections: 0 };
+    w.generations.set(detach(hash), g);
+  }
+  return g ?? null;
+}
+
+/** Adds the pending repeats of the last sample: before the next different sample, a merge, or findings. */
+function flushRepeats(state: State): void {
+  const last = state.last;
+  state.last = null;
+  if (last !== null && last.repeats > 0) addSamples(last.proxy, last.w, last.pod, last.podHash, last.repeats);
 }
 
 interface Verdict {
