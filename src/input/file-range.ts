@@ -27,19 +27,48 @@ async function checkStillThere(file: string, handle: FileHandle): Promise<void> 
 }
 
 /**
+ * A listed file opened, with its first chunk already read: the kind of a file is told from its
+ * first bytes, and a small file is often that chunk whole. Reading the head through this handle
+ * instead of a handle of its own saves an open, a read and a close per file, each a thread-pool
+ * round trip the reader waits for: in a bundle of 4,000 pod logs they were most of the time.
+ */
+export interface PrimedFile {
+  handle: FileHandle;
+  buffer: Buffer;
+  bytesRead: number;
+  /** Set once fileRange owns the handle (and closes it). */
+  taken: boolean;
+}
+
+export async function primeFile(file: string, size: number, chunkBytes = DEFAULT_CHUNK): Promise<PrimedFile> {
+  const handle = await openListed(file);
+  try {
+    const buffer = Buffer.allocUnsafe(chunkBytes);
+    const { bytesRead } = size > 0 ? await handle.read(buffer, 0, Math.min(chunkBytes, size), 0) : { bytesRead: 0 };
+    return { handle, buffer, bytesRead, taken: false };
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+const DEFAULT_CHUNK = 1 << 20;
+
+/**
  * The bytes [start, end) of a file, read into two reused buffers: while the caller works on one
  * chunk, the next is already being read into the other, so the read's round trip through the
  * thread pool overlaps the parsing instead of adding to it. Each chunk is only valid until the
  * next is requested, which suits readEntry (it copies what it keeps) and spares the allocator a
- * fresh megabyte per read.
+ * fresh megabyte per read. `primed` (from 0 only) continues a file primeFile opened.
  */
-export async function* fileRange(file: string, start: number, end: number, chunkBytes = 1 << 20): AsyncGenerator<Buffer> {
-  const handle = await openListed(file);
-  const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+export async function* fileRange(file: string, start: number, end: number, chunkBytes = DEFAULT_CHUNK, primed?: PrimedFile): AsyncGenerator<Buffer> {
+  if (primed) primed.taken = true;
+  const handle = primed?.handle ?? (await openListed(file));
+  const buffers = [primed?.buffer ?? Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
   let pending: { read: Promise<{ bytesRead: number }>; at: number } | null = null;
   const issue = (buf: Buffer, at: number) => ({ read: handle.read(buf, 0, Math.min(buf.length, end - at), at), at });
   try {
-    if (start < end) pending = issue(buffers[0]!, start);
+    if (start < end) pending = primed ? { read: Promise.resolve({ bytesRead: primed.bytesRead }), at: start } : issue(buffers[0]!, start);
     for (let turn = 0; pending !== null; turn ^= 1) {
       const { bytesRead } = await pending.read;
       const after = pending.at + bytesRead;
