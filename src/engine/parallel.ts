@@ -20,7 +20,7 @@ import { readEntry, type EntryCallbacks } from './pipeline.js';
 import { planUnits, type ParallelOptions, type ParallelPlan, type Unit } from './plan.js';
 import { TaskPool } from './pool.js';
 import { readArchive } from './archive.js';
-import { knownTotalBytes, readSource, reportUnrecognised, type ReadOptions, type ReadResult } from './read.js';
+import { knownTotalBytes, readSources, reportUnrecognised, type ReadOptions, type ReadResult } from './read.js';
 
 export { cappedJobs, parallelPlanFor, resolveJobs, splitPoints, type ParallelOptions, type ParallelPlan } from './plan.js';
 
@@ -169,6 +169,6 @@ async function readOnMainThread(sources: readonly InputSource[], rules: Configur
   const errors: InputError[] = [];
   const callbacks: EntryCallbacks = { record: (r) => local.emit(r) };
   if (withProgress && options.progress) callbacks.bytes = (n, lines) => options.progress!.bytes(n, lines);
-  for (const source of sources) await readSource(source, callbacks, options, inputs, errors);
+  await readSources(sources, callbacks, options, inputs, errors);
   return { states: local.snapshot(), failures: local.failedRules(), inputs, errors: errors.map(serializeError), builtHere: true };
 }

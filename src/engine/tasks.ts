@@ -8,7 +8,7 @@ import type { InputError } from '../core/errors.js';
 import type { InputKind, InputStats } from '../core/types.js';
 import { PARSERS } from '../parsers/index.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
-import { readSource } from './read.js';
+import { readSources } from './read.js';
 import { RuleEngine, type ConfiguredRule } from './engine.js';
 import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } from './messages.js';
 import { LineSplitter } from '../input/lines.js';
@@ -35,7 +35,7 @@ async function readTask(task: WorkerTask, rules: readonly ConfiguredRule[], pars
     const inputs: InputStats[] = [];
     const errors: InputError[] = [];
     const announce = { start() {}, stop() {}, bytes() {}, file: (path: string) => post({ type: 'file', path }) };
-    for (const source of task.sources) await readSource(source, callbacks, { ...parserOptions, progress: announce }, inputs, errors, task.until);
+    await readSources(task.sources, callbacks, { ...parserOptions, progress: announce }, inputs, errors, task.until);
     return { states: engine.snapshot(), failures: engine.failedRules(), inputs, errors: errors.map(serializeError) };
   }
   if (task.start === 0) post({ type: 'file', path: task.path });

@@ -8,7 +8,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 import type { InputSource } from './discover.js';
-import { fileRange, primeFile } from './file-range.js';
+import { fileRange, primeFile, type PrimedFile } from './file-range.js';
 
 export interface InputEntry {
   /** Display path; tar members are `archive:member`. */
@@ -57,9 +57,9 @@ function isPlain(head: Buffer): boolean {
   return !isGzip(head) && !isTar(head);
 }
 
-export async function* openSource(source: InputSource, stdin: Readable = process.stdin, run: RunCounting = { counts: true }): AsyncGenerator<InputEntry> {
+export async function* openSource(source: InputSource, stdin: Readable = process.stdin, run: RunCounting = { counts: true }, opened?: Promise<PrimedFile>): AsyncGenerator<InputEntry> {
   if (source.type === 'file') {
-    const primed = await primeFile(source.path, source.size).catch((err: unknown) => {
+    const primed = await (opened ?? primeFile(source.path, source.size)).catch((err: unknown) => {
       throw err instanceof InputError ? err : new InputError(source.path, describeSystemError(err));
     });
     try {
