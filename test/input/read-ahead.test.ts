@@ -18,11 +18,13 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const line = (i: number) => `[${(100 + i).toFixed(6).padStart(13)}s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.${i % 250}:80}:endpoint{addr=10.0.0.${i % 250}:80}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
 
-function file(name: string, lines: number): InputSource {
+type FileSource = Extract<InputSource, { type: 'file' }>;
+
+function file(name: string, lines: number): FileSource {
   const p = path.join(dir, name);
   const text = Array.from({ length: lines }, (_, i) => line(i)).join('\n') + '\n';
   writeFileSync(p, text);
-  return { type: 'file', path: p, size: Buffer.byteLength(text), origin: dir } as InputSource;
+  return { type: 'file', path: p, size: Buffer.byteLength(text), origin: dir } as FileSource;
 }
 
 const openHandles = () => readdirSync('/proc/self/fd').length;
