@@ -7,7 +7,7 @@ import { InputError } from '../core/errors.js';
 import type { InputStats, LdRecord } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
 import { bytesWhenRead } from '../input/inflated-size.js';
-import { primeFile, type PrimedFile } from '../input/file-range.js';
+import { primeFile, releasePrimed, type PrimedFile } from '../input/file-range.js';
 import { openSource, RUN_SCOPE } from '../input/open.js';
 import { SNIFF_LINES } from '../input/sniff.js';
 import type { ParserOptions } from '../parsers/parser.js';
@@ -138,7 +138,7 @@ export async function readSources(sources: readonly InputSource[], callbacks: En
       await readSource(sources[i]!, callbacks, options, inputs, errors, until, primed ?? undefined);
     }
   } finally {
-    await next?.then((p) => (p.taken ? undefined : p.handle.close()), () => undefined);
+    await next?.then(releasePrimed, () => undefined);
   }
 }
 

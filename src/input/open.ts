@@ -8,7 +8,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
 import type { InputSource } from './discover.js';
-import { fileRange, primeFile, type PrimedFile } from './file-range.js';
+import { fileRange, primeFile, releasePrimed, type PrimedFile } from './file-range.js';
 
 export interface InputEntry {
   /** Display path; tar members are `archive:member`. */
@@ -73,7 +73,7 @@ export async function* openSource(source: InputSource, stdin: Readable = process
       }
     } finally {
       // Gzip and tar are read as streams; a plain entry whose reading never started leaves it here.
-      if (!primed.taken) await primed.handle.close();
+      await releasePrimed(primed);
     }
   }
   const raw = source.type === 'stdin' ? stdin : createReadStream(source.path, { highWaterMark: READ_CHUNK });
