@@ -17,7 +17,11 @@ export interface ReconnectStormOptions {
   maxTargets: number;
 }
 
-/** Pods and endpoints listed individually per target; distinct counts go on in a sketch. */
+/**
+ * Pods and endpoints listed and counted exactly per target; past that, distinct counts go on in a
+ * sketch. With an exact count up to 10,000, 400 targets (one per endpoint) seen from 4,000 pods
+ * held 1.6 M pod names: 4,000 pod files of the 256 MiB bench log peaked at 398 MB.
+ */
 export const LISTED_PER_TARGET = 1_000;
 
 export interface LoopState {
@@ -176,8 +180,8 @@ export function groupFor(state: State, target: string, controlPlane: boolean): G
     target = detach(target);
     g = {
       target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
-      pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(), namespaces: new Map(),
-      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(), errors: new Map(), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+      pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(LISTED_PER_TARGET), namespaces: new Map(),
+      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(LISTED_PER_TARGET), errors: new Map(), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
     };
     state.groups.set(target, g);
   }
