@@ -17,10 +17,10 @@ import type { InputStats } from '../core/types.js';
 import { openSource, type RunCounting } from '../input/open.js';
 import { RuleEngine, type ConfiguredRule } from './engine.js';
 import { serializeError, type SerializedError, type TaskResult } from './messages.js';
-import { readEntry, type EntryCallbacks } from './pipeline.js';
+import type { EntryCallbacks } from './pipeline.js';
 import type { ParallelOptions, Unit } from './plan.js';
 import type { TaskPool } from './pool.js';
-import type { ReadOptions } from './read.js';
+import { readNoting, type ReadOptions } from './read.js';
 
 /**
  * The worker's result for the first members, then this thread's for the rest, with the errors
@@ -49,13 +49,8 @@ export async function readArchive(unit: Unit & { type: 'archive' }, pool: TaskPo
         continue;
       }
       run.counts = true;
-      options.progress?.file(entry.path);
-      const result = await readEntry(entry, callbacks, options);
-      inputs.push(result.stats);
-      if (result.error) {
-        errors.push(result.error);
-        if (result.error.path !== entry.path) break;
-      }
+      const error = await readNoting(entry, callbacks, options, inputs, errors);
+      if (error && error.path !== entry.path) break;
     }
   } catch (err) {
     // Before this thread's first member the bundle broke where the worker was reading: the worker reports it.

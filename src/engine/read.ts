@@ -8,7 +8,7 @@ import type { InputStats, LdRecord } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
 import { bytesWhenRead } from '../input/inflated-size.js';
 import { primeFile, releasePrimed, type PrimedFile } from '../input/file-range.js';
-import { openSource, RUN_SCOPE } from '../input/open.js';
+import { openSource, RUN_SCOPE, type InputEntry } from '../input/open.js';
 import { SNIFF_LINES } from '../input/sniff.js';
 import type { ParserOptions } from '../parsers/parser.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
@@ -142,6 +142,15 @@ export async function readSources(sources: readonly InputSource[], callbacks: En
   }
 }
 
+/** Reads one entry, noting its statistics and its error (returned too: one naming another path stops the source). */
+export async function readNoting(entry: InputEntry, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<InputError | undefined> {
+  options.progress?.file(entry.path);
+  const result = await readEntry(entry, callbacks, options);
+  inputs.push(result.stats);
+  if (result.error) errors.push(result.error);
+  return result.error;
+}
+
 /**
  * Reads every entry of one source (a file, a gzip file, each member of a tar bundle, stdin) in
  * order; with `until`, only the tar members that start before that many stored bytes (the rest of
@@ -154,13 +163,10 @@ export async function readSource(source: InputSource, callbacks: EntryCallbacks,
     for await (const entry of openSource(source, options.stdin, undefined, primed)) {
       if (stored >= until) return;
       stored += entry.stored ?? 0;
-      options.progress?.file(entry.path);
-      const result = await readEntry(entry, callbacks, options);
-      inputs.push(result.stats);
-      if (result.error) {
-        errors.push(result.error);
-        if (result.error.path !== entry.path) return;
-        failedEntry = result.error;
+      const error = await readNoting(entry, callbacks, options, inputs, errors);
+      if (error) {
+        if (error.path !== entry.path) return;
+        failedEntry = error;
       }
     }
   } catch (err) {
