@@ -3,6 +3,8 @@
 // built CLI), while lint and the type check may still be going. Run one after another, the four
 // left a core idle most of the time on a 2-core machine.
 //
+// Arguments go to the unit tests: `npm test -- test/rules/` checks everything and tests one area.
+//
 // Lint and type-check output is held back and printed when each finishes, so it does not interleave
 // with the test report. Exit code: 0 when all four pass, otherwise the first failure's code.
 import { Buffer } from 'node:buffer';
@@ -11,10 +13,10 @@ import { spawn } from 'node:child_process';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** Runs `npm run <script>`; `live` streams its output, otherwise it is printed once it exits. */
-function run(script, live = false) {
+function run(script, live = false, args = []) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '--silent', script], { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(npm, ['run', '--silent', script, ...(args.length > 0 ? ['--', ...args] : [])], { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
     const chunks = [];
     if (!live) {
       child.stdout.on('data', (c) => chunks.push(c));
@@ -33,6 +35,6 @@ function run(script, live = false) {
 const lint = run('lint');
 const typecheck = run('typecheck');
 const build = await run('build');
-const unit = build === 0 ? run('test:unit', true) : Promise.resolve(build);
+const unit = build === 0 ? run('test:unit', true, process.argv.slice(2)) : Promise.resolve(build);
 const codes = [await lint, await typecheck, build, await unit];
 process.exit(codes.find((c) => c !== 0) ?? 0);
