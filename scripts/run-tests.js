@@ -7,7 +7,8 @@
 //                                              the files under these folders, or these files,
 //                                              whichever set they belong to
 //   node scripts/run-tests.js --list [--e2e]   print the files it would run, and run nothing
-//   Other arguments starting with "-" go to `node --test` (e.g. --test-name-pattern=storm).
+//   Other arguments starting with "-" go to `node --test`, written with "=" so their value is not
+//   taken for a folder (--test-name-pattern=storm).
 //
 // Node 20's --test does not expand globs, so the files are listed here. Node runs test files in
 // separate processes, by default availableParallelism() - 1 at a time: one file at a time on a
@@ -22,7 +23,7 @@ import fg from 'fast-glob';
  * End-to-end suites: they drive a real terminal (tmux), a browser (chromium), npm installs, the
  * GitHub Action's steps, or launch the built CLI dozens of times per file. `npm run test:e2e` runs
  * them and `.ci/run` runs that after `npm test`. CPU seconds each, measured alone on Node 20
- * (4 December 2026, load 3-8); the unit tests, about 80 files, take about 270 CPU seconds together.
+ * (4 December 2026, load 3-8); the 84 unit files take about 240 CPU seconds together.
  * The golden reports (31 s), the schema checks (26 s) and redaction (18 s) stay unit tests: they
  * are what a change to a report most often breaks.
  */
