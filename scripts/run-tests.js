@@ -3,6 +3,7 @@
 //   node scripts/run-tests.js                  the unit tests: every test/**/*.test.ts but the
 //                                              end-to-end suites below (npm run test:unit)
 //   node scripts/run-tests.js --e2e            only the end-to-end suites (npm run test:e2e)
+//   node scripts/run-tests.js --all            both (.ci/run on Node 22 and 24)
 //   node scripts/run-tests.js test/rules/ test/cli/reports.test.ts
 //                                              the files under these folders, or these files,
 //                                              whichever set they belong to
@@ -37,10 +38,11 @@ export const E2E_FILES = [
   'test/meta/distribution.test.ts', // the container image (where Docker runs) and the action's steps
 ];
 
-const OWN_FLAGS = ['--e2e', '--list'];
+const OWN_FLAGS = ['--e2e', '--all', '--list'];
 const passThrough = process.argv.slice(2).filter((a) => a.startsWith('-') && !OWN_FLAGS.includes(a));
 const selectors = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const e2eOnly = process.argv.includes('--e2e');
+const everything = process.argv.includes('--all');
 
 const all = (await fg('test/**/*.test.ts', { ignore: ['**/node_modules/**'] })).sort();
 for (const listed of E2E_FILES) {
@@ -58,7 +60,13 @@ const selected = (file) =>
   });
 
 const files =
-  selectors.length > 0 ? all.filter(selected) : e2eOnly ? all.filter((f) => E2E_FILES.includes(f)) : all.filter((f) => !E2E_FILES.includes(f));
+  selectors.length > 0
+    ? all.filter(selected)
+    : everything
+      ? all
+      : e2eOnly
+        ? all.filter((f) => E2E_FILES.includes(f))
+        : all.filter((f) => !E2E_FILES.includes(f));
 if (files.length === 0) {
   console.error(selectors.length > 0 ? `no test files under ${selectors.join(', ')}` : 'no test files found under test/');
   process.exit(1);
