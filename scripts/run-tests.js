@@ -1,11 +1,86 @@
-// Runs every test/**/*.test.ts with Node's test runner (Node 20's --test does not expand globs).
+// Runs the test files with Node's test runner, several files at once.
+//
+//   node scripts/run-tests.js                  the unit tests: every test/**/*.test.ts but the
+//                                              end-to-end suites below (npm run test:unit)
+//   node scripts/run-tests.js --e2e            only the end-to-end suites (npm run test:e2e)
+//   node scripts/run-tests.js --all            both (.ci/run on Node 22 and 24)
+//   node scripts/run-tests.js test/rules/ test/cli/reports.test.ts
+//                                              the files under these folders, or these files,
+//                                              whichever set they belong to
+//   node scripts/run-tests.js --list [--e2e]   print the files it would run, and run nothing
+//   Other arguments starting with "-" go to `node --test`, written with "=" so their value is not
+//   taken for a folder (--test-name-pattern=storm).
+//
+// Node 20's --test does not expand globs, so the files are listed here. Node runs test files in
+// separate processes, by default availableParallelism() - 1 at a time: one file at a time on a
+// 2-core machine, where most files spend their time waiting on a CLI they launched. TEST_CONCURRENCY
+// overrides the count.
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import fg from 'fast-glob';
 
-const files = (await fg('test/**/*.test.ts', { ignore: ['**/node_modules/**'] })).sort();
+/**
+ * End-to-end suites: they drive a real terminal (tmux), a browser (chromium), npm installs, the
+ * GitHub Action's steps, or launch the built CLI dozens of times per file. `npm run test:e2e` runs
+ * them and `.ci/run` runs that after `npm test`. CPU seconds each, measured alone on Node 20
+ * (4 December 2026, load 3-8); the 84 unit files take about 240 CPU seconds together.
+ * The golden reports (31 s), the schema checks (26 s) and redaction (18 s) stay unit tests: they
+ * are what a change to a report most often breaks.
+ */
+export const E2E_FILES = [
+  'test/cli/reports.test.ts', // 81 s: every report flag and format through the built CLI
+  'test/e2e/cli.test.ts', // 17 s: the CLI as a user runs it
+  'test/e2e/ci-gate.test.ts', // 15 s: the CI gate walkthrough, a launch per step
+  'test/e2e/terminal.test.ts', // tmux, 80x24
+  'test/incident/html-browser.test.ts', // headless chromium renders the HTML report
+  'test/meta/install.test.ts', // npm pack and two npm installs
+  'test/meta/distribution.test.ts', // the container image (where Docker runs) and the action's steps
+];
+
+const OWN_FLAGS = ['--e2e', '--all', '--list'];
+const passThrough = process.argv.slice(2).filter((a) => a.startsWith('-') && !OWN_FLAGS.includes(a));
+const selectors = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const e2eOnly = process.argv.includes('--e2e');
+const everything = process.argv.includes('--all');
+
+const all = (await fg('test/**/*.test.ts', { ignore: ['**/node_modules/**'] })).sort();
+for (const listed of E2E_FILES) {
+  if (!all.includes(listed)) {
+    console.error(`scripts/run-tests.js lists ${listed} as end-to-end, but there is no such test file`);
+    process.exit(1);
+  }
+}
+
+/** A selector is a test file, or a folder whose test files it means. */
+const selected = (file) =>
+  selectors.some((s) => {
+    const wanted = path.normalize(s).replace(/\/$/, '');
+    return file === wanted || file.startsWith(`${wanted}/`);
+  });
+
+const files =
+  selectors.length > 0
+    ? all.filter(selected)
+    : everything
+      ? all
+      : e2eOnly
+        ? all.filter((f) => E2E_FILES.includes(f))
+        : all.filter((f) => !E2E_FILES.includes(f));
 if (files.length === 0) {
-  console.error('no test files found under test/');
+  console.error(selectors.length > 0 ? `no test files under ${selectors.join(', ')}` : 'no test files found under test/');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...process.argv.slice(2), ...files], { stdio: 'inherit' });
+
+if (process.argv.includes('--list')) {
+  process.stdout.write(`${files.join('\n')}\n`);
+  process.exit(0);
+}
+
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...passThrough, ...files],
+  { stdio: 'inherit' },
+);
 process.exit(result.status ?? 1);

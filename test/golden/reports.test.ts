@@ -1,7 +1,7 @@
 // Every fixture bundle and every real artifact, through the built CLI, in every report format,
 // compared byte for byte with the reports committed under test/golden/reports/. A refactor must
 // leave them unchanged; a deliberate change of output regenerates them with
-// `UPDATE_GOLDEN=1 npm run test:unit -- --test-name-pattern=golden` and shows up in review as a diff.
+// `UPDATE_GOLDEN=1 npm run test:unit -- test/golden/` and shows up in review as a diff.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

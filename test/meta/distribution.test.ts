@@ -30,11 +30,11 @@ describe('Dockerfile', () => {
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
 
-  it('builds in one stage and runs from a slim Node 20 stage with only the runtime install, as a non-root user', () => {
+  it('builds in one stage and runs from a slim current-LTS stage with only the packed tarball installed, as a non-root user', () => {
     const froms = instructions.filter((l) => l.startsWith('FROM '));
     assert.equal(froms.length, 2);
-    assert.match(froms[0]!, /^FROM node:20-slim AS build$/);
-    assert.equal(froms[1], 'FROM node:20-slim');
+    assert.match(froms[0]!, /^FROM node:24-slim AS build$/);
+    assert.equal(froms[1], 'FROM node:24-slim');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     assert.match(runtime, /npm install --global --omit=dev .*linkerd-doctor\.tgz/);
     assert.match(runtime, /^USER node$/m);
@@ -103,20 +103,41 @@ describe('action.yml', () => {
     assert.equal(upload.with?.sarif_file, '${{ inputs.sarif-file }}');
   });
 
-  it('install step: checks Node, runs npm ci and the build in the action checkout', () => {
-    // A stand-in npm records the calls: a real npm ci here would reinstall this checkout.
+  /** Runs the install step with a stand-in npm that records its calls (a real install here would rewrite this checkout). */
+  function runInstallStep(registryHasIt: boolean): { calls: string[]; stdout: string; bin: string | undefined } {
     const shim = path.join(work, 'shim');
     execFileSync('mkdir', ['-p', shim]);
-    writeFileSync(path.join(shim, 'npm'), `#!/bin/sh\necho "$PWD :: $*" >> "${path.join(work, 'npm.log')}"\n`);
+    rmSync(path.join(work, 'npm.log'), { force: true });
+    rmSync(path.join(work, 'output'), { force: true });
+    const failInstall = registryHasIt ? '' : 'case "$1" in install) echo "npm error 404 Not Found" >&2; exit 1;; esac\n';
+    writeFileSync(path.join(shim, 'npm'), `#!/bin/sh\necho "$PWD :: $*" >> "${path.join(work, 'npm.log')}"\n${failInstall}`);
     chmodSync(path.join(shim, 'npm'), 0o755);
-    const step = action.runs.steps[0]!;
-    const result = runActionStep(action, step, work, { paths: 'x' }, {}, { PATH: `${shim}:${process.env.PATH}` });
+    const step = action.runs.steps.find((s) => s.id === 'install')!;
+    const result = runActionStep(action, step, work, { paths: 'x' }, {}, { PATH: `${shim}:${process.env.PATH}`, RUNNER_TEMP: work });
     assert.equal(result.status, 0, result.stderr);
-    const calls = readFileSync(path.join(work, 'npm.log'), 'utf8').trim().split('\n');
+    return { calls: readFileSync(path.join(work, 'npm.log'), 'utf8').trim().split('\n'), stdout: result.stdout, bin: readActionOutputs(work).bin };
+  }
+
+  it('install step: installs the published package of its version, runtime dependencies only, and builds nothing', () => {
+    const { calls, bin } = runInstallStep(true);
     const root = ROOT.replace(/\/$/, '');
-    assert.deepEqual(calls, [`${root} :: ci --no-audit --no-fund`, `${root} :: run build`]);
+    const prefix = path.join(work, 'linkerd-doctor-0.1.0');
+    assert.deepEqual(calls, [`${root} :: install --global --prefix ${prefix} --omit=dev --no-audit --no-fund --loglevel=error linkerd-doctor@0.1.0`]);
+    assert.equal(bin, path.join(prefix, 'lib/node_modules/linkerd-doctor/bin/run.js'));
   });
 
+  it('install step: a version not on the registry builds the action checkout instead, and says so', () => {
+    const { calls, stdout, bin } = runInstallStep(false);
+    const root = ROOT.replace(/\/$/, '');
+    assert.equal(calls.length, 3, calls.join('\n'));
+    assert.match(calls[0]!, / :: install --global .* linkerd-doctor@0\.1\.0$/);
+    assert.deepEqual(calls.slice(1), [`${root} :: ci --no-audit --no-fund`, `${root} :: run build`]);
+    assert.match(stdout, /^::notice title=linkerd-doctor::linkerd-doctor@0\.1\.0 is not on the npm registry/m);
+    assert.equal(bin, path.join(root, 'bin/run.js'));
+  });
+
+  /** What the install step hands the analyze step when it built this checkout. */
+  const installed = { bin: path.join(ROOT, 'bin/run.js') };
   const analyze = () => action.runs.steps.find((s) => s.id === 'analyze')!;
   const gate = () => action.runs.steps.at(-1)!;
 
@@ -125,7 +146,7 @@ describe('action.yml', () => {
     execFileSync('cp', ['-r', path.join(ROOT, 'fixtures/storm'), path.join(work, 'storm')]);
     writeFileSync(path.join(work, 'summary.md'), '# earlier step\n');
     const inputs = { paths: 'storm/linkerd\n  storm/ingress', 'fail-on': 'error' };
-    const result = runActionStep(action, analyze(), work, inputs, {});
+    const result = runActionStep(action, analyze(), work, inputs, installed);
     assert.equal(result.status, 0, `the analyze step records the code and does not fail itself: ${result.stderr}`);
     assert.match(result.stdout, /reconnect storm/i, 'the text report goes to the log');
     const outputs = readActionOutputs(work);
@@ -146,18 +167,18 @@ describe('action.yml', () => {
     rmSync(path.join(work, 'output'), { force: true });
     execFileSync('cp', ['-r', path.join(ROOT, 'fixtures/healthy'), path.join(work, 'healthy')]);
     execFileSync('mkdir', ['-p', path.join(work, 'out')]);
-    runActionStep(action, analyze(), work, { paths: 'healthy', 'sarif-file': 'out/h.sarif', 'markdown-file': 'h.md' }, {});
+    runActionStep(action, analyze(), work, { paths: 'healthy', 'sarif-file': 'out/h.sarif', 'markdown-file': 'h.md' }, installed);
     assert.equal(readActionOutputs(work)['exit-code'], '0');
     assert.ok(existsSync(path.join(work, 'out/h.sarif')) && existsSync(path.join(work, 'h.md')));
     assert.equal(runActionStep(action, gate(), work, {}, readActionOutputs(work)).status, 0);
     rmSync(path.join(work, 'output'), { force: true });
-    runActionStep(action, analyze(), work, { paths: 'storm', 'fail-on': 'none', args: '--min-severity error' }, {});
+    runActionStep(action, analyze(), work, { paths: 'storm', 'fail-on': 'none', args: '--min-severity error' }, installed);
     assert.equal(readActionOutputs(work)['exit-code'], '0');
   });
 
   it('a missing input fails the step with exit 2', () => {
     rmSync(path.join(work, 'output'), { force: true });
-    const result = runActionStep(action, analyze(), work, { paths: 'no-such-dir' }, {});
+    const result = runActionStep(action, analyze(), work, { paths: 'no-such-dir' }, installed);
     assert.equal(result.status, 0);
     assert.equal(readActionOutputs(work)['exit-code'], '2');
     assert.equal(runActionStep(action, gate(), work, {}, readActionOutputs(work)).status, 2);

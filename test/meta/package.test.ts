@@ -12,7 +12,19 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; license: string };
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  license: string;
+  dependencies: Record<string, string>;
+  engines: { node: string };
+};
+
+/**
+ * Runtime dependencies pinned exactly, and why: a range would let a global install pick up a
+ * release that grows the install. tar-stream 3.1.8 added bare-fs and with it about 7 MB of Bare
+ * runtime packages Node never loads.
+ */
+const PINNED: Record<string, string> = { 'tar-stream': '3.1.8 and later depend on bare-fs' };
 const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { dev?: boolean; devOptional?: boolean; optional?: boolean; link?: boolean }>;
 };
@@ -54,6 +66,30 @@ describe('the installed package', () => {
     const license = readFileSync(path.join(root, 'LICENSE'), 'utf8');
     assert.match(license, /^\s*Apache License\s+Version 2\.0, January 2004/);
     assert.match(license, /END OF TERMS AND CONDITIONS/);
+  });
+
+  it('takes its runtime dependencies in semver ranges, each matching the locked version, pinning only what says why', () => {
+    for (const [name, spec] of Object.entries(pkg.dependencies)) {
+      const locked = lock.packages[`node_modules/${name}`] as { version?: string } | undefined;
+      assert.ok(locked?.version, `${name} is not in package-lock.json: run npm install`);
+      if (PINNED[name]) {
+        assert.equal(spec, locked.version, `${name} stays pinned (${PINNED[name]})`);
+        continue;
+      }
+      const range = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(spec);
+      assert.ok(range, `${name}: ${spec} is not a ^ range; an exact pin keeps a global install from taking patch releases`);
+      const [major, minor, patch] = range.slice(1).map(Number) as [number, number, number];
+      const [lockedMajor, lockedMinor, lockedPatch] = locked.version.split('.').map((n) => Number.parseInt(n, 10)) as [number, number, number];
+      const sameLine = major === 0 ? lockedMajor === 0 && lockedMinor === minor : lockedMajor === major;
+      const notOlder = lockedMinor !== minor ? lockedMinor > minor || lockedMajor > major : lockedPatch >= patch;
+      assert.ok(sameLine && notOlder, `${name}: the locked ${locked.version} is outside ${spec}; run npm install`);
+    }
+  });
+
+  it('declares the Node lines .ci/run tests', () => {
+    assert.equal(pkg.engines.node, '^20.9.0 || ^22.0.0 || >=24.0.0');
+    const ci = readFileSync(path.join(root, '.ci/run'), 'utf8');
+    assert.match(ci, /for major in 22 24; do/);
   });
 
   it('depends on no terminal-Markdown renderer and no bare-* runtime packages', () => {

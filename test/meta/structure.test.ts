@@ -1,6 +1,7 @@
 // The source tree's shape (issue 16): no import cycle, type-only ones included, and no source file
-// over the line limit. `npm run lint` enforces both; these tests check that the guards themselves
-// still bite and that no file is exempted from them.
+// over the line limit. `npm run lint` enforces both over the whole tree (npm test runs it), so these
+// tests do not lint or cruise the tree again: they check that the guards themselves still bite and
+// that no file is exempted from them.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -57,10 +58,5 @@ describe('import cycles', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
-
-  it('src/, scripts/ and test/ have none', () => {
-    const result = cruise('src', 'scripts', 'test');
-    assert.equal(result.status, 0, result.stdout + result.stderr);
   });
 });

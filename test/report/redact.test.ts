@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,23 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
       resolve({ code: err ? Number((err as { code?: unknown }).code ?? -1) : 0, stdout, stderr });
     });
   });
+}
+
+/**
+ * One run writing every format to its own file (an --output belongs to the --format before it):
+ * one launch per bundle instead of one per format.
+ */
+async function everyFormat(bundle: string, redact: boolean): Promise<{ code: number; stderr: string; outputs: Map<string, string> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ld-redact-'));
+  try {
+    const args = ['analyze', `fixtures/${bundle}`, '-q', ...(redact ? ['--redact'] : [])];
+    for (const format of FORMAT_NAMES) args.push('--format', format, '--output', path.join(dir, `report.${format}`));
+    const run = await cli(args);
+    const outputs = new Map(FORMAT_NAMES.filter((f) => existsSync(path.join(dir, `report.${f}`))).map((f) => [f, readFileSync(path.join(dir, `report.${f}`), 'utf8')] as const));
+    return { code: run.code, stderr: run.stderr, outputs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 before(() => {
@@ -86,9 +104,12 @@ describe('analyze --redact', () => {
     describe(`fixtures/${bundle}`, () => {
       let original: Report;
       let ids: { ips: Set<string>; names: Set<string> };
+      let plain: Awaited<ReturnType<typeof everyFormat>>;
+      let redacted: Awaited<ReturnType<typeof everyFormat>>;
 
       before(async () => {
-        original = JSON.parse((await cli(['analyze', `fixtures/${bundle}`, '--format', 'json', '-q'])).stdout) as Report;
+        [plain, redacted] = await Promise.all([everyFormat(bundle, false), everyFormat(bundle, true)]);
+        original = JSON.parse(plain.outputs.get('json') ?? 'null') as Report;
         ids = identifiersOf(original);
       });
 
@@ -97,26 +118,30 @@ describe('analyze --redact', () => {
         assert.notDeepEqual(leaked(JSON.stringify(original), ids), []);
       });
 
+      it('every format written, plain and redacted, with the same exit code', () => {
+        assert.equal(redacted.code, plain.code, redacted.stderr);
+        assert.deepEqual([...redacted.outputs.keys()], FORMAT_NAMES, redacted.stderr);
+        assert.deepEqual([...plain.outputs.keys()], FORMAT_NAMES, plain.stderr);
+      });
+
       for (const format of FORMAT_NAMES) {
-        it(`${format}: none of the bundle's identifiers, same exit code`, async () => {
-          const plain = await cli(['analyze', `fixtures/${bundle}`, '--format', format, '-q']);
-          const redacted = await cli(['analyze', `fixtures/${bundle}`, '--format', format, '-q', '--redact']);
-          assert.equal(redacted.code, plain.code, redacted.stderr);
-          assert.ok(redacted.stdout.length > 0);
-          assert.deepEqual(leaked(fromTheBundle(format, redacted.stdout), ids), []);
+        it(`${format}: none of the bundle's identifiers`, () => {
+          const shown = redacted.outputs.get(format) ?? '';
+          assert.ok(shown.length > 0);
+          assert.deepEqual(leaked(fromTheBundle(format, shown), ids), []);
           // Where the plain report shows identifiers, the redacted one shows pseudonyms in their place.
-          if (leaked(fromTheBundle(format, plain.stdout), ids).length > 0) assert.match(redacted.stdout, /\b(?:ip|pod|ns|workload|host)-1\b/);
+          if (leaked(fromTheBundle(format, plain.outputs.get(format) ?? ''), ids).length > 0) assert.match(shown, /\b(?:ip|pod|ns|workload|host)-1\b/);
         });
       }
 
       it('gives each identifier one pseudonym and different identifiers different ones', async () => {
-        const redacted = JSON.parse((await cli(['analyze', `fixtures/${bundle}`, '--format', 'json', '-q', '--redact'])).stdout) as Report;
-        // The same input gives the same pseudonyms in another run, so two shared reports line up.
+        const redactedReport = JSON.parse(redacted.outputs.get('json') ?? 'null') as Report;
+        // The same input gives the same pseudonyms in another run (here on stdout), so two shared reports line up.
         const again = JSON.parse((await cli(['analyze', `fixtures/${bundle}`, '--format', 'json', '-q', '--redact'])).stdout) as Report;
-        assert.deepEqual(again, redacted);
-        assert.equal(redacted.inputs.length, original.inputs.length);
-        assert.equal(redacted.findings.length, original.findings.length);
-        assert.deepEqual(redacted.summary, original.summary);
+        assert.deepEqual(again, redactedReport);
+        assert.equal(redactedReport.inputs.length, original.inputs.length);
+        assert.equal(redactedReport.findings.length, original.findings.length);
+        assert.deepEqual(redactedReport.summary, original.summary);
         const forward = new Map<string, string>();
         const backward = new Map<string, string>();
         const pair = (a: string | undefined, b: string | undefined) => {
@@ -127,13 +152,13 @@ describe('analyze --redact', () => {
           backward.set(b!, a);
         };
         original.inputs.forEach((input, i) => {
-          pair(input.pod, redacted.inputs[i]!.pod);
-          pair(input.namespace, redacted.inputs[i]!.namespace);
+          pair(input.pod, redactedReport.inputs[i]!.pod);
+          pair(input.namespace, redactedReport.inputs[i]!.namespace);
         });
         original.findings.forEach((f, i) => {
-          pair(f.subject.pod, redacted.findings[i]!.subject.pod);
-          pair(f.subject.namespace, redacted.findings[i]!.subject.namespace);
-          pair(f.subject.target, redacted.findings[i]!.subject.target);
+          pair(f.subject.pod, redactedReport.findings[i]!.subject.pod);
+          pair(f.subject.namespace, redactedReport.findings[i]!.subject.namespace);
+          pair(f.subject.target, redactedReport.findings[i]!.subject.target);
         });
       });
     });

@@ -48,7 +48,7 @@ export function runActionStep(
       if (expr === 'github.action_path') return ACTION_ROOT.replace(/\/$/, '');
       const input = /^inputs\.([\w-]+)$/.exec(expr);
       if (input) return inputs[input[1]!] ?? action.inputs[input[1]!]?.default ?? '';
-      const output = /^steps\.analyze\.outputs\.([\w-]+)$/.exec(expr);
+      const output = /^steps\.(?:install|analyze)\.outputs\.([\w-]+)$/.exec(expr);
       if (output) return outputs[output[1]!] ?? '';
       throw new Error(`unresolved expression ${expr}`);
     });
