@@ -94,7 +94,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     id: 'router-capacity-reached',
     title: 'Proxy router at capacity',
     family: 'failfast',
-    match: { records: ['proxy-log'], literals: ['router capacity reached'], pattern: 'router capacity reached' },
+    match: { records: ['proxy-log'], literals: ['router capacity reached', 'router at capacity'], pattern: 'router capacity reached|router at capacity \\(' },
     meaning: 'The proxy refused a request because its router already held the maximum number of distinct targets (100 by default in the 2.x releases of that era).',
     causes: ['Clients address many distinct authorities/hosts (e.g. one Host header per tenant or per pod IP).', 'Port scanners or health checkers hitting many target ports.'],
     fix: [
@@ -103,6 +103,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     ],
     references: [`${L2}4048`],
     examples: [
+      { line: 'WARN [ 10120.000100s] proxy={server=in listen=0.0.0.0:4143 remote=10.1.2.3:51234} linkerd2_proxy::app::errors router at capacity (10000)', source: 'https://github.com/linkerd/linkerd2-proxy/blob/release/v2.0.0/src/app/errors.rs', note: 'the 2019 wording, built from the release/v2.0.0 call site in the legacy layout' },
       { line: 'inbound:accept{peer.addr=x.x.x.x:63058}:source{peer.id=None(NoPeerName(NotProvidedByRemote)) target.addr=x.x.x.x:8084}: linkerd2_app_core::errors: Failed to proxy request: router capacity reached (100)', source: `${L2}4048` },
     ],
   },
