@@ -26,7 +26,10 @@ function stringLiteralLength(src: string, i: number): number {
   if (c === 'r' && (src[i + 1] === '"' || src[i + 1] === '#') && !/\w/.test(src[i - 1] ?? '')) {
     let j = i + 1;
     let hashes = 0;
-    while (src[j] === '#') (hashes++, j++);
+    while (src[j] === '#') {
+      hashes++;
+      j++;
+    }
     if (src[j] !== '"') return 0;
     const close = src.indexOf(`"${'#'.repeat(hashes)}`, j + 1);
     return close < 0 ? src.length - i : close + 1 + hashes - i;

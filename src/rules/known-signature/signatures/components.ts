@@ -3,7 +3,7 @@
 // call sites in data/inventory/inventory.json; examples are built in the layout each component
 // prints (tracing for the Rust ones, logrus text for the Go ones) from the call site in source.
 
-import { L2, type KnownSignature } from '../signature.js';
+import type { KnownSignature } from '../signature.js';
 
 const POLICY_SRC = 'https://github.com/linkerd/linkerd2/blob/edge-26.8.3/policy-controller/';
 const INIT_SRC = 'https://github.com/linkerd/linkerd2-proxy-init/blob/main/';
