@@ -107,12 +107,25 @@ function rustSite(args: string[]): { template: string | null; fields: string[] }
     if (/^(target|parent|name)\s*:/.test(arg)) continue;
     const message = literalValue(arg);
     if (message !== null) return { template: normaliseTemplate(message, 'rust'), fields };
-    const named = /^([\w.]+)\s*=/.exec(arg);
+    const named = /^([\w.]+)\s*=\s*/.exec(arg);
+    // `message = "…"` is the message given as a field.
+    if (named?.[1] === 'message') {
+      const value = literalValue(arg.slice(named[0].length));
+      if (value !== null) return { template: normaliseTemplate(value, 'rust'), fields: [...fields, ...restFields(args.slice(args.indexOf(arg) + 1))] };
+    }
     const bare = /^[%?]?\s*([\w.]+)$/.exec(arg);
     const name = named?.[1] ?? bare?.[1];
     if (name && name !== 'message') fields.push(name);
   }
   return { template: null, fields };
+}
+
+/** Field names of the arguments after a `message = "…"` field. */
+function restFields(args: string[]): string[] {
+  return args.flatMap((arg) => {
+    const name = /^([\w.]+)\s*=/.exec(arg)?.[1] ?? /^[%?]?\s*([\w.]+)$/.exec(arg)?.[1];
+    return name ? [name] : [];
+  });
 }
 
 function goSite(args: string[], receiver: string): { template: string | null; fields: string[] } {

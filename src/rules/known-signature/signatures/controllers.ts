@@ -62,7 +62,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     match: {
       records: ['proxy-log'],
       literals: ['error getting ', 'Unable to get ', 'Could not fetch resource', 'Failed to get service', 'Error getting pod owner', 'failed to retrieve ', 'Failed to get deploy', 'Failed to get node topology', 'Failed to get remote cluster', 'service memberships', 'failed to find port for service', 'failed to get service membership'],
-      pattern: 'error getting (?:endpoints|endpointSlice list|service|service profile|or creating profile publisher)|Unable to get (?:endpoints|EndpointSlices|node)|Could not fetch resource|Failed to get service \\S+: |Error getting pod owner|failed to retrieve (?:job|replicaset)|Failed to get deploy for pod|Failed to get node topology zone|Failed to get remote cluster|service memberships|failed to find port for service|failed to get service membership',
+      pattern: 'error getting (?:endpoints|endpointSlice list|service|service profile|or creating profile publisher)|Unable to get (?:endpoints|EndpointSlices|node)|Could not fetch resource|Failed to get service [^\\s/]+/\\S+: |Error getting pod owner|failed to retrieve (?:job|replicaset)|Failed to get deploy for pod|Failed to get node topology zone|Failed to get remote cluster|service memberships|failed to find port for service|failed to get service membership',
     },
     meaning: 'The destination controller looked up an object (Service, EndpointSlice, pod owner, node, ServiceProfile) and the lookup failed; proxies asking about it get no or stale endpoints until the next update.',
     causes: [
@@ -81,8 +81,8 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     background: true,
     match: {
       records: ['proxy-log'],
-      literals: ['Failed to subscribe', 'endpoint translator', 'Invalid remote discovery service', 'does not define port'],
-      pattern: 'Failed to subscribe to |Failed to create endpoint translator|Invalid remote discovery service|does not define port',
+      literals: ['Failed to subscribe', 'endpoint translator', 'Invalid remote discovery service', 'does not define port', 'Error adding cluster', "Error processing 'Secret' object"],
+      pattern: 'Failed to subscribe to |Failed to create endpoint translator|Invalid remote discovery service|does not define port|Error adding cluster \\S+ to store|Error processing .Secret. object',
     },
     meaning: 'A proxy asked the destination controller about a name or address it could not resolve to a Service, port or remote cluster; that proxy\'s requests to the name fail or go to the original destination.',
     causes: [
@@ -142,8 +142,8 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     family: 'identity',
     match: {
       records: ['proxy-log'],
-      literals: ['issuer is not ready', 'Issuer certificate not ready', 'trust anchors', 'without key material', 'CA cert validation failure'],
-      pattern: 'Certificate issuer is not ready|Issuer certificate not ready|Failed to read trust anchors|could not read identity trust anchors PEM|certificate without key material|CA cert validation failure',
+      literals: ['issuer is not ready', 'Issuer certificate not ready', 'trust anchors', 'without key material', 'CA cert validation failure', 'Skipping issuer update'],
+      pattern: 'Skipping issuer update as certs could not be read|Certificate issuer is not ready|Issuer certificate not ready|Failed to read trust anchors|could not read identity trust anchors PEM|certificate without key material|CA cert validation failure',
     },
     meaning: 'The identity controller has no usable issuer certificate (missing, not yet issued, not signed by the trust anchors, or expired), so it cannot sign proxies\' CSRs; new proxies never get an identity and stay not ready.',
     causes: ['The issuer Secret (linkerd-identity-issuer) is missing or its certificate expired; cert-manager has not (re)issued it.', 'The issuer was rotated with a different trust anchor than the one in linkerd-identity-trust-roots.', 'The trust anchors PEM is malformed (extra indentation or text in the Helm value).'],
@@ -157,7 +157,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     id: 'identity-token-rejected',
     title: 'Identity controller rejected a proxy\'s ServiceAccount token',
     family: 'identity',
-    match: { records: ['proxy-log'], literals: ['authentication failed for', 'invalid token provided for'], pattern: 'authentication failed for |invalid token provided for ' },
+    match: { records: ['proxy-log'], literals: ['authentication failed for', 'invalid token provided for', 'error validating token for'], pattern: 'authentication failed for |invalid token provided for |error validating token for ' },
     meaning: 'A proxy presented a ServiceAccount token that the TokenReview rejected, so it gets no certificate and its pod stays not ready.',
     causes: ['The token\'s audience does not match (projected token `identity.l5d.io` vs the API server\'s audiences).', 'The identity controller may not create TokenReviews (RBAC) or the API server rejects them.', 'A clock far off on the node, so the token is not yet valid or expired.'],
     fix: [{ versions: 'all', action: 'Read the error after the colon and check `kubectl auth can-i create tokenreviews --as=system:serviceaccount:linkerd:linkerd-identity`; for audience errors check the API server\'s `--api-audiences`.' }],

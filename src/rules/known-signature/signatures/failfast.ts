@@ -44,7 +44,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     id: 'stack-failfast',
     title: 'Service entered failfast',
     family: 'failfast',
-    match: { records: ['proxy-log'], literals: ['entering failfast'], pattern: 'entering failfast after' },
+    match: { records: ['proxy-log'], literals: ['entering failfast', 'Service failed to recover'], pattern: 'entering failfast after|failfast: Service failed to recover' },
     meaning: 'A proxy service (logical service, balancer, or the inbound server) could not process requests for the failfast timeout; requests now fail fast with 503 until it recovers.',
     causes: ['The target has no ready endpoints or they do not answer (overload, long GC, startup not finished).', 'On the inbound side: the application in this pod does not accept connections or is saturated.', 'The application limits concurrent HTTP/2 streams (e.g. 100) below the load the proxy multiplexes onto it.'],
     fix: [
@@ -56,6 +56,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     examples: [
       { line: 'WARN ThreadId(01) inbound:accept{peer.addr=10.37.125.7:40084 target.addr=10.36.216.4:50053}: linkerd_timeout::failfast: HTTP Logical entering failfast after 1s', source: `${L2}5599 (hadican)` },
       { line: '[    53.360779s]  WARN ThreadId(01) outbound:accept{client.addr=10.36.31.175:43900 target.addr=10.36.30.70:8080}: linkerd_timeout::failfast: HTTP Server entering failfast after 3s', source: `${L2}5541 (joewilliams)` },
+      { line: '[   120.500000s]  WARN ThreadId(01) outbound:proxy{addr=10.96.0.20:80}: linkerd_stack::failfast: Service failed to recover error=connect timed out after 1s', source: 'https://github.com/linkerd/linkerd2-proxy/blob/release/v2.366.0/linkerd/stack/src/failfast.rs', note: 'built from the call site: the service in failfast failed again while recovering' },
     ],
   },
   {
