@@ -14,7 +14,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     family: 'controller',
     match: {
       records: ['proxy-log'],
-      literals: ['K8s API', 'k8s API', 'Kubernetes API', 'Kubernetes metadata API', 'kubeconfig', 'failed to sync caches', 'k8s event recorder', 'Cluster Store', 'EndpointSlices enabled', 'Linkerd CRD client'],
+      literals: ['Failed to ', 'failed to ', 'rror building Kubernetes', 'rror configuring Kubernetes'],
       pattern: '[Ff]ailed to initiali[sz]e (?:K8s|k8s|Kubernetes)(?: metadata)? API|error (?:building|configuring) Kubernetes API|Error configuring Kubernetes API client|Failed to load kubeconfig|failed to sync caches|Failed to construct k8s event recorder|Failed to initialize Cluster Store|Failed to start with EndpointSlices enabled|Failed to create Linkerd CRD client',
     },
     meaning: 'A Linkerd controller (destination, identity, proxy-injector, heartbeat) could not build or sync its Kubernetes API client and exits; the pod crash-loops and proxies lose discovery, identity or injection.',
@@ -39,7 +39,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     family: 'controller',
     match: {
       records: ['proxy-log'],
-      literals: ['Failed to listen on', 'gRPC server', 'admin server', 'Admin server error', 'destination server', 'stream-queue-capacity', '--enable-endpoint-slices', 'HTTP/2 client parameters', 'invalid log-level', 'outboundTransportMode', 'Invalid trust domain', 'webhook server', 'identity service', 'External Workload Endpoints Controller'],
+      literals: ['Failed to ', 'failed to ', 'dmin server error', 'nvalid ', 'stream-queue-capacity', 'needs to be true', 'outboundTransportMode'],
       pattern: 'Failed to listen on|failed to start (?:destination|identity) gRPC server|failed to start (?:identity|webhook) admin server: (?!http: Server closed)|Admin server error|Failed to initialize (?:destination server|identity service|External Workload Endpoints Controller)|stream-queue-capacity must be|needs to be true|Failed to parse meshed HTTP/2 client parameters|invalid log-level|Unknown value for .outboundTransportMode|Invalid trust domain|failed to initialize the webhook server',
     },
     meaning: 'A controller could not open its port or rejected its own configuration at start-up and exits (or serves without the named part); its pod restarts until the setting or port is fixed.',
@@ -61,7 +61,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     background: true,
     match: {
       records: ['proxy-log'],
-      literals: ['error getting ', 'Unable to get ', 'Could not fetch resource', 'Failed to get service', 'Error getting pod owner', 'failed to retrieve ', 'Failed to get deploy', 'Failed to get node topology', 'Failed to get remote cluster', 'service memberships', 'failed to find port for service', 'failed to get service membership'],
+      literals: ['rror getting', 'nable to ', 'ould not ', 'Failed to ', 'failed to '],
       pattern: 'error getting (?:endpoints|endpointSlice list|service|service profile|or creating profile publisher)|Unable to get (?:endpoints|EndpointSlices|node)|Could not fetch resource|Failed to get service [^\\s/]+/\\S+: |Error getting pod owner|failed to retrieve (?:job|replicaset)|Failed to get deploy for pod|Failed to get node topology zone|Failed to get remote cluster|service memberships|failed to find port for service|failed to get service membership',
     },
     meaning: 'The destination controller looked up an object (Service, EndpointSlice, pod owner, node, ServiceProfile) and the lookup failed; proxies asking about it get no or stale endpoints until the next update.',
@@ -81,7 +81,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     background: true,
     match: {
       records: ['proxy-log'],
-      literals: ['Failed to subscribe', 'endpoint translator', 'Invalid remote discovery service', 'does not define port', 'Error adding cluster', "Error processing 'Secret' object"],
+      literals: ['Failed to ', 'nvalid ', 'does not define port', 'Error '],
       pattern: 'Failed to subscribe to |Failed to create endpoint translator|Invalid remote discovery service|does not define port|Error adding cluster \\S+ to store|Error processing .Secret. object',
     },
     meaning: 'A proxy asked the destination controller about a name or address it could not resolve to a Service, port or remote cluster; that proxy\'s requests to the name fail or go to the original destination.',
@@ -101,7 +101,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     background: true,
     match: {
       records: ['proxy-log'],
-      literals: ['update queue full', 'stream aborted', 'Error sending update', 'failed to send profile update', 'Failed to send empty profile', 'failed to send default service profile'],
+      literals: ['update queue full', 'stream aborted', 'Error ', 'failed to ', 'Failed to '],
       pattern: 'update queue full; aborting stream|stream aborted|Error sending update|failed to send (?:profile update|default service profile)|Failed to send empty profile',
     },
     meaning: 'The destination controller could not deliver endpoint or profile updates to a proxy and closed that proxy\'s stream; the proxy reconnects and resubscribes.',
@@ -116,7 +116,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     family: 'controller',
     match: {
       records: ['proxy-log'],
-      literals: ['Failed to translate', 'Failed to create endpoint for', 'Unable to create new address', 'OpaqueProtocol', 'opaque protocol', 'opaque ports annotation', 'failed to parse PodSelector', 'failed to parse ExternalWorkloadSelector', 'failed to create Selector'],
+      literals: ['Failed to ', 'failed to ', 'nable to ', 'Error '],
       pattern: 'Failed to translate |Failed to create endpoint for|Unable to create new address|failed to set address OpaqueProtocol|Error computing opaque protocol|opaque ports annotation|failed to parse (?:Pod|ExternalWorkload)Selector|failed to create Selector',
     },
     meaning: 'An endpoint or Server could not be translated for proxies (bad opaque-ports annotation, invalid Server selector, pod without an owner); proxies get that endpoint without its protocol hints or not at all.',
@@ -142,7 +142,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     family: 'identity',
     match: {
       records: ['proxy-log'],
-      literals: ['issuer is not ready', 'Issuer certificate not ready', 'trust anchors', 'without key material', 'CA cert validation failure', 'Skipping issuer update'],
+      literals: ['Skipping issuer update', 'Certificate issuer is not ready', 'ssuer certificate not ready', 'Failed to ', 'ould not ', 'certificate without key material', 'CA cert validation failure'],
       pattern: 'Skipping issuer update as certs could not be read|Certificate issuer is not ready|Issuer certificate not ready|Failed to read trust anchors|could not read identity trust anchors PEM|certificate without key material|CA cert validation failure',
     },
     meaning: 'The identity controller has no usable issuer certificate (missing, not yet issued, not signed by the trust anchors, or expired), so it cannot sign proxies\' CSRs; new proxies never get an identity and stay not ready.',
@@ -157,7 +157,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     id: 'identity-token-rejected',
     title: 'Identity controller rejected a proxy\'s ServiceAccount token',
     family: 'identity',
-    match: { records: ['proxy-log'], literals: ['authentication failed for', 'invalid token provided for', 'error validating token for'], pattern: 'authentication failed for |invalid token provided for |error validating token for ' },
+    match: { records: ['proxy-log'], literals: ['uthentication failed for', 'nvalid ', 'rror validating token'], pattern: 'authentication failed for |invalid token provided for |error validating token for ' },
     meaning: 'A proxy presented a ServiceAccount token that the TokenReview rejected, so it gets no certificate and its pod stays not ready.',
     causes: ['The token\'s audience does not match (projected token `identity.l5d.io` vs the API server\'s audiences).', 'The identity controller may not create TokenReviews (RBAC) or the API server rejects them.', 'A clock far off on the node, so the token is not yet valid or expired.'],
     fix: [{ versions: 'all', action: 'Read the error after the colon and check `kubectl auth can-i create tokenreviews --as=system:serviceaccount:linkerd:linkerd-identity`; for audience errors check the API server\'s `--api-audiences`.' }],
@@ -168,7 +168,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     id: 'controller-cert-reload-failed',
     title: 'Controller cannot read or reload its TLS certificate',
     family: 'controller',
-    match: { records: ['proxy-log'], literals: ['fs watcher', 'Error while watching', 'cert could not be read from disk', 'creds watcher', 'initialized certificate'], pattern: 'Received error from fs watcher|Error while watching|cert could not be read from disk|Failed to start creds watcher|Failed to initialized certificate' },
+    match: { records: ['proxy-log'], literals: ['Received error', 'Error ', 'ould not ', 'Failed to '], pattern: 'Received error from fs watcher|Error while watching|cert could not be read from disk|Failed to start creds watcher|Failed to initialized certificate' },
     meaning: 'A controller (webhooks, identity) could not load or watch its certificate files; it keeps serving the old certificate, or exits at start-up, so webhook calls or rotations fail once the old one expires.',
     causes: ['The Secret mounted for the webhook or issuer is missing or malformed (externalSecret=true without the secret).', 'cert-manager wrote a certificate the controller cannot parse (wrong key type).'],
     fix: [{ versions: 'all', action: 'Check the mounted Secret the message names (`kubectl -n linkerd get secret <name> -o yaml`) and restart the controller after fixing it; `linkerd check` reports webhook certificate validity.' }],
@@ -179,7 +179,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     id: 'injector-webhook-failed',
     title: 'Proxy injector could not handle an admission request',
     family: 'controller',
-    match: { records: ['proxy-log'], literals: ['failed to run webhook handler', 'received empty payload', "couldn't retrieve parent object"], pattern: 'failed to run webhook handler|received empty payload|couldn\'t retrieve parent object' },
+    match: { records: ['proxy-log'], literals: ['failed to ', 'received empty payload', "ouldn't "], pattern: 'failed to run webhook handler|received empty payload|couldn\'t retrieve parent object' },
     meaning: 'The proxy injector failed on a pod\'s admission request; with the default failurePolicy the pod is created without a proxy (not meshed), or with owner metadata missing.',
     causes: ['The injector cannot read the pod\'s owner (RBAC, or the owner was deleted).', 'An annotation value the injector rejects.', 'API server sending requests the webhook cannot decode (version skew).'],
     fix: [{ versions: 'all', action: 'Read `kubectl -n linkerd logs deploy/linkerd-proxy-injector -c proxy-injector`, then re-create the affected pods (`kubectl -n <namespace> rollout restart deploy/<workload>`) and confirm they have a linkerd-proxy container.' }],
@@ -192,7 +192,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     family: 'configuration',
     match: {
       records: ['proxy-log'],
-      literals: ['unrecognized', 'unrecognised', 'invalid value used', 'invalid duration value', 'Invalid default policy annotation', 'Invalid ports list', 'Invalid probe path', 'Invalid clock skew', 'Invalid issuance lifetime', 'expected cluster domain through args', 'expected trust domain through args', 'Invalid port range', 'Ignoring invalid configuration', 'using `all-unauthenticated`'],
+      literals: ['nrecogni', 'nvalid ', 'domain through args', 'using `all-unauthenticated`'],
       pattern: 'unrecogni[sz]ed (?:value|duration value|proxy-\\S+ duration value)|invalid (?:duration )?value used (?:for|on) the|Invalid (?:clock skew allowance|issuance lifetime|port range)|expected (?:cluster|trust) domain through args|Ignoring invalid configuration|was not set; using `all-unauthenticated`|Invalid default policy annotation value|Invalid ports list|Invalid probe path',
     },
     meaning: 'A setting (pod annotation, flag, proxy environment variable) had a value the component does not accept; it was ignored and the default applies, so the behaviour you configured is not in effect.',
