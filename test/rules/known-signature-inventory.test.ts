@@ -133,3 +133,46 @@ describe('inventory of Linkerd log messages', () => {
     assert.deepEqual(noisy, []);
   });
 });
+
+describe('new signatures stay quiet on their near misses', () => {
+  // linkerd/linkerd2#12796 (cinderellagarage): a proxy-injector that started, synced and was shut
+  // down; "failed to start webhook admin server: http: Server closed" is the shutdown, not a failure.
+  const injectorShutdown = [
+    'time="2024-07-02T15:17:37Z" level=info msg="running version edge-24.6.4"',
+    'time="2024-07-02T15:17:37Z" level=info msg="starting admin server on :9995"',
+    'time="2024-07-02T15:17:37Z" level=info msg="waiting for caches to sync"',
+    'time="2024-07-02T15:17:37Z" level=info msg="listening at :8443"',
+    'time="2024-07-02T15:17:38Z" level=info msg="caches synced"',
+    'time="2024-07-02T15:18:11Z" level=info msg="shutting down webhook server"',
+    'time="2024-07-02T15:18:11Z" level=error msg="failed to start webhook admin server: http: Server closed"',
+  ];
+  const nearMisses: [string, string][] = [
+    ...injectorShutdown.map((line): [string, string] => [line, 'https://github.com/linkerd/linkerd2/issues/12796']),
+    // A panic quoted inside another message is not a panic of this proxy.
+    ["[     1.000000s]  INFO ThreadId(01) linkerd_app: upstream said: thread 'main' panicked at src/main.rs:1:1:", 'constructed'],
+    // Identity working: no certificate validity problem.
+    ['[     0.212000s]  INFO ThreadId(02) daemon:identity: linkerd_app: Certified identity id=web.emojivoto.serviceaccount.identity.linkerd.cluster.local', 'constructed'],
+    // An h2 GOAWAY at DEBUG without an http2 error.
+    ['[    12.000000s] DEBUG ThreadId(01) h2::proto::connection: Connection::poll; connection error error=GoAway(b"", NO_ERROR, Library)', 'constructed'],
+    // The telemetry warning next to the certificate expiry metric is not an expired certificate.
+    ['[     0.100000s]  WARN ThreadId(01) linkerd_identity::metrics: Expiry time is before the UNIX epoch; not setting metric', 'constructed'],
+    // The heartbeat's own lookups are not the destination controller's.
+    ['time="2026-12-04T10:00:00Z" level=error msg="Failed to get service profiles: the server could not find the requested resource"', 'constructed'],
+    // Legacy proxy start-up naming the destination service (linkerd/linkerd2#4485).
+    ['INFO [ 0.003103s] linkerd2_proxy::app::main using destination service at ControlAddr { addr: Name(NameAddr { name: "linkerd-dst.linkerd.svc.cluster.local", port: 8086 }), identity: Some("linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local") }', 'https://github.com/linkerd/linkerd2/issues/4485'],
+    // The policy controller starting with every route CRD present.
+    ['2026-12-04T10:00:01.000000Z  INFO linkerd_policy_controller: Admission controller server listening addr=0.0.0.0:9443', 'constructed'],
+  ];
+  for (const [line, source] of nearMisses) {
+    it(`no finding for: ${line.slice(0, 90)} (${source})`, async () => {
+      const found = await signaturesOfLine(line);
+      assert.notEqual(found, null, 'the parser must read the line, or the test proves nothing');
+      assert.deepEqual(found, []);
+    });
+  }
+
+  it('reads the #12796 injector log as a whole without a finding', async () => {
+    const run = await runRule(knownSignature, [{ path: 'linkerd-proxy-injector-55b7669475-8tzm6.log', content: `${injectorShutdown.join('\n')}\n` }]);
+    assert.deepEqual(run.findings, []);
+  });
+});
