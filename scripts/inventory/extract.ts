@@ -217,18 +217,22 @@ function main(): void {
   const sources: Inventory['sources'] = [];
   for (const source of COMPONENT_SOURCES) {
     const dir = dirs[source.repo];
-    const ref = source.repo === 'linkerd2' ? latest : source.repo === 'linkerd2-proxy' ? proxyRefOf(latest) : source.tagPrefix ? latestTag(dir, `${source.tagPrefix}v*`) : 'HEAD';
+    const legacy = source.legacyReleases?.filter((t) => tagExists(dirs.linkerd2, t)) ?? null;
+    const ref = legacy ? proxyRefOf(legacy[0]!) : source.repo === 'linkerd2' ? latest : source.repo === 'linkerd2-proxy' ? proxyRefOf(latest) : source.tagPrefix ? latestTag(dir, `${source.tagPrefix}v*`) : 'HEAD';
     if (!ref) throw new Error(`${source.component}: no release ref found in ${dir}`);
     const commit = git(dir, 'rev-parse', `${ref}^{commit}`).trim();
     sources.push({ repo: `linkerd/${source.repo}`, component: source.component, ref, commit });
     // Which releases hold each template: Linkerd releases for the proxy and the controllers; the
     // proxy-init tools ship on their own tags, so only their latest is recorded.
-    const tracked = source.repo === 'linkerd2-proxy-init' ? [] : releases;
+    const tracked = legacy ?? (source.repo === 'linkerd2-proxy-init' ? [] : releases);
+    // Legacy wordings only: what the current proxy still logs is in the proxy component already.
+    const current = new Set([...entries.values()].filter((e) => e.component === 'proxy').map((e) => e.template));
     const present = tracked.map((release) => {
       const at = source.repo === 'linkerd2' ? release : proxyRefOf(release);
       return { release, templates: at ? templatesAt(dir, at, source.language, source.pathspecs) : new Set<string>() };
     });
     for (const site of sitesOf(dir, ref, source)) {
+      if (legacy && current.has(site.template)) continue;
       const key = `${source.component} ${site.level} ${site.template ?? `{${site.fields.join(',')}}`}`;
       let entry = entries.get(key);
       if (!entry) {

@@ -12,6 +12,11 @@ export interface ComponentSource {
   pathspecs: readonly string[];
   /** For proxy-init's tools, each released on its own tag prefix (`cni-plugin/v1.6.2`). */
   tagPrefix?: string;
+  /**
+   * Read at the proxy these (pre-2.8) Linkerd releases pinned instead of the latest, keeping only
+   * messages the current proxy no longer logs: the 2019-2020 wordings users still paste.
+   */
+  legacyReleases?: readonly string[];
 }
 
 const RUST_TESTS = [':!**/tests/**', ':!**/tests.rs', ':!**/test_util*', ':!**/test-util/**', ':!**/mock*', ':!**/fuzz/**', ':!**/benches/**', ':!**/integration/**', ':!**/build.rs'];
@@ -19,6 +24,7 @@ const GO_TESTS = [':!**/*_test.go', ':!**/testutil/**', ':!**/test/**', ':!**/fa
 
 export const COMPONENT_SOURCES: readonly ComponentSource[] = [
   { component: 'proxy', repo: 'linkerd2-proxy', language: 'rust', pathspecs: ['*.rs', ':!linkerd/app/test/**', ':!tools/**', ...RUST_TESTS] },
+  { component: 'proxy-legacy', repo: 'linkerd2-proxy', language: 'rust', legacyReleases: ['stable-2.6.1', 'stable-2.7.1'], pathspecs: ['*.rs', ':!linkerd/app/test/**', ':!tools/**', ...RUST_TESTS] },
   { component: 'policy-controller', repo: 'linkerd2', language: 'rust', pathspecs: ['policy-controller/*.rs', ...RUST_TESTS] },
   { component: 'destination', repo: 'linkerd2', language: 'go', pathspecs: ['controller/api/destination/*.go', 'controller/cmd/destination/*.go', ...GO_TESTS] },
   { component: 'identity', repo: 'linkerd2', language: 'go', pathspecs: ['controller/identity/*.go', 'controller/cmd/identity/*.go', 'pkg/identity/*.go', ...GO_TESTS] },

@@ -8,6 +8,8 @@
 export interface RenderCase {
   /** Field values to print with the message (tracing `error=…`); unnamed fields print `x`. */
   fields: Record<string, string>;
+  /** What `{}` placeholders print for this case, instead of the rule's values. */
+  values?: readonly string[];
   signature: string;
 }
 
@@ -106,6 +108,33 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
   { components: ['proxy'], template: 'balancer ignores the response-penalty estimator|^rtt_decay below minimum', verdict: { benign: 'A balancer setting outside its range is clamped or ignored, as the line says; load balancing still works with the defaults.' } },
   { components: ['proxy'], template: '^Invalid state: attempted to write from an empty buffer$|^unexpected error updating weights; giving up$|^upgrade body could not send upgrade future|unknown body frame has been buffered$', verdict: { benign: 'An internal consistency check of the proxy that has no user-side cause or setting; the affected request or connection fails alone. If it recurs, report it upstream with the proxy version.' } },
   { components: ['proxy'], template: '^Failed to extract tls id from client end cert$|^SAN name \\{\\} could not be parsed$', verdict: { benign: 'A TLS client outside the mesh presented a certificate without a Linkerd identity; the connection is handled as unauthenticated, which policy then judges.' } },
+
+  // ── the proxy of stable-2.6/2.7 (2019-2020): wordings the current proxy no longer logs ──
+  { components: ['proxy-legacy'], template: '^Failed to certify identity: ', verdict: { signature: 'identity-certify-failed' } },
+  { components: ['proxy-legacy'], template: '^Received invalid ceritficate: ', values: ['invalid certificate: BadDER'], verdict: { cases: [{ fields: {}, signature: 'identity-invalid-certificate' }, { fields: {}, values: ['invalid certificate: CertNotValidYet'], signature: 'cert-not-valid-yet' }, { fields: {}, values: ['invalid certificate: CertExpired'], signature: 'cert-expired' }] } },
+  { components: ['proxy-legacy'], template: 'must be (?:un)?set|must be specified when|^Failed to read (?:authentication token|Csr|key): |^Invalid key: |^No CSR found$', values: ['LINKERD2_PROXY_IDENTITY_DIR'], verdict: { signature: 'proxy-config-invalid' } },
+  { components: ['proxy-legacy'], template: 'did not specify a certificate expiration|^Ignoring invalid identity: ', verdict: { signature: 'control-plane-answer-invalid' } },
+  { components: ['proxy-legacy'], template: '^error fetching profile: |^profile service unexpected error: |^profile stream failed: ', verdict: { signature: 'profile-fetch-failed' } },
+  { components: ['proxy-legacy'], template: 'SO_ORIGINAL_DST', verdict: { signature: 'original-dst-unreadable' } },
+  { components: ['proxy-legacy'], template: '^failed to refine ', values: ['web.default.svc.cluster.local', 'deadline has elapsed'], verdict: { signature: 'dns-canonicalize-deadline' } },
+  { components: ['proxy-legacy'], template: '^router at capacity', values: ['10000'], verdict: { signature: 'router-capacity-reached' } },
+  { components: ['proxy-legacy'], template: 'max-in-flight reached$', verdict: { signature: 'legacy-max-in-flight' } },
+  { components: ['proxy-legacy'], template: 'reached the configured dispatch deadline$', verdict: { signature: 'dispatch-deadline-reached' } },
+  { components: ['proxy-legacy'], template: '^route timeout is negative', verdict: { signature: 'service-profile-invalid' } },
+  { components: ['proxy-legacy'], template: 'trust anchors in trust anchors file$', values: ['2'], verdict: { signature: 'trust-anchors-invalid' } },
+  { components: ['proxy-legacy'], template: '^(?:server|client) died$', verdict: { signature: 'legacy-proxy-task-died' } },
+  {
+    components: ['proxy-legacy'],
+    template: '^unexpected error: ',
+    verdict: { cases: [{ fields: {}, values: ['http2 error: protocol error: unspecific protocol error detected'], signature: 'h2-unspecific-protocol-error' }, { fields: {}, values: ['error trying to connect: Connection refused (os error 111)'], signature: 'endpoint-connection-refused' }] },
+  },
+  { components: ['proxy-legacy'], template: 'process_(?:max|open)_fds|^failed to read process stats|^error getting \\{\\}: |^Gauge (?:over|under)flow$|^failed to lock metrics$', verdict: { benign: 'Process and metric telemetry of the old proxy (fd counts, gauges); only a metric value is skipped.' } },
+  { components: ['proxy-legacy'], template: '^\\{\\}$', verdict: { dynamic: 'The old metrics server\'s own error, logged as the bare error; only the metrics endpoint is affected.' } },
+  { components: ['proxy-legacy'], template: '[Hh]eader|^span dropped$', verdict: { benign: TRACING } },
+  { components: ['proxy-legacy'], template: '^ClientAddr extension should always be set$|^denying request from non-loopback IP$|^error getting proxy log level$|^setting log level failed$', verdict: { benign: ADMIN } },
+  { components: ['proxy-legacy'], template: '^invalid tap request|^tap capacity exceeded$', verdict: { benign: 'A `linkerd tap` session asked for more than the proxy serves, or was invalid; only that tap session is affected.' } },
+  { components: ['proxy-legacy'], template: '^Identity is DISABLED$', verdict: { benign: 'States that identity was turned off by the install (`--disable-identity`, before 2.9); no failure, and traffic is not mTLS-ed by design.' } },
+  { components: ['proxy-legacy'], template: '^concrete dst router did not contain target dst$|^could not recognize request$|^unexpected runtime timer error', verdict: { benign: 'An internal consistency check of the old proxy with no user-side cause or setting; the affected request fails alone.' } },
 
   // ── policy controller ──
   {

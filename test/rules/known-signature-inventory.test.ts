@@ -14,7 +14,7 @@ import knownSignature, { SIGNATURES } from '../../src/rules/known-signature/inde
 import { runRule } from '../support/rule-tester.js';
 
 const INVENTORY = JSON.parse(readFileSync(fileURLToPath(new URL('../../data/inventory/inventory.json', import.meta.url)), 'utf8')) as Inventory;
-const RUST = new Set(['proxy', 'policy-controller', 'network-validator', 'cni-repair-controller']);
+const RUST = new Set(['proxy', 'proxy-legacy', 'policy-controller', 'network-validator', 'cni-repair-controller']);
 const SIGNATURE_IDS = new Set(SIGNATURES.map((s) => s.id));
 
 function templateText(entry: InventoryEntry): string {
@@ -32,8 +32,8 @@ function fill(template: string, values: readonly string[] | undefined): string {
 }
 
 /** The lines the component prints for this message: tracing plain and JSON, or Go logfmt and JSON. */
-function render(entry: InventoryEntry, rule: VerdictRule, fieldValues: Record<string, string>): string[] {
-  const message = fill(entry.template ?? '', rule.values);
+function render(entry: InventoryEntry, rule: VerdictRule, fieldValues: Record<string, string>, values = rule.values): string[] {
+  const message = fill(entry.template ?? '', values);
   const names = [...new Set([...entry.fields, ...Object.keys(fieldValues)])];
   const fields = Object.fromEntries(names.map((n) => [n, fieldValues[n] ?? 'x']));
   if (RUST.has(entry.component)) {
@@ -109,7 +109,7 @@ describe('inventory of Linkerd log messages', () => {
       const verdict = rule.verdict as { signature?: string; cases?: readonly RenderCase[] };
       const cases: readonly RenderCase[] = verdict.cases ?? [{ fields: {}, signature: verdict.signature! }];
       for (const c of cases) {
-        for (const line of render(entry, rule, c.fields)) {
+        for (const line of render(entry, rule, c.fields, c.values ?? rule.values)) {
           const found = await signaturesOfLine(line);
           // Go JSON lines are read once the controller-log parser lands (issue 29, point 3).
           if (found === null && !RUST.has(entry.component) && line.startsWith('{')) continue;

@@ -7,7 +7,7 @@ export const PROFILES_SIGNATURES: readonly KnownSignature[] = [
     id: 'profile-fetch-failed',
     title: 'Could not fetch the ServiceProfile',
     family: 'profile',
-    match: { records: ['proxy-log'], literals: ['Could not fetch profile', 'Error resolving ServiceProfile', 'profile stream failed', 'error fetching profile for'], pattern: 'Could not fetch profile|Error resolving ServiceProfile|profile stream failed|error fetching profile for' },
+    match: { records: ['proxy-log'], literals: ['Could not fetch profile', 'Error resolving ServiceProfile', 'profile stream failed', 'error fetching profile', 'profile service unexpected error'], pattern: 'Could not fetch profile|Error resolving ServiceProfile|profile stream failed|error fetching profile|profile service unexpected error' },
     meaning: 'The destination controller did not return a profile for a target, so the proxy routes without per-route policy (and, for old releases, may delay requests until the lookup times out).',
     causes: ['The destination controller was restarting or unreachable (often during an upgrade).', 'A control-plane extension the profile depends on (viz) was being reinstalled.', 'Proxy and control plane versions differ by more than one release.'],
     fix: [

@@ -56,8 +56,8 @@ export const PROXY_RUNTIME_SIGNATURES: readonly KnownSignature[] = [
     family: 'configuration',
     match: {
       records: ['proxy-log'],
-      literals: ['is not valid', 'Not a valid ', 'must be ', 'is not encoded in Unicode', 'or none of them to use the default backoff', 'Expected IP:PORT', 'nvalid ', 'ould not ', 'Failed to ', 'Spire support requires', 'has been deprecated; use'],
-      pattern: '=[^\\s=]{0,256} is not valid: |Not a valid (?:address|identity name|port range)|must be set(?: with|\\.| if| or)|must be specified together|is not encoded in Unicode|must be less than|or none of them to use the default backoff|Expected IP:PORT|Invalid network|Identity is must be enabled|Could not read \\S+: |Failed to read identity documents|Spire support requires|has been deprecated; use|Invalid backoff',
+      literals: ['is not valid', 'Not a valid ', 'must be ', 'No CSR found', 'is not encoded in Unicode', 'or none of them to use the default backoff', 'Expected IP:PORT', 'nvalid ', 'ould not ', 'Failed to ', 'Spire support requires', 'has been deprecated; use'],
+      pattern: '=[^\\s=]{0,256} is not valid: |Not a valid (?:address|identity name|port range)|must be (?:un)?set(?: with|\\.| if| or| when)|must be specified (?:together|when)|Failed to read (?:authentication token|Csr|key): |Invalid key: |No CSR found|is not encoded in Unicode|must be less than|or none of them to use the default backoff|Expected IP:PORT|Invalid network|Identity is must be enabled|Could not read \\S+: |Failed to read identity documents|Spire support requires|has been deprecated; use|Invalid backoff',
     },
     meaning: 'The proxy rejected one of its LINKERD2_PROXY_* environment variables (or a file they point at) and exits at start-up, or used the default; the pod crash-loops on the linkerd-proxy container.',
     causes: ['An annotation or Helm value rendered into a bad env value (a port list, CIDR or duration with a typo).', 'The injector and proxy versions differ, so a variable was renamed or removed (deprecated names).', 'The identity token or trust-anchor file is not mounted.'],
@@ -104,8 +104,8 @@ export const PROXY_RUNTIME_SIGNATURES: readonly KnownSignature[] = [
     family: 'control-plane',
     match: {
       records: ['proxy-log'],
-      literals: ['misconfigured', 'nvalid ', 'server name missing for URI type identity', 'returned `Unimplemented`'],
-      pattern: '(?:Server|Client policy) misconfigured|Ignoring invalid (?:DNS identity|Server name|URI identity|identity)|server name missing for URI type identity|returned `Unimplemented`',
+      literals: ['misconfigured', 'nvalid ', 'server name missing for URI type identity', 'returned `Unimplemented`', 'did not specify a certificate expiration'],
+      pattern: 'did not specify a certificate expiration|(?:Server|Client policy) misconfigured|Ignoring invalid (?:DNS identity|Server name|URI identity|identity)|server name missing for URI type identity|returned `Unimplemented`',
     },
     meaning: 'The destination or policy controller sent the proxy data it could not use (an invalid policy, an endpoint identity it cannot parse, or an API it does not implement); the proxy falls back (default policy, no mTLS to that endpoint).',
     causes: ['Control plane and proxies on different versions (upgrade in progress, or proxies not restarted after an upgrade).', 'A policy resource the controller accepted but the proxy cannot apply.'],
@@ -162,6 +162,17 @@ export const PROXY_RUNTIME_SIGNATURES: readonly KnownSignature[] = [
 ];
 
 export const LEGACY_PROXY_SIGNATURES: readonly KnownSignature[] = [
+  {
+    id: 'legacy-proxy-task-died',
+    title: 'Proxy server or client task died (legacy proxy)',
+    family: 'data-plane',
+    match: { records: ['proxy-log'], literals: ['server died', 'client died'], pattern: 'linkerd2?_app\\w*:? (?:server|client) died' },
+    meaning: 'A pre-2.8 proxy\'s main server or client task exited with an error: that half of the proxy stops serving until the container restarts, and the error says why.',
+    causes: ['The listener could not be bound (port taken, no permission).', 'A fatal error in the task (the error= field).'],
+    fix: [{ versions: '≤ stable-2.7', action: 'Restart the pod and read the error= field; upgrade, this proxy generation is long unsupported.' }],
+    references: [`${LEGACY_SRC}linkerd/app/src/lib.rs`],
+    examples: [{ line: 'ERR! [     0.012000s] linkerd_app server died error=Address already in use (os error 98)', source: 'https://github.com/linkerd/linkerd2-proxy/blob/release/v2.81.0/linkerd/app/src/lib.rs', note: 'built from the release/v2.81.0 (stable-2.6.1) call site in the legacy layout' }],
+  },
   {
     id: 'legacy-destination-stream-reconnect',
     title: 'Destination stream lost, reconnecting (legacy proxy)',
