@@ -98,10 +98,10 @@ export const COMPONENT_SIGNATURES: readonly KnownSignature[] = [
     family: 'node',
     match: { records: ['proxy-log'], literals: ['Failed to ', 'nable to '], pattern: 'Failed to validate networking configuration|Unable to connect to validator|Failed to write bytes to client' },
     meaning: 'The linkerd-network-validator init container found that outbound traffic is not rewritten to the proxy: the CNI plugin had not configured the pod when it started. The pod stays in Init:CrashLoopBackOff.',
-    causes: ['linkerd-cni ran after the pod was scheduled (node just joined, CNI DaemonSet not ready yet).', 'Another CNI in the chain overwrote linkerd-cni\'s configuration.'],
+    causes: ['linkerd-cni ran after the pod was scheduled (node just joined, CNI DaemonSet not ready yet; linkerd2 #11325).', 'Another CNI in the chain overwrote linkerd-cni\'s configuration or runs in exclusive mode (Cilium: `cni.exclusive=false`; linkerd2 #11735).', 'The validator\'s connect address is not routable in an air-gapped cluster (`networkValidator.connectAddr`; linkerd2 #11597).'],
     fix: [{ versions: 'Linkerd ≥ 2.13 (CNI mode)', action: 'Delete the pod so it is re-created after linkerd-cni is ready (`kubectl -n <namespace> delete pod <pod>`), or enable the CNI repair controller (`repairController.enabled=true`).' }],
-    references: [`${INIT_SRC}validator/src/main.rs`],
-    examples: [{ line: '2026-12-04T10:00:01.000000Z ERROR linkerd_network_validator: Failed to validate networking configuration. Please ensure traffic redirection rules are rewriting traffic as expected. timeout=10s', source: `${INIT_SRC}validator/src/main.rs`, note: 'built from the call site' }],
+    references: ['https://github.com/linkerd/linkerd2/issues/11325', 'https://github.com/linkerd/linkerd2/issues/11735', 'https://github.com/linkerd/linkerd2/issues/11597'],
+    examples: [{ line: '2023-08-15T14:52:27.798011Z ERROR linkerd_network_validator: Failed to validate networking configuration. Please ensure iptables rules are rewriting traffic as expected. timeout=10s', source: 'https://github.com/linkerd/linkerd2/issues/11250 (joelcomp1)' }],
   },
   {
     id: 'cni-repair-failed',

@@ -15,20 +15,23 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     match: {
       records: ['proxy-log'],
       literals: ['Failed to ', 'failed to ', 'rror building Kubernetes', 'rror configuring Kubernetes'],
-      pattern: '[Ff]ailed to initiali[sz]e (?:K8s|k8s|Kubernetes)(?: metadata)? API|error (?:building|configuring) Kubernetes API|Error configuring Kubernetes API client|Failed to load kubeconfig|failed to sync caches|Failed to construct k8s event recorder|Failed to initialize Cluster Store|Failed to start with EndpointSlices enabled|Failed to create Linkerd CRD client',
+      pattern: '[Ff]ailed to initiali[sz]e [^:]{1,60}: (?:Post|Get|Put|Patch) \\\\?"https://|[Ff]ailed to initiali[sz]e (?:K8s|k8s|Kubernetes)(?: metadata)? API|error (?:building|configuring) Kubernetes API|Error configuring Kubernetes API client|Failed to load kubeconfig|failed to sync caches|Failed to construct k8s event recorder|Failed to initialize Cluster Store|Failed to start with EndpointSlices enabled|Failed to create Linkerd CRD client',
     },
     meaning: 'A Linkerd controller (destination, identity, proxy-injector, heartbeat) could not build or sync its Kubernetes API client and exits; the pod crash-loops and proxies lose discovery, identity or injection.',
     causes: [
       'The API server is unreachable from the pod: a NetworkPolicy, a CNI that is not ready, or a private API endpoint the node cannot reach.',
       'RBAC: the controller\'s ServiceAccount lacks list/watch on a resource (a ClusterRole left behind by a partial upgrade), so the informer caches never sync.',
       'The CRDs do not match the control plane (linkerd-crds older than linkerd-control-plane), so a watched kind is missing.',
+      'A very large cluster: the informer caches take longer than the controller\'s fixed 60 s sync timeout (linkerd2 #8245, 17,000 Deployments).',
     ],
     fix: [
       { versions: 'all', action: 'Read the error after the colon: `kubectl -n linkerd logs deploy/linkerd-destination -c destination --previous`, then `kubectl auth can-i list endpointslices --as=system:serviceaccount:linkerd:linkerd-destination`; run `linkerd check` for RBAC and CRD mismatches.' },
       { versions: 'Linkerd ≥ 2.12', action: 'Upgrade linkerd-crds to the control plane\'s version before the control plane (`helm upgrade linkerd-crds …`).' },
     ],
-    references: [`${SRC}controller/cmd/destination/main.go`, `${L2}9746`],
+    references: [`${L2}7460`, `${L2}5679`, `${L2}4399`, `${L2}8245`],
     examples: [
+      { line: 'time="2021-12-11T16:04:33Z" level=fatal msg="Failed to initialize identity service: Post \\"https://10.32.0.1:443/apis/authorization.k8s.io/v1/selfsubjectaccessreviews\\": net/http: TLS handshake timeout"', source: `${L2}7460 (tensor5)` },
+      { line: 'time="2022-04-08T13:05:08Z" level=fatal msg="failed to sync caches"', source: `${L2}8245 (carolosf)` },
       { line: 'time="2026-12-04T10:00:01Z" level=fatal msg="Failed to initialize K8s API: Get \\"https://10.96.0.1:443/api?timeout=32s\\": dial tcp 10.96.0.1:443: i/o timeout"', source: `${SRC}controller/cmd/destination/main.go`, note: 'built from the call site in the logfmt layout the controllers print' },
       { line: '{"level":"fatal","msg":"failed to sync caches","time":"2026-12-04T10:00:01Z"}', source: `${SRC}controller/k8s/api.go`, note: 'built from the call site in the JSON layout' },
     ],
@@ -133,7 +136,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     meaning: 'The destination controller found more than one pod (or a pod and a Service, or a host-network endpoint) with the IP a proxy asked about; it cannot tell which is meant, so the proxy gets no metadata (identity, opaque ports) for that address.',
     causes: ['Completed or evicted pods still holding a recycled IP (Jobs, evictions).', 'hostNetwork pods sharing the node IP and port.', 'A Service cluster IP overlapping the pod network.'],
     fix: [{ versions: 'all', action: 'Find the pods on that IP: `kubectl get pods -A -o wide --field-selector status.podIP=<ip>`; delete completed/evicted pods holding it.' }],
-    references: [`${SRC}controller/api/destination/watcher/k8s.go`],
+    references: [`${L2}5394`, `${SRC}controller/api/destination/watcher/k8s.go`],
     examples: [{ line: 'time="2026-12-04T10:00:01Z" level=warning msg="found conflicting 10.42.0.17 IP on the pod network: emojivoto/web-1,jobs/cleanup-x2" addr=":8086" component=ip-watcher', source: `${SRC}controller/api/destination/watcher/k8s.go`, note: 'built from the call site' }],
   },
   {
