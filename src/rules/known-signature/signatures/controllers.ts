@@ -65,7 +65,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     match: {
       records: ['proxy-log'],
       literals: ['rror getting', 'nable to ', 'ould not ', 'Failed to ', 'failed to '],
-      pattern: 'error getting (?:endpoints|endpointSlice list|service|service profile|or creating profile publisher)|Unable to get (?:endpoints|EndpointSlices|node)|Could not fetch resource|Failed to get service [^\\s/]+/\\S+: |Error getting pod owner|failed to retrieve (?:job|replicaset)|Failed to get deploy for pod|Failed to get node topology zone|Failed to get remote cluster|service memberships|failed to find port for service|failed to get service membership',
+      pattern: 'error getting (?:endpoints|endpointSlice list|service|service profile|or creating profile publisher)|Unable to get (?:endpoints|EndpointSlices|node)|Could not fetch resource|Failed to get service [^\\s/]+/\\S+: |Error getting pod owner|failed to retrieve (?:job|replicaset)|Failed to get deploy for pod|Failed to get node topology zone|Failed to get remote cluster|service memberships|failed to find port for service|failed to get service membership|failed to lookup pod',
     },
     meaning: 'The destination controller looked up an object (Service, EndpointSlice, pod owner, node, ServiceProfile) and the lookup failed; proxies asking about it get no or stale endpoints until the next update.',
     causes: [
@@ -75,7 +75,10 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     ],
     fix: [{ versions: 'all', action: 'If it repeats for one object, check it exists (`kubectl get <kind> -n <namespace> <name>`) and that the destination controller may read it: `kubectl auth can-i get <kind> --as=system:serviceaccount:linkerd:linkerd-destination`.' }],
     references: [`${SRC}controller/api/destination/watcher/endpoints_watcher.go`],
-    examples: [{ line: 'time="2026-12-04T10:00:01Z" level=error msg="error getting endpoints: endpoints \\"web\\" not found" addr=":8086" component=endpoints-watcher', source: `${SRC}controller/api/destination/watcher/endpoints_watcher.go`, note: 'built from the call site' }],
+    examples: [
+      { line: 'time="2026-12-04T10:00:01Z" level=error msg="error getting endpoints: endpoints \\"web\\" not found" addr=":8086" component=endpoints-watcher', source: `${SRC}controller/api/destination/watcher/endpoints_watcher.go`, note: 'built from the call site' },
+      { line: 'time="2018-09-16T14:15:52Z" level=error msg="[100.96.15.9 inventory-6bcf6f57f7-tgqjc.ms] failed to lookup pod: pod \\"inventory-6bcf6f57f7-tgqjc\\" not found"', source: `${L2}1659 (benjdlambert)`, note: 'the 2018 wording' },
+    ],
   },
   {
     id: 'destination-subscribe-failed',
@@ -149,11 +152,12 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
       pattern: 'Skipping issuer update as certs could not be read|Certificate issuer is not ready|Issuer certificate not ready|Failed to read trust anchors|could not read identity trust anchors PEM|certificate without key material|CA cert validation failure',
     },
     meaning: 'The identity controller has no usable issuer certificate (missing, not yet issued, not signed by the trust anchors, or expired), so it cannot sign proxies\' CSRs; new proxies never get an identity and stay not ready.',
-    causes: ['The issuer Secret (linkerd-identity-issuer) is missing or its certificate expired; cert-manager has not (re)issued it.', 'The issuer was rotated with a different trust anchor than the one in linkerd-identity-trust-roots.', 'The trust anchors PEM is malformed (extra indentation or text in the Helm value).'],
+    causes: ['The issuer Secret (linkerd-identity-issuer) is missing or its certificate expired; cert-manager has not (re)issued it, or linkerd-identity missed the rotation and kept the old issuer (linkerd2 #15109: restart linkerd-identity).', 'The issuer was rotated with a different trust anchor than the one in linkerd-identity-trust-roots.', 'The trust anchors PEM is malformed (extra indentation or text in the Helm value).'],
     fix: [{ versions: 'all', action: 'Run `linkerd check --proxy` (identity section), inspect `kubectl -n linkerd get secret linkerd-identity-issuer -o jsonpath=\'{.data.tls\\.crt}\' | base64 -d | openssl x509 -noout -dates -issuer`, and re-issue the issuer from the current trust anchor.' }],
-    references: [`${L2}3414`, `${L2}6427`],
+    references: [`${L2}3414`, `${L2}3980`, `${L2}15109`, `${L2}6427`],
     examples: [
       { line: 'time="2019-09-10T10:52:23Z" level=fatal msg="Failed to read trust anchors: not a PEM certificate"', source: `${L2}3414`, note: 'the message quoted in the issue title, in the controller\'s logfmt layout' },
+      { line: 'time="2020-01-23T21:12:23Z" level=error msg="could not process CSR because of CA cert validation failure: x509: certificate has expired or is not yet valid"', source: `${L2}3980 (adleong)` },
     ],
   },
   {

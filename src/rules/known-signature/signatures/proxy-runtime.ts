@@ -183,8 +183,11 @@ export const LEGACY_PROXY_SIGNATURES: readonly KnownSignature[] = [
     causes: ['The destination controller restarted or is overloaded.', 'Network between the pod and the linkerd namespace drops idle streams.'],
     fix: [{ versions: '≤ stable-2.6', action: 'Check the destination (controller) pod restarts and logs; upgrade, this proxy generation is long unsupported.' }],
     coveredBy: ['control-plane-unavailable'],
-    references: [`${L2}3388`],
-    examples: [{ line: 'WARN [  1805.120000s] linkerd2_proxy::control::destination::background::destination_set Destination.Get stream error Status { code: Unavailable, message: "connection reset" }, must reconnect', source: `${LEGACY_SRC}src/control/destination/background/destination_set.rs`, note: 'built from the release/v2.0.0 call site in the legacy layout' }],
+    references: [`${L2}2118`, `${L2}3388`],
+    examples: [
+      { line: 'Destination.Get stream errored for NameAddr { ... }: Grpc(Status { code: Unknown, error_message: "", binary_error_details: b"" })', source: `${L2}2118 (jon-walton)` },
+      { line: 'WARN [  1805.120000s] linkerd2_proxy::control::destination::background::destination_set Destination.Get stream error Status { code: Unavailable, message: "connection reset" }, must reconnect', source: `${LEGACY_SRC}src/control/destination/background/destination_set.rs`, note: 'built from the release/v2.0.0 call site in the legacy layout' },
+    ],
   },
   {
     id: 'legacy-max-in-flight',
