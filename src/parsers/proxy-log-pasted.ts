@@ -49,7 +49,7 @@ export function parsePastedProxyLine(content: string): Parsed | null {
     const again = parseProxyLogPayload(text);
     if (again) return withOrigin(again, time, pod, container);
   }
-  const parsed = parseGlog(text) ?? parseLooseUptime(text) ?? parseBehindLogUi(text) ?? parseTruncatedJson(text) ?? parseFragment(text);
+  const parsed = parsePanic(text) ?? parseGlog(text) ?? parseLooseUptime(text) ?? parseBehindLogUi(text) ?? parseTruncatedJson(text) ?? parseFragment(text);
   return parsed ? withOrigin(parsed, time, pod, container) : null;
 }
 
@@ -68,6 +68,18 @@ function withOrigin(parsed: Parsed, time: number | null, pod: string | undefined
   if (pod !== undefined) out.pod = pod;
   if (container !== undefined) out.container = container;
   return out;
+}
+
+/**
+ * Rust's panic report, printed by the runtime rather than the logger: `thread 'main' panicked at
+ * src/x.rs:1:2:` (the message on the next line since Rust 1.73) or `… panicked at 'message',
+ * src/x.rs:1:2`. It is the last thing a crashing proxy says, so it is read as an ERROR line.
+ */
+const PANIC = /^thread '[^']{1,64}' panicked at /;
+
+function parsePanic(text: string): Parsed | null {
+  if (!PANIC.test(text)) return null;
+  return { format: 'plain', uptime: null, level: 'ERROR', thread: null, spans: [], target: 'panic', message: text, fields: {} };
 }
 
 function parseGlog(text: string): Parsed | null {

@@ -25,6 +25,9 @@ import { DATA_PLANE_SIGNATURES } from './signatures/data-plane.js';
 import { BENIGN_SIGNATURES } from './signatures/benign.js';
 import { CONFIGURATION_SIGNATURES } from './signatures/configuration.js';
 import { COREDNS_SIGNATURES } from './signatures/coredns.js';
+import { CONTROLLER_SIGNATURES } from './signatures/controllers.js';
+import { COMPONENT_SIGNATURES } from './signatures/components.js';
+import { CERT_VALIDITY_SIGNATURES, LEGACY_PROXY_SIGNATURES, PROXY_RUNTIME_SIGNATURES } from './signatures/proxy-runtime.js';
 
 export type { KnownSignature, SignatureExample, SignatureFamily, SignatureFix } from './signature.js';
 
@@ -36,6 +39,7 @@ export type { KnownSignature, SignatureExample, SignatureFamily, SignatureFix } 
 export const EXCERPT_MAX_LINES = 50;
 
 export const SIGNATURES: readonly KnownSignature[] = [
+  ...CERT_VALIDITY_SIGNATURES,
   ...IDENTITY_SIGNATURES,
   ...PROFILES_SIGNATURES,
   ...FAILFAST_SIGNATURES,
@@ -47,6 +51,10 @@ export const SIGNATURES: readonly KnownSignature[] = [
   ...FILE_DESCRIPTORS_SIGNATURES,
   ...CONTROL_PLANE_SIGNATURES,
   ...DATA_PLANE_SIGNATURES,
+  ...CONTROLLER_SIGNATURES,
+  ...COMPONENT_SIGNATURES,
+  ...PROXY_RUNTIME_SIGNATURES,
+  ...LEGACY_PROXY_SIGNATURES,
   ...BENIGN_SIGNATURES,
   ...CONFIGURATION_SIGNATURES,
   ...COREDNS_SIGNATURES,

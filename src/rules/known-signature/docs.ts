@@ -27,7 +27,7 @@ export function renderSignaturePage(s: KnownSignature): string {
     `Matches ${s.match.records.join(' and ')} lines containing ${s.match.literals.map(inlineCode).join(' or ')} and matching the pattern ${inlineCode(s.match.pattern)}` +
       `${s.match.levels ? ` at level ${s.match.levels.join('/')}` : ''}${s.match.maxUptimeSeconds !== undefined ? `, within the first ${s.match.maxUptimeSeconds} s of proxy uptime` : ''}.`,
     '',
-    'Real lines it was drawn from:',
+    'Lines it was drawn from (pasted in a public thread, or built from the upstream call site named):',
     '',
     ...s.examples.flatMap((e) => ['```', e.line.trimEnd(), '```', `(${e.source}${e.note ? `; ${e.note}` : ''})`, '']),
     '## Likely causes',
@@ -62,7 +62,9 @@ export function renderSignatureCatalogue(): string {
     '<!-- Generated from src/rules/known-signature/catalogue.ts by `node --import tsx scripts/signatures-doc.ts`; test/rules/known-signature.test.ts keeps it in sync. -->',
     '',
     `The [known-signature](rules/known-signature.md) rule (LD1100) recognises ${SIGNATURES.length} failure signatures from single log lines.`,
-    'Each is drawn from a real line pasted in a public thread. `linkerd-doctor explain <id>` prints the full entry.',
+    'Each is drawn from a real line pasted in a public thread or from the upstream log call site it names. `linkerd-doctor explain <id>` prints the full entry.',
+    '',
+    'Every WARN/ERROR message the Linkerd components log at their latest release is listed in `data/inventory/inventory.json` (`npm run inventory`, see [inventory.md](inventory.md)) with its verdict: the signature below that recognises it, or why it needs none.',
     '',
   ];
   for (const family of families) {

@@ -14,6 +14,10 @@ export type SignatureFamily =
   | 'profile'
   | 'configuration'
   | 'coredns'
+  /** The Go controllers: destination, identity, proxy-injector. */
+  | 'controller'
+  /** Node-level components: proxy-init, linkerd-cni, the network validator, the CNI repair controller. */
+  | 'node'
   | 'benign';
 
 export interface SignatureExample {

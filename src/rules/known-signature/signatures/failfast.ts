@@ -44,7 +44,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     id: 'stack-failfast',
     title: 'Service entered failfast',
     family: 'failfast',
-    match: { records: ['proxy-log'], literals: ['entering failfast'], pattern: 'entering failfast after' },
+    match: { records: ['proxy-log'], literals: ['entering failfast', 'Service failed to recover'], pattern: 'entering failfast after|failfast: Service failed to recover' },
     meaning: 'A proxy service (logical service, balancer, or the inbound server) could not process requests for the failfast timeout; requests now fail fast with 503 until it recovers.',
     causes: ['The target has no ready endpoints or they do not answer (overload, long GC, startup not finished).', 'On the inbound side: the application in this pod does not accept connections or is saturated.', 'The application limits concurrent HTTP/2 streams (e.g. 100) below the load the proxy multiplexes onto it.'],
     fix: [
@@ -56,6 +56,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     examples: [
       { line: 'WARN ThreadId(01) inbound:accept{peer.addr=10.37.125.7:40084 target.addr=10.36.216.4:50053}: linkerd_timeout::failfast: HTTP Logical entering failfast after 1s', source: `${L2}5599 (hadican)` },
       { line: '[    53.360779s]  WARN ThreadId(01) outbound:accept{client.addr=10.36.31.175:43900 target.addr=10.36.30.70:8080}: linkerd_timeout::failfast: HTTP Server entering failfast after 3s', source: `${L2}5541 (joewilliams)` },
+      { line: '[   120.500000s]  WARN ThreadId(01) outbound:proxy{addr=10.96.0.20:80}: linkerd_stack::failfast: Service failed to recover error=connect timed out after 1s', source: 'https://github.com/linkerd/linkerd2-proxy/blob/release/v2.366.0/linkerd/stack/src/failfast.rs', note: 'built from the call site: the service in failfast failed again while recovering' },
     ],
   },
   {
@@ -94,7 +95,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     id: 'router-capacity-reached',
     title: 'Proxy router at capacity',
     family: 'failfast',
-    match: { records: ['proxy-log'], literals: ['router capacity reached'], pattern: 'router capacity reached' },
+    match: { records: ['proxy-log'], literals: ['router capacity reached', 'router at capacity'], pattern: 'router capacity reached|router at capacity \\(' },
     meaning: 'The proxy refused a request because its router already held the maximum number of distinct targets (100 by default in the 2.x releases of that era).',
     causes: ['Clients address many distinct authorities/hosts (e.g. one Host header per tenant or per pod IP).', 'Port scanners or health checkers hitting many target ports.'],
     fix: [
@@ -103,6 +104,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     ],
     references: [`${L2}4048`],
     examples: [
+      { line: 'WARN [ 10120.000100s] proxy={server=in listen=0.0.0.0:4143 remote=10.1.2.3:51234} linkerd2_proxy::app::errors router at capacity (10000)', source: 'https://github.com/linkerd/linkerd2-proxy/blob/release/v2.0.0/src/app/errors.rs', note: 'the 2019 wording, built from the release/v2.0.0 call site in the legacy layout' },
       { line: 'inbound:accept{peer.addr=x.x.x.x:63058}:source{peer.id=None(NoPeerName(NotProvidedByRemote)) target.addr=x.x.x.x:8084}: linkerd2_app_core::errors: Failed to proxy request: router capacity reached (100)', source: `${L2}4048` },
     ],
   },

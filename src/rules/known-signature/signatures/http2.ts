@@ -18,7 +18,7 @@ export const HTTP2_SIGNATURES: readonly KnownSignature[] = [
     id: 'h2-frame-invalid-size',
     title: 'HTTP/2 frame with invalid size',
     family: 'http2',
-    match: { records: ['proxy-log'], literals: ['frame with invalid size'], pattern: 'frame with invalid siz' },
+    match: { records: ['proxy-log'], literals: ['frame with invalid siz'], pattern: 'frame with invalid siz' },
     meaning: 'A peer sent an HTTP/2 frame larger than the negotiated maximum (or malformed), so the connection was torn down with a protocol error.',
     causes: ['A non-conforming HTTP/2 implementation in the peer (the thread: a Gloo/Envoy build).', 'A plaintext/TLS mix-up on the port.'],
     fix: [{ versions: 'all', action: 'Fix or upgrade the peer that sends the frames; as a workaround mark the port opaque so the proxy does not parse HTTP/2 on it.' }],

@@ -22,7 +22,7 @@ export const IDENTITY_SIGNATURES: readonly KnownSignature[] = [
     coveredBy: ['identity-failure'],
     references: [`${L2}6427`, `${L2}6428`],
     examples: [
-      { line: 'ERROR ThreadId(02) daemon:identity: linkerd2_proxy_identity::certify: Received invalid ceritficate: invalid certificate: CertNotValidYet', source: `${L2}6427 (tejeshwari, Linkerd 2.9.5)` },
+      { line: 'ERROR ThreadId(02) daemon:identity: linkerd2_proxy_identity::certify: Received invalid ceritficate: invalid certificate: BadDER', source: `${L2}7275`, note: 'the error of that thread (title), in the proxy line layout of #6427; the CertNotValidYet line of #6427 is now cert-not-valid-yet' },
     ],
   },
   {
