@@ -52,8 +52,11 @@ export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 export interface ProxyLogRecord extends RecordBase {
   kind: 'proxy-log';
-  /** plain tracing, JSON tracing, logfmt from Go components, or the pre-2020 legacy layout. */
-  format: 'plain' | 'json' | 'logfmt' | 'legacy';
+  /**
+   * plain tracing, JSON tracing, the pre-2020 legacy layout; or a Go component's line (controllers,
+   * proxy-init, linkerd-cni): logrus text (`logfmt`), logrus JSON (`go-json`), client-go's klog.
+   */
+  format: 'plain' | 'json' | 'logfmt' | 'legacy' | 'go-json' | 'klog';
   /** Wall-clock time in ms since the epoch, when a collector prefix or the line itself gave it. */
   time: number | null;
   /** Seconds since proxy start, from the `[  123.456789s]` prefix or a JSON uptime timestamp. */
