@@ -39,6 +39,7 @@ import { metricCardinalityIncident } from './metric-cardinality/incident.js';
 import podRestarts from './pod-restarts/index.js';
 import { podRestartsExporter } from './pod-restarts/export.js';
 import { podRestartsIncident } from './pod-restarts/incident.js';
+import probeFailure from './probe-failure/index.js';
 import protocolDetectionTimeout from './protocol-detection-timeout/index.js';
 import { protocolDetectionTimeoutExporter } from './protocol-detection-timeout/export.js';
 import { protocolDetectionTimeoutIncident } from './protocol-detection-timeout/incident.js';
@@ -75,6 +76,7 @@ export const REGISTRY: readonly RegisteredRule[] = [
   { rule: protocolDetectionTimeout, live: protocolDetectionTimeoutExporter, incident: protocolDetectionTimeoutIncident },
   { rule: authorizationDenied, live: authorizationDeniedExporter, incident: authorizationDeniedIncident },
   { rule: podRestarts, live: podRestartsExporter, incident: podRestartsIncident },
+  { rule: probeFailure },
   { rule: knownSignature, incident: { annotatesLines: true } },
 ];
 
