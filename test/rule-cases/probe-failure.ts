@@ -2,7 +2,7 @@
 // default layout, headerless `--watch` rows, the pre-1.19 layout with SUBOBJECT, a describe's Events
 // table) with the kubelet prober's own wording (pkg/kubelet/prober: `Readiness probe failed: HTTP
 // probe failed with statuscode: 403`, `Get "http://…": dial tcp …: connect: connection refused`),
-// as pasted in linkerd/linkerd2#8608, #7050 and the Linkerd forum; the data is in test/data/kubectl.
+// the shape users paste in linkerd/linkerd2 threads (#8608: probes refused by policy); the data is in test/data/kubectl.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
