@@ -218,6 +218,8 @@ export interface PodStatusRecord extends RecordBase {
   lastExitCode: number | null;
   lastStarted: number | null;
   lastFinished: number | null;
+  /** First line of the last termination's `Message:` (a crashed init container's error, a proxy's last log line). */
+  lastMessage: string | null;
   ready: boolean | null;
   restartCount: number | null;
   /** get-pods `RESTARTS` of `5 (3m ago)`: seconds before the listing that the last restart happened. */

@@ -6,6 +6,7 @@ import { CollectorPrefixReader } from '../parsers/collector-prefix.js';
 import { JsonRecordAssembler, isPasteNoise } from '../parsers/pasted.js';
 import { parsePastedProxyLine, parseProxyLogPayload } from '../parsers/proxy-log.js';
 import { kubectlSniffScore } from '../parsers/kubectl.js';
+import { isKubeObjectJson } from '../parsers/kubectl-object.js';
 
 /** How many leading lines the sniffer looks at, not counting blank lines and kubectl chatter. */
 export const SNIFF_LINES = 64;
@@ -66,6 +67,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
       if (assembled.done === true) {
         nonBlank++;
         if (parseProxyLogPayload(assembled.text)) score['proxy-log'] += 2;
+        else if (isKubeObjectJson(assembled.text)) score.kubectl += 3;
       } else if (assembled.done === 'abandoned') {
         for (const l of assembled.lines) scoreOne(l.text.trim());
       }

@@ -4,11 +4,11 @@
 // time without alignment) and `kubectl get pods` with its RESTARTS column. A bundle concatenates
 // them freely, and describe output often ends with a proxy log tail (the last termination
 // message), so KubectlReader is also handed the lines a proxy-log input cannot read. Pod YAML
-// (`get pod -o yaml`) is read by kubectl-pod-yaml.ts.
+// (`get pod -o yaml` / `-o json`) and Event objects are read by kubectl-object.ts.
 // Grammar notes: docs/parse-format.md.
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
-import { PodYamlReader } from './kubectl-pod-yaml.js';
+import { KubeObjectReader, kubeObjectSniffScore } from './kubectl-object.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import type { LineParser, ParserFactory } from './parser.js';
@@ -67,19 +67,20 @@ export class KubectlReader {
   private table: Table | null = null;
   /** `Events:` was the last key: a table header is expected. */
   private eventsNext = false;
-  private readonly podYaml: PodYamlReader;
+  private readonly objects: KubeObjectReader;
 
   constructor(
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
+    unparsed: (line: number, reason: string) => void = () => {},
   ) {
-    this.podYaml = new PodYamlReader(input, emit);
+    this.objects = new KubeObjectReader(input, emit, unparsed);
   }
 
   line(raw: string, lineNo: number): boolean {
     const text = raw.endsWith('\r') ? raw.slice(0, -1).trimEnd() : raw.trimEnd();
     if (text === '') return false;
-    if (this.podYaml.line(text, lineNo)) return true;
+    if (this.objects.line(text, lineNo)) return true;
     if (this.table) {
       if (this.tableRow(text, lineNo)) return true;
       if (DASHES.test(text)) return true;
@@ -115,7 +116,7 @@ export class KubectlReader {
 
   end(): void {
     this.closeContainer();
-    this.podYaml.end();
+    this.objects.end();
   }
 
   // ------------------------------------------------------------------ describe pod
@@ -232,6 +233,9 @@ export class KubectlReader {
         else r.exitCode = code;
         break;
       }
+      case 'Message':
+        if (last && value !== '') r.lastMessage = value.slice(0, 1000);
+        break;
       case 'Started':
       case 'Finished': {
         const time = parseDescribeTime(value);
@@ -380,11 +384,12 @@ const SNIFF_MARKERS =
 /** How strongly a line says "kubectl output": 0 when it does not. */
 export function kubectlSniffScore(line: string): number {
   if (SNIFF_MARKERS.test(line) || HEADERLESS_EVENT.test(line)) return 2;
+  if (kubeObjectSniffScore(line) > 0) return 2;
   return tableHeader(line) ? 3 : 0;
 }
 
 export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
-  const reader = new KubectlReader(input, (record) => sink.emit(record));
+  const reader = new KubectlReader(input, (record) => sink.emit(record), (line, reason) => sink.unparsed(line, reason));
   return {
     line(text, lineNo) {
       if (!reader.line(text, lineNo) && text.trim() !== '') sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');

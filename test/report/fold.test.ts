@@ -53,7 +53,7 @@ describe('fold: files from different pods never lend each other a cause', () => 
   });
 
   it('does not fold findings of one kind whose causes differ', () => {
-    const base = { ruleId: 'pod-restarts', severity: 'error', docsUrl: '', kind: 'crashloop/linkerd-init', message: 'm', locations: [], remediation: 'r' } as const;
+    const base = { ruleId: 'pod-restarts', severity: 'error' as const, docsUrl: '', kind: 'crashloop/linkerd-init', message: 'm', locations: [], remediation: 'r' };
     const one: Finding = { ...base, title: 'a', subject: { pod: 'web-1', target: 'web/linkerd-init' }, evidence: { initCause: 'capabilities' } };
     const two: Finding = { ...base, title: 'b', subject: { pod: 'web-2', target: 'web/linkerd-init' }, evidence: { initCause: 'cni-not-ready' } };
     assert.equal(foldFindings([one, two]).length, 2);

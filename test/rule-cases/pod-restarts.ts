@@ -20,6 +20,7 @@ const podsYaml = read('test/data/kubectl/get-pods-yaml-oom.yaml');
 const initCrashLoop = read('test/data/kubectl/get-pods-init-crashloop.txt');
 const initNftDenied = read('test/data/go-logs/linkerd-init-nft-denied.log');
 const validatorFailed = read('test/data/go-logs/network-validator-failed.log');
+const podJsonInit = read('test/data/kubectl/get-pod-json-init-crashloop.json');
 
 /** The describe of a proxy restarted once, with reason Error, days before the listing. */
 const onceLongAgo = web
@@ -170,6 +171,15 @@ export const cases: RuleCases = {
       expect: [{ severity: 'error', kind: 'init-failed/linkerd-network-validator', subject: { namespace: 'shop', workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-network-validator' } }],
       inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/linkerd-network-validator.log', content: validatorFailed }],
       check: (findings) => assert.match(findings[0]!.title, /linkerd-network-validator init container failed in shop\/web: the network validator saw no redirect/),
+    },
+    {
+      name: 'get pod -o json: linkerd-init in CrashLoopBackOff, its termination message the iptables-nft refusal',
+      expect: [{ severity: 'error', kind: 'crashloop/linkerd-init', subject: { namespace: 'booksapp', workload: 'books', pod: 'books-6b9c7d8f5-k2m4p', target: 'books/linkerd-init' } }],
+      inputs: [{ path: 'pod.json', content: podJsonInit }],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.initCause, 'capabilities');
+        assert.match(findings[0]!.message, /NET_ADMIN/);
+      },
     },
   ],
   quiet: [

@@ -12,6 +12,7 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 const policy403 = read('test/data/kubectl/events-probe-403-default.txt');
 const watchRefused = read('test/data/kubectl/events-probe-watch-noheader.txt');
 const oldLayout = read('test/data/kubectl/events-probe-old-layout.txt');
+const eventsYaml = read('test/data/kubectl/get-events-yaml-list.yaml');
 const destination = read('fixtures/pod-restarts/describe-linkerd-destination.txt');
 const healthyDescribe = read('fixtures/healthy-kubectl/describe-emoji.txt');
 const healthyEvents = read('fixtures/healthy-kubectl/events-wide.txt');
@@ -57,6 +58,12 @@ export const cases: RuleCases = {
       ],
       inputs: [{ path: 'describe-linkerd-destination.txt', content: destination }],
       check: (findings) => assert.match(findings[0]!.title, /destination in linkerd\/linkerd-destination: the controller cannot start/),
+    },
+    {
+      name: 'get events -o yaml: the fieldPath names the books container, refused with 403 twelve times',
+      expect: [{ severity: 'error', kind: 'policy-denied/books', subject: { namespace: 'booksapp', workload: 'books', pod: 'books-6b9c7d8f5-k2m4p', target: 'books/books' } }],
+      inputs: [{ path: 'events.yaml', content: eventsYaml }],
+      check: (findings) => assert.equal(findings[0]!.evidence.failures, 12),
     },
   ],
   quiet: [

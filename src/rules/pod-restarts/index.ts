@@ -141,6 +141,11 @@ export default defineRule<PodRestartsOptions, State>({
       c.lastRestartAgoSeconds = record.lastRestartAgoSeconds ?? c.lastRestartAgoSeconds;
       c.memoryLimit = record.memoryLimit ?? c.memoryLimit;
       c.lastFinished = record.lastFinished ?? c.lastFinished;
+      // A crashed init container's termination message is its error: the same causes as its log.
+      if (record.lastMessage && roleOf(container, record.containerKind) === 'init') {
+        const cause = INIT_CAUSES.find(([pattern]) => pattern.test(record.lastMessage!))?.[1];
+        if (cause && (c.initCause === null || c.initCause === 'iptables-failed')) c.initCause = cause;
+      }
       c.image = record.image ?? c.image;
       c.containerKind = record.containerKind ?? c.containerKind;
       if (record.source === 'get-pods' && record.state && /OOMKilled|CrashLoopBackOff|Error/.test(record.state)) {
