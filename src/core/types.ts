@@ -54,9 +54,10 @@ export interface ProxyLogRecord extends RecordBase {
   kind: 'proxy-log';
   /**
    * plain tracing, JSON tracing, the pre-2020 legacy layout; or a Go component's line (controllers,
-   * proxy-init, linkerd-cni): logrus text (`logfmt`), logrus JSON (`go-json`), client-go's klog.
+   * proxy-init, linkerd-cni): logrus text (`logfmt`), logrus JSON (`go-json`), client-go's klog,
+   * Go's standard logger (`go-std`: `2023/06/05 11:01:10 http: TLS handshake error …`, no level).
    */
-  format: 'plain' | 'json' | 'logfmt' | 'legacy' | 'go-json' | 'klog';
+  format: 'plain' | 'json' | 'logfmt' | 'legacy' | 'go-json' | 'klog' | 'go-std';
   /** Wall-clock time in ms since the epoch, when a collector prefix or the line itself gave it. */
   time: number | null;
   /** Seconds since proxy start, from the `[  123.456789s]` prefix or a JSON uptime timestamp. */

@@ -7,6 +7,7 @@ import { JsonRecordAssembler, isPasteNoise } from '../parsers/pasted.js';
 import { parsePastedProxyLine, parseProxyLogPayload } from '../parsers/proxy-log.js';
 import { kubectlSniffScore } from '../parsers/kubectl.js';
 import { isKubeObjectJson } from '../parsers/kubectl-object.js';
+import { looksLikeKlog } from '../parsers/go-log.js';
 
 /** How many leading lines the sniffer looks at, not counting blank lines and kubectl chatter. */
 export const SNIFF_LINES = 64;
@@ -84,7 +85,11 @@ export function sniffKind(lines: readonly string[]): InputKind {
     else if (COREDNS_OTHER.test(line) || COREDNS_MESSAGE.test(line)) score['coredns-log'] += 1;
     else if (RR_LINE.test(line)) score.dig += 1;
     else if (isShortAnswer(line.replace(SHORT_IDENTIFY_SUFFIX, ''))) shortAnswers++;
-    else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
+    else if (looksLikeKlog(line)) {
+      // klog is any Go program's (CoreDNS's kubernetes plugin too); its source path tells whose.
+      if (line.includes('coredns')) score['coredns-log'] += 2;
+      else if (parseProxyLogPayload(line)) score['proxy-log'] += 1;
+    } else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
     else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
     else {
       // A pasted proxy line (quoted, damaged, a fragment): weaker evidence when it has no level.

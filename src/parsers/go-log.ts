@@ -12,7 +12,7 @@ import { parseRfc3339 } from './collector-prefix.js';
 import type { Parsed } from './proxy-log-parsed.js';
 
 /** The Go layouts: logrus text (logfmt), logrus JSON, klog. */
-export const GO_FORMATS: ReadonlySet<ProxyLogRecord['format']> = new Set(['logfmt', 'go-json', 'klog']);
+export const GO_FORMATS: ReadonlySet<ProxyLogRecord['format']> = new Set(['logfmt', 'go-json', 'klog', 'go-std']);
 
 export function isGoLog(record: Pick<ProxyLogRecord, 'format'>): boolean {
   return GO_FORMATS.has(record.format);
@@ -69,6 +69,21 @@ export function parseKlog(content: string): Parsed | null {
     message: content.slice(m[0].length).trimEnd(),
     fields: { source: m[9]! },
   };
+}
+
+/**
+ * Go's standard logger, which the controllers' HTTPS servers (the webhooks) log through:
+ * `2023/06/05 11:01:10 http: TLS handshake error from 10.0.0.1:53512: remote error: tls: bad
+ * certificate`. CoreDNS ≤ 1.2 shares the date but follows it with `[LEVEL]`: not taken here.
+ */
+const GO_STD = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))? (?!\[)(\S.*)$/;
+
+/** A Go standard-logger line; it has no level, so the record says the level is absent. */
+export function parseGoStd(content: string): Parsed | null {
+  const m = GO_STD.exec(content);
+  if (!m) return null;
+  const time = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}${m[5] ? `.${m[5].slice(0, 3)}` : ''}Z`);
+  return { format: 'go-std', uptime: null, time: Number.isNaN(time) ? null : time, level: 'INFO', levelAbsent: true, thread: null, spans: [], target: '', message: m[6]!.trimEnd(), fields: {} };
 }
 
 /** Cheap test before the regex: `E0605 ` and the like. */

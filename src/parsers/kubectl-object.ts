@@ -47,12 +47,13 @@ export class KubeObjectReader {
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
     private readonly unparsed: (line: number, reason: string) => void,
+    private readonly json = true,
   ) {}
 
   /** Whether the line belongs to a Kubernetes object (and was taken). */
   line(text: string, lineNo: number): boolean {
     if (this.mode === null) {
-      if (text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') this.start('json', lineNo, 0);
+      if (this.json && text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') this.start('json', lineNo, 0);
       else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
       else return false;
     } else if (this.mode === 'yaml') {
@@ -273,11 +274,14 @@ function time(v: unknown): number | null {
   return typeof v === 'string' ? parseRfc3339(v) : null;
 }
 
-/** A JSON line only a Kubernetes object prints, for the sniffer (`kubectl get … -o json`). */
-const JSON_MARKERS = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Pod|Event|List|EventList)",?$|restartCount": \d+,?$|involvedObject": \{)/;
+/**
+ * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`). A
+ * manifest (`kind: Pod` without status) says nothing about an incident and stays unrecognised.
+ */
+const JSON_MARKERS = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{)/;
 
-/** YAML lines only a Kubernetes Event or Pod object prints. */
-const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: (?:Event|Pod)$|^kind: (?:List|EventList|PodList)$/;
+/** YAML lines only a Kubernetes Event prints (a pod's status lines are kubectl.ts's markers). */
+const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: Event$|^kind: EventList$/;
 
 export function kubeObjectSniffScore(line: string): number {
   return JSON_MARKERS.test(line) || YAML_MARKERS.test(line) ? 2 : 0;
@@ -285,5 +289,5 @@ export function kubeObjectSniffScore(line: string): number {
 
 /** Whether an assembled JSON document is a Kubernetes object the reader takes. */
 export function isKubeObjectJson(text: string): boolean {
-  return /"kind": ?"(?:Pod|Event|List|EventList)"/.test(text) || text.includes('"containerStatuses"');
+  return /"kind": ?"(?:Event|EventList)"/.test(text) || text.includes('ontainerStatuses"');
 }

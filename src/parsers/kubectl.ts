@@ -73,8 +73,10 @@ export class KubectlReader {
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
     unparsed: (line: number, reason: string) => void = () => {},
+    /** Whether JSON objects are taken: not inside a log, where a pasted JSON document is not kubectl's. */
+    json = true,
   ) {
-    this.objects = new KubeObjectReader(input, emit, unparsed);
+    this.objects = new KubeObjectReader(input, emit, unparsed, json);
   }
 
   line(raw: string, lineNo: number): boolean {

@@ -8,6 +8,7 @@ import type { RuleIncidentKnowledge } from '../incident/knowledge.js';
 import authorizationDenied from './authorization-denied/index.js';
 import { authorizationDeniedExporter } from './authorization-denied/export.js';
 import { authorizationDeniedIncident } from './authorization-denied/incident.js';
+import controllerApiErrors from './controller-api-errors/index.js';
 import controlPlaneUnavailable from './control-plane-unavailable/index.js';
 import { controlPlaneUnavailableExporter } from './control-plane-unavailable/export.js';
 import { controlPlaneUnavailableIncident } from './control-plane-unavailable/incident.js';
@@ -64,6 +65,7 @@ export interface RegisteredRule {
 export const REGISTRY: readonly RegisteredRule[] = [
   { rule: reconnectStorm, live: reconnectStormExporter, incident: reconnectStormIncident },
   { rule: controlPlaneUnavailable, live: controlPlaneUnavailableExporter, incident: controlPlaneUnavailableIncident },
+  { rule: controllerApiErrors },
   { rule: metricCardinality, live: metricCardinalityExporter, incident: metricCardinalityIncident },
   { rule: staleEndpointMetrics, live: staleEndpointMetricsExporter, incident: staleEndpointMetricsIncident },
   { rule: ingressPodIpBypass, live: ingressPodIpBypassExporter, incident: ingressPodIpBypassIncident },
