@@ -268,6 +268,14 @@ function causeOf(s: ServiceState, state: State): Cause {
   return 'endpoints not ready or unreachable';
 }
 
+/** What failed, in the words of whoever calls the service; the mechanism (fail-fast) is in the message. */
+const TITLE: Record<Cause, (service: string) => string> = {
+  'no endpoints': (service) => `Requests to ${service} fail: it has no endpoints`,
+  'controller unreachable': (service) => `Requests to ${service} fail: the calling proxies lost their control plane`,
+  'load shedding': (service) => `Requests to ${service} refused: its backends are saturated (load shedding)`,
+  'endpoints not ready or unreachable': (service) => `Requests to ${service} fail: none of its endpoints answers`,
+};
+
 const MEANING: Record<Cause, string> = {
   'no endpoints': 'The destination controller reports no endpoints for it: no pod of the service is ready, the selector matches none, or the Service has no ports matching the target port.',
   'controller unreachable':
@@ -292,7 +300,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
   return {
     severity: pods >= options.errorMinPods || (s.longestSeconds ?? 0) >= 10 * options.sustainSeconds ? 'error' : 'warning',
     kind: cause === 'load shedding' ? 'load-shedding' : `failfast/${cause.replaceAll(' ', '-')}`,
-    title: cause === 'load shedding' ? `${s.service} shedding load` : `${s.service} in fail-fast (${cause})`,
+    title: TITLE[cause](s.service),
     message,
     subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.counts.keys()][0] } : {}), target: s.service },
     evidence: {

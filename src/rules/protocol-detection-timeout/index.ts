@@ -154,7 +154,7 @@ function describe(p: PortState, known: string | undefined): FindingDraft {
   return {
     severity: 'warning',
     kind: 'detect-timeout',
-    title: `Protocol detection times out on ${portText}`,
+    title: `Connections ${p.direction === 'inbound' ? 'to' : p.direction === 'outbound' ? 'from clients to' : 'on'} ${portText} stall 10 s: protocol detection times out`,
     message,
     subject: { target: p.port === 'unknown' ? 'unknown port' : `port ${p.port}`, ...(pods === 1 ? { pod: [...p.tally.pods.counts.keys()][0] } : {}) },
     evidence: {
