@@ -125,7 +125,8 @@ export default defineRule<ProbeFailureOptions, State>({
       if (pod && /\bcontainer:? "?linkerd-(?:proxy|init)\b/.test(record.message) && state.meshed.size < MAX_MESHED) state.meshed.add(detach(pod));
       if (record.reason === 'Killing') {
         const kill = KILLED.exec(record.message);
-        if (kill && pod) state.kills.set(detach(`${pod}/${kill[1]}`), (state.kills.get(`${pod}/${kill[1]}`) ?? 0) + record.count);
+        const key = kill && pod ? `${pod}/${kill[1]}` : null;
+        if (key !== null && (state.kills.has(key) || state.kills.size < MAX_KEYS)) state.kills.set(detach(key), (state.kills.get(key) ?? 0) + record.count);
         return;
       }
       if (record.reason !== 'Unhealthy') return;
@@ -167,7 +168,7 @@ export default defineRule<ProbeFailureOptions, State>({
       mine.namespace ??= theirs.namespace;
     }, MAX_KEYS);
     for (const pod of from.meshed) if (into.meshed.size < MAX_MESHED) into.meshed.add(pod);
-    for (const [k, n] of from.kills) into.kills.set(k, (into.kills.get(k) ?? 0) + n);
+    for (const [k, n] of from.kills) if (into.kills.has(k) || into.kills.size < MAX_KEYS) into.kills.set(k, (into.kills.get(k) ?? 0) + n);
   },
 
   finish(state, { options }) {
