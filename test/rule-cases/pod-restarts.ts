@@ -21,6 +21,7 @@ const initCrashLoop = read('test/data/kubectl/get-pods-init-crashloop.txt');
 const initNftDenied = read('test/data/go-logs/linkerd-init-nft-denied.log');
 const validatorFailed = read('test/data/go-logs/network-validator-failed.log');
 const podJsonInit = read('test/data/kubectl/get-pod-json-init-crashloop.json');
+const cniSandbox = read('test/data/kubectl/events-cni-sandbox-failed.txt');
 
 /** The describe of a proxy restarted once, with reason Error, days before the listing. */
 const onceLongAgo = web
@@ -164,13 +165,14 @@ export const cases: RuleCases = {
         assert.equal(findings[0]!.evidence.initCause, 'capabilities');
         assert.match(findings[0]!.message, /NET_ADMIN\/NET_RAW/);
         assert.match(findings[0]!.remediation, /NET_ADMIN and NET_RAW/);
+        assert.equal(findings[0]!.title, 'linkerd-init init container in CrashLoopBackOff in linkerd/linkerd-destination: iptables refused, NET_ADMIN/NET_RAW missing');
       },
     },
     {
       name: 'the network validator\'s log alone: linkerd-cni has not configured the node',
       expect: [{ severity: 'error', kind: 'init-failed/linkerd-network-validator', subject: { namespace: 'shop', workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-network-validator' } }],
       inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/linkerd-network-validator.log', content: validatorFailed }],
-      check: (findings) => assert.match(findings[0]!.title, /linkerd-network-validator init container failed in shop\/web: the network validator saw no redirect/),
+      check: (findings) => assert.equal(findings[0]!.title, 'linkerd-network-validator init container failed in shop/web: linkerd-cni has not configured the node'),
     },
     {
       name: 'get pod -o json: linkerd-init in CrashLoopBackOff, its termination message the iptables-nft refusal',
@@ -179,6 +181,15 @@ export const cases: RuleCases = {
       check: (findings) => {
         assert.equal(findings[0]!.evidence.initCause, 'capabilities');
         assert.match(findings[0]!.message, /NET_ADMIN/);
+      },
+    },
+    {
+      name: 'FailedCreatePodSandBox from the linkerd-cni plugin (Unauthorized): the plugin is named, not a container',
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-cni', subject: { workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-cni' } }],
+      inputs: [{ path: 'events.txt', content: cniSandbox }],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.initCause, 'cni-plugin-failed');
+        assert.equal(findings[0]!.title, 'linkerd-cni plugin failed in web: the pod network could not be set up');
       },
     },
   ],

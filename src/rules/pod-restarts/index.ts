@@ -68,18 +68,30 @@ interface ContainerState {
  * Why linkerd-init or linkerd-network-validator fails, from the lines they log (proxy-init's
  * pkg/iptables/iptables.go and the iptables output it relays; validator/src/main.rs).
  */
-export type InitCause = 'capabilities' | 'iptables-mode' | 'cni-not-ready' | 'iptables-failed';
+export type InitCause = 'capabilities' | 'iptables-mode' | 'cni-not-ready' | 'iptables-failed' | 'cni-plugin-failed';
+/** The CNI plugin as the sandbox events name it: `plugin type="linkerd-cni" name="linkerd-cni" failed (add)`. */
+const LINKERD_CNI = 'linkerd-cni';
+const LINKERD_CNI_SANDBOX = /plugin type="linkerd-cni"|linkerd-cni: /;
 const INIT_CAUSES: readonly [RegExp, InitCause][] = [
   [/Permission denied \(you must be root\)|Operation not permitted|could not get iptables lock/, 'capabilities'],
   [/Could not fetch rule set generation id|Table does not exist|do you need to insmod|Couldn't load target|nf_tables|iptables-legacy/, 'iptables-mode'],
   [/Failed to validate networking configuration|Unable to connect to validator/, 'cni-not-ready'],
   [/aborting firewall configuration/, 'iptables-failed'],
 ];
+/** The cause as a finding's title says it. */
+const INIT_CAUSE_TITLE: Record<InitCause, string> = {
+  capabilities: 'iptables refused, NET_ADMIN/NET_RAW missing',
+  'iptables-mode': 'its iptables mode (legacy/nft) does not match the node',
+  'cni-not-ready': 'linkerd-cni has not configured the node',
+  'iptables-failed': 'its iptables rules could not be applied',
+  'cni-plugin-failed': 'the pod network could not be set up',
+};
 const INIT_CAUSE_TEXT: Record<InitCause, string> = {
   capabilities: 'iptables was refused: the container lacks NET_ADMIN/NET_RAW (a PodSecurity or PSP policy, or a runtime that drops them)',
   'iptables-mode': 'iptables cannot use the node\'s packet filter: the iptables mode (legacy or nft) does not match the node kernel',
   'cni-not-ready': 'the network validator saw no redirect: linkerd-cni has not configured the node (CNI plugin ordering, or the DaemonSet not yet running there)',
   'iptables-failed': 'the iptables rules could not be applied',
+  'cni-plugin-failed': 'the linkerd-cni plugin failed while the kubelet set up the pod\'s network (it could not read the pod from the API server or apply its iptables rules), so the pod sandbox is not created',
 };
 
 interface State {
@@ -154,6 +166,17 @@ export default defineRule<PodRestartsOptions, State>({
       }
     },
     'kube-event'(state, record) {
+      if (record.reason === 'FailedCreatePodSandBox' && LINKERD_CNI_SANDBOX.test(record.message)) {
+        // The CNI plugin runs in the kubelet's sandbox set-up, not in a container: the event is all there is.
+        const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
+        const c = containerOf(state, record.namespace ?? null, pod, LINKERD_CNI, record);
+        if (!c) return;
+        c.containerKind = 'init';
+        const cause = INIT_CAUSES.find(([pattern]) => pattern.test(record.message))?.[1] ?? 'cni-plugin-failed';
+        if (c.initCause === null || c.initCause === 'iptables-failed' || c.initCause === 'cni-plugin-failed') c.initCause = cause;
+        if (c.samples.length < MAX_SAMPLES) c.samples.push({ path: detach(record.path), line: record.line, text: detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)) });
+        return;
+      }
       const attributed = eventContainer(record);
       if (!attributed) return;
       const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : null;
@@ -209,7 +232,7 @@ type Role = 'proxy' | 'controller' | 'init';
 function roleOf(container: string, kind: PodStatusRecord['containerKind']): Role | null {
   if (container === PROXY_CONTAINER) return 'proxy';
   if (CONTROLLERS[container] && kind !== 'init') return 'controller';
-  if (INIT_CONTAINERS.has(container)) return 'init';
+  if (INIT_CONTAINERS.has(container) || container === LINKERD_CNI) return 'init';
   return null;
 }
 
@@ -301,6 +324,7 @@ function judge(c: ContainerState, o: PodRestartsOptions): Verdict | null {
 
 function who(v: Verdict): string {
   if (v.role === 'controller') return `${v.c.container} controller`;
+  if (v.c.container === LINKERD_CNI) return 'linkerd-cni plugin';
   if (v.role === 'init') return `${v.c.container} init container`;
   return 'linkerd-proxy';
 }
@@ -330,14 +354,14 @@ function describe(verdicts: Verdict[]): FindingDraft {
       if (servedBy) parts.push(`This proxy fronts the ${servedBy} controller, so its clients lose ${servedBy} with it.`);
     }
   } else if (problem === 'crashloop') {
-    title = `${who(first)} in CrashLoopBackOff in ${where}`;
+    title = `${who(first)} in CrashLoopBackOff in ${where}${role === 'init' && c.initCause ? `: ${INIT_CAUSE_TITLE[c.initCause]}` : ''}`;
     parts.push(`The ${who(first)} of ${pods} in ${where} exits soon after starting${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}; the kubelet backs off 10 s → 5 min between attempts and the pod serves nothing meanwhile.`);
     if (controller) parts.push(`It provides ${controller.role}.`);
     else if (role === 'init') parts.push(initStory(c));
     else if (servedBy) parts.push(`This proxy fronts the ${servedBy} controller: its clients cannot reach ${servedBy} while it loops.`);
     else parts.push('A proxy usually exits at start-up when it cannot get its identity or reach a local controller port; its last termination message tells which.');
   } else if (problem === 'init-failed') {
-    title = `${who(first)} failed in ${where}: ${INIT_CAUSE_TEXT[c.initCause!].split(':')[0]}`;
+    title = `${who(first)} failed in ${where}: ${INIT_CAUSE_TITLE[c.initCause!]}`;
     parts.push(`The ${who(first)} of ${pods} in ${where} failed, so the pod never starts its containers. ${initStory(c)}`);
   } else {
     title = `${who(first)} restarting in ${where}`;
@@ -404,6 +428,8 @@ function remediationFor(problem: Problem, role: Role, container: string, initCau
     steps.push('1. Let linkerd-init run iptables: it needs NET_ADMIN and NET_RAW. A restricted PodSecurity level or a policy engine (Kyverno, Gatekeeper) strips them; exempt the namespace, or install linkerd-cni (`--set cniEnabled=true`), which configures iptables from the node so no pod needs the capabilities.');
   } else if (role === 'init' && initCause === 'iptables-mode') {
     steps.push('1. Match the node\'s iptables backend: `--set proxyInit.iptablesMode=nft` on nodes that only have nf_tables (RHEL 8+, Debian 11+, Bottlerocket), `legacy` otherwise (Linkerd 2.10+; proxy-init v2 and later choose `plain` iptables on Linkerd 2.15+).');
+  } else if (role === 'init' && initCause === 'cni-plugin-failed') {
+    steps.push('1. Read the plugin\'s error in the event and in the linkerd-cni DaemonSet\'s log on that node (`kubectl -n linkerd-cni logs ds/linkerd-cni`): a kubeconfig the installer wrote with an expired token or a wrong API address (re-roll the DaemonSet), or iptables failing on the node (its iptables mode). Linkerd 2.13+ can repair such pods (linkerd-cni repair controller).');
   } else if (role === 'init' && initCause === 'cni-not-ready') {
     steps.push('1. Make sure the linkerd-cni DaemonSet runs on the node and that its plugin is chained after the cluster CNI (`kubectl -n linkerd-cni logs ds/linkerd-cni`); the validator (Linkerd 2.13+) fails the pod precisely so it is retried once the node is configured, so a pod created before the DaemonSet was ready just needs a restart.');
   }
