@@ -52,8 +52,12 @@ export type LogLevel = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 export interface ProxyLogRecord extends RecordBase {
   kind: 'proxy-log';
-  /** plain tracing, JSON tracing, logfmt from Go components, or the pre-2020 legacy layout. */
-  format: 'plain' | 'json' | 'logfmt' | 'legacy';
+  /**
+   * plain tracing, JSON tracing, the pre-2020 legacy layout; or a Go component's line (controllers,
+   * proxy-init, linkerd-cni): logrus text (`logfmt`), logrus JSON (`go-json`), client-go's klog,
+   * Go's standard logger (`go-std`: `2023/06/05 11:01:10 http: TLS handshake error …`, no level).
+   */
+  format: 'plain' | 'json' | 'logfmt' | 'legacy' | 'go-json' | 'klog' | 'go-std';
   /** Wall-clock time in ms since the epoch, when a collector prefix or the line itself gave it. */
   time: number | null;
   /** Seconds since proxy start, from the `[  123.456789s]` prefix or a JSON uptime timestamp. */
@@ -215,6 +219,8 @@ export interface PodStatusRecord extends RecordBase {
   lastExitCode: number | null;
   lastStarted: number | null;
   lastFinished: number | null;
+  /** First line of the last termination's `Message:` (a crashed init container's error, a proxy's last log line). */
+  lastMessage: string | null;
   ready: boolean | null;
   restartCount: number | null;
   /** get-pods `RESTARTS` of `5 (3m ago)`: seconds before the listing that the last restart happened. */

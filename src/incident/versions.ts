@@ -8,6 +8,7 @@
 
 import { INPUT_KINDS, defineRule, type RecordBase } from '../core/types.js';
 import { workloadOfPod } from '../input/path-meta.js';
+import { isGoLog } from '../parsers/go-log.js';
 import { componentsOfWorkload } from '../knowledge/control-plane.js';
 import { compareVersions, formatVersion, linkerdReleaseFor, parseLinkerdRelease, parseProxyVersion } from '../knowledge/fixes.js';
 import { bump, mergeCounts, mergeKeyed } from '../util/stats.js';
@@ -70,7 +71,7 @@ export const versionCollector = defineRule<object, VersionState>({
       if (record.target === 'linkerd2_proxy' && record.message.startsWith('release ')) {
         const version = parseProxyVersion(record.message.slice('release '.length));
         if (version) note(state, record, record.pod, formatVersion(version), 'log');
-      } else if (record.format === 'logfmt' && record.message.startsWith('running version ')) {
+      } else if (isGoLog(record) && record.message.startsWith('running version ')) {
         const release = parseLinkerdRelease(record.message.slice('running version '.length));
         if (release) note(state, record, record.pod, release.text, 'log', 'release');
       }

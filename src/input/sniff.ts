@@ -6,6 +6,8 @@ import { CollectorPrefixReader } from '../parsers/collector-prefix.js';
 import { JsonRecordAssembler, isPasteNoise } from '../parsers/pasted.js';
 import { parsePastedProxyLine, parseProxyLogPayload } from '../parsers/proxy-log.js';
 import { kubectlSniffScore } from '../parsers/kubectl.js';
+import { isKubeObjectJson } from '../parsers/kubectl-object.js';
+import { looksLikeKlog } from '../parsers/go-log.js';
 
 /** How many leading lines the sniffer looks at, not counting blank lines and kubectl chatter. */
 export const SNIFF_LINES = 64;
@@ -66,6 +68,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
       if (assembled.done === true) {
         nonBlank++;
         if (parseProxyLogPayload(assembled.text)) score['proxy-log'] += 2;
+        else if (isKubeObjectJson(assembled.text)) score.kubectl += 3;
       } else if (assembled.done === 'abandoned') {
         for (const l of assembled.lines) scoreOne(l.text.trim());
       }
@@ -82,7 +85,11 @@ export function sniffKind(lines: readonly string[]): InputKind {
     else if (COREDNS_OTHER.test(line) || COREDNS_MESSAGE.test(line)) score['coredns-log'] += 1;
     else if (RR_LINE.test(line)) score.dig += 1;
     else if (isShortAnswer(line.replace(SHORT_IDENTIFY_SUFFIX, ''))) shortAnswers++;
-    else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
+    else if (looksLikeKlog(line)) {
+      // klog is any Go program's (CoreDNS's kubernetes plugin too); its source path tells whose.
+      if (line.includes('coredns')) score['coredns-log'] += 2;
+      else if (parseProxyLogPayload(line)) score['proxy-log'] += 1;
+    } else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
     else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
     else {
       // A pasted proxy line (quoted, damaged, a fragment): weaker evidence when it has no level.

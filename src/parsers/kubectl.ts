@@ -4,11 +4,11 @@
 // time without alignment) and `kubectl get pods` with its RESTARTS column. A bundle concatenates
 // them freely, and describe output often ends with a proxy log tail (the last termination
 // message), so KubectlReader is also handed the lines a proxy-log input cannot read. Pod YAML
-// (`get pod -o yaml`) is read by kubectl-pod-yaml.ts.
+// (`get pod -o yaml` / `-o json`) and Event objects are read by kubectl-object.ts.
 // Grammar notes: docs/parse-format.md.
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
-import { PodYamlReader } from './kubectl-pod-yaml.js';
+import { KubeObjectReader, kubeObjectSniffScore } from './kubectl-object.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import type { LineParser, ParserFactory } from './parser.js';
@@ -28,6 +28,15 @@ const SECTIONS: Record<string, ContainerKind> = { 'Init Containers': 'init', Con
 const KEY_LINE = /^( *)([A-Za-z][A-Za-z0-9 ._/-]*?):(?:[ \t]+(.*))?$/;
 const CONTAINER_NAME = /^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/;
 const EVENT_TYPES = new Set(['Normal', 'Warning']);
+/**
+ * A headerless `get events` row: optional NAMESPACE, LAST SEEN (an age, checked after the match),
+ * TYPE, REASON, OBJECT (`kind/name`), MESSAGE. Each cell is a run without spaces, so no two
+ * quantifiers compete for the same characters.
+ */
+const HEADERLESS_EVENT = /^(?:([a-z0-9][-a-z0-9]*) +)?(\d[\dydhms]*|<unknown>) +(Normal|Warning) +([A-Z][A-Za-z]+) +([a-z][a-z.]*\/[^\s/]+) +(\S.*)$/;
+const DEFAULT_EVENT_COLUMNS = ['LASTSEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'];
+/** `spec.containers{name}` or `spec.initContainers{name}`, an event's field path. */
+export const SUBOBJECT_CONTAINER = /^spec\.(?:init|ephemeral)?[cC]ontainers\{([^}]+)\}$/;
 const DASHES = /^\s*-{2,}(?:\s+-{2,})*\s*$/;
 /** `3m (x105 over 28m)` in a describe Events table. */
 const DESCRIBE_AGE = /^(\S+)(?: \(x(\d+) over (\S+)\))?$/;
@@ -58,19 +67,22 @@ export class KubectlReader {
   private table: Table | null = null;
   /** `Events:` was the last key: a table header is expected. */
   private eventsNext = false;
-  private readonly podYaml: PodYamlReader;
+  private readonly objects: KubeObjectReader;
 
   constructor(
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
+    unparsed: (line: number, reason: string) => void = () => {},
+    /** Whether JSON objects are taken: not inside a log, where a pasted JSON document is not kubectl's. */
+    json = true,
   ) {
-    this.podYaml = new PodYamlReader(input, emit);
+    this.objects = new KubeObjectReader(input, emit, unparsed, json);
   }
 
   line(raw: string, lineNo: number): boolean {
     const text = raw.endsWith('\r') ? raw.slice(0, -1).trimEnd() : raw.trimEnd();
     if (text === '') return false;
-    if (this.podYaml.line(text, lineNo)) return true;
+    if (this.objects.line(text, lineNo)) return true;
     if (this.table) {
       if (this.tableRow(text, lineNo)) return true;
       if (DASHES.test(text)) return true;
@@ -83,12 +95,30 @@ export class KubectlReader {
       this.eventsNext = false;
       return true;
     }
+    if (this.headerlessEvent(text, lineNo)) return true;
     return this.describeLine(text, lineNo);
+  }
+
+  /**
+   * A `get events` row pasted without its header (`--watch` output cut from a terminal, a row
+   * quoted in a thread): `LAST SEEN  TYPE  REASON  OBJECT  MESSAGE`, with NAMESPACE first under `-A`.
+   */
+  private headerlessEvent(text: string, lineNo: number): boolean {
+    const m = HEADERLESS_EVENT.exec(text);
+    if (!m || parseHumanDuration(m[2]!) === null) return false;
+    const columns = m[1] === undefined ? DEFAULT_EVENT_COLUMNS : ['NAMESPACE', ...DEFAULT_EVENT_COLUMNS];
+    const cells: Record<string, string> = { LASTSEEN: m[2]!, TYPE: m[3]!, REASON: m[4]!, OBJECT: m[5]!, MESSAGE: m[6]! };
+    if (m[1] !== undefined) cells.NAMESPACE = m[1];
+    const saved = this.table;
+    this.table = { kind: 'events', columns: columns.map((name, start) => ({ name, start })) };
+    this.emitEvent(cells, lineNo);
+    this.table = saved;
+    return true;
   }
 
   end(): void {
     this.closeContainer();
-    this.podYaml.end();
+    this.objects.end();
   }
 
   // ------------------------------------------------------------------ describe pod
@@ -205,6 +235,9 @@ export class KubectlReader {
         else r.exitCode = code;
         break;
       }
+      case 'Message':
+        if (last && value !== '') r.lastMessage = value.slice(0, 1000);
+        break;
       case 'Started':
       case 'Finished': {
         const time = parseDescribeTime(value);
@@ -247,6 +280,12 @@ export class KubectlReader {
     }
     const cells = splitRow(text, table.columns, isEventRow);
     if (!cells) return false;
+    this.emitEvent(cells, lineNo);
+    return true;
+  }
+
+  private emitEvent(cells: Record<string, string>, lineNo: number): void {
+    const table = this.table!;
     const type = cells.TYPE!;
     const record: KubeEventRecord = {
       kind: 'kube-event',
@@ -286,8 +325,10 @@ export class KubectlReader {
     if (pod) record.pod = pod;
     const ns = namespace ?? this.input.namespace;
     if (ns) record.namespace = ns;
+    // The pre-1.19 SUBOBJECT column names the container: `spec.containers{linkerd-proxy}`.
+    const container = SUBOBJECT_CONTAINER.exec(cells.SUBOBJECT ?? '')?.[1];
+    if (container) record.container = container;
     this.emit(record);
-    return true;
   }
 
   private podRow(cells: Record<string, string>, lineNo: number): boolean {
@@ -344,12 +385,13 @@ const SNIFF_MARKERS =
 
 /** How strongly a line says "kubectl output": 0 when it does not. */
 export function kubectlSniffScore(line: string): number {
-  if (SNIFF_MARKERS.test(line)) return 2;
+  if (SNIFF_MARKERS.test(line) || HEADERLESS_EVENT.test(line)) return 2;
+  if (kubeObjectSniffScore(line) > 0) return 2;
   return tableHeader(line) ? 3 : 0;
 }
 
 export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
-  const reader = new KubectlReader(input, (record) => sink.emit(record));
+  const reader = new KubectlReader(input, (record) => sink.emit(record), (line, reason) => sink.unparsed(line, reason));
   return {
     line(text, lineNo) {
       if (!reader.line(text, lineNo) && text.trim() !== '') sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');

@@ -21,6 +21,7 @@ export function blankPodStatus(path: string, line: number, source: PodStatusReco
     lastExitCode: null,
     lastStarted: null,
     lastFinished: null,
+    lastMessage: null,
     ready: null,
     restartCount: null,
     lastRestartAgoSeconds: null,

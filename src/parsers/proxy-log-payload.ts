@@ -7,6 +7,7 @@ import { POWERS_OF_TEN } from './collector-prefix.js';
 import { isIdent, matchingBrace, parsedBody, parseSpanFields, scanModulePath, skipSpaces } from './proxy-log-body.js';
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
 import { parseJson, parseLogfmt } from './proxy-log-structured.js';
+import { looksLikeKlog, parseGoStd, parseKlog } from './go-log.js';
 
 const LEGACY_LEVELS: Record<string, LogLevel> = { 'ERR!': 'ERROR', WARN: 'WARN', INFO: 'INFO', DBUG: 'DEBUG', TRCE: 'TRACE' };
 
@@ -39,6 +40,8 @@ export function parseProxyLogPayload(content: string): Parsed | null {
   if (first === 91 /* [ */) return parsePlain(content);
   if (first === 123 /* { */) return parseJson(content);
   if (content.startsWith('time=') || content.startsWith('level=')) return parseLogfmt(content);
+  if (looksLikeKlog(content)) return parseKlog(content);
+  if (first >= 48 && first <= 57 && content.charCodeAt(4) === 47 /* / */) return parseGoStd(content);
   return parseLevelFirst(content);
 }
 

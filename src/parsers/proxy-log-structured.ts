@@ -1,8 +1,9 @@
 // Structured proxy lines: the JSON layout of tracing-subscriber, and logfmt from the Go
-// components that share the container.
+// components that share the container (their JSON and klog layouts are in go-log.ts).
 
 import type { LogLevel, LogSpan } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
+import { goJsonRecord } from './go-log.js';
 import { boundedJson } from './pasted.js';
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
 
@@ -19,8 +20,10 @@ export function parseJson(content: string): Parsed | null {
   }
   if (!doc || typeof doc !== 'object') return null;
   const d = doc as Record<string, unknown>;
+  // A Go component's logrus JSON has `msg` and no `target`.
+  if (typeof d.target !== 'string') return goJsonRecord(d);
   const level = typeof d.level === 'string' ? d.level.toUpperCase() : '';
-  if (!LEVELS.has(level) || typeof d.target !== 'string') return null;
+  if (!LEVELS.has(level)) return null;
   const rawFields = d.fields && typeof d.fields === 'object' ? (d.fields as Record<string, unknown>) : {};
   const fields: Record<string, string> = {};
   for (const [k, v] of Object.entries(rawFields)) if (k !== 'message') fields[k] = stringify(v);

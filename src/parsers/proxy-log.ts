@@ -65,7 +65,7 @@ class ProxyLogParser implements LineParser {
     // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
     // scan per substring.
     this.fullParse = interest === null ? null : interestRegex(interest);
-    this.kubectl = new KubectlReader(input, (record) => sink.emit(record));
+    this.kubectl = new KubectlReader(input, (record) => sink.emit(record), undefined, false);
   }
 
   /** Pasted `kubectl describe` / `get events` lines around the log tail (see parsers/kubectl.ts). */

@@ -24,8 +24,15 @@ const NAMED_PODS = 5;
 const MAX_LOCATIONS = 10;
 
 
+/**
+ * Findings fold only when they tell the same cause: the kind usually says it, and a rule's
+ * `evidence.cause` (or `initCause`) is compared too, so a folded finding never shows one pod's
+ * cause for another pod whose own input said something else.
+ */
 function groupKey(f: Finding): string {
-  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, findingKind(f)]);
+  const cause = typeof f.evidence.cause === 'string' ? f.evidence.cause : null;
+  const initCause = typeof f.evidence.initCause === 'string' ? f.evidence.initCause : null;
+  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, findingKind(f), cause, initCause]);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { RuleIncidentKnowledge } from '../incident/knowledge.js';
 import authorizationDenied from './authorization-denied/index.js';
 import { authorizationDeniedExporter } from './authorization-denied/export.js';
 import { authorizationDeniedIncident } from './authorization-denied/incident.js';
+import controllerApiErrors from './controller-api-errors/index.js';
 import controlPlaneUnavailable from './control-plane-unavailable/index.js';
 import { controlPlaneUnavailableExporter } from './control-plane-unavailable/export.js';
 import { controlPlaneUnavailableIncident } from './control-plane-unavailable/incident.js';
@@ -39,6 +40,7 @@ import { metricCardinalityIncident } from './metric-cardinality/incident.js';
 import podRestarts from './pod-restarts/index.js';
 import { podRestartsExporter } from './pod-restarts/export.js';
 import { podRestartsIncident } from './pod-restarts/incident.js';
+import probeFailure from './probe-failure/index.js';
 import protocolDetectionTimeout from './protocol-detection-timeout/index.js';
 import { protocolDetectionTimeoutExporter } from './protocol-detection-timeout/export.js';
 import { protocolDetectionTimeoutIncident } from './protocol-detection-timeout/incident.js';
@@ -63,6 +65,7 @@ export interface RegisteredRule {
 export const REGISTRY: readonly RegisteredRule[] = [
   { rule: reconnectStorm, live: reconnectStormExporter, incident: reconnectStormIncident },
   { rule: controlPlaneUnavailable, live: controlPlaneUnavailableExporter, incident: controlPlaneUnavailableIncident },
+  { rule: controllerApiErrors },
   { rule: metricCardinality, live: metricCardinalityExporter, incident: metricCardinalityIncident },
   { rule: staleEndpointMetrics, live: staleEndpointMetricsExporter, incident: staleEndpointMetricsIncident },
   { rule: ingressPodIpBypass, live: ingressPodIpBypassExporter, incident: ingressPodIpBypassIncident },
@@ -75,6 +78,7 @@ export const REGISTRY: readonly RegisteredRule[] = [
   { rule: protocolDetectionTimeout, live: protocolDetectionTimeoutExporter, incident: protocolDetectionTimeoutIncident },
   { rule: authorizationDenied, live: authorizationDeniedExporter, incident: authorizationDeniedIncident },
   { rule: podRestarts, live: podRestartsExporter, incident: podRestartsIncident },
+  { rule: probeFailure },
   { rule: knownSignature, incident: { annotatesLines: true } },
 ];
 

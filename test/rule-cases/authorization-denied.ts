@@ -55,13 +55,23 @@ export const cases: RuleCases = {
         assert.match(findings[0]!.message, /reporting\.analytics\.serviceaccount/);
       },
     },
+    {
+      name: 'real #8608: the one pasted denial of a link-local probe is the probe flood the thread found',
+      expect: [{ severity: 'warning', kind: 'probe-denied', subject: { pod: 'l2-8608-jaeger-unauthorized-flood', target: 'collector-opencensus' } }],
+      inputs: [real('l2-8608-jaeger-unauthorized-flood.log')],
+    },
+    {
+      name: 'a handful of Request denied lines of one misdirected client: a 403 from policy is deterministic',
+      expect: [{ severity: 'warning', kind: 'requests-denied', subject: { namespace: 'payments', pod: 'payments-5f6d7c8b9-m3n4p', target: 'payments-http' } }],
+      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(800.2, 31, 4, 'INFO', () => MESHED_DENIED('10.42.5.20')))],
+    },
+    {
+      name: 'a single Request denied line',
+      expect: [{ severity: 'warning', kind: 'requests-denied', subject: { namespace: 'payments', pod: 'payments-5f6d7c8b9-m3n4p', target: 'payments-http' } }],
+      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', [{ uptime: 800.2, level: 'INFO', body: MESHED_DENIED('10.42.5.20') }])],
+    },
   ],
   quiet: [
     { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
-    { name: 'real #8608: a single pasted denial', inputs: [real('l2-8608-jaeger-unauthorized-flood.log')] },
-    {
-      name: 'a few denials of a misdirected client',
-      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(800.2, 31, 4, 'INFO', () => MESHED_DENIED('10.42.5.20')))],
-    },
   ],
 };

@@ -97,6 +97,29 @@ export const cases: RuleCases = {
         assert.equal(findings[0]!.evidence.cause, 'endpoints not ready or unreachable');
       },
     },
+    {
+      name: 'two unrelated pastes in one folder, both failing fast on an address only: each keeps its own cause',
+      expect: [
+        { severity: 'warning', kind: 'failfast/controller-unreachable', subject: { pod: 'incident/paste-a.log', target: '10.96.12.7:80' } },
+        { severity: 'warning', kind: 'failfast/endpoints-not-ready-or-unreachable', subject: { pod: 'incident/paste-b.log', target: '10.96.12.7:80' } },
+      ],
+      inputs: [
+        // Incident A: the proxy lost its destination controller, so it has no discovery for anything.
+        proxyLog('incident/paste-a.log', '2024-06-07T09:00:00Z', [
+          ...every(40.1, 2.5, 6, 'WARN', () => DST_DOWN('10.42.0.15')),
+          { uptime: 41, level: 'WARN', body: DST_FAILFAST },
+          ...every(50.2, 20, 4, 'INFO', `outbound:proxy{addr=10.96.12.7:80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0`),
+        ]),
+        // Incident B, another cluster, another day: its backend's pods were not ready; its control plane was fine.
+        proxyLog('incident/paste-b.log', '2025-02-11T14:00:00Z', [
+          ...every(900.4, 20, 4, 'INFO', `outbound:proxy{addr=10.96.12.7:80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0`),
+        ]),
+      ],
+      check: (findings) => {
+        const b = findings.find((f) => f.subject.pod === 'incident/paste-b.log')!;
+        assert.doesNotMatch(b.message, /control plane/);
+      },
+    },
   ],
   quiet: [
     { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },

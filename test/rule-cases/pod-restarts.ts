@@ -17,6 +17,11 @@ const healthyDescribe = read('fixtures/healthy-kubectl/describe-emoji.txt');
 const healthyPods = read('fixtures/healthy-kubectl/get-pods.txt');
 const healthyEvents = read('fixtures/healthy-kubectl/events-wide.txt');
 const podsYaml = read('test/data/kubectl/get-pods-yaml-oom.yaml');
+const initCrashLoop = read('test/data/kubectl/get-pods-init-crashloop.txt');
+const initNftDenied = read('test/data/go-logs/linkerd-init-nft-denied.log');
+const validatorFailed = read('test/data/go-logs/network-validator-failed.log');
+const podJsonInit = read('test/data/kubectl/get-pod-json-init-crashloop.json');
+const cniSandbox = read('test/data/kubectl/events-cni-sandbox-failed.txt');
 
 /** The describe of a proxy restarted once, with reason Error, days before the listing. */
 const onceLongAgo = web
@@ -136,6 +141,56 @@ export const cases: RuleCases = {
         { path: 'events.txt', content: events },
         { path: 'get-pods.txt', content: pods },
       ],
+    },
+    {
+      name: 'get pods: Init:CrashLoopBackOff and Init:Error of control-plane pods are their init container, not the controllers',
+      expect: [
+        { severity: 'error', kind: 'crashloop/linkerd-init', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-6d9f8c7b5-p4k2m', target: 'linkerd-destination/linkerd-init' } },
+        { severity: 'warning', kind: 'restarts/linkerd-init', subject: { workload: 'linkerd-identity', pod: 'linkerd-identity-7c8d9f6b5-t6w8q', target: 'linkerd-identity/linkerd-init' } },
+      ],
+      inputs: [{ path: 'pods.txt', content: initCrashLoop }],
+      check: (findings) => {
+        assert.ok(findings.every((f) => f.evidence.role === 'init'));
+        assert.ok(!findings.some((f) => /controller/.test(f.title)));
+      },
+    },
+    {
+      name: 'the crash loop and linkerd-init\'s own log: iptables-nft refused for lack of NET_ADMIN',
+      expect: [{ severity: 'error', kind: 'crashloop/linkerd-init', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-6d9f8c7b5-p4k2m', target: 'linkerd-destination/linkerd-init' } }],
+      inputs: [
+        { path: 'pods.txt', content: initCrashLoop.split('\n').slice(0, 2).join('\n') + '\n' },
+        { path: 'linkerd/linkerd-destination-6d9f8c7b5-p4k2m/linkerd-init.log', content: initNftDenied },
+      ],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.initCause, 'capabilities');
+        assert.match(findings[0]!.message, /NET_ADMIN\/NET_RAW/);
+        assert.match(findings[0]!.remediation, /NET_ADMIN and NET_RAW/);
+        assert.equal(findings[0]!.title, 'linkerd-init init container in CrashLoopBackOff in linkerd/linkerd-destination: iptables refused, NET_ADMIN/NET_RAW missing');
+      },
+    },
+    {
+      name: 'the network validator\'s log alone: linkerd-cni has not configured the node',
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-network-validator', subject: { namespace: 'shop', workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-network-validator' } }],
+      inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/linkerd-network-validator.log', content: validatorFailed }],
+      check: (findings) => assert.equal(findings[0]!.title, 'linkerd-network-validator init container failed in shop/web: linkerd-cni has not configured the node'),
+    },
+    {
+      name: 'get pod -o json: linkerd-init in CrashLoopBackOff, its termination message the iptables-nft refusal',
+      expect: [{ severity: 'error', kind: 'crashloop/linkerd-init', subject: { namespace: 'booksapp', workload: 'books', pod: 'books-6b9c7d8f5-k2m4p', target: 'books/linkerd-init' } }],
+      inputs: [{ path: 'pod.json', content: podJsonInit }],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.initCause, 'capabilities');
+        assert.match(findings[0]!.message, /NET_ADMIN/);
+      },
+    },
+    {
+      name: 'FailedCreatePodSandBox from the linkerd-cni plugin (Unauthorized): the plugin is named, not a container',
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-cni', subject: { workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-cni' } }],
+      inputs: [{ path: 'events.txt', content: cniSandbox }],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.initCause, 'cni-plugin-failed');
+        assert.equal(findings[0]!.title, 'linkerd-cni plugin failed in web: the pod network could not be set up');
+      },
     },
   ],
   quiet: [

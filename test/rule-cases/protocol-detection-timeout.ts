@@ -11,6 +11,12 @@ const DETECT_TIMEOUT = (ip: string, port: number) =>
  * messages of linkerd_app_outbound::protocol and linkerd_app_inbound::detect, as the source logs them.
  */
 const DETECT_TIMEOUT_OUTBOUND_2_286 = (ip: string, port: number) => `outbound:proxy{addr=${ip}:${port}}: linkerd_app_outbound::protocol: Continuing after timeout: 10s`;
+/**
+ * Proxies 2.11-2.13 name the outbound connection `server{orig_dst=…}` instead of `proxy{addr=…}`
+ * (the pre-sidecar outbound stack, linkerd2-proxy linkerd/app/outbound/src/server.rs at v2.150).
+ */
+const DETECT_TIMEOUT_ORIG_DST = (ip: string, port: number) =>
+  `outbound:server{orig_dst=${ip}:${port}}: linkerd_detect: Continuing after timeout: linkerd_proxy_http::version::Version protocol detection timed out after 10s`;
 const DETECT_TIMEOUT_INBOUND_2_286 = (port: number) => `inbound:server{port=${port}}: linkerd_app_inbound::detect: Handling connection as opaque due to policy timeout=10s`;
 
 export const cases: RuleCases = {
@@ -58,6 +64,21 @@ export const cases: RuleCases = {
         assert.equal(nats.evidence.podsAffected, 2);
         assert.match(nats.title, /NATS/);
       },
+    },
+    {
+      name: 'the 2.11-2.13 span form outbound:server{orig_dst=…}: a silent client to 443 times out on every connection',
+      expect: [{ severity: 'warning', kind: 'detect-timeout', subject: { pod: 'billing-6c8d9f7b5-q7r2t', target: 'port 443' } }],
+      inputs: [proxyLog('billing/billing-6c8d9f7b5-q7r2t/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(301.4, 12.5, 4, 'INFO', (n) => DETECT_TIMEOUT_ORIG_DST(`10.96.40.${7 + n}`, 443)))],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.direction, 'outbound');
+        assert.match(findings[0]!.title, /port 443/);
+        assert.deepEqual((findings[0]!.evidence.addresses as string[]).length, 4);
+      },
+    },
+    {
+      name: 'the current span form outbound:proxy{addr=…} on 443',
+      expect: [{ severity: 'warning', kind: 'detect-timeout', subject: { pod: 'billing-6c8d9f7b5-q7r2t', target: 'port 443' } }],
+      inputs: [proxyLog('billing/billing-6c8d9f7b5-q7r2t/linkerd-proxy.log', '2025-06-07T09:00:00Z', every(301.4, 12.5, 3, 'INFO', DETECT_TIMEOUT_OUTBOUND_2_286('10.96.40.7', 443)))],
     },
   ],
   quiet: [

@@ -91,12 +91,13 @@ export default defineRule<AuthorizationDeniedOptions, State>({
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
     lineInterest: { 'proxy-log': ['unauthorized', 'Request denied', 'Connection denied'] },
-    defaultOptions: { minDenials: 10, probeShare: 0.5 },
+    defaultOptions: { minDenials: 1, probeShare: 0.5 },
     optionSchema: {
       minDenials: {
         type: 'integer',
         minimum: 1,
-        description: 'Denials on one server that fire the rule: at the default 10 s probe period, 10 denied probes outlast a probe\'s failureThreshold.',
+        description:
+          'Denials on one server that fire the rule. A denial is the policy\'s deterministic answer (403, PERMISSION_DENIED, closed connection): the same caller is refused every time, so the first one is already the incident.',
       },
       probeShare: { type: 'number', minimum: 0, maximum: 1, description: 'Share of denials from link-local sources or to health paths from which they are called a probe flood.' },
     },

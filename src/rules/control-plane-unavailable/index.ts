@@ -10,6 +10,7 @@
 
 import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
 import { workloadOfPod } from '../../input/path-meta.js';
+import { isGoLog } from '../../parsers/go-log.js';
 import { perBody } from '../../util/body-memo.js';
 import {
   CONTROLLER_PORTS,
@@ -122,7 +123,7 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
         podLog.restarts = record.restart;
         if (record.time !== null) podLog.restartTimes.push(record.time);
       }
-      if (record.format === 'logfmt') {
+      if (isGoLog(record)) {
         if (record.message.startsWith('running version ') && ++podLog.goStarts > 1 && record.time !== null) podLog.restartTimes.push(record.time);
         return;
       }

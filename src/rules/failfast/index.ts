@@ -82,6 +82,8 @@ const REFUSED = new RegExp(FAILFAST_REQUEST);
 const SHED = new RegExp(LOAD_SHED);
 const EMPTY = new RegExp(NO_ENDPOINTS);
 const SERVICE_IN_TEXT = /(?:logical service|service|logical|backend) ([A-Za-z0-9][\w.-]*:\d{1,5})/;
+/** Services named only by where they were reached: an IP address and port, an inbound port, nothing. */
+const ANONYMOUS_SERVICE = /^(?:unknown service|inbound port \d+|\d{1,3}(?:\.\d{1,3}){3}:\d+|\[[0-9a-f:]+\]:\d+)$/i;
 const ADDRESS_SPANS = new Set(['logical', 'concrete', 'profile', 'resolve', 'service', 'backend', 'balance', 'proxy', 'http', 'route']);
 
 const signalOf = perBody((record: ProxyLogRecord): Signal => {
@@ -176,14 +178,17 @@ export default defineRule<FailfastOptions, State>({
         bump(state.controllerTrouble, pod);
         return;
       }
-      let s = state.services.get(signal.service);
+      // A service known only by a bare address or port is not known to be the same service in two
+      // pods' logs (two unrelated pastes both say `inbound port 8080`): each pod keeps its own.
+      const key = ANONYMOUS_SERVICE.test(signal.service) ? `${signal.service}\u0000${pod}` : signal.service;
+      let s = state.services.get(key);
       if (!s) {
         if (state.services.size >= MAX_SERVICES) {
           state.untracked++;
           return;
         }
         s = { service: signal.service, episodes: newTally(), refused: newTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: cappedCounts(LISTED_PODS), unlistedPods: null, episodesByPod: cappedCounts(LISTED_PODS), namespaces: new Map() };
-        state.services.set(signal.service, s);
+        state.services.set(key, s);
       }
       if (signal.kind === 'no-endpoints') {
         s.noEndpoints++;
@@ -255,10 +260,21 @@ function podsOf(s: ServiceState): number {
 
 function causeOf(s: ServiceState, state: State): Cause {
   if (s.noEndpoints > 0) return 'no endpoints';
-  if ([...s.pods.counts.keys()].some((p) => state.controllerTrouble.has(p))) return 'controller unreachable';
+  // Only when every proxy failing on the service has lost its own control plane: another pod's
+  // (another file's) controller trouble says nothing about this one.
+  const pods = [...s.pods.counts.keys()];
+  if (pods.length > 0 && pods.every((p) => state.controllerTrouble.has(p))) return 'controller unreachable';
   if (s.shed > 0 && s.shed * 2 >= s.refused.count) return 'load shedding';
   return 'endpoints not ready or unreachable';
 }
+
+/** What failed, in the words of whoever calls the service; the mechanism (fail-fast) is in the message. */
+const TITLE: Record<Cause, (service: string) => string> = {
+  'no endpoints': (service) => `Requests to ${service} fail: it has no endpoints`,
+  'controller unreachable': (service) => `Requests to ${service} fail: the calling proxies lost their control plane`,
+  'load shedding': (service) => `Requests to ${service} refused: its backends are saturated (load shedding)`,
+  'endpoints not ready or unreachable': (service) => `Requests to ${service} fail: none of its endpoints answers`,
+};
 
 const MEANING: Record<Cause, string> = {
   'no endpoints': 'The destination controller reports no endpoints for it: no pod of the service is ready, the selector matches none, or the Service has no ports matching the target port.',
@@ -284,7 +300,7 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
   return {
     severity: pods >= options.errorMinPods || (s.longestSeconds ?? 0) >= 10 * options.sustainSeconds ? 'error' : 'warning',
     kind: cause === 'load shedding' ? 'load-shedding' : `failfast/${cause.replaceAll(' ', '-')}`,
-    title: cause === 'load shedding' ? `${s.service} shedding load` : `${s.service} in fail-fast (${cause})`,
+    title: TITLE[cause](s.service),
     message,
     subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.counts.keys()][0] } : {}), target: s.service },
     evidence: {

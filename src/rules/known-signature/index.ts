@@ -6,6 +6,7 @@
 
 import type { CorednsMessageRecord, CorednsQueryRecord, FindingDraft, ProxyLogRecord, SampleLine } from '../../core/types.js';
 import { defineRule } from '../../core/types.js';
+import { goLineText, isGoLog } from '../../parsers/go-log.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
@@ -103,9 +104,11 @@ const NO_CANDIDATES: readonly number[] = Object.freeze([]);
 /**
  * The text patterns are matched against. Plain, legacy and pasted lines: the payload as printed.
  * JSON lines: the plain layout rebuilt (`spans: target: message key=value…`), so one pattern fits
- * both and a JSON line's escaping does not get in the way.
+ * both and a JSON line's escaping does not get in the way. Go components' lines (logrus text or
+ * JSON, klog): `component: message key=value…` unescaped, the same text whatever the layout.
  */
 export function proxyLineText(record: Pick<ProxyLogRecord, 'format' | 'raw' | 'spans' | 'target' | 'message' | 'fields'>): string {
+  if (isGoLog(record)) return goLineText(record);
   if (record.format !== 'json') return record.raw;
   const spans = record.spans.map((s) => {
     const fields = Object.entries(s.fields).map(([k, v]) => `${k}=${v}`);

@@ -11,7 +11,7 @@
 //   months may show one or two; only a count of minRestarts, recent when the listing says when,
 //   makes a finding.
 
-import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
+import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type ProxyLogRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 
@@ -58,9 +58,41 @@ interface ContainerState {
   oomEvents: number;
   backOffEvents: number;
   livenessKills: number;
+  /** Why an init container fails, from its own log (iptables, capabilities, CNI). */
+  initCause: InitCause | null;
   samples: SampleLine[];
   location: SourceLocation;
 }
+
+/**
+ * Why linkerd-init or linkerd-network-validator fails, from the lines they log (proxy-init's
+ * pkg/iptables/iptables.go and the iptables output it relays; validator/src/main.rs).
+ */
+export type InitCause = 'capabilities' | 'iptables-mode' | 'cni-not-ready' | 'iptables-failed' | 'cni-plugin-failed';
+/** The CNI plugin as the sandbox events name it: `plugin type="linkerd-cni" name="linkerd-cni" failed (add)`. */
+const LINKERD_CNI = 'linkerd-cni';
+const LINKERD_CNI_SANDBOX = /plugin type="linkerd-cni"|linkerd-cni: /;
+const INIT_CAUSES: readonly [RegExp, InitCause][] = [
+  [/Permission denied \(you must be root\)|Operation not permitted|could not get iptables lock/, 'capabilities'],
+  [/Could not fetch rule set generation id|Table does not exist|do you need to insmod|Couldn't load target|nf_tables|iptables-legacy/, 'iptables-mode'],
+  [/Failed to validate networking configuration|Unable to connect to validator/, 'cni-not-ready'],
+  [/aborting firewall configuration/, 'iptables-failed'],
+];
+/** The cause as a finding's title says it. */
+const INIT_CAUSE_TITLE: Record<InitCause, string> = {
+  capabilities: 'iptables refused, NET_ADMIN/NET_RAW missing',
+  'iptables-mode': 'its iptables mode (legacy/nft) does not match the node',
+  'cni-not-ready': 'linkerd-cni has not configured the node',
+  'iptables-failed': 'its iptables rules could not be applied',
+  'cni-plugin-failed': 'the pod network could not be set up',
+};
+const INIT_CAUSE_TEXT: Record<InitCause, string> = {
+  capabilities: 'iptables was refused: the container lacks NET_ADMIN/NET_RAW (a PodSecurity or PSP policy, or a runtime that drops them)',
+  'iptables-mode': 'iptables cannot use the node\'s packet filter: the iptables mode (legacy or nft) does not match the node kernel',
+  'cni-not-ready': 'the network validator saw no redirect: linkerd-cni has not configured the node (CNI plugin ordering, or the DaemonSet not yet running there)',
+  'iptables-failed': 'the iptables rules could not be applied',
+  'cni-plugin-failed': 'the linkerd-cni plugin failed while the kubelet set up the pod\'s network (it could not read the pod from the API server or apply its iptables rules), so the pod sandbox is not created',
+};
 
 interface State {
   containers: Map<string, ContainerState>;
@@ -75,8 +107,9 @@ export default defineRule<PodRestartsOptions, State>({
     defaultSeverity: 'error',
     inputs: ['kubectl', 'proxy-log'],
     // Describe and events lines inside a proxy log are read by the parser's kubectl hook, whatever
-    // the filter; this rule reads no proxy-log record itself.
-    lineInterest: { 'proxy-log': [] },
+    // the filter. Of the proxy-log records it reads only the init containers' failures: proxy-init
+    // logs through logrus (never filtered), the validator through tracing.
+    lineInterest: { 'proxy-log': ['linkerd_network_validator'] },
     defaultOptions: { minRestarts: 3, recentRestartSeconds: 3600, repeatedProxyOoms: 2, minBackOffEvents: 2 },
     optionSchema: {
       minRestarts: { type: 'integer', minimum: 1, description: 'Restarts of a Linkerd container, without an OOM kill or a crash loop, from which the rule fires.' },
@@ -89,8 +122,25 @@ export default defineRule<PodRestartsOptions, State>({
   createState: () => ({ containers: new Map() }),
 
   visitors: {
+    'proxy-log'(state, record) {
+      if (record.level !== 'ERROR') return;
+      const container = record.target === 'linkerd_network_validator' ? 'linkerd-network-validator' : record.container;
+      if (!container || !INIT_CONTAINERS.has(container)) return;
+      const text = record.message + (record.fields.error ? ` ${record.fields.error}` : '');
+      const cause = INIT_CAUSES.find(([pattern]) => pattern.test(text))?.[1];
+      if (!cause) return;
+      const c = containerOf(state, record.namespace ?? null, record.pod ?? null, container, record);
+      if (!c) return;
+      c.containerKind = 'init';
+      // The first specific cause wins over the generic abort that follows it.
+      if (c.initCause === null || c.initCause === 'iptables-failed') c.initCause = cause;
+      if (c.samples.length < MAX_SAMPLES) c.samples.push({ path: detach(record.path), line: record.line, text: detach(record.raw.slice(0, 400)) });
+    },
     'pod-status'(state, record) {
-      const container = record.container ?? (record.source === 'get-pods' ? controlPlaneContainerOf(record.pod) : null);
+      // `get pods` shows an init container's failure as `Init:CrashLoopBackOff` / `Init:Error`:
+      // that is the pod's Linkerd init container, not its controller.
+      const initFailure = record.source === 'get-pods' && record.state?.startsWith('Init:') === true;
+      const container = record.container ?? (record.source === 'get-pods' ? (initFailure ? initContainerOf(record.pod) : controlPlaneContainerOf(record.pod)) : null);
       if (!container || roleOf(container, record.containerKind) === null) return;
       const c = containerOf(state, record.namespace ?? null, record.pod ?? null, container, record);
       if (!c) return;
@@ -103,6 +153,11 @@ export default defineRule<PodRestartsOptions, State>({
       c.lastRestartAgoSeconds = record.lastRestartAgoSeconds ?? c.lastRestartAgoSeconds;
       c.memoryLimit = record.memoryLimit ?? c.memoryLimit;
       c.lastFinished = record.lastFinished ?? c.lastFinished;
+      // A crashed init container's termination message is its error: the same causes as its log.
+      if (record.lastMessage && roleOf(container, record.containerKind) === 'init') {
+        const cause = INIT_CAUSES.find(([pattern]) => pattern.test(record.lastMessage!))?.[1];
+        if (cause && (c.initCause === null || c.initCause === 'iptables-failed')) c.initCause = cause;
+      }
       c.image = record.image ?? c.image;
       c.containerKind = record.containerKind ?? c.containerKind;
       if (record.source === 'get-pods' && record.state && /OOMKilled|CrashLoopBackOff|Error/.test(record.state)) {
@@ -111,6 +166,17 @@ export default defineRule<PodRestartsOptions, State>({
       }
     },
     'kube-event'(state, record) {
+      if (record.reason === 'FailedCreatePodSandBox' && LINKERD_CNI_SANDBOX.test(record.message)) {
+        // The CNI plugin runs in the kubelet's sandbox set-up, not in a container: the event is all there is.
+        const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
+        const c = containerOf(state, record.namespace ?? null, pod, LINKERD_CNI, record);
+        if (!c) return;
+        c.containerKind = 'init';
+        const cause = INIT_CAUSES.find(([pattern]) => pattern.test(record.message))?.[1] ?? 'cni-plugin-failed';
+        if (c.initCause === null || c.initCause === 'iptables-failed' || c.initCause === 'cni-plugin-failed') c.initCause = cause;
+        if (c.samples.length < MAX_SAMPLES) c.samples.push({ path: detach(record.path), line: record.line, text: detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)) });
+        return;
+      }
       const attributed = eventContainer(record);
       if (!attributed) return;
       const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : null;
@@ -139,6 +205,7 @@ export default defineRule<PodRestartsOptions, State>({
       mine.oomEvents += theirs.oomEvents;
       mine.backOffEvents += theirs.backOffEvents;
       mine.livenessKills += theirs.livenessKills;
+      if (mine.initCause === null || mine.initCause === 'iptables-failed') mine.initCause = theirs.initCause ?? mine.initCause;
       for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
     }, MAX_CONTAINERS);
   },
@@ -165,17 +232,25 @@ type Role = 'proxy' | 'controller' | 'init';
 function roleOf(container: string, kind: PodStatusRecord['containerKind']): Role | null {
   if (container === PROXY_CONTAINER) return 'proxy';
   if (CONTROLLERS[container] && kind !== 'init') return 'controller';
-  if (INIT_CONTAINERS.has(container)) return 'init';
+  if (INIT_CONTAINERS.has(container) || container === LINKERD_CNI) return 'init';
   return null;
 }
 
 /** The controller a `get pods` row of a control-plane pod stands for (its main container). */
+/**
+ * The init container an `Init:` status of a control-plane pod stands for: `get pods` does not name
+ * it; linkerd-init unless linkerd-cni replaced it with linkerd-network-validator (a describe tells).
+ */
+function initContainerOf(pod: string | undefined): string | null {
+  return controlPlaneContainerOf(pod) === null ? null : 'linkerd-init';
+}
+
 function controlPlaneContainerOf(pod: string | undefined): string | null {
   const m = pod ? CONTROL_PLANE_POD.exec(pod) : null;
   return m ? m[1]! : null;
 }
 
-function containerOf(state: State, namespace: string | null, pod: string | null, container: string, at: PodStatusRecord | KubeEventRecord): ContainerState | null {
+function containerOf(state: State, namespace: string | null, pod: string | null, container: string, at: PodStatusRecord | KubeEventRecord | ProxyLogRecord): ContainerState | null {
   // By pod name, not namespace: `kubectl get pods -n x` and `get events -n x` print no namespace,
   // and a describe of the same pod must meet them. Pod names rarely repeat across namespaces.
   // A paste that names no pod is its own pod: two such pastes are not the same container.
@@ -189,7 +264,7 @@ function containerOf(state: State, namespace: string | null, pod: string | null,
   c = {
     namespace: namespace === null ? null : detach(namespace), pod: pod === null ? null : detach(pod), container: detach(container),
     state: null, reason: null, lastReason: null, lastExitCode: null, restartCount: 0, lastRestartAgoSeconds: null, memoryLimit: null, lastFinished: null, image: null,
-    containerKind: null, oomEvents: 0, backOffEvents: 0, livenessKills: 0, samples: [], location: { path: at.path, line: at.line },
+    containerKind: null, oomEvents: 0, backOffEvents: 0, livenessKills: 0, initCause: null, samples: [], location: { path: at.path, line: at.line },
   };
   state.containers.set(detach(key), c);
   return c;
@@ -217,7 +292,7 @@ function eventContainer(e: KubeEventRecord): { container: string; kind: 'oom' | 
   return null;
 }
 
-type Problem = 'oom' | 'crashloop' | 'restarts';
+type Problem = 'oom' | 'crashloop' | 'restarts' | 'init-failed';
 
 interface Verdict {
   c: ContainerState;
@@ -238,6 +313,8 @@ function judge(c: ContainerState, o: PodRestartsOptions): Verdict | null {
     return { c, role, problem: 'oom', severity, crashLooping };
   }
   if (crashLooping) return { c, role, problem: 'crashloop', severity: 'error', crashLooping };
+  // The init container's own log says it failed: the pod cannot start whatever its status shows.
+  if (role === 'init' && c.initCause !== null) return { c, role, problem: 'init-failed', severity: 'error', crashLooping };
   // An init container that finished (Completed, exit 0) restarts nothing; only its failures count.
   const restarts = Math.max(c.restartCount, c.livenessKills);
   const old = c.lastRestartAgoSeconds !== null && c.lastRestartAgoSeconds > o.recentRestartSeconds;
@@ -247,6 +324,7 @@ function judge(c: ContainerState, o: PodRestartsOptions): Verdict | null {
 
 function who(v: Verdict): string {
   if (v.role === 'controller') return `${v.c.container} controller`;
+  if (v.c.container === LINKERD_CNI) return 'linkerd-cni plugin';
   if (v.role === 'init') return `${v.c.container} init container`;
   return 'linkerd-proxy';
 }
@@ -276,12 +354,15 @@ function describe(verdicts: Verdict[]): FindingDraft {
       if (servedBy) parts.push(`This proxy fronts the ${servedBy} controller, so its clients lose ${servedBy} with it.`);
     }
   } else if (problem === 'crashloop') {
-    title = `${who(first)} in CrashLoopBackOff in ${where}`;
+    title = `${who(first)} in CrashLoopBackOff in ${where}${role === 'init' && c.initCause ? `: ${INIT_CAUSE_TITLE[c.initCause]}` : ''}`;
     parts.push(`The ${who(first)} of ${pods} in ${where} exits soon after starting${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}; the kubelet backs off 10 s → 5 min between attempts and the pod serves nothing meanwhile.`);
     if (controller) parts.push(`It provides ${controller.role}.`);
-    else if (role === 'init') parts.push('The pod never gets to its application containers: the proxy\'s iptables setup (linkerd-init) or the CNI plugin check (linkerd-network-validator) fails.');
+    else if (role === 'init') parts.push(initStory(c));
     else if (servedBy) parts.push(`This proxy fronts the ${servedBy} controller: its clients cannot reach ${servedBy} while it loops.`);
     else parts.push('A proxy usually exits at start-up when it cannot get its identity or reach a local controller port; its last termination message tells which.');
+  } else if (problem === 'init-failed') {
+    title = `${who(first)} failed in ${where}: ${INIT_CAUSE_TITLE[c.initCause!]}`;
+    parts.push(`The ${who(first)} of ${pods} in ${where} failed, so the pod never starts its containers. ${initStory(c)}`);
   } else {
     title = `${who(first)} restarting in ${where}`;
     parts.push(`The ${who(first)} of ${pods} in ${where} restarted ${restarts} time${restarts === 1 ? '' : 's'}${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}${verdicts.some((v) => v.c.livenessKills > 0) ? ', killed by its liveness probe' : ''}.`);
@@ -308,6 +389,7 @@ function describe(verdicts: Verdict[]): FindingDraft {
     crashLooping,
     samples: verdicts.flatMap((v) => v.c.samples).slice(0, MAX_SAMPLES),
   };
+  if (c.initCause) evidence.initCause = c.initCause;
   const served = controller?.serves ?? servedBy;
   if (served) evidence.controller = served;
   return {
@@ -323,7 +405,7 @@ kind: `${problem}/${c.container}`,
     },
     evidence,
     locations: verdicts.slice(0, 10).map((v) => v.c.location),
-    remediation: remediationFor(problem, role, c.container),
+    remediation: remediationFor(problem, role, c.container, c.initCause),
     keyFigure: { name: problem === 'oom' ? 'oomKills' : 'restarts', value: problem === 'oom' ? ooms : Math.max(restarts, podCount) },
   };
 }
@@ -335,8 +417,27 @@ function controllerPodComponent(workload: string | undefined): 'destination' | '
   return null;
 }
 
-function remediationFor(problem: Problem, role: Role, container: string): string {
+function initStory(c: ContainerState): string {
+  if (c.initCause) return `Its log says ${INIT_CAUSE_TEXT[c.initCause]}.`;
+  return 'The pod never gets to its application containers: the proxy\'s iptables setup (linkerd-init) or the CNI plugin check (linkerd-network-validator) fails.';
+}
+
+function remediationFor(problem: Problem, role: Role, container: string, initCause: InitCause | null): string {
   const steps: string[] = [];
+  if (role === 'init' && initCause === 'capabilities') {
+    steps.push('1. Let linkerd-init run iptables: it needs NET_ADMIN and NET_RAW. A restricted PodSecurity level or a policy engine (Kyverno, Gatekeeper) strips them; exempt the namespace, or install linkerd-cni (`--set cniEnabled=true`), which configures iptables from the node so no pod needs the capabilities.');
+  } else if (role === 'init' && initCause === 'iptables-mode') {
+    steps.push('1. Match the node\'s iptables backend: `--set proxyInit.iptablesMode=nft` on nodes that only have nf_tables (RHEL 8+, Debian 11+, Bottlerocket), `legacy` otherwise (Linkerd 2.10+; proxy-init v2 and later choose `plain` iptables on Linkerd 2.15+).');
+  } else if (role === 'init' && initCause === 'cni-plugin-failed') {
+    steps.push('1. Read the plugin\'s error in the event and in the linkerd-cni DaemonSet\'s log on that node (`kubectl -n linkerd-cni logs ds/linkerd-cni`): a kubeconfig the installer wrote with an expired token or a wrong API address (re-roll the DaemonSet), or iptables failing on the node (its iptables mode). Linkerd 2.13+ can repair such pods (linkerd-cni repair controller).');
+  } else if (role === 'init' && initCause === 'cni-not-ready') {
+    steps.push('1. Make sure the linkerd-cni DaemonSet runs on the node and that its plugin is chained after the cluster CNI (`kubectl -n linkerd-cni logs ds/linkerd-cni`); the validator (Linkerd 2.13+) fails the pod precisely so it is retried once the node is configured, so a pod created before the DaemonSet was ready just needs a restart.');
+  }
+  if (steps.length > 0) {
+    steps.push(`2. Read the whole failure: \`kubectl logs <pod> -c ${container}\` (and --previous).`);
+    steps.push('Reference: the Linkerd docs on the CNI plugin and on proxy-init\'s iptables modes (linkerd.io, "CNI Plugin" and "Proxy Init iptables modes").');
+    return steps.join('\n');
+  }
   if (problem === 'oom' && role === 'controller') {
     steps.push(
       `1. Raise the ${container} container's memory limit (Helm: \`${container === 'proxy-injector' ? 'proxyInjectorResources' : container === 'identity' ? 'identityResources' : 'destinationResources'}.memory.limit\`, or \`linkerd upgrade --set …\`) and run more replicas (\`--ha\` / \`controllerReplicas\`), so one kill does not drop every proxy's stream at once.`,

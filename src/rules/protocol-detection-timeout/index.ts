@@ -70,14 +70,18 @@ const signalOf = perBody((record: ProxyLogRecord): { port: string; address: stri
   let port: string | null = null;
   let address: string | null = null;
   for (const s of record.spans) {
-    const addr = (s.name === 'proxy' || s.name === 'forward' ? s.fields.addr : undefined) ?? s.fields['target.addr'] ?? s.fields.target_addr;
+    // The connection's original destination: `proxy{addr=…}` / `forward{addr=…}` in current
+    // proxies, `server{orig_dst=…}` in the outbound stack of proxies before the sidecar rewrite
+    // (2.11-2.13), `target.addr` in older ones.
+    const addr =
+      (s.name === 'proxy' || s.name === 'forward' ? s.fields.addr : undefined) ?? s.fields.orig_dst ?? s.fields['target.addr'] ?? s.fields.target_addr;
     if (addr) {
       address = addr;
       port = /:(\d{1,5})$/.exec(addr)?.[1] ?? port;
     }
     if (s.fields.port && s.name === 'server') port = s.fields.port;
   }
-  port ??= /(?:addr|port)[=:]\S*?:?(\d{2,5})\b/.exec(text)?.[1] ?? null;
+  port ??= /(?:addr|port|orig_dst)[=:]\S*?:?(\d{2,5})\b/.exec(text)?.[1] ?? null;
   return { port: port ?? 'unknown', address, direction };
 });
 
@@ -150,7 +154,7 @@ function describe(p: PortState, known: string | undefined): FindingDraft {
   return {
     severity: 'warning',
     kind: 'detect-timeout',
-    title: `Protocol detection times out on ${portText}`,
+    title: `Connections ${p.direction === 'inbound' ? 'to' : p.direction === 'outbound' ? 'from clients to' : 'on'} ${portText} stall 10 s: protocol detection times out`,
     message,
     subject: { target: p.port === 'unknown' ? 'unknown port' : `port ${p.port}`, ...(pods === 1 ? { pod: [...p.tally.pods.counts.keys()][0] } : {}) },
     evidence: {

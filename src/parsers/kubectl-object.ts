@@ -1,0 +1,293 @@
+// Kubernetes objects as `kubectl get … -o yaml` and `-o json` print them: a Pod, an Event (core v1
+// or events.k8s.io/v1), or a List of them, or the status block cut out of a pod. The lines of one
+// document are buffered (at most MAX_DOCUMENT_BYTES: these are small objects; a larger one is
+// reported and skipped, never held) and parsed with the `yaml` library, which reads JSON too;
+// each container status becomes a pod-status record and each event a kube-event record, with the
+// line it starts on.
+
+import { LineCounter, parseDocument, isMap, isSeq, type Node } from 'yaml';
+import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
+import { parseRfc3339 } from './collector-prefix.js';
+import { blankPodStatus, placePodStatus } from './pod-status.js';
+
+/** Largest document buffered: a Pod or a List of a few hundred is far below it. */
+export const MAX_DOCUMENT_BYTES = 8 << 20;
+
+/** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
+const YAML_START = /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$/;
+/** A line at the margin that continues a YAML document: a camelCase key, a list item, a separator. */
+const YAML_MARGIN = /^(?:[a-z][A-Za-z0-9]*:(?: |$)|- |-$|---$|\.\.\.$|#)/;
+
+const STATUS_LISTS: Readonly<Record<string, PodStatusRecord['containerKind']>> = {
+  initContainerStatuses: 'init',
+  containerStatuses: 'app',
+  ephemeralContainerStatuses: 'ephemeral',
+};
+const SPEC_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
+const STATES: Readonly<Record<string, string>> = { running: 'Running', waiting: 'Waiting', terminated: 'Terminated' };
+/** `spec.containers{name}`, an event's field path. */
+const FIELD_PATH_CONTAINER = /^spec\.(?:init|ephemeral)?[cC]ontainers\{([^}]+)\}$/;
+
+type Json = Record<string, unknown>;
+
+export class KubeObjectReader {
+  private mode: 'yaml' | 'json' | null = null;
+  private lines: string[] = [];
+  private bytes = 0;
+  private firstLine = 0;
+  private overflow = false;
+  /** JSON: bracket depth and string state across lines, so the document's end is known. */
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** YAML: how far the first line was indented (a cut-out status block), removed before parsing. */
+  private indent = 0;
+
+  constructor(
+    private readonly input: InputInfo,
+    private readonly emit: (record: LdRecord) => void,
+    private readonly unparsed: (line: number, reason: string) => void,
+    private readonly json = true,
+  ) {}
+
+  /** Whether the line belongs to a Kubernetes object (and was taken). */
+  line(text: string, lineNo: number): boolean {
+    if (this.mode === null) {
+      if (this.json && text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') this.start('json', lineNo, 0);
+      else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
+      else return false;
+    } else if (this.mode === 'yaml') {
+      if (text === '---' || text === '...') {
+        this.finish();
+        return true;
+      }
+      const margin = text.length - text.trimStart().length;
+      if (margin < this.indent || (margin === this.indent && !YAML_MARGIN.test(text.slice(margin)))) {
+        this.finish();
+        return this.line(text, lineNo);
+      }
+    }
+    this.add(text);
+    if (this.mode === 'json' && this.depth === 0) this.finish();
+    return true;
+  }
+
+  end(): void {
+    if (this.mode !== null) this.finish();
+  }
+
+  private start(mode: 'yaml' | 'json', lineNo: number, indent: number): void {
+    this.mode = mode;
+    this.firstLine = lineNo;
+    this.indent = indent;
+    this.lines = [];
+    this.bytes = 0;
+    this.overflow = false;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+  }
+
+  private add(text: string): void {
+    if (this.mode === 'json') this.track(text);
+    if (this.overflow) return;
+    this.bytes += text.length + 1;
+    if (this.bytes > MAX_DOCUMENT_BYTES) {
+      // Keep reading to the document's end (so its lines are not taken for something else), holding nothing.
+      this.overflow = true;
+      this.lines = [];
+      this.unparsed(this.firstLine, `Kubernetes object larger than ${MAX_DOCUMENT_BYTES >> 20} MiB: not read (split the listing, e.g. one pod per file)`);
+      return;
+    }
+    this.lines.push(this.indent > 0 ? text.slice(Math.min(this.indent, text.length - text.trimStart().length)) : text);
+  }
+
+  /** Bracket depth of a JSON document, strings and escapes respected. */
+  private track(text: string): void {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 92 /* \ */) this.escaped = true;
+        else if (c === 34 /* " */) this.inString = false;
+      } else if (c === 34) this.inString = true;
+      else if (c === 123 || c === 91) this.depth++;
+      else if (c === 125 || c === 93) this.depth--;
+    }
+  }
+
+  private finish(): void {
+    const lines = this.lines;
+    const first = this.firstLine;
+    const overflow = this.overflow;
+    this.mode = null;
+    this.lines = [];
+    if (overflow || lines.length === 0) return;
+    const counter = new LineCounter();
+    const doc = parseDocument(lines.join('\n'), { lineCounter: counter, uniqueKeys: false });
+    if (doc.errors.length > 0) {
+      this.unparsed(first, `not a readable Kubernetes object: ${doc.errors[0]!.message.split('\n')[0]}`);
+      return;
+    }
+    const lineOf = (node: unknown): number => {
+      const range = (node as Node | null)?.range;
+      return range ? first + counter.linePos(range[0]).line - 1 : first;
+    };
+    const root = doc.contents;
+    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    if (!value || typeof value !== 'object') return;
+    this.object(value as Json, root, lineOf);
+  }
+
+  /** One object, or the items of a List; `node` is its YAML node, for line numbers. */
+  private object(o: Json, node: unknown, lineOf: (node: unknown) => number): void {
+    const items = o.items;
+    if (Array.isArray(items)) {
+      const itemNodes = isMap(node) ? node.get('items', true) : undefined;
+      items.forEach((item, i) => {
+        if (item && typeof item === 'object') this.object(item as Json, isSeq(itemNodes) ? itemNodes.items[i] : undefined, lineOf);
+      });
+      return;
+    }
+    const kind = typeof o.kind === 'string' ? o.kind : undefined;
+    if (kind === 'Event' || (kind === undefined && typeof o.reason === 'string' && (o.involvedObject !== undefined || o.regarding !== undefined))) {
+      this.event(o, lineOf(node));
+      return;
+    }
+    if (kind === 'Pod' || kind === undefined) this.pod(o, node, lineOf);
+  }
+
+  private pod(o: Json, node: unknown, lineOf: (node: unknown) => number): void {
+    const metadata = asObject(o.metadata);
+    // A status block pasted alone has no metadata, and may lack the `status:` key itself.
+    const status = asObject(o.status) ?? (hasStatusLists(o) ? o : undefined);
+    if (!status) return;
+    const statusNode = isMap(node) && o.status ? node.get('status', true) : node;
+    const limits = new Map<string, string>();
+    const spec = asObject(o.spec);
+    for (const list of SPEC_LISTS) {
+      for (const c of asArray(spec?.[list])) {
+        const container = asObject(c);
+        const memory = asObject(asObject(asObject(container?.resources)?.limits))?.memory;
+        if (typeof container?.name === 'string' && (typeof memory === 'string' || typeof memory === 'number')) limits.set(container.name, String(memory));
+      }
+    }
+    // In document order, as the object lists them.
+    for (const list of Object.keys(status)) {
+      const containerKind = STATUS_LISTS[list];
+      if (containerKind === undefined) continue;
+      const listNode = isMap(statusNode) ? statusNode.get(list, true) : undefined;
+      asArray(status[list]).forEach((entry, i) => {
+        const s = asObject(entry);
+        if (!s) return;
+        const record = blankPodStatus(this.input.path, lineOf(isSeq(listNode) ? listNode.items[i] : listNode), 'pod-yaml', containerKind);
+        placePodStatus(record, str(metadata?.name) ?? this.input.pod, str(metadata?.namespace) ?? this.input.namespace);
+        const name = str(s.name) ?? this.input.container;
+        if (name) record.container = name;
+        record.image = str(s.image) ?? null;
+        record.ready = typeof s.ready === 'boolean' ? s.ready : null;
+        record.restartCount = typeof s.restartCount === 'number' ? s.restartCount : null;
+        const [state, detail] = stateOf(s.state);
+        record.state = state;
+        record.reason = str(detail?.reason) ?? null;
+        record.exitCode = num(detail?.exitCode);
+        record.started = time(detail?.startedAt);
+        record.finished = time(detail?.finishedAt);
+        const [lastState, last] = stateOf(s.lastState);
+        record.lastState = lastState;
+        record.lastReason = str(last?.reason) ?? null;
+        record.lastExitCode = num(last?.exitCode);
+        record.lastStarted = time(last?.startedAt);
+        record.lastFinished = time(last?.finishedAt);
+        record.lastMessage = firstLine(str(last?.message));
+        if (name) record.memoryLimit = limits.get(name) ?? null;
+        this.emit(record);
+      });
+    }
+  }
+
+  private event(o: Json, line: number): void {
+    // core/v1 names the object involvedObject and the text message; events.k8s.io/v1 regarding and note.
+    const about = asObject(o.involvedObject) ?? asObject(o.regarding);
+    const series = asObject(o.series);
+    const count = num(o.count) ?? num(series?.count) ?? num(o.deprecatedCount) ?? 1;
+    const source = asObject(o.source);
+    const record: KubeEventRecord = {
+      kind: 'kube-event',
+      path: this.input.path,
+      line,
+      source: 'get-events',
+      type: str(o.type) ?? 'Normal',
+      reason: str(o.reason) ?? '',
+      object: about && str(about.kind) && str(about.name) ? `${str(about.kind)!.toLowerCase()}/${str(about.name)}` : null,
+      message: (str(o.message) ?? str(o.note) ?? '').trim(),
+      count: Math.max(1, count),
+      lastSeenAgoSeconds: null,
+      firstSeenAgoSeconds: null,
+      reporter: str(source?.component) ?? str(o.reportingController) ?? str(o.reportingComponent) ?? null,
+    };
+    if (record.reporter === '') record.reporter = null;
+    const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : this.input.pod;
+    if (pod) record.pod = pod;
+    const namespace = str(about?.namespace) ?? str(asObject(o.metadata)?.namespace) ?? this.input.namespace;
+    if (namespace) record.namespace = namespace;
+    const container = FIELD_PATH_CONTAINER.exec(str(about?.fieldPath) ?? '')?.[1];
+    if (container) record.container = container;
+    this.emit(record);
+  }
+}
+
+function hasStatusLists(o: Json): boolean {
+  return Object.keys(STATUS_LISTS).some((k) => Array.isArray(o[k]));
+}
+
+/** `{waiting: {reason: CrashLoopBackOff}}` → ['Waiting', {reason…}]. */
+function stateOf(value: unknown): [string | null, Json | undefined] {
+  const o = asObject(value);
+  if (!o) return [null, undefined];
+  for (const [key, name] of Object.entries(STATES)) if (key in o) return [name, asObject(o[key]) ?? {}];
+  return [null, undefined];
+}
+
+function firstLine(text: string | undefined): string | null {
+  const line = text?.trim().split('\n')[0]?.trim();
+  return line ? line.slice(0, 1000) : null;
+}
+
+function asObject(v: unknown): Json | undefined {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+}
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function time(v: unknown): number | null {
+  return typeof v === 'string' ? parseRfc3339(v) : null;
+}
+
+/**
+ * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`). A
+ * manifest (`kind: Pod` without status) says nothing about an incident and stays unrecognised.
+ */
+const JSON_MARKERS = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{)/;
+
+/** YAML lines only a Kubernetes Event prints (a pod's status lines are kubectl.ts's markers). */
+const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: Event$|^kind: EventList$/;
+
+export function kubeObjectSniffScore(line: string): number {
+  return JSON_MARKERS.test(line) || YAML_MARKERS.test(line) ? 2 : 0;
+}
+
+/** Whether an assembled JSON document is a Kubernetes object the reader takes. */
+export function isKubeObjectJson(text: string): boolean {
+  return /"kind": ?"(?:Event|EventList)"/.test(text) || text.includes('ontainerStatuses"');
+}

@@ -1,0 +1,342 @@
+// Kubelet probes that fail on meshed pods, read from the `Unhealthy` events (`kubectl get events`
+// in any layout, the Events table of `kubectl describe pod`) and the liveness kills that follow.
+// The kubelet's message tells the mechanism, and with Linkerd in the pod each has a usual cause:
+// - `statuscode: 403` on an application port: the proxy's authorization policy refused the probe
+//   (a default-deny policy, or a Server on the port without an authorization for the probe);
+// - `connection refused` on the probe port: the iptables redirect sends the probe to a proxy that
+//   is not listening (still starting, or crashed), or nothing listens on the port;
+// - `statuscode: 502/503/504` on a meshed pod: the proxy answered but could not reach the
+//   application (it listens on another port, or only on 127.0.0.1);
+// - a probe of the proxy itself (port 4191, /ready and /live): the proxy is not ready, most often
+//   because it has no certificate yet;
+// - a probe of a controller's admin port: the controller cannot start.
+// One line is enough for a 403 (policy answers the same way every time); the others need
+// `minFailures`, since a readiness probe or two failing at start-up is normal.
+
+import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
+import { workloadOfPod } from '../../input/path-meta.js';
+import { detach, mergeKeyed } from '../../util/stats.js';
+
+export interface ProbeFailureOptions {
+  minFailures: number;
+}
+
+const PROXY_CONTAINER = 'linkerd-proxy';
+const PROXY_ADMIN_PORT = '4191';
+/** Admin ports of the controllers, per control-plane Deployment (their probes hit /ready and /ping there). */
+const CONTROLLER_PORTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'linkerd-destination': { '9996': 'destination', '9990': 'policy', '9997': 'sp-validator' },
+  'linkerd-identity': { '9990': 'identity' },
+  'linkerd-proxy-injector': { '9995': 'proxy-injector' },
+};
+const MAX_KEYS = 10_000;
+const MAX_MESHED = 50_000;
+const MAX_SAMPLES = 3;
+
+export type ProbeCause = 'policy-denied' | 'refused' | 'proxy-cannot-reach-app' | 'timeout' | 'proxy-not-ready' | 'controller-not-ready' | 'other';
+type Probe = 'readiness' | 'liveness' | 'startup';
+
+interface ProbeState {
+  namespace: string | null;
+  pod: string | null;
+  container: string | null;
+  cause: ProbeCause;
+  probes: Probe[];
+  failures: number;
+  livenessKills: number;
+  port: string | null;
+  path: string | null;
+  status: string | null;
+  samples: SampleLine[];
+  location: SourceLocation;
+}
+
+interface State {
+  probes: Map<string, ProbeState>;
+  /** Pods seen with a linkerd-proxy container (a describe, a pod YAML, a `Started container linkerd-proxy` event). */
+  meshed: Set<string>;
+  /** Liveness kills per pod/container (`Container X failed liveness probe, will be restarted`). */
+  kills: Map<string, number>;
+}
+
+/** `Readiness probe failed: …` (also `Liveness`, `Startup`), as the kubelet's prober words it. */
+const PROBE_FAILED = /^(Readiness|Liveness|Startup) probe failed: ?(.*)$/s;
+/** The URL of an HTTP probe: `Get "http://10.244.1.5:8080/healthz":` (quoted since Go 1.14) or unquoted. */
+const PROBE_URL = /Get "?https?:\/\/([^/:"\s]+):(\d{1,5})(\/[^"\s:]*)?"?:/;
+/** A TCP probe or the dial under an HTTP one: `dial tcp 10.1.2.3:5432: connect: connection refused`. */
+const DIAL = /dial tcp [^\s:]+:(\d{1,5}):/;
+const STATUS_CODE = /statuscode: (\d{3})/;
+const KILLED = /^Container ([a-z0-9][-a-z0-9]*) failed (liveness|startup) probe/;
+
+export interface ProbeSignal {
+  probe: Probe;
+  port: string | null;
+  path: string | null;
+  status: string | null;
+  refused: boolean;
+  timeout: boolean;
+}
+
+/** What an Unhealthy event's message says about the probe; null when it is not a probe failure. */
+export function probeSignal(message: string): ProbeSignal | null {
+  const m = PROBE_FAILED.exec(message.trim());
+  if (!m) return null;
+  const detail = m[2]!;
+  const url = PROBE_URL.exec(detail);
+  return {
+    probe: m[1]!.toLowerCase() as Probe,
+    port: url?.[2] ?? DIAL.exec(detail)?.[1] ?? null,
+    path: url?.[3] ?? null,
+    status: STATUS_CODE.exec(detail)?.[1] ?? null,
+    refused: detail.includes('connection refused'),
+    timeout: /Client\.Timeout exceeded|context deadline exceeded|timed out|i\/o timeout/.test(detail),
+  };
+}
+
+export default defineRule<ProbeFailureOptions, State>({
+  meta: {
+    id: 'probe-failure',
+    code: 'LD5002',
+    title: 'Kubelet probes failing on meshed pods',
+    description:
+      'Readiness, liveness and startup probes failing (Unhealthy events), naming the container and the likely cause: probes refused by Linkerd policy (403), a proxy not listening or not ready, a proxy that cannot reach the application, a controller that cannot start.',
+    defaultSeverity: 'warning',
+    inputs: ['kubectl', 'proxy-log'],
+    // Events pasted inside a proxy log reach the rule through the parser's kubectl hook whatever the filter.
+    lineInterest: { 'proxy-log': [] },
+    defaultOptions: { minFailures: 3 },
+    optionSchema: {
+      minFailures: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Probe failures (an event\'s count included) of one container and cause that fire the rule; a 403 from policy fires at the first.',
+      },
+    },
+  },
+
+  createState: () => ({ probes: new Map(), meshed: new Set(), kills: new Map() }),
+
+  visitors: {
+    'pod-status'(state, record: PodStatusRecord) {
+      if (record.container === PROXY_CONTAINER && record.pod && state.meshed.size < MAX_MESHED) state.meshed.add(detach(record.pod));
+    },
+    'kube-event'(state, record: KubeEventRecord) {
+      const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
+      if (pod && /\bcontainer:? "?linkerd-(?:proxy|init)\b/.test(record.message) && state.meshed.size < MAX_MESHED) state.meshed.add(detach(pod));
+      if (record.reason === 'Killing') {
+        const kill = KILLED.exec(record.message);
+        const key = kill && pod ? `${pod}/${kill[1]}` : null;
+        if (key !== null && (state.kills.has(key) || state.kills.size < MAX_KEYS)) state.kills.set(detach(key), (state.kills.get(key) ?? 0) + record.count);
+        return;
+      }
+      if (record.reason !== 'Unhealthy') return;
+      const signal = probeSignal(record.message);
+      if (!signal) return;
+      const container = record.container ?? containerByPort(pod, signal.port);
+      const cause = causeOf(signal, container);
+      const key = `${pod ?? record.path}/${container ?? ''}/${cause}`;
+      let p = state.probes.get(key);
+      if (!p) {
+        if (state.probes.size >= MAX_KEYS) return;
+        p = {
+          namespace: record.namespace ? detach(record.namespace) : null,
+          pod: pod ? detach(pod) : null,
+          container: container ? detach(container) : null,
+          cause,
+          probes: [],
+          failures: 0,
+          livenessKills: 0,
+          port: signal.port,
+          path: signal.path ? detach(signal.path) : null,
+          status: signal.status,
+          samples: [],
+          location: { path: record.path, line: record.line },
+        };
+        state.probes.set(detach(key), p);
+      }
+      if (!p.probes.includes(signal.probe)) p.probes.push(signal.probe);
+      p.failures += record.count;
+      if (p.samples.length < MAX_SAMPLES) p.samples.push({ path: detach(record.path), line: record.line, text: detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)) });
+    },
+  },
+
+  merge(into, from) {
+    mergeKeyed(into.probes, from.probes, (mine, theirs) => {
+      mine.failures += theirs.failures;
+      for (const probe of theirs.probes) if (!mine.probes.includes(probe)) mine.probes.push(probe);
+      for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
+      mine.namespace ??= theirs.namespace;
+    }, MAX_KEYS);
+    for (const pod of from.meshed) if (into.meshed.size < MAX_MESHED) into.meshed.add(pod);
+    for (const [k, n] of from.kills) if (into.kills.has(k) || into.kills.size < MAX_KEYS) into.kills.set(k, (into.kills.get(k) ?? 0) + n);
+  },
+
+  finish(state, { options }) {
+    // The kubelet names the container it kills: an application probe whose event named none takes it.
+    const appKills = new Map<string, { container: string; count: number }>();
+    for (const [key, count] of state.kills) {
+      const slash = key.lastIndexOf('/');
+      const container = key.slice(slash + 1);
+      if (container !== PROXY_CONTAINER && !isController(container)) appKills.set(key.slice(0, slash), { container, count });
+    }
+    const groups = new Map<string, { p: ProbeState; meshed: boolean }[]>();
+    for (const p of state.probes.values()) {
+      const appKill = p.pod && p.container === null ? appKills.get(p.pod) : undefined;
+      if (appKill) p.container = appKill.container;
+      p.livenessKills = p.pod && p.container ? (state.kills.get(`${p.pod}/${p.container}`) ?? 0) : 0;
+      const meshed = p.pod !== null && state.meshed.has(p.pod);
+      // Without Linkerd in the pod a 403 is the application's own answer: not this rule's story.
+      if (p.cause === 'policy-denied' && !meshed && p.container !== null) continue;
+      const decisive = p.cause === 'policy-denied' || p.livenessKills > 0;
+      if (!decisive && p.failures < options.minFailures) continue;
+      const workload = p.pod ? workloadOfPod(p.pod) ?? p.pod : p.location.path;
+      const key = `${p.namespace ?? ''}/${workload}/${p.container ?? ''}/${p.cause}`;
+      const list = groups.get(key);
+      if (list) list.push({ p, meshed });
+      else groups.set(key, [{ p, meshed }]);
+    }
+    return [...groups.values()].map(describe).sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0) || a.title.localeCompare(b.title));
+  },
+});
+
+/** The container a probe on this port belongs to when the event does not name it. */
+function containerByPort(pod: string | null, port: string | null): string | null {
+  if (port === PROXY_ADMIN_PORT) return PROXY_CONTAINER;
+  const workload = pod ? workloadOfPod(pod) : undefined;
+  if (workload && port) return CONTROLLER_PORTS[workload]?.[port] ?? null;
+  return null;
+}
+
+function isController(container: string | null): boolean {
+  return container !== null && Object.values(CONTROLLER_PORTS).some((ports) => Object.values(ports).includes(container));
+}
+
+function causeOf(s: ProbeSignal, container: string | null): ProbeCause {
+  if (container === PROXY_CONTAINER) return 'proxy-not-ready';
+  if (isController(container)) return 'controller-not-ready';
+  if (s.status === '403') return 'policy-denied';
+  if (s.refused) return 'refused';
+  if (s.status === '502' || s.status === '503' || s.status === '504') return 'proxy-cannot-reach-app';
+  if (s.timeout) return 'timeout';
+  return 'other';
+}
+
+const CAUSE_TEXT: Record<ProbeCause, { title: string; story: string }> = {
+  'policy-denied': {
+    title: 'refused by Linkerd authorization policy (403)',
+    story:
+      'The kubelet got 403 Forbidden: the pod\'s proxy refused the probe under its authorization policy. This happens with a default-deny inbound policy (config.linkerd.io/default-inbound-policy: deny, or cluster-authenticated/all-authenticated: the kubelet has no mesh identity) or when a Server selects the probe port and no AuthorizationPolicy allows the probe.',
+  },
+  refused: {
+    title: 'connection refused on the probe port',
+    story:
+      'The connection to the probe port was refused. In a meshed pod the iptables redirect sends the probe to the proxy\'s inbound port, so a refusal means the proxy is not listening (still starting, or crashed), or the port is skipped and the application does not listen on it yet.',
+  },
+  'proxy-cannot-reach-app': {
+    title: 'the proxy cannot reach the application',
+    story:
+      'The probe reached the proxy, which answered with a gateway error: it could not connect to the application on that port. The application listens on another port, only on 127.0.0.1, or is not up yet.',
+  },
+  timeout: {
+    title: 'probe timing out',
+    story: 'The probe got no answer within its timeoutSeconds: the application is slow to answer, or the proxy (or the application) is starved of CPU.',
+  },
+  'proxy-not-ready': {
+    title: 'the proxy is not ready',
+    story:
+      'The probes of the linkerd-proxy container itself (admin port 4191, /ready and /live) fail: the proxy has not become ready, most often because it has no certificate yet (identity controller unreachable, trust anchors mismatch), or it is starved of CPU.',
+  },
+  'controller-not-ready': {
+    title: 'the controller cannot start',
+    story:
+      'The probes of a Linkerd controller\'s admin port fail: the controller has not started serving. It usually cannot reach the Kubernetes API (RBAC, network policy, API server down) or its own proxy has no certificate; its log says which.',
+  },
+  other: { title: 'probe failing', story: 'The probe fails with the message below.' },
+};
+
+function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
+  const { p } = group[0]!;
+  const meshed = group.some((g) => g.meshed);
+  const failures = group.reduce((n, g) => n + g.p.failures, 0);
+  const kills = group.reduce((n, g) => n + g.p.livenessKills, 0);
+  const probes = [...new Set(group.flatMap((g) => g.p.probes))];
+  const workload = p.pod ? workloadOfPod(p.pod) : undefined;
+  const where = workload ? `${p.namespace ? `${p.namespace}/` : ''}${workload}` : p.pod ? `pod ${p.pod}` : 'a pod the paste does not name';
+  const container = p.container ? (p.container === PROXY_CONTAINER || isController(p.container) ? p.container : `container ${p.container}`) : 'the application container';
+  const cause = CAUSE_TEXT[p.cause];
+  const severity: Severity = kills > 0 || p.cause === 'controller-not-ready' || p.cause === 'policy-denied' ? 'error' : 'warning';
+  const target = p.port ? `${p.path ? `${p.path} on ` : ''}port ${p.port}` : 'its probe';
+  const message = [
+    `${probes.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(' and ')} probe${probes.length > 1 ? 's' : ''} of ${container} in ${where} failed ${failures} time${failures === 1 ? '' : 's'} (${target})${kills > 0 ? `, and the kubelet restarted it ${kills} time${kills === 1 ? '' : 's'} for it` : ''}.`,
+    !meshed && p.cause === 'policy-denied' ? `Nothing in the input shows the pod's containers; if it is meshed: ${cause.story}` : cause.story,
+    meshed && p.cause !== 'proxy-not-ready' ? 'The pod runs a linkerd-proxy, so the probe passes through it.' : '',
+  ].filter((s) => s !== '').join(' ');
+  return {
+    severity,
+    kind: `${p.cause}${p.container ? `/${p.container}` : ''}`,
+    title: `Probes of ${container} in ${where}: ${cause.title}`,
+    message,
+    subject: {
+      ...(p.namespace ? { namespace: p.namespace } : {}),
+      ...(workload ? { workload } : {}),
+      ...(group.length === 1 && p.pod ? { pod: p.pod } : {}),
+      target: `${workload ?? p.pod ?? 'pod'}/${p.container ?? 'app'}`,
+    },
+    evidence: {
+      container: p.container,
+      cause: p.cause,
+      probes,
+      failures,
+      livenessKills: kills,
+      port: p.port,
+      path: p.path,
+      statusCode: p.status,
+      meshed,
+      podsAffected: group.length,
+      pods: group.slice(0, 50).map((g) => ({ pod: g.p.pod ?? '(not named in the paste)', failures: g.p.failures, livenessKills: g.p.livenessKills })),
+      samples: group.flatMap((g) => g.p.samples).slice(0, MAX_SAMPLES),
+    },
+    locations: group.slice(0, 10).map((g) => g.p.location),
+    remediation: remediationFor(p, where),
+    keyFigure: { name: 'failures', value: failures },
+  };
+}
+
+function remediationFor(p: ProbeState, where: string): string {
+  const port = p.port ?? '<probe port>';
+  switch (p.cause) {
+    case 'policy-denied':
+      return [
+        `1. Allow the probe: an AuthorizationPolicy for the Server on port ${port} with a NetworkAuthentication for the kubelet's source (the node CIDR; 169.254.0.0/16 on GKE Dataplane V2), or an HTTPRoute for ${p.path ?? 'the probe path'} authorized for unauthenticated clients.`,
+        '2. Linkerd 2.12+ authorizes probes to the paths in the pod spec only while no Server selects the port, and a deny / *-authenticated default policy refuses them: check `kubectl get pod -o yaml` for config.linkerd.io/default-inbound-policy and `kubectl get server,authorizationpolicy -n <ns>`.',
+        `3. \`linkerd viz authz -n <ns> deploy/<workload>\` shows the denied probe traffic for ${where}.`,
+      ].join('\n');
+    case 'refused':
+      return [
+        `1. See whether the proxy was up: \`kubectl logs <pod> -c linkerd-proxy\` (and --previous); a proxy that never logs "Admin interface on" is still starting or crashed, and the probe reaches it through the iptables redirect.`,
+        `2. Check the application listens on port ${port} on all addresses (0.0.0.0, not 127.0.0.1), and that initialDelaySeconds / a startupProbe leaves it time to start; config.linkerd.io/proxy-await: "enabled" (default since 2.11) makes the application wait for the proxy.`,
+      ].join('\n');
+    case 'proxy-cannot-reach-app':
+      return [
+        `1. Make the application listen on port ${port} on the pod IP (0.0.0.0): the proxy forwards inbound traffic to the pod's address, not to 127.0.0.1.`,
+        '2. If it is only slow to start, add a startupProbe or raise initialDelaySeconds.',
+      ].join('\n');
+    case 'timeout':
+      return [
+        '1. Raise the probe\'s timeoutSeconds and look at the application\'s and the proxy\'s CPU (`kubectl top pod --containers`); raise config.linkerd.io/proxy-cpu-request if the proxy is throttled.',
+        '2. Keep health endpoints free of downstream calls, so a slow dependency does not fail the probe.',
+      ].join('\n');
+    case 'proxy-not-ready':
+      return [
+        '1. Read the proxy log: `kubectl logs <pod> -c linkerd-proxy`. "Failed to certify identity" / "identity not ready" means the identity controller is unreachable or the trust anchors do not match (see identity-failure).',
+        '2. A proxy starved of CPU answers its probes late: raise config.linkerd.io/proxy-cpu-request.',
+      ].join('\n');
+    case 'controller-not-ready':
+      return [
+        `1. Read the controller's log: \`kubectl logs -n linkerd <pod> -c ${p.container ?? '<controller>'}\`. "forbidden: User \\"system:serviceaccount:linkerd:…\\"" is missing RBAC (re-apply the control plane's ClusterRoles: \`linkerd upgrade | kubectl apply -f -\`), "connection refused" / "i/o timeout" to the API server is the network between the pod and the API server.`,
+        '2. Then `linkerd check`: it names control-plane pods that are not ready and why.',
+      ].join('\n');
+    default:
+      return `1. Read the probe's failure in \`kubectl describe pod\` and the container's log; compare with the probe definition (port ${port}, path, timeout).`;
+  }
+}
