@@ -54,6 +54,39 @@ export interface CommandShape {
 }
 
 /**
+ * Commands that ignore flags they do not know, as EXTENSIONS.md recommends for `check` so that a
+ * newer `linkerd check` can pass flags this version has never heard of.
+ */
+export const FORWARD_COMPATIBLE_COMMANDS: ReadonlySet<string> = new Set(['check']);
+
+/**
+ * Removes the flags `command` does not define, up to `--`, and turns Linkerd's `--flag=true` /
+ * `--flag=false` for a boolean into `--flag` / `--no-flag` (oclif takes no value on a boolean).
+ * Linkerd writes every flag it forwards as `--name=value`, so an unknown flag is one token; a bare
+ * `--name` is dropped alone.
+ */
+export function dropUnknownFlags(argv: readonly string[], command: CommandShape): { argv: string[]; dropped: string[] } {
+  const byName = new Map(Object.values(command.flags).map((f) => [`--${f.name}`, f]));
+  const known = new Set([...byName.keys(), ...Object.values(command.flags).flatMap((f) => [...(f.type === 'boolean' ? [`--no-${f.name}`] : []), ...(f.char ? [`-${f.char}`] : [])])]);
+  known.add('--help');
+  const out: string[] = [];
+  const dropped: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = arg.startsWith('--') ? arg.split('=', 1)[0]! : arg.startsWith('-') && arg.length > 1 ? arg.slice(0, 2) : null;
+    if (name === null) out.push(arg);
+    else if (!known.has(name)) dropped.push(arg);
+    else if (byName.get(name)?.type === 'boolean' && arg.includes('=')) out.push(/^(false|0)$/i.test(arg.slice(name.length + 1)) ? `--no-${name.slice(2)}` : name);
+    else out.push(arg);
+  }
+  return { argv: out, dropped };
+}
+
+/**
  * Edit distance counting a swap of two neighbouring letters as one edit (optimal string
  * alignment), so the commonest typo, `hepl` for `help`, is as near as one wrong letter. Names here
  * are a few characters long, so the quadratic table is fine.

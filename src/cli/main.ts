@@ -3,17 +3,18 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describeParseError, dispatch, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape } from './argv.js';
+import { describeParseError, dispatch, dropUnknownFlags, FORWARD_COMPATIBLE_COMMANDS, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape } from './argv.js';
 import { terminalWidth } from './terminal.js';
 
 const USAGE_OR_INPUT = 2;
 
 /**
  * What `linkerd check` reads from `linkerd-doctor _extension-metadata` (linkerd2
- * pkg/healthcheck ExtensionMetadataOutput). "always" would make every `linkerd check` run
- * `linkerd-doctor check`; there is no cluster state to check offline, so it opts out.
+ * pkg/healthcheck ExtensionMetadataOutput). linkerd-doctor puts nothing in the cluster, so no
+ * namespace labelled linkerd.io/extension would ever make `linkerd check` run it; "always" opts in,
+ * and `linkerd check` then runs `linkerd-doctor check --output=json`, which needs no cluster.
  */
-export const EXTENSION_METADATA = { name: LINKERD_EXTENSION_NAME, checks: 'never' } as const;
+export const EXTENSION_METADATA = { name: LINKERD_EXTENSION_NAME, checks: 'always' } as const;
 
 function commandsOf(root: string): CommandShape[] {
   try {
@@ -44,6 +45,12 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
     argv.splice(end < 0 ? argv.length : end, 0, '--verbose');
   }
   const command = commands.find((c) => c.id === argv[0]);
+  if (command && FORWARD_COMPATIBLE_COMMANDS.has(command.id)) {
+    const { argv: kept, dropped } = dropUnknownFlags(argv.slice(1), command);
+    argv.splice(1, argv.length - 1, ...kept);
+    // stderr: `linkerd check` reads only stdout, and shows stderr when that is not JSON.
+    if (dropped.length > 0) process.stderr.write(`linkerd-doctor: notice: ${command.id}: ignoring flags this version does not know: ${dropped.join(' ')}\n`);
+  }
   try {
     // No user-installed oclif plugins: the tool must behave the same on every machine and must not
     // depend on the home directory being readable (CI users, runuser, containers).

@@ -351,7 +351,7 @@ describe('the Linkerd CLI extension contract', () => {
     const run = cli(['_extension-metadata']);
     assert.equal(run.code, 0);
     assert.equal(run.stderr, '');
-    assert.deepEqual(JSON.parse(run.stdout), { name: 'linkerd-doctor', checks: 'never' });
+    assert.deepEqual(JSON.parse(run.stdout), { name: 'linkerd-doctor', checks: 'always' });
   });
 
   it("accepts and ignores Linkerd's global flags, with their values, on every command", () => {
