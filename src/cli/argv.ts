@@ -15,11 +15,17 @@ export interface PreparedArgv {
   argv: string[];
   /** `--verbose` was given (Linkerd passes it as "debug logging"; analyze reads it as full evidence). */
   verbose: boolean;
+  /** The cluster-addressing flags removed, with their values, for a command that talks to the cluster (collect). */
+  clusterFlags: string[];
 }
+
+/** Commands that do address a cluster, and so get Linkerd's cluster flags back as their own flags. */
+export const CLUSTER_COMMANDS: ReadonlySet<string> = new Set(['collect']);
 
 /** Removes Linkerd's global flags, with their values, wherever they appear before `--`. */
 export function stripLinkerdGlobals(argv: readonly string[]): PreparedArgv {
   const out: string[] = [];
+  const clusterFlags: string[] = [];
   let verbose = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -31,6 +37,7 @@ export function stripLinkerdGlobals(argv: readonly string[]): PreparedArgv {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
       if (LINKERD_VALUED_FLAGS.has(name)) {
+        clusterFlags.push(...(eq < 0 ? argv.slice(i, i + 2) : [arg]));
         if (eq < 0) i++;
         continue;
       }
@@ -40,12 +47,13 @@ export function stripLinkerdGlobals(argv: readonly string[]): PreparedArgv {
         continue;
       }
     } else if (arg.length >= 2 && arg[0] === '-' && LINKERD_SHORT_VALUED.has(arg[1]!)) {
+      clusterFlags.push(...(arg.length === 2 ? argv.slice(i, i + 2) : [arg]));
       if (arg.length === 2) i++;
       continue;
     }
     out.push(arg);
   }
-  return { argv: out, verbose };
+  return { argv: out, verbose, clusterFlags };
 }
 
 export interface CommandShape {

@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describeParseError, dispatch, dropUnknownFlags, FORWARD_COMPATIBLE_COMMANDS, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape } from './argv.js';
+import { CLUSTER_COMMANDS, describeParseError, dispatch, dropUnknownFlags, FORWARD_COMPATIBLE_COMMANDS, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape } from './argv.js';
 import { terminalWidth } from './terminal.js';
 
 const USAGE_OR_INPUT = 2;
@@ -45,6 +45,8 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
     argv.splice(end < 0 ? argv.length : end, 0, '--verbose');
   }
   const command = commands.find((c) => c.id === argv[0]);
+  // --api-addr addresses the control plane directly; collect has no use for it.
+  if (command && CLUSTER_COMMANDS.has(command.id)) argv.splice(1, 0, ...clusterFlagsFor(prepared.clusterFlags));
   if (command && FORWARD_COMPATIBLE_COMMANDS.has(command.id)) {
     const { argv: kept, dropped } = dropUnknownFlags(argv.slice(1), command);
     argv.splice(1, argv.length - 1, ...kept);
@@ -65,4 +67,16 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
 function fail(message: string, code = USAGE_OR_INPUT): void {
   process.stderr.write(`linkerd-doctor: ${message}\n`);
   process.exitCode = code;
+}
+
+/** Linkerd's cluster flags as collect takes them: all but --api-addr, which has no kubectl equivalent. */
+function clusterFlagsFor(flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i]!;
+    const takesNext = !flag.includes('=') && !(flag.startsWith('-L') && flag.length > 2);
+    if (!flag.startsWith('--api-addr')) out.push(...(takesNext ? flags.slice(i, i + 2) : [flag]));
+    if (takesNext) i++;
+  }
+  return out;
 }
