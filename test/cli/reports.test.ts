@@ -280,7 +280,7 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     [['analyze', STORM, '--fail-on', 'warn'], /^linkerd-doctor: analyze: --fail-on warn: not one of error, warning, info, none; did you mean warning\?$/],
     [['export-rules', '--target', 'prom'], /^linkerd-doctor: export-rules: --target prom: not one of prometheus, loki; did you mean prometheus\?$/],
     [['rules', '--formt', 'json'], /^linkerd-doctor: rules: unknown flag --formt; did you mean --format\?/],
-    [['analyze', STORM, '--output', 'a.txt', '--output', 'b.txt'], /--output b\.txt follows --output a\.txt with no --format between them/],
+    [['analyze', STORM, '--format', 'jsn', '--output', 'a.json'], /^linkerd-doctor: analyze: --format jsn: not one of text, json, sarif, junit, markdown, html; did you mean json\?$/],
     [['analyze', STORM, '--format', 'json', '--format', 'sarif'], /--format json and --format sarif would all go to stdout/],
   ];
   for (const [args, expected] of cases) {
@@ -343,6 +343,21 @@ describe('--format and --output follow the command line', () => {
     assert.match(readFileSync(path.join(cwd, 'r.txt'), 'utf8'), /^linkerd-doctor /);
     cli(['analyze', STORM, '--output', 'only.txt', '-q'], { cwd });
     assert.match(readFileSync(path.join(cwd, 'only.txt'), 'utf8'), /^linkerd-doctor /);
+  });
+
+  it('an --output alone writes the format its extension names; a pair may be written either way round (issue 28)', () => {
+    const cwd = path.join(dir, 'pairs-3');
+    mkdirSync(cwd, { recursive: true });
+    const run = cli(['analyze', STORM, '-o', 'out.json', '-o', 'x.html', '-f', 'html', '-o', 'r.sarif.json', '-o', 'notes.md', '-q'], { cwd });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stdout, '', 'every report went to its file');
+    assert.equal((JSON.parse(readFileSync(path.join(cwd, 'out.json'), 'utf8')) as Report).schemaVersion, 1);
+    assert.match(readFileSync(path.join(cwd, 'x.html'), 'utf8'), /^<!doctype html>/i);
+    assert.equal((JSON.parse(readFileSync(path.join(cwd, 'r.sarif.json'), 'utf8')) as { version: string }).version, '2.1.0');
+    assert.match(readFileSync(path.join(cwd, 'notes.md'), 'utf8'), /^### linkerd-doctor/);
+    // An explicit --format beside the file wins over its name.
+    cli(['analyze', STORM, '-f', 'json', '-o', 'named.txt', '-q'], { cwd });
+    assert.equal((JSON.parse(readFileSync(path.join(cwd, 'named.txt'), 'utf8')) as Report).schemaVersion, 1);
   });
 });
 
