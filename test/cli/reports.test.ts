@@ -412,6 +412,10 @@ describe('progress line', () => {
     const narrow = progressLine({ read: 1, lines: 1, total: 10, file: 'a/very/long/path/'.repeat(10), seconds: 1 }, 50);
     assert.ok(narrow.length < 50, narrow);
     assert.ok(isCompressedPath('x/proxy-metrics.txt.gz') && isCompressedPath('b.tgz:ns/pod.log') && !isCompressedPath('x/proxy.log'));
+    // cli-progress's estimate of the time left, only for a total it can count against.
+    assert.match(progressLine({ read: 256 << 20, lines: 1, total: 1 << 30, file: 'x.log', seconds: 2, eta: 12 }, 100), /25% \| 256\.0 MiB of 1\.0 GiB, 12 s left \|/);
+    assert.doesNotMatch(progressLine({ read: 256 << 20, lines: 1, total: null, file: 'x.log', seconds: 2, eta: 12 }, 100), /left/);
+    assert.doesNotMatch(progressLine({ read: 256 << 20, lines: 1, total: 1 << 30, file: 'x.log', seconds: 2, eta: Number.POSITIVE_INFINITY }, 100), /left/);
   });
 
   it('draws nothing when stderr is not a terminal, and no percentage while a .gz is read', async () => {
