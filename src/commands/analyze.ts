@@ -1,5 +1,6 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { availableParallelism } from 'node:os';
+import { parseWholeNumber } from '../cli/argv.js';
 import { orderedOutputTargets } from '../cli/output-targets.js';
 import { runAnalyze } from '../cli/run-analyze.js';
 import { FORMAT_NAMES } from '../report/formats/index.js';
@@ -47,20 +48,19 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
     suppress: Flags.string({ summary: 'Suppress findings of RULE (id or code), optionally only those whose subject matches a glob: RULE[=subject-glob]. Repeatable.', multiple: true, multipleNonGreedy: true }),
     baseline: Flags.string({ summary: 'Fail only on findings that are new or worse than in this baseline file.' }),
     'write-baseline': Flags.string({ summary: 'Record the current findings in this baseline file (by fingerprint, with their key figures).' }),
-    'baseline-tolerance': Flags.integer({ summary: 'Percent a key figure may grow before a known finding counts as worse [default: config baselineTolerance, else 10].', min: 0 }),
+    'baseline-tolerance': Flags.custom<number>({
+      summary: 'Percent a key figure may grow before a known finding counts as worse [default: config baselineTolerance, else 10].',
+      parse: async (input) => parseWholeNumber('baseline-tolerance', input, 0),
+    })(),
     progress: Flags.boolean({ summary: 'Show progress on stderr when it is a terminal.', default: true, allowNo: true }),
     jobs: Flags.custom<number>({
       char: 'j',
       summary: 'Worker threads for large inputs (default: LINKERD_DOCTOR_JOBS, else the CPU cores, at most 4); 1 reads sequentially.',
-      parse: async (input) => {
-        const n = /^\d+$/.test(input) ? Number(input) : NaN;
-        if (!Number.isInteger(n) || n < 1) throw new Error(`--jobs must be a whole number of at least 1 (more than the ${availableParallelism()} CPU cores is capped), got ${JSON.stringify(input)}`);
-        return n;
-      },
+      parse: async (input) => parseWholeNumber('jobs', input, 1, ` (more than the ${availableParallelism()} CPU cores is capped)`),
     })(),
     verbose: Flags.boolean({ summary: 'Text report: every finding with its full evidence, samples and fix (default: a few lines per finding).', default: false }),
     summary: Flags.boolean({ summary: 'Text report: the incidents and one line per finding, nothing else.', default: false }),
-    'max-findings': Flags.integer({ summary: 'Show at most N findings in each report (the worst first); the exit code still counts all.', min: 1 }),
+    'max-findings': Flags.custom<number>({ summary: 'Show at most N findings in each report (the worst first); the exit code still counts all.', parse: async (input) => parseWholeNumber('max-findings', input, 1) })(),
     fold: Flags.boolean({ summary: 'Fold findings of one rule and cause on many pods into one finding naming the pods.', default: true, allowNo: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),
