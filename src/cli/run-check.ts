@@ -13,7 +13,10 @@ import { DOCS_BASE, TOOL_NAME } from '../core/docs.js';
 import { readRuleDocs } from '../core/rule-docs.js';
 import type { AnyRule } from '../core/types.js';
 import { RULES } from '../rules/index.js';
+import { findSignature, SIGNATURES } from '../rules/known-signature/index.js';
+import { renderSignaturePage } from '../rules/known-signature/docs.js';
 import { LINKERD_EXTENSION_NAME } from './argv.js';
+import { explainPageTokens, type ExplainPageKind } from './explain-pages.js';
 
 const require = createRequire(import.meta.url);
 const pkg = require('../../package.json') as { engines?: { node?: string } };
@@ -50,6 +53,8 @@ export interface CheckEnvironment {
   engines: string;
   rules: readonly AnyRule[];
   docsFor: (ruleId: string) => string | null;
+  /** A page's tokens for `explain`, null when it has none. */
+  pageFor: (kind: ExplainPageKind, id: string) => Promise<unknown>;
   cwd: string;
   config?: string;
   /** PATH, to look for the executable `linkerd doctor` runs. */
@@ -62,10 +67,18 @@ export function defaultCheckEnvironment(config?: string): CheckEnvironment {
     engines: pkg.engines?.node ?? '*',
     rules: RULES,
     docsFor: readRuleDocs,
+    pageFor: (kind, id) => explainPageTokens(kind, id, () => pageSource(kind, id)),
     cwd: process.cwd(),
     ...(config !== undefined ? { config } : {}),
     pathEnv: process.env.PATH ?? '',
   };
+}
+
+/** A page's Markdown, for a source checkout without the build's pages. */
+function pageSource(kind: ExplainPageKind, id: string): string | null {
+  if (kind === 'rules') return readRuleDocs(id);
+  const signature = findSignature(id);
+  return signature ? renderSignaturePage(signature) : null;
 }
 
 const ok = (description: string): CheckLine => ({ description, result: 'success' });
@@ -96,6 +109,19 @@ export function checkRuleDocs(rules: readonly AnyRule[], docsFor: (ruleId: strin
   return missing.length === 0 ? ok(description) : problem('error', description, `no docs page for ${missing.join(', ')} (docs/rules/<id>.md is missing from the install); reinstall linkerd-doctor`);
 }
 
+/** The pages `explain` prints, lexed at build time (dist/explain-pages.json), for every rule and signature. */
+export async function checkExplainPages(rules: readonly AnyRule[], pageFor: (kind: ExplainPageKind, id: string) => Promise<unknown>): Promise<CheckLine> {
+  const description = `\`linkerd-doctor explain\` has a page for every rule and its ${SIGNATURES.length} known signatures`;
+  const missing: string[] = [];
+  try {
+    for (const id of rules.map((r) => r.meta.id)) if ((await pageFor('rules', id)) === null) missing.push(id);
+    for (const id of SIGNATURES.map((s) => s.id)) if ((await pageFor('signatures', id)) === null) missing.push(id);
+  } catch (err) {
+    return problem('error', description, `cannot read the explain pages (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); reinstall linkerd-doctor`);
+  }
+  return missing.length === 0 ? ok(description) : problem('error', description, `no explain page for ${missing.join(', ')}; reinstall linkerd-doctor`);
+}
+
 export async function checkConfig(cwd: string, file: string | undefined, rules: readonly AnyRule[]): Promise<CheckLine> {
   try {
     const config = await loadConfig(file, { cwd, rules });
@@ -122,7 +148,7 @@ export function checkOnPath(pathEnv: string): CheckLine {
 }
 
 export async function runChecks(env: CheckEnvironment): Promise<CheckOutput> {
-  const checks = [checkNodeVersion(env.nodeVersion, env.engines), checkRules(env.rules), checkRuleDocs(env.rules, env.docsFor), await checkConfig(env.cwd, env.config, env.rules), checkOnPath(env.pathEnv)];
+  const checks = [checkNodeVersion(env.nodeVersion, env.engines), checkRules(env.rules), checkRuleDocs(env.rules, env.docsFor), await checkExplainPages(env.rules, env.pageFor), await checkConfig(env.cwd, env.config, env.rules), checkOnPath(env.pathEnv)];
   return { success: checks.every((c) => c.result !== 'error'), categories: [{ categoryName: CHECK_CATEGORY, checks }] };
 }
 

@@ -6,7 +6,7 @@ import { useColor } from '../cli/terminal.js';
 import { EXIT_CLEAN, EXIT_FINDINGS } from '../report/exit-code.js';
 
 export default class Check extends Command {
-  static override summary = 'Check that linkerd-doctor can run here: Node.js version, rules, docs pages, config file, PATH.';
+  static override summary = 'Check that linkerd-doctor can run here (Node.js, rules, docs, config, PATH).';
 
   static override description = `The health check of the Linkerd extension contract, so \`linkerd doctor check\` and \`linkerd check\` (which runs it with --output=json) answer. linkerd-doctor reads captured files and installs nothing in the cluster, so no cluster is contacted: it checks the Node.js version against the supported range, that the rules load with unique ids and codes, that every rule's docs page is installed, that the config file in effect (--config, or .linkerd-doctor.yaml in the working directory) is valid, and that linkerd-doctor is on the PATH for \`linkerd doctor\`.
 

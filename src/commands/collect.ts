@@ -6,7 +6,7 @@ import { UsageError } from '../core/errors.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 
 export default class Collect extends Command {
-  static override summary = 'Capture a bundle for analyze with kubectl, linkerd and dig: proxy logs, metrics, events, describe, DNS.';
+  static override summary = 'Capture proxy logs, metrics, events and DNS answers into a bundle for analyze.';
 
   static override description = `Writes the layout analyze reads best into --output-dir: <namespace>/<pod>/linkerd-proxy.log (kubectl logs --timestamps) and proxy-metrics.txt (linkerd diagnostics proxy-metrics) for every affected meshed pod, describe.txt for pods that are not running, not ready or restarted, every container's log of the control-plane pods, get-pods.txt and events.txt per namespace, and dns/dig-*.txt with the SRV answers for the control-plane names. Then prints the analyze command to run.
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { checkNodeVersion, checkOnPath, checkRuleDocs, checkRules, formatCheck, runChecks, type CheckEnvironment, type CheckOutput } from '../../src/cli/run-check.js';
+import { checkExplainPages, checkNodeVersion, checkOnPath, defaultCheckEnvironment, checkRuleDocs, checkRules, formatCheck, runChecks, type CheckEnvironment, type CheckOutput } from '../../src/cli/run-check.js';
 import { readRuleDocs } from '../../src/core/rule-docs.js';
 import { RULES } from '../../src/rules/index.js';
 
@@ -42,7 +42,7 @@ function pathWithExecutable(): string {
 }
 
 function environment(overrides: Partial<CheckEnvironment> = {}): CheckEnvironment {
-  return { nodeVersion: 'v22.11.0', engines: '>=20.9', rules: RULES, docsFor: readRuleDocs, cwd: dir, pathEnv: pathWithExecutable(), ...overrides };
+  return { nodeVersion: 'v22.11.0', engines: '>=20.9', rules: RULES, docsFor: readRuleDocs, pageFor: defaultCheckEnvironment().pageFor, cwd: dir, pathEnv: pathWithExecutable(), ...overrides };
 }
 
 describe('the checks', () => {
@@ -50,7 +50,7 @@ describe('the checks', () => {
     const output = await runChecks(environment());
     assert.equal(output.success, true);
     assert.deepEqual(output.categories.map((c) => c.categoryName), ['linkerd-doctor']);
-    assert.deepEqual(output.categories[0]!.checks.map((c) => c.result), ['success', 'success', 'success', 'success', 'success']);
+    assert.deepEqual(output.categories[0]!.checks.map((c) => c.result), ['success', 'success', 'success', 'success', 'success', 'success']);
     assert.match(output.categories[0]!.checks[1]!.description, new RegExp(`the ${RULES.length} rules load`));
   });
 
@@ -76,13 +76,23 @@ describe('the checks', () => {
     assert.equal(checkRules([]).result, 'error');
   });
 
+  it('fail when an explain page is missing or the pages cannot be read', async () => {
+    const missing = await checkExplainPages(RULES, async (kind, id) => (kind === 'signatures' && id === 'trust-anchor-mismatch' ? null : []));
+    assert.equal(missing.result, 'error');
+    assert.match(missing.error!, /no explain page for trust-anchor-mismatch;/);
+    const unreadable = await checkExplainPages(RULES, async () => {
+      throw new Error("Cannot find package 'marked'");
+    });
+    assert.match(unreadable.error!, /cannot read the explain pages \(Cannot find package 'marked'\); reinstall/);
+  });
+
   it('fail on an invalid config with its one-line error, and name a valid one', async () => {
     const bad = path.join(dir, 'bad');
     mkdirSync(bad, { recursive: true });
     writeFileSync(path.join(bad, '.linkerd-doctor.yaml'), 'rules:\n  reconect-storm:\n    enabled: false\n');
     const output = await runChecks(environment({ cwd: bad }));
     assert.equal(output.success, false);
-    const config = output.categories[0]!.checks[3]!;
+    const config = output.categories[0]!.checks[4]!;
     assert.equal(config.result, 'error');
     assert.match(config.error!, /^\.linkerd-doctor\.yaml:2: rules\.reconect-storm: unknown rule/);
     const good = path.join(dir, 'good');
@@ -90,7 +100,7 @@ describe('the checks', () => {
     writeFileSync(path.join(good, '.linkerd-doctor.yaml'), 'failOn: warning\n');
     const fine = await runChecks(environment({ cwd: good }));
     assert.equal(fine.success, true);
-    assert.match(fine.categories[0]!.checks[3]!.description, /^config \.linkerd-doctor\.yaml is valid \(15 rules enabled, 0 suppressions\)$/);
+    assert.match(fine.categories[0]!.checks[4]!.description, /^config \.linkerd-doctor\.yaml is valid \(15 rules enabled, 0 suppressions\)$/);
   });
 
   it('warn, without failing, when linkerd-doctor is not on the PATH', async () => {

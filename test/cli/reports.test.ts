@@ -305,7 +305,7 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
   });
 
   it('help fits 80 columns for every command, and uses a wider COLUMNS', () => {
-    for (const topic of ['', 'analyze', 'parse', 'rules', 'explain', 'export-rules']) {
+    for (const topic of ['', 'analyze', 'parse', 'rules', 'explain', 'export-rules', 'check', 'collect', 'install', 'uninstall']) {
       const help = cli(topic ? ['help', topic] : ['help']);
       assert.equal(help.code, 0, help.stderr);
       assert.deepEqual(help.stdout.split('\n').filter((l) => [...l].length > 80), [], `help ${topic}`);

@@ -8,8 +8,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Lexer, type Token } from 'marked';
-import { readRuleDocs } from '../../src/core/rule-docs.js';
-import { RULES } from '../../src/rules/index.js';
 import { renderSignaturePage } from '../../src/rules/known-signature/docs.js';
 import { SIGNATURES } from '../../src/rules/known-signature/index.js';
 import { renderTerminalTokens, type TerminalMarkdownOptions } from '../../src/cli/terminal-markdown.js';
