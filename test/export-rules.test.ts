@@ -123,7 +123,7 @@ describe('export-rules', () => {
     const typo = await exportRules({ config });
     assert.equal(typo.code, 2);
     assert.equal(typo.stdout, '');
-    assert.match(typo.stderr, /typo\.yaml:4: rules\.fd-exhaustion\.options\.ration: unknown option \(known: ratio, errorRatio\)/);
+    assert.match(typo.stderr, /typo\.yaml:4: rules\.fd-exhaustion\.options\.ration: unknown option; did you mean ratio\? \(known: ratio, errorRatio\)/);
     assert.equal(typo.stderr.trim().split('\n').length, 1);
 
     await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: "80%"\n');

@@ -15,11 +15,17 @@ export interface PreparedArgv {
   argv: string[];
   /** `--verbose` was given (Linkerd passes it as "debug logging"; analyze reads it as full evidence). */
   verbose: boolean;
+  /** The cluster-addressing flags removed, with their values, for a command that talks to the cluster (collect). */
+  clusterFlags: string[];
 }
+
+/** Commands that do address a cluster, and so get Linkerd's cluster flags back as their own flags. */
+export const CLUSTER_COMMANDS: ReadonlySet<string> = new Set(['collect']);
 
 /** Removes Linkerd's global flags, with their values, wherever they appear before `--`. */
 export function stripLinkerdGlobals(argv: readonly string[]): PreparedArgv {
   const out: string[] = [];
+  const clusterFlags: string[] = [];
   let verbose = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -31,6 +37,7 @@ export function stripLinkerdGlobals(argv: readonly string[]): PreparedArgv {
       const eq = arg.indexOf('=');
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
       if (LINKERD_VALUED_FLAGS.has(name)) {
+        clusterFlags.push(...(eq < 0 ? argv.slice(i, i + 2) : [arg]));
         if (eq < 0) i++;
         continue;
       }
@@ -40,17 +47,51 @@ export function stripLinkerdGlobals(argv: readonly string[]): PreparedArgv {
         continue;
       }
     } else if (arg.length >= 2 && arg[0] === '-' && LINKERD_SHORT_VALUED.has(arg[1]!)) {
+      clusterFlags.push(...(arg.length === 2 ? argv.slice(i, i + 2) : [arg]));
       if (arg.length === 2) i++;
       continue;
     }
     out.push(arg);
   }
-  return { argv: out, verbose };
+  return { argv: out, verbose, clusterFlags };
 }
 
 export interface CommandShape {
   id: string;
-  flags: Record<string, { name: string; char?: string; type: string; options?: readonly string[] }>;
+  flags: Record<string, { name: string; char?: string; type: string; options?: readonly string[]; required?: boolean }>;
+}
+
+/**
+ * Commands that ignore flags they do not know, as EXTENSIONS.md recommends for `check` so that a
+ * newer `linkerd check` can pass flags this version has never heard of.
+ */
+export const FORWARD_COMPATIBLE_COMMANDS: ReadonlySet<string> = new Set(['check']);
+
+/**
+ * Removes the flags `command` does not define, up to `--`, and turns Linkerd's `--flag=true` /
+ * `--flag=false` for a boolean into `--flag` / `--no-flag` (oclif takes no value on a boolean).
+ * Linkerd writes every flag it forwards as `--name=value`, so an unknown flag is one token; a bare
+ * `--name` is dropped alone.
+ */
+export function dropUnknownFlags(argv: readonly string[], command: CommandShape): { argv: string[]; dropped: string[] } {
+  const byName = new Map(Object.values(command.flags).map((f) => [`--${f.name}`, f]));
+  const known = new Set([...byName.keys(), ...Object.values(command.flags).flatMap((f) => [...(f.type === 'boolean' ? [`--no-${f.name}`] : []), ...(f.char ? [`-${f.char}`] : [])])]);
+  known.add('--help');
+  const out: string[] = [];
+  const dropped: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = arg.startsWith('--') ? arg.split('=', 1)[0]! : arg.startsWith('-') && arg.length > 1 ? arg.slice(0, 2) : null;
+    if (name === null) out.push(arg);
+    else if (!known.has(name)) dropped.push(arg);
+    else if (byName.get(name)?.type === 'boolean' && arg.includes('=')) out.push(/^(false|0)$/i.test(arg.slice(name.length + 1)) ? `--no-${name.slice(2)}` : name);
+    else out.push(arg);
+  }
+  return { argv: out, dropped };
 }
 
 /**
@@ -117,49 +158,73 @@ export function dispatch(argv: readonly string[], commands: readonly CommandShap
   return { kind: 'run', argv: [...argv] };
 }
 
-interface OclifErrorLike {
-  message?: string;
-  flags?: string[];
-  name?: string;
+/**
+ * A flag value our own parse function refused. oclif rewrites the message of an error thrown
+ * there ("Parsing --jobs …See more help"), so the reason travels in its own field.
+ */
+export class FlagValueError extends Error {
+  constructor(
+    readonly flag: string,
+    readonly reason: string,
+  ) {
+    super(reason);
+    this.name = 'FlagValueError';
+  }
 }
 
-/** One line for an oclif parse error, naming the command and, where one is near, the intended name. */
-export function describeParseError(err: unknown, command: CommandShape | undefined): string {
-  const e = (err ?? {}) as OclifErrorLike;
-  const lines = String(e.message ?? err)
-    .split('\n')
-    .map((l) => stripAnsi(l).trim())
-    .filter((l) => l !== '' && !/^See more help with/i.test(l));
+/** A whole-number flag with a minimum whose refusal reads like the others (`--max-findings must be …`). */
+export function parseWholeNumber(flag: string, input: string, min: number, hint = ''): number {
+  const n = /^\d+$/.test(input) ? Number(input) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw new FlagValueError(flag, `--${flag} must be a whole number of at least ${min}${hint}, got ${JSON.stringify(input)}`);
+  return n;
+}
+
+/** oclif's parser error classes, as thrown by every command's parse (see parserErrorClasses). */
+export interface ParserErrorClasses {
+  NonExistentFlagsError: abstract new (...args: never[]) => Error & { flags: string[] };
+  UnexpectedArgsError: abstract new (...args: never[]) => Error & { args: unknown[] };
+  FlagInvalidOptionError: abstract new (...args: never[]) => Error;
+  FailedFlagValidationError: abstract new (...args: never[]) => Error;
+  RequiredArgsError: abstract new (...args: never[]) => Error;
+}
+
+/**
+ * What a permissive second parse (main.ts: the same argv, the command's flags without their
+ * `options` and `required`) found: the flag tokens in order and the flags set. It names the value
+ * and flag behind an error class that carries neither (FlagInvalidOptionError,
+ * FailedFlagValidationError).
+ */
+export interface PermissiveParse {
+  raw: readonly { type: string; flag?: string; input: string }[];
+  flags: Record<string, unknown>;
+}
+
+/** One line for an oclif parse error, chosen by its class, naming the command and the nearest name. */
+export function describeParseError(err: unknown, command: CommandShape | undefined, classes: ParserErrorClasses | undefined, permissive?: PermissiveParse): string {
   const where = command ? `${command.id}: ` : '';
   const help = command ? ` (see linkerd-doctor ${command.id} --help)` : ' (see linkerd-doctor --help)';
   const flagNames = command ? Object.values(command.flags).flatMap((f) => [`--${f.name}`, ...(f.char ? [`-${f.char}`] : [])]) : [];
 
-  if (Array.isArray(e.flags) && e.flags.length > 0) {
-    const parts = e.flags.map((f) => `unknown flag ${f}${didYouMean(f.startsWith('--') ? closest(f, flagNames.filter((n) => n.startsWith('--'))) : undefined)}`);
+  if (err instanceof FlagValueError) return `${where}${err.reason}`;
+  if (classes && err instanceof classes.NonExistentFlagsError) {
+    const parts = err.flags.map((f) => `unknown flag ${f}${didYouMean(f.startsWith('--') ? closest(f, flagNames.filter((n) => n.startsWith('--'))) : undefined)}`);
     return `${where}${parts.join('; ')}${help}`;
   }
-  // A command without arguments given one: oclif looks for a subcommand named `rules:extra`.
-  const stray = command ? new RegExp(`^command ${command.id}:(.+) not found$`).exec(lines[0] ?? '') : null;
-  if (stray) return `${where}unexpected argument ${stray[1]!.replace(/:/g, ' ')}${help}`;
-  const invalid = /^Expected --([\w-]+)=(.*) to be one of: (.*)$/.exec(lines[0] ?? '');
-  if (invalid) {
-    const [, flag, value, known] = invalid;
-    const options = known!.split(', ');
-    return `${where}--${flag} ${value}: not one of ${options.join(', ')}${didYouMean(closest(value!, options))}`;
+  if (classes && err instanceof classes.UnexpectedArgsError) return `${where}unexpected argument${err.args.length === 1 ? '' : 's'} ${err.args.map(String).join(' ')}${help}`;
+  if (classes && command && permissive && (err instanceof classes.FlagInvalidOptionError || err instanceof classes.FailedFlagValidationError)) {
+    for (const token of permissive.raw) {
+      const def = token.type === 'flag' && token.flag ? command.flags[token.flag] : undefined;
+      if (def?.options && !def.options.includes(token.input)) return `${where}--${def.name} ${token.input}: not one of ${def.options.join(', ')}${didYouMean(closest(token.input, def.options))}`;
+    }
+    const missing = Object.values(command.flags).find((f) => f.required && permissive.flags[f.name] === undefined);
+    if (missing) return `${where}--${missing.name} is required${missing.options ? ` (one of: ${missing.options.join(', ')})` : ''}${help}`;
   }
-  const required = lines.map((l) => /^Missing required flag:?\s*(?:-\w,\s*)?(?:--)?([\w-]+)/.exec(l)).find(Boolean);
-  if (required) {
-    const def = command?.flags[required[1]!];
-    return `${where}--${required[1]} is required${def?.options ? ` (one of: ${def.options.join(', ')})` : ''}${help}`;
-  }
-  const parsing = /^Parsing --([\w-]+)/.exec(lines[0] ?? '');
-  if (parsing) {
-    const reason = lines.slice(1).join(' ') || 'invalid value';
-    return `${where}${reason.startsWith('--') ? reason : `--${parsing[1]}: ${reason}`}`;
-  }
-  // "The following error occurred:" and similar headers: the reasons are on the lines after it.
-  const body = /occurred:?$/.test(lines[0] ?? '') ? lines.slice(1) : lines;
-  return `${where}${body.join('; ') || 'invalid command line'}${help}`;
+  // Anything else (an oclif error this version does not know): its first line, never a trace.
+  const first = String((err as { message?: unknown })?.message ?? err)
+    .split('\n')
+    .map((l) => stripAnsi(l).trim())
+    .find((l) => l !== '' && !/occurred:?$/.test(l));
+  return `${where}${first ?? 'invalid command line'}${help}`;
 }
 
 function stripAnsi(s: string): string {

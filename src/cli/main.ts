@@ -2,18 +2,20 @@
 // `_extension-metadata`), runs oclif, and turns every parse error into one line on stderr, exit 2.
 
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { describeParseError, dispatch, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape } from './argv.js';
+import { CLUSTER_COMMANDS, describeParseError, dispatch, dropUnknownFlags, FORWARD_COMPATIBLE_COMMANDS, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape, type ParserErrorClasses, type PermissiveParse } from './argv.js';
 import { terminalWidth } from './terminal.js';
 
 const USAGE_OR_INPUT = 2;
 
 /**
  * What `linkerd check` reads from `linkerd-doctor _extension-metadata` (linkerd2
- * pkg/healthcheck ExtensionMetadataOutput). "always" would make every `linkerd check` run
- * `linkerd-doctor check`; there is no cluster state to check offline, so it opts out.
+ * pkg/healthcheck ExtensionMetadataOutput). linkerd-doctor puts nothing in the cluster, so no
+ * namespace labelled linkerd.io/extension would ever make `linkerd check` run it; "always" opts in,
+ * and `linkerd check` then runs `linkerd-doctor check --output=json`, which needs no cluster.
  */
-export const EXTENSION_METADATA = { name: LINKERD_EXTENSION_NAME, checks: 'never' } as const;
+export const EXTENSION_METADATA = { name: LINKERD_EXTENSION_NAME, checks: 'always' } as const;
 
 function commandsOf(root: string): CommandShape[] {
   try {
@@ -29,7 +31,7 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
   // oclif lays out help for OCLIF_COLUMNS, read when it loads; without it, a non-terminal is 80
   // and COLUMNS is ignored. Its flag descriptions run two columns past that width, hence the 2.
   process.env.OCLIF_COLUMNS ??= String(terminalWidth(process.stdout) - 2);
-  const { Errors, flush, run } = await import('@oclif/core');
+  const { Config, Errors, flush, run } = await import('@oclif/core');
   const commands = commandsOf(root);
   const prepared = stripLinkerdGlobals(rawArgv.map((a) => (a === '-h' ? '--help' : a)));
   const plan = commands.length > 0 ? dispatch(prepared.argv, commands) : ({ kind: 'run', argv: prepared.argv } as const);
@@ -44,18 +46,82 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
     argv.splice(end < 0 ? argv.length : end, 0, '--verbose');
   }
   const command = commands.find((c) => c.id === argv[0]);
+  // --api-addr addresses the control plane directly; collect has no use for it.
+  if (command && CLUSTER_COMMANDS.has(command.id)) argv.splice(1, 0, ...clusterFlagsFor(prepared.clusterFlags));
+  if (command && FORWARD_COMPATIBLE_COMMANDS.has(command.id)) {
+    const { argv: kept, dropped } = dropUnknownFlags(argv.slice(1), command);
+    argv.splice(1, argv.length - 1, ...kept);
+    // stderr: `linkerd check` reads only stdout, and shows stderr when that is not JSON.
+    if (dropped.length > 0) process.stderr.write(`linkerd-doctor: notice: ${command.id}: ignoring flags this version does not know: ${dropped.join(' ')}\n`);
+  }
+  // No user-installed oclif plugins: the tool must behave the same on every machine and must not
+  // depend on the home directory being readable (CI users, runuser, containers).
+  const loadOptions = { root, userPlugins: false };
   try {
-    // No user-installed oclif plugins: the tool must behave the same on every machine and must not
-    // depend on the home directory being readable (CI users, runuser, containers).
-    await run(argv, { root, userPlugins: false });
+    // A command runs by its id, so oclif never glues a stray argument onto the id
+    // ("command rules:extra not found"): the command's own parse refuses it by class.
+    if (command && !wantsHelpOrVersion(argv)) {
+      const config = await Config.load(loadOptions);
+      await config.runCommand(command.id, argv.slice(1));
+    } else await run(argv, loadOptions);
     await flush();
   } catch (err) {
     if (err instanceof Errors.ExitError) process.exitCode = err.oclif.exit;
-    else fail(describeParseError(err, command), (err as { oclif?: { exit?: number } })?.oclif?.exit ?? USAGE_OR_INPUT);
+    else fail(describeParseError(err, command, parserErrorClasses(), await permissiveParse(root, command, argv.slice(1))), (err as { oclif?: { exit?: number } })?.oclif?.exit ?? USAGE_OR_INPUT);
+  }
+}
+
+function wantsHelpOrVersion(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '--version');
+}
+
+/**
+ * oclif's parser error classes. Every command's parse throws them, but the package's exports map
+ * does not list the module, so it is loaded by file from the installed @oclif/core: the same
+ * module instance the parser throws from, so instanceof holds. Undefined if a future layout moves
+ * it (errors then fall back to their first line).
+ */
+function parserErrorClasses(): ParserErrorClasses | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    return require(path.join(path.dirname(require.resolve('@oclif/core')), 'parser', 'errors.js')) as ParserErrorClasses;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The argv parsed again by oclif with the command's flags stripped of `options` and `required`,
+ * for the errors whose class does not say which flag or value (see PermissiveParse).
+ */
+async function permissiveParse(root: string, command: CommandShape | undefined, argv: readonly string[]): Promise<PermissiveParse | undefined> {
+  if (!command) return undefined;
+  try {
+    const { Config, Parser } = await import('@oclif/core');
+    const loaded = await (await Config.load({ root, userPlugins: false })).findCommand(command.id)?.load();
+    if (!loaded) return undefined;
+    const flags = Object.fromEntries(Object.entries(loaded.flags ?? {}).map(([name, def]) => [name, { ...def, options: undefined, required: false }]));
+    const parsed = await Parser.parse([...argv], { flags: flags as typeof loaded.flags, args: loaded.args ?? {}, strict: false, context: undefined });
+    return { raw: parsed.raw, flags: parsed.flags as Record<string, unknown> };
+  } catch {
+    return undefined;
   }
 }
 
 function fail(message: string, code = USAGE_OR_INPUT): void {
   process.stderr.write(`linkerd-doctor: ${message}\n`);
   process.exitCode = code;
+}
+
+/** Linkerd's cluster flags as collect takes them: all but --api-addr, which has no kubectl equivalent. */
+function clusterFlagsFor(flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i]!;
+    const takesNext = !flag.includes('=') && !(flag.startsWith('-L') && flag.length > 2);
+    if (!flag.startsWith('--api-addr')) out.push(...(takesNext ? flags.slice(i, i + 2) : [flag]));
+    if (takesNext) i++;
+  }
+  return out;
 }

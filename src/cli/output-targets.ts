@@ -1,6 +1,7 @@
-// Which report goes where, read from the command line in the order it was written: an --output
-// belongs to the --format before it. oclif collects repeated flags into separate arrays and
-// forgets how they interleave, so the pairing is read from the raw argv instead.
+// Which report goes where. oclif collects repeated flags into separate arrays, but its parse
+// result also keeps every flag token in command-line order (`raw`), so the pairing is read from
+// there: a --format and an --output written next to each other (in either order) belong together,
+// an --output alone takes its format from the file's extension, and a --format alone goes to stdout.
 
 import { UsageError } from '../core/errors.js';
 import { FORMAT_NAMES, type FormatName } from '../report/formats/index.js';
@@ -11,84 +12,79 @@ export interface OutputTarget {
   file: string | null;
 }
 
-/** What the scanner needs to know about a command's flags: which take a value, by long and short name. */
-export interface FlagShape {
-  /** Long names (without `--`) of flags that take a value. */
-  valued: ReadonlySet<string>;
-  /** Short letter → long name, for every flag with a short form. */
-  short: ReadonlyMap<string, string>;
-}
+/** A token of oclif's parse result (`raw`): a flag with its name, or an argument. */
+export type ParsedToken = { type: 'flag'; flag: string; input: string } | { type: 'arg'; input: string };
 
 interface Token {
-  flag: string;
+  flag: 'format' | 'output';
   value: string;
 }
 
-/** The `--format`/`--output` occurrences of argv in order, with their values; `--` ends the flags. */
-function formatAndOutputTokens(argv: readonly string[], shape: FlagShape): Token[] {
-  const tokens: Token[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    let name: string | undefined;
-    let inline: string | undefined;
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      if (eq >= 0) inline = arg.slice(eq + 1);
-    } else if (arg.length > 1 && arg.startsWith('-')) {
-      name = shape.short.get(arg[1]!);
-      if (name !== undefined && arg.length > 2) inline = arg.slice(arg[2] === '=' ? 3 : 2);
-    }
-    if (name === undefined || !shape.valued.has(name)) continue;
-    const value = inline ?? argv[++i];
-    if (value === undefined) continue; // oclif reports the missing value itself
-    if (name === 'format' || name === 'output') tokens.push({ flag: name, value });
-  }
-  return tokens;
+/** File name endings and the format each one means; longest first, so `.sarif.json` wins over `.json`. */
+const FORMAT_BY_EXTENSION: readonly (readonly [string, FormatName])[] = [
+  ['.sarif.json', 'sarif'],
+  ['.sarif', 'sarif'],
+  ['.json', 'json'],
+  ['.xml', 'junit'],
+  ['.markdown', 'markdown'],
+  ['.md', 'markdown'],
+  ['.html', 'html'],
+  ['.htm', 'html'],
+  ['.txt', 'text'],
+];
+
+/** The format an output file's name asks for; text when the name says nothing (`report`, `out.log`, `-`). */
+export function formatForFile(file: string): FormatName {
+  const lower = file.toLowerCase();
+  return FORMAT_BY_EXTENSION.find(([ending]) => lower.endsWith(ending))?.[1] ?? 'text';
+}
+
+/** The --format and --output tokens of oclif's parse, in command-line order. */
+export function formatAndOutputTokens(raw: readonly ParsedToken[]): Token[] {
+  return raw.flatMap((t) => (t.type === 'flag' && (t.flag === 'format' || t.flag === 'output') ? [{ flag: t.flag, value: t.input }] : []));
+}
+
+/** `format` between two outputs: the one before names it by its extension and the one after does not. */
+function namesFormat(before: string, format: string, after: string): boolean {
+  return formatForFile(before) === format && formatForFile(after) !== format;
 }
 
 /**
- * Pairs each `--output` with the `--format` written before it. A format without an output (or
- * with `--output -`) goes to stdout, and at most one may; with no `--format` at all the single
- * report is text.
+ * Pairs formats and outputs. Among the --format/--output flags, in order: a --format and an
+ * --output next to each other are a pair, either way round (`-f html -o x.html`, `-o x.html -f
+ * html`). A --format between two outputs goes with the one after it, unless only the one before
+ * names it (`-o x.html -f html -o r.sarif`). An --output left alone writes the format its
+ * extension names; a --format left alone goes to stdout, and at most one report may. No flags:
+ * text on stdout.
  */
-export function orderedOutputTargets(argv: readonly string[], shape: FlagShape): OutputTarget[] {
-  const targets: (OutputTarget & { hasOutput: boolean })[] = [];
-  let leadingOutput: string | undefined;
-  for (const { flag, value } of formatAndOutputTokens(argv, shape)) {
-    if (flag === 'format') {
-      if (!(FORMAT_NAMES as readonly string[]).includes(value)) throw new UsageError(`unknown --format ${value} (known: ${FORMAT_NAMES.join(', ')})`);
-      targets.push({ format: value as FormatName, file: null, hasOutput: false });
-      continue;
+export function pairOutputTargets(tokens: readonly Token[]): OutputTarget[] {
+  const targets: OutputTarget[] = [];
+  const target = (format: string, output: string | null): OutputTarget => {
+    if (!(FORMAT_NAMES as readonly string[]).includes(format)) throw new UsageError(`unknown --format ${format} (known: ${FORMAT_NAMES.join(', ')})`);
+    return { format: format as FormatName, file: output === null || output === '-' ? null : output };
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const current = tokens[i]!;
+    const next = tokens[i + 1];
+    const afterNext = tokens[i + 2];
+    if (current.flag === 'format') {
+      if (next?.flag === 'output') {
+        targets.push(target(current.value, next.value));
+        i++;
+      } else targets.push(target(current.value, null));
+    } else if (next?.flag === 'format' && !(afterNext?.flag === 'output' && !namesFormat(current.value, next.value, afterNext.value))) {
+      targets.push(target(next.value, current.value));
+      i++;
+    } else {
+      targets.push(target(current.value === '-' ? 'text' : formatForFile(current.value), current.value));
     }
-    const current = targets[targets.length - 1];
-    if (!current) {
-      if (leadingOutput !== undefined) throw new UsageError(`--output ${value} follows --output ${leadingOutput} with no --format between them; write --format FORMAT before each --output`);
-      leadingOutput = value;
-      continue;
-    }
-    if (current.hasOutput) throw new UsageError(`--output ${value} follows --output ${current.file ?? '-'} for the same --format ${current.format}; an --output belongs to the --format before it, so give each file its own --format`);
-    current.file = value === '-' ? null : value;
-    current.hasOutput = true;
   }
-  if (leadingOutput !== undefined) {
-    if (targets.length > 0) throw new UsageError(`--output ${leadingOutput} comes before any --format; an --output belongs to the --format before it (e.g. --format ${targets[0]!.format} --output ${leadingOutput})`);
-    targets.push({ format: 'text', file: leadingOutput === '-' ? null : leadingOutput, hasOutput: true });
-  }
-  if (targets.length === 0) targets.push({ format: 'text', file: null, hasOutput: false });
+  if (targets.length === 0) targets.push({ format: 'text', file: null });
   const toStdout = targets.filter((t) => t.file === null);
-  if (toStdout.length > 1) throw new UsageError(`${toStdout.map((t) => `--format ${t.format}`).join(' and ')} would all go to stdout; put --output FILE after each --format but one`);
-  return targets.map(({ format, file }) => ({ format, file }));
+  if (toStdout.length > 1) throw new UsageError(`${toStdout.map((t) => `--format ${t.format}`).join(' and ')} would all go to stdout; put --output FILE beside each --format but one`);
+  return targets;
 }
 
-/** The flag shape of an oclif flag table (`static flags`). */
-export function flagShapeOf(flags: Record<string, { type: string; char?: string }>): FlagShape {
-  const valued = new Set<string>();
-  const short = new Map<string, string>();
-  for (const [name, def] of Object.entries(flags)) {
-    if (def.type === 'option') valued.add(name);
-    if (def.char) short.set(def.char, name);
-  }
-  return { valued, short };
+export function orderedOutputTargets(raw: readonly ParsedToken[]): OutputTarget[] {
+  return pairOutputTargets(formatAndOutputTokens(raw));
 }

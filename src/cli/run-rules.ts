@@ -11,7 +11,9 @@ import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { RULES } from '../rules/index.js';
 import { findSignature, SIGNATURES } from '../rules/known-signature/index.js';
 import { renderSignaturePage } from '../rules/known-signature/docs.js';
+import type { Token } from 'marked';
 import { closest, didYouMean } from './argv.js';
+import { explainPageTokens } from './explain-pages.js';
 import { writeStdout } from './output.js';
 import { terminalWidth, useColor } from './terminal.js';
 import { wrap } from '../report/formats/text.js';
@@ -78,25 +80,26 @@ export async function runRules(flags: { format: string }): Promise<number> {
 
 /** The rule's docs page for a terminal (or plain Markdown-ish text when piped and color is off). */
 export async function renderRuleDocs(rule: AnyRule, color: boolean): Promise<string> {
-  const markdown = readRuleDocs(rule.meta.id);
-  if (markdown === null) throw new UsageError(`${rule.meta.id} has no docs page (docs/rules/${rule.meta.id}.md); see ${docsUrlFor(rule.meta.id)}`);
+  const tokens = await explainPageTokens('rules', rule.meta.id, () => readRuleDocs(rule.meta.id));
+  if (tokens === null) throw new UsageError(`${rule.meta.id} has no docs page (docs/rules/${rule.meta.id}.md); see ${docsUrlFor(rule.meta.id)}`);
   const header = `${rule.meta.id} (${rule.meta.code}) · default severity ${rule.meta.defaultSeverity} · reads ${rule.meta.inputs.join(', ')}\n${docsUrlFor(rule.meta.id)}\n\n`;
-  return header + (await renderMarkdown(markdown, color));
+  return header + (await renderTokens(tokens, color));
 }
 
 /** A known-signature catalogue entry (`explain trust-anchor-mismatch`), rendered like a rule page. */
 export async function renderSignatureDocs(id: string, color: boolean): Promise<string | null> {
   const signature = findSignature(id);
   if (!signature) return null;
+  const tokens = await explainPageTokens('signatures', signature.id, () => renderSignaturePage(signature));
   const header = `${signature.id} · signature of known-signature (LD1100) · severity info\n${docsUrlFor('known-signature')}\n\n`;
-  return header + (await renderMarkdown(renderSignaturePage(signature), color));
+  return header + (await renderTokens(tokens ?? [], color));
 }
 
-async function renderMarkdown(markdown: string, color: boolean): Promise<string> {
+async function renderTokens(tokens: readonly Token[], color: boolean): Promise<string> {
   // Loaded here, not at start-up: oclif imports every command to read its flags, and `analyze`
-  // needs no Markdown lexer.
-  const { renderTerminalMarkdown } = await import('./terminal-markdown.js');
-  return renderTerminalMarkdown(markdown, { width: Math.min(terminalWidth(process.stdout), 100), color });
+  // needs no Markdown layout.
+  const { renderTerminalTokens } = await import('./terminal-markdown.js');
+  return renderTerminalTokens(tokens, { width: Math.min(terminalWidth(process.stdout), 100), color });
 }
 
 export async function runExplain(id: string | undefined, flags: { color?: boolean }): Promise<number> {

@@ -1,11 +1,13 @@
-// Markdown for a terminal, for `explain`: marked's lexer gives the tokens, this walks them and
-// lays them out with chalk. It covers what the rule pages use (headings, paragraphs wrapped to the
-// width, nested lists, code blocks, inline code, emphasis, links as text and URL, quotes, rules,
-// tables) and nothing else: a full terminal renderer (marked-terminal) brought a syntax
-// highlighter and 40 packages into every install for one command.
+// Markdown for a terminal, for `explain`: the pages are lexed by marked at build time
+// (scripts/explain-pages.js writes the tokens to dist/explain/), and this walks the tokens and lays
+// them out with chalk for the terminal's width and colours, which are only known at run time. It
+// covers what the rule pages use (headings, paragraphs wrapped to the width, nested lists, code
+// blocks, inline code, emphasis, links as text and URL, quotes, rules, tables) and nothing else: a
+// full terminal renderer (marked-terminal) brought a syntax highlighter and 40 packages into every
+// install for one command, and marked itself is needed only to build.
 
 import { Chalk, type ChalkInstance } from 'chalk';
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
 
 export interface TerminalMarkdownOptions {
   /** Columns to wrap paragraphs and list items at. */
@@ -13,10 +15,11 @@ export interface TerminalMarkdownOptions {
   color: boolean;
 }
 
-export function renderTerminalMarkdown(markdown: string, options: TerminalMarkdownOptions): string {
+/** Lays out a page's tokens (marked's lexer output, as JSON from the build) for a terminal. */
+export function renderTerminalTokens(tokens: readonly Token[], options: TerminalMarkdownOptions): string {
   const style = new Chalk({ level: options.color ? 1 : 0 });
   const renderer = new BlockRenderer(style, options.color, Math.max(20, options.width));
-  const blocks = renderer.blocks(Lexer.lex(markdown), '');
+  const blocks = renderer.blocks(tokens, '');
   return blocks.join('\n\n') + '\n';
 }
 
@@ -139,7 +142,7 @@ class BlockRenderer {
           break;
         }
         default:
-          out += 'text' in token && typeof token.text === 'string' ? token.text : token.raw;
+          out += 'text' in token && typeof token.text === 'string' ? token.text : (token.raw ?? '');
       }
     }
     return out;

@@ -127,6 +127,12 @@ const MAX_ALIAS_COUNT = 100;
 const loadYaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 /** Parses and validates a config document; `source` names it in error messages. */
+const TOP_LEVEL_SETTINGS = ['failOn', 'minSeverity', 'baselineTolerance', 'rules', 'suppress'];
+const RULE_SETTINGS = ['enabled', 'severity', 'options'];
+
+/** `; did you mean X?` for a mistyped string value, as the flags give for --fail-on warn. */
+const suggestValue = (value: unknown, known: readonly string[]): string => (typeof value === 'string' ? didYouMean(closest(value, known)) : '');
+
 export function parseConfig(text: string, source: string, rules: readonly AnyRule[] = RULES): LinkerdDoctorConfig {
   const isJson = source.endsWith('.json');
   const { LineCounter, parseDocument } = loadYaml();
@@ -165,11 +171,11 @@ export function parseConfig(text: string, source: string, rules: readonly AnyRul
   for (const [key, value] of Object.entries(root)) {
     switch (key) {
       case 'failOn':
-        if (typeof value !== 'string' || ![...SEVERITIES, 'none'].includes(value)) fail([key], `must be one of ${[...SEVERITIES, 'none'].join(', ')}, got ${JSON.stringify(value)}`);
+        if (typeof value !== 'string' || ![...SEVERITIES, 'none'].includes(value)) fail([key], `must be one of ${[...SEVERITIES, 'none'].join(', ')}, got ${JSON.stringify(value)}${suggestValue(value, [...SEVERITIES, 'none'])}`);
         config.failOn = value as FailOn;
         break;
       case 'minSeverity':
-        if (typeof value !== 'string' || !(SEVERITIES as readonly string[]).includes(value)) fail([key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(value)}`);
+        if (typeof value !== 'string' || !(SEVERITIES as readonly string[]).includes(value)) fail([key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(value)}${suggestValue(value, SEVERITIES)}`);
         config.minSeverity = value as Severity;
         break;
       case 'baselineTolerance':
@@ -186,7 +192,7 @@ export function parseConfig(text: string, source: string, rules: readonly AnyRul
         // Editors find docs/schema/config.schema.json through it; it sets nothing.
         break;
       default:
-        fail([key], 'unknown setting (known: failOn, minSeverity, baselineTolerance, rules, suppress)');
+        fail([key], `unknown setting${didYouMean(closest(key, TOP_LEVEL_SETTINGS))} (known: ${TOP_LEVEL_SETTINGS.join(', ')})`);
     }
   }
   return config;
@@ -198,7 +204,7 @@ function applyRules(config: LinkerdDoctorConfig, value: unknown, rules: readonly
   for (const [id, settings] of Object.entries(value as Record<string, unknown>)) {
     const at: KeyPath = ['rules', id];
     const rule = resolveRule(id, rules);
-    if (!rule) fail(at, `unknown rule (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+    if (!rule) fail(at, `unknown rule${didYouMean(nearestRule(id, rules))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
     const configured = config.rules.find((c) => c.rule === rule)!;
     if (typeof settings === 'boolean') {
       if (!settings) disabled.add(rule!.meta.id);
@@ -210,7 +216,7 @@ function applyRules(config: LinkerdDoctorConfig, value: unknown, rules: readonly
         if (typeof v !== 'boolean') fail([...at, key], `must be true or false, got ${JSON.stringify(v)}`);
         if (!v) disabled.add(rule!.meta.id);
       } else if (key === 'severity') {
-        if (typeof v !== 'string' || !(SEVERITIES as readonly string[]).includes(v)) fail([...at, key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}`);
+        if (typeof v !== 'string' || !(SEVERITIES as readonly string[]).includes(v)) fail([...at, key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}${suggestValue(v, SEVERITIES)}`);
         configured.severity = v as Severity;
       } else if (key === 'options') {
         if (!isMapping(v)) fail([...at, key], 'must be a mapping of option names to values');
@@ -218,7 +224,7 @@ function applyRules(config: LinkerdDoctorConfig, value: unknown, rules: readonly
         if (issue) fail([...at, key, issue.key], issue.reason);
         configured.options = { ...configured.options, ...(v as object) };
       } else {
-        fail([...at, key], 'unknown rule setting (known: enabled, severity, options)');
+        fail([...at, key], `unknown rule setting${didYouMean(closest(key, RULE_SETTINGS))} (known: ${RULE_SETTINGS.join(', ')})`);
       }
     }
   }
@@ -235,7 +241,7 @@ function parseSuppressions(value: unknown, rules: readonly AnyRule[], fail: (p: 
     for (const key of Object.keys(e)) if (!['rule', 'subject', 'reason'].includes(key)) fail([...at, key], 'unknown suppression setting (known: rule, subject, reason)');
     if (typeof e.rule !== 'string') fail([...at, 'rule'], 'is required: the rule id or code to suppress');
     const rule = resolveRule(e.rule as string, rules);
-    if (!rule) fail([...at, 'rule'], `unknown rule ${JSON.stringify(e.rule)} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+    if (!rule) fail([...at, 'rule'], `unknown rule ${JSON.stringify(e.rule)}${didYouMean(nearestRule(e.rule as string, rules))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
     if (typeof e.reason !== 'string' || e.reason.trim() === '') fail([...at, typeof e.reason === 'string' ? 'reason' : 'rule'], 'a suppression needs a reason: say why the finding is accepted');
     if (e.subject !== undefined && (typeof e.subject !== 'string' || e.subject === '')) fail([...at, 'subject'], 'must be a non-empty glob, e.g. "emojivoto/*"');
     const out: SuppressionEntry = { rule: rule!.meta.id, reason: (e.reason as string).trim(), source: 'config' };
@@ -250,9 +256,14 @@ export function parseSuppressFlag(value: string, rules: readonly AnyRule[] = RUL
   const id = eq < 0 ? value : value.slice(0, eq);
   const subject = eq < 0 ? undefined : value.slice(eq + 1);
   const rule = resolveRule(id, rules);
-  if (!rule) throw new UsageError(`--suppress ${value}: unknown rule ${JSON.stringify(id)}${didYouMean(closest(id, rules.flatMap((r) => [r.meta.id, r.meta.code])))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+  if (!rule) throw new UsageError(`--suppress ${value}: unknown rule ${JSON.stringify(id)}${didYouMean(nearestRule(id, rules))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
   if (subject === '') throw new UsageError(`--suppress ${value}: empty subject glob; drop the = to suppress every finding of the rule`);
   return subject === undefined ? { rule: rule.meta.id, source: 'flag' } : { rule: rule.meta.id, subject, source: 'flag' };
+}
+
+/** The rule id or code nearest a mistyped one, the same for the flags and the config file. */
+export function nearestRule(idOrCode: string, rules: readonly AnyRule[] = RULES): string | undefined {
+  return closest(idOrCode, rules.flatMap((r) => [r.meta.id, r.meta.code]));
 }
 
 /** A rule by id or by code. */

@@ -2,6 +2,7 @@
 // for the config file, for defaults (meta-test), for export-rules and for any other caller, so a
 // threshold cannot be set to nonsense, nor a string reach a PromQL literal.
 
+import { closest, didYouMean } from '../cli/argv.js';
 import { UsageError } from '../core/errors.js';
 import type { AnyRule, RuleMeta, RuleOptionSpec } from '../core/types.js';
 
@@ -41,7 +42,7 @@ function schemaIssues(schema: Record<string, RuleOptionSpec>, options: Record<st
     const spec = schema[key];
     if (!spec) {
       const known = Object.keys(schema);
-      issues.push({ key, reason: `unknown option (${known.length ? `known: ${known.join(', ')}` : 'this rule has no options'})` });
+      issues.push({ key, reason: `unknown option${didYouMean(closest(key, known))} (${known.length ? `known: ${known.join(', ')}` : 'this rule has no options'})` });
       continue;
     }
     const problem = optionProblem(spec, value);

@@ -276,11 +276,14 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     [['-v'], /^linkerd-doctor: unknown flag -v; did you mean --version\? \(before a command only --help and --version; commands: analyze, /],
     [['--format', 'json', 'analyze', STORM], /^linkerd-doctor: unknown flag --format \(before a command only --help and --version; /],
     [['rules', 'extra'], /^linkerd-doctor: rules: unexpected argument extra \(see linkerd-doctor rules --help\)$/],
-    [['analyze', '--max-findings', '0', STORM], /^linkerd-doctor: analyze: --max-findings: Expected an integer greater than or equal to 1/],
+    [['analyze', '--max-findings', '0', STORM], /^linkerd-doctor: analyze: --max-findings must be a whole number of at least 1, got "0"$/],
     [['analyze', STORM, '--fail-on', 'warn'], /^linkerd-doctor: analyze: --fail-on warn: not one of error, warning, info, none; did you mean warning\?$/],
     [['export-rules', '--target', 'prom'], /^linkerd-doctor: export-rules: --target prom: not one of prometheus, loki; did you mean prometheus\?$/],
     [['rules', '--formt', 'json'], /^linkerd-doctor: rules: unknown flag --formt; did you mean --format\?/],
-    [['analyze', STORM, '--output', 'a.txt', '--output', 'b.txt'], /--output b\.txt follows --output a\.txt with no --format between them/],
+    [['explain', 'reconnect-storm', 'extra'], /^linkerd-doctor: explain: unexpected argument extra \(see linkerd-doctor explain --help\)$/],
+    [['analyze', STORM, '--baseline-tolerance', 'ten'], /^linkerd-doctor: analyze: --baseline-tolerance must be a whole number of at least 0, got "ten"$/],
+    [['check', '--output', 'yaml'], /^linkerd-doctor: check: --output yaml: not one of table, json, short$/],
+    [['analyze', STORM, '--format', 'jsn', '--output', 'a.json'], /^linkerd-doctor: analyze: --format jsn: not one of text, json, sarif, junit, markdown, html; did you mean json\?$/],
     [['analyze', STORM, '--format', 'json', '--format', 'sarif'], /--format json and --format sarif would all go to stdout/],
   ];
   for (const [args, expected] of cases) {
@@ -302,7 +305,7 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
   });
 
   it('help fits 80 columns for every command, and uses a wider COLUMNS', () => {
-    for (const topic of ['', 'analyze', 'parse', 'rules', 'explain', 'export-rules']) {
+    for (const topic of ['', 'analyze', 'parse', 'rules', 'explain', 'export-rules', 'check', 'collect', 'install', 'uninstall']) {
       const help = cli(topic ? ['help', topic] : ['help']);
       assert.equal(help.code, 0, help.stderr);
       assert.deepEqual(help.stdout.split('\n').filter((l) => [...l].length > 80), [], `help ${topic}`);
@@ -344,6 +347,21 @@ describe('--format and --output follow the command line', () => {
     cli(['analyze', STORM, '--output', 'only.txt', '-q'], { cwd });
     assert.match(readFileSync(path.join(cwd, 'only.txt'), 'utf8'), /^linkerd-doctor /);
   });
+
+  it('an --output alone writes the format its extension names; a pair may be written either way round (issue 28)', () => {
+    const cwd = path.join(dir, 'pairs-3');
+    mkdirSync(cwd, { recursive: true });
+    const run = cli(['analyze', STORM, '-o', 'out.json', '-o', 'x.html', '-f', 'html', '-o', 'r.sarif.json', '-o', 'notes.md', '-q'], { cwd });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stdout, '', 'every report went to its file');
+    assert.equal((JSON.parse(readFileSync(path.join(cwd, 'out.json'), 'utf8')) as Report).schemaVersion, 1);
+    assert.match(readFileSync(path.join(cwd, 'x.html'), 'utf8'), /^<!doctype html>/i);
+    assert.equal((JSON.parse(readFileSync(path.join(cwd, 'r.sarif.json'), 'utf8')) as { version: string }).version, '2.1.0');
+    assert.match(readFileSync(path.join(cwd, 'notes.md'), 'utf8'), /^### linkerd-doctor/);
+    // An explicit --format beside the file wins over its name.
+    cli(['analyze', STORM, '-f', 'json', '-o', 'named.txt', '-q'], { cwd });
+    assert.equal((JSON.parse(readFileSync(path.join(cwd, 'named.txt'), 'utf8')) as Report).schemaVersion, 1);
+  });
 });
 
 describe('the Linkerd CLI extension contract', () => {
@@ -351,7 +369,7 @@ describe('the Linkerd CLI extension contract', () => {
     const run = cli(['_extension-metadata']);
     assert.equal(run.code, 0);
     assert.equal(run.stderr, '');
-    assert.deepEqual(JSON.parse(run.stdout), { name: 'linkerd-doctor', checks: 'never' });
+    assert.deepEqual(JSON.parse(run.stdout), { name: 'linkerd-doctor', checks: 'always' });
   });
 
   it("accepts and ignores Linkerd's global flags, with their values, on every command", () => {
@@ -397,6 +415,10 @@ describe('progress line', () => {
     const narrow = progressLine({ read: 1, lines: 1, total: 10, file: 'a/very/long/path/'.repeat(10), seconds: 1 }, 50);
     assert.ok(narrow.length < 50, narrow);
     assert.ok(isCompressedPath('x/proxy-metrics.txt.gz') && isCompressedPath('b.tgz:ns/pod.log') && !isCompressedPath('x/proxy.log'));
+    // cli-progress's estimate of the time left, only for a total it can count against.
+    assert.match(progressLine({ read: 256 << 20, lines: 1, total: 1 << 30, file: 'x.log', seconds: 2, eta: 12 }, 100), /25% \| 256\.0 MiB of 1\.0 GiB, 12 s left \|/);
+    assert.doesNotMatch(progressLine({ read: 256 << 20, lines: 1, total: null, file: 'x.log', seconds: 2, eta: 12 }, 100), /left/);
+    assert.doesNotMatch(progressLine({ read: 256 << 20, lines: 1, total: 1 << 30, file: 'x.log', seconds: 2, eta: Number.POSITIVE_INFINITY }, 100), /left/);
   });
 
   it('draws nothing when stderr is not a terminal, and no percentage while a .gz is read', async () => {

@@ -3,8 +3,26 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Lexer } from 'marked';
-import { renderTerminalMarkdown } from '../../src/cli/terminal-markdown.js';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Lexer, type Token } from 'marked';
+import { renderSignaturePage } from '../../src/rules/known-signature/docs.js';
+import { SIGNATURES } from '../../src/rules/known-signature/index.js';
+import { renderTerminalTokens, type TerminalMarkdownOptions } from '../../src/cli/terminal-markdown.js';
+
+/** The build lexes the pages and drops what the layout does not read (scripts/explain-pages.js); the same here. */
+const lean = (key: string, value: unknown): unknown => {
+  if (key === 'raw') return undefined;
+  if (value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as { tokens?: unknown }).tokens) && (value as { type?: string }).type !== 'image' && 'text' in value) {
+    const rest = { ...(value as Record<string, unknown>) };
+    delete rest.text;
+    return rest;
+  }
+  return value;
+};
+const renderTerminalMarkdown = (markdown: string, options: TerminalMarkdownOptions) => renderTerminalTokens(JSON.parse(JSON.stringify(Lexer.lex(markdown), lean)), options);
 import { readRuleDocs } from '../../src/core/rule-docs.js';
 import { RULES } from '../../src/rules/index.js';
 
@@ -77,4 +95,20 @@ describe('terminal markdown', () => {
       for (const [, heading] of markdown.matchAll(/^#+ (.+)$/gm)) assert.ok(out.includes(heading!.replace(/[`*]/g, '')), `heading ${heading}`);
     });
   }
+});
+
+describe('the pages lexed at build time (dist/explain-pages.json)', () => {
+  it('lay out exactly as the Markdown lexed now, for every rule page and signature page', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const built = path.join(root, 'dist/explain-pages.json');
+    if (!existsSync(built) || statSync(path.join(root, 'scripts/explain-pages.js')).mtimeMs > statSync(built).mtimeMs) execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+    const pages = JSON.parse(readFileSync(built, 'utf8')) as { rules: Record<string, Token[]>; signatures: Record<string, Token[]> };
+    assert.deepEqual(Object.keys(pages.rules).sort(), RULES.map((r) => r.meta.id).sort());
+    assert.deepEqual(Object.keys(pages.signatures).sort(), SIGNATURES.map((s) => s.id).sort());
+    for (const color of [false, true]) {
+      const options = { width: 72, color };
+      for (const rule of RULES) assert.equal(renderTerminalTokens(pages.rules[rule.meta.id]!, options), renderTerminalTokens(Lexer.lex(readRuleDocs(rule.meta.id)!), options), rule.meta.id);
+      for (const signature of SIGNATURES) assert.equal(renderTerminalTokens(pages.signatures[signature.id]!, options), renderTerminalTokens(Lexer.lex(renderSignaturePage(signature)), options), signature.id);
+    }
+  });
 });

@@ -1,0 +1,37 @@
+// Run by `npm run build` after tsc: lexes every page `explain` prints (docs/rules/<id>.md and each
+// known-signature page) with marked and writes the tokens to dist/explain-pages.json, one file
+// ({rules: {id: tokens}, signatures: {id: tokens}}) without the copies of the source the layout does
+// not read (see lean).
+// The terminal layout depends on the width and colours of the terminal, so it stays at run time;
+// the Markdown parsing does not, so marked is a build-time (dev) dependency only.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Lexer } from 'marked';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const { RULES } = await import(path.join(dist, 'rules/index.js'));
+const { SIGNATURES } = await import(path.join(dist, 'rules/known-signature/index.js'));
+const { renderSignaturePage } = await import(path.join(dist, 'rules/known-signature/docs.js'));
+const { readRuleDocs } = await import(path.join(dist, 'core/rule-docs.js'));
+
+const pages = { rules: {}, signatures: {} };
+for (const rule of RULES) {
+  const markdown = readRuleDocs(rule.meta.id);
+  // A missing page is reported by `explain` and the docs meta-test; the build does not invent one.
+  if (markdown !== null) pages.rules[rule.meta.id] = Lexer.lex(markdown);
+}
+for (const signature of SIGNATURES) pages.signatures[signature.id] = Lexer.lex(renderSignaturePage(signature));
+if (Object.keys(pages.rules).length === 0) throw new Error('explain-pages: no rule page found');
+/** Drops what the layout never reads: `raw` everywhere, and `text` beside the inline `tokens` it repeats (images keep theirs: it is their alt text). */
+function lean(key, value) {
+  if (key === 'raw') return undefined;
+  if (value && typeof value === 'object' && !Array.isArray(value) && Array.isArray(value.tokens) && value.type !== 'image' && 'text' in value) {
+    const rest = { ...value };
+    delete rest.text;
+    return rest;
+  }
+  return value;
+}
+writeFileSync(path.join(dist, 'explain-pages.json'), JSON.stringify(pages, lean));
