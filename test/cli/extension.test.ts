@@ -100,7 +100,7 @@ describe('the checks', () => {
     writeFileSync(path.join(good, '.linkerd-doctor.yaml'), 'failOn: warning\n');
     const fine = await runChecks(environment({ cwd: good }));
     assert.equal(fine.success, true);
-    assert.match(fine.categories[0]!.checks[4]!.description, /^config \.linkerd-doctor\.yaml is valid \(15 rules enabled, 0 suppressions\)$/);
+    assert.equal(fine.categories[0]!.checks[4]!.description, `config .linkerd-doctor.yaml is valid (${RULES.length} rules enabled, 0 suppressions)`);
   });
 
   it('warn, without failing, when linkerd-doctor is not on the PATH', async () => {
