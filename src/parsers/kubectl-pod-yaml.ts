@@ -14,7 +14,7 @@ const STATUS_LISTS: Readonly<Record<string, PodStatusRecord['containerKind']>> =
 };
 const SPEC_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
 /** `key: value` or `- key: value`, with the indentation; YAML keys of a Pod are camelCase. */
-const YAML_LINE = /^( *)(- +)?([a-z][A-Za-z0-9]*):(?: +(.*))?$/;
+const YAML_LINE = /^( *)(- +)?([a-z][A-Za-z0-9]*):(?: +([^ ].*)| +)?$/;
 /** What only a Pod's YAML (or the status block of one) starts with at the left margin. */
 const POD_YAML_START = /^(?:apiVersion: v1|kind: (?:Pod|List)|items:|status:)$|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$/;
 const STATES: Readonly<Record<string, string>> = { running: 'Running', waiting: 'Waiting', terminated: 'Terminated' };
