@@ -11,8 +11,10 @@ import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 import { ownedByRun } from '../../util/run-caches.js';
+import { compileSignaturePattern, type LinearPattern } from './matcher.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
+export { compileSignaturePattern } from './matcher.js';
 
 export interface KnownSignatureOptions {
   topPods: number;
@@ -25,7 +27,7 @@ const MAX_PODS_PER_SIGNATURE = 2_000;
 interface CompiledSignature {
   entry: KnownSignature;
   literals: readonly string[];
-  pattern: RegExp;
+  pattern: LinearPattern;
   levels: ReadonlySet<string> | null;
   maxUptimeSeconds: number | null;
 }
@@ -34,7 +36,7 @@ function compile(entry: KnownSignature): CompiledSignature {
   return {
     entry,
     literals: entry.match.literals,
-    pattern: new RegExp(entry.match.pattern),
+    pattern: compileSignaturePattern(entry.match.pattern),
     levels: entry.match.levels ? new Set(entry.match.levels) : null,
     maxUptimeSeconds: entry.match.maxUptimeSeconds ?? null,
   };
