@@ -19,7 +19,7 @@ export default tseslint.config(
   {
     // Every regex in src/ meets untrusted lines (1 MiB each at most): a pattern that backtracks
     // super-linearly turns one hostile line into hours of CPU. No exemptions here; patterns built
-    // at run time are covered by test/core/regex-linear.test.ts instead.
+    // at run time are covered by test/security/regex-linear.test.ts instead.
     files: ['src/**/*.ts'],
     plugins: { regexp },
     rules: {
