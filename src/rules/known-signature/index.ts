@@ -12,6 +12,7 @@ import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 import { ownedByRun } from '../../util/run-caches.js';
 import { compileSignaturePattern, type LinearPattern } from './matcher.js';
+import { keepSample } from '../../core/evidence.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 export { compileSignaturePattern } from './matcher.js';
@@ -183,7 +184,7 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
     if (t.firstTime === null || record.time < t.firstTime) t.firstTime = record.time;
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
-  if (t.samples.length < state.sampleCap) t.samples.push({ path: record.path, line: record.line, text });
+  keepSample(t.samples, state.sampleCap, record.path, record.line, text);
   const key = sourceKey(record);
   const pod = t.pods.get(key);
   if (pod) pod.lines++;
