@@ -53,8 +53,11 @@ export function evidenceCounts(f: Pick<Finding, 'evidence'>, key: string): [stri
  * memory for the whole run and printed in every report format.
  */
 export const MAX_SAMPLES_PER_FINDING = 50;
-/** Characters of a line kept as evidence; a 1 MiB line would otherwise be held and printed whole. */
-export const SAMPLE_TEXT_MAX = 512;
+/**
+ * Characters of a line kept as evidence; a 1 MiB line would otherwise be held and printed whole.
+ * Real proxy lines reach ~600 characters (a NameAddr error, a pretty-printed JSON record): those stay whole.
+ */
+export const SAMPLE_TEXT_MAX = 1024;
 
 /** `text` cut to SAMPLE_TEXT_MAX with a marker saying how long it was, copied off the input line. */
 export function sampleText(text: string): string {
