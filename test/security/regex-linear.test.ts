@@ -3,8 +3,8 @@
 // Collected, not listed: (1) every regex literal and `new RegExp('…')` in src/, found by parsing
 // the sources with the TypeScript compiler; (2) every string exported by a rule's patterns.ts
 // (compiled by the rules with `new RegExp`); (3) what is built at run time: each rule's interest
-// regex from the registry, the union of all of them, and every catalogue signature as the
-// known-signature rule compiles it. Each is run against pump strings built from its own literals
+// regex from the registry, the union of all of them, --redact's pattern, and every catalogue
+// signature as the known-signature rule compiles it. Each is run against pump strings built from its own literals
 // and classes (a prefix that walks into the pattern, then one token repeated, then a rejecting
 // character), first at 16 KiB, then the slowest pumps at 256 KiB; CPU per MiB must stay under
 // MAX_CPU_MS_PER_MIB at both sizes. A backtracking pattern costs seconds per MiB at 16 KiB
@@ -20,6 +20,7 @@ import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { RULES } from '../../src/rules/index.js';
 import { SIGNATURES, compileSignaturePattern } from '../../src/rules/known-signature/index.js';
 import { literalRegex } from '../../src/util/literal-regex.js';
+import { Redactor } from '../../src/report/redact.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 const MAX_CPU_MS_PER_MIB = 2_000;
@@ -106,6 +107,12 @@ function runtimeRegexes(): Subject[] {
   }
   const union = literalRegex([...everyLiteral], { longest: true, flags: 'g' });
   found.push({ name: 'interest union of every rule', source: union.source, flags: union.flags, run: globalScan(union.source, union.flags) });
+  // --redact runs one built pattern over every string of the report (sample lines included).
+  const redactor = new Redactor();
+  redactor.learn({ pod: 'web-7d4f9c6b8d-x2x9z', namespace: 'shop', workload: 'web' });
+  redactor.redactText('');
+  const redactPattern = (redactor as unknown as { pattern: RegExp }).pattern;
+  found.push({ name: 'redact pattern', source: redactPattern.source, flags: redactPattern.flags, run: (text) => void redactor.redactText(text) });
   for (const s of SIGNATURES) {
     const matcher = compileSignaturePattern(s.match.pattern);
     found.push({ name: `signature ${s.id}`, source: s.match.pattern, flags: '', run: (text) => void matcher.test(text) });
