@@ -10,7 +10,7 @@ import { compareWithBaseline, createBaseline, MAX_BASELINE_BYTES, readBaseline, 
 import { exitCodeFor } from '../../src/report/exit-code.js';
 import { assignFingerprints, assignTitleFingerprints, subjectKey } from '../../src/report/fingerprint.js';
 import { buildReport } from '../../src/report/report.js';
-import { applySuppressions, globToRegExp, subjectMatches } from '../../src/report/suppression.js';
+import { applySuppressions, globMatches, globToRegExp, subjectMatches } from '../../src/report/suppression.js';
 
 function finding(over: Partial<Finding> = {}): Finding {
   return {
@@ -219,6 +219,19 @@ describe('readBaseline', () => {
   }
   it('names a missing file', async () => {
     await assert.rejects(readBaseline(path.join(dir, 'nope.json')), /cannot read: no such file or directory/);
+  });
+});
+
+describe('suppression globs in linear time (issue 27)', () => {
+  it('match as the regex form does, and a many-star glob on a 256 KiB subject stays fast', () => {
+    const globs = ['*', 'a*', '*a', 'a?c', '*a*b*', 'a.b?', '**', '?', '', 'x*y*z', 'shop/*', '*/web-*/*', 'a\nb'];
+    const texts = ['', 'a', 'abc', 'a.bc', 'axbc', 'ab', 'ba', 'aab', 'xyz', 'xaybz', 'shop/web', 'shop/web-1/pod/t', 'zz/web-1/x/y', 'a\nb'];
+    for (const g of globs) for (const t of texts) assert.equal(globMatches(g, t), globToRegExp(g).test(t), `${JSON.stringify(g)} on ${JSON.stringify(t)}`);
+    // The regex form of this glob takes minutes on such a subject (one backtracking level per star).
+    const started = process.cpuUsage();
+    assert.equal(subjectMatches('*a*a*a*a*a*b', { pod: 'a'.repeat(256 << 10) }), false);
+    const cpu = process.cpuUsage(started);
+    assert.ok((cpu.user + cpu.system) / 1000 < 500, `${(cpu.user + cpu.system) / 1000} ms`);
   });
 });
 
