@@ -10,7 +10,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -47,6 +47,10 @@ interface Case {
   check?(dir: string): string | null;
   /** Run as an unprivileged user (needed for permission cases when running as root). */
   asNobody?: boolean;
+  /** CPU (user + system) allowed per MiB of input in the case folder; needs /usr/bin/time. */
+  maxCpuSecondsPerMiB?: number;
+  /** A tighter peak RSS limit than STRESS_RSS_LIMIT_MB for this case. */
+  rssLimitMb?: number;
 }
 
 const PROXY_LINE = (uptime: number, rest: string) => `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${rest}`;
@@ -605,6 +609,62 @@ const CASES: Case[] = [
     exit: [0],
     stderr: /^linkerd-doctor: notice: bundle\/proxy\.log: not analysed: no known input kind in the first 64 lines/,
   },
+  // Issue 27: regexes on untrusted lines run in linear time, and evidence keeps no line whole.
+  {
+    name: 'regex-known-signature',
+    what: 'a 64 KiB proxy line repeating `Failed to connect` after controller{addr=…} (30 s at 32 KiB before)',
+    prepare: (dir) => {
+      const line = PROXY_LINE(1, 'outbound:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_reconnect: ' + 'Failed to connect '.repeat((64 << 10) / 18));
+      writeFileSync(path.join(dir, 'proxy.log'), validLog(20) + line + '\n' + validLog(20));
+    },
+    args: ['analyze', 'proxy.log'],
+    exit: [0, 1],
+    maxCpuSecondsPerMiB: 2,
+    rssLimitMb: 260,
+  },
+  {
+    name: 'regex-kubectl-prompt',
+    what: '128 KiB of `a@` where the sniffer looks for a `user@host:~$ kubectl` prompt (17 s before)',
+    prepare: (dir) => writeFileSync(path.join(dir, 'pasted.log'), 'a@'.repeat(64 << 10) + '\n' + validLog(20) + 'a@'.repeat(64 << 10) + '\n' + validLog(20)),
+    args: ['analyze', 'pasted.log'],
+    exit: [0, 1, 2],
+    maxCpuSecondsPerMiB: 2,
+    rssLimitMb: 260,
+  },
+  {
+    name: 'regex-logfmt',
+    what: '`level=info ` then 256 KiB of `a` in logfmt lines (130 s before)',
+    prepare: (dir) => {
+      const good = (i: number) => `time="2024-06-05T10:00:0${i}Z" level=info msg="Failed to connect" component=proxy error="Connection refused"`;
+      writeFileSync(path.join(dir, 'logfmt.log'), [good(1), good(2), `level=info ${'a'.repeat(256 << 10)}`, good(3)].join('\n') + '\n');
+    },
+    args: ['analyze', 'logfmt.log'],
+    exit: [0, 1, 2],
+    maxCpuSecondsPerMiB: 2,
+    rssLimitMb: 260,
+  },
+  {
+    name: 'samples-1mib-lines',
+    what: '132 distinct 1 MiB lines matching a known signature (1.1 GB and a 70 MB report before)',
+    prepare: async (dir) => {
+      const filler = 'x'.repeat((1 << 20) - 200);
+      // Not a background signature, so a full log reports it (and identity-failure keeps samples too).
+      await writeLines(path.join(dir, 'wide-signature.log'), 132, (i) => PROXY_LINE(20 + i, `linkerd_app_core::errors::respond: Failed to proxy request: invalid peer certificate: ${i} ${filler} UnknownIssuer`));
+    },
+    args: ['analyze', 'wide-signature.log', '--format', 'json', '--output', 'report.json'],
+    exit: [0, 1],
+    maxCpuSecondsPerMiB: 2,
+    rssLimitMb: 260,
+    check: (dir) => {
+      const text = readFileSync(path.join(dir, 'report.json'), 'utf8');
+      if (text.length > 1 << 20) return `report.json is ${(text.length / (1 << 20)).toFixed(1)} MiB: sample lines kept whole`;
+      const findings = (JSON.parse(text) as { findings: { evidence: { samples?: { text: string }[] } }[] }).findings;
+      const samples = findings.flatMap((f) => f.evidence.samples ?? []);
+      if (samples.length === 0) return 'no finding kept a sample line: the case tests nothing';
+      const longest = Math.max(0, ...samples.map((s) => s.text.length));
+      return longest > 1100 ? `a sample line of ${longest} characters was kept` : null;
+    },
+  },
   {
     name: 'unknown-flag',
     what: 'an unknown flag (oclif must not print its usage block)',
@@ -664,8 +724,15 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   if (longest > MAX_STDERR_LINE) problems.push(`a stderr line is ${longest} characters long`);
   if (/\n\s+at .+:\d+:\d+/.test(stderr)) problems.push('stderr holds a stack trace');
   if (c.stderr && !c.stderr.test(stderr.trim())) problems.push(`stderr ${JSON.stringify(stderr.trim().slice(0, 200))} does not match ${c.stderr}`);
+  const rssLimit = c.rssLimitMb ?? RSS_LIMIT_MB;
   if (rssMb === null) problems.push('peak RSS not measured');
-  else if (rssMb > RSS_LIMIT_MB) problems.push(`peak RSS ${rssMb} MB over ${RSS_LIMIT_MB} MB`);
+  else if (rssMb > rssLimit) problems.push(`peak RSS ${rssMb} MB over ${rssLimit} MB`);
+  if (c.maxCpuSecondsPerMiB !== undefined) {
+    const cpu = readCpuSeconds(rssFile);
+    const inputMiB = Math.max(1, inputBytes(dir) / (1 << 20));
+    if (cpu === null) problems.push('CPU time not measured (needs /usr/bin/time)');
+    else if (cpu / inputMiB > c.maxCpuSecondsPerMiB) problems.push(`${cpu.toFixed(1)} s CPU for ${inputMiB.toFixed(1)} MiB: over ${c.maxCpuSecondsPerMiB} s per MiB`);
+  }
   // A check that throws (a report that was never written) is the case failing, not the run.
   let extra: string | null | undefined;
   try {
@@ -675,6 +742,20 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   }
   if (extra) problems.push(extra);
   return { name: c.name, exit, stderr: stderr.trim(), rssMb, seconds, problems };
+}
+
+/** User + system seconds from /usr/bin/time -v, or null without it. */
+function readCpuSeconds(file: string): number | null {
+  if (!existsSync(file)) return null;
+  const text = readFileSync(file, 'utf8');
+  const user = /User time \(seconds\): ([\d.]+)/.exec(text);
+  const system = /System time \(seconds\): ([\d.]+)/.exec(text);
+  return user && system ? Number(user[1]) + Number(system[1]) : null;
+}
+
+/** Bytes of input the case generated (its folder, before the run's own outputs count much). */
+function inputBytes(dir: string): number {
+  return filesUnder(dir).filter((f) => !/stress-|report\.json$/.test(path.basename(f))).reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
 function readRss(file: string): number | null {

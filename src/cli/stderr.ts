@@ -28,7 +28,9 @@ let rawWrite: Write | null = null;
  */
 export function safeStderrChunk(chunk: string): string {
   if (!chunk.startsWith(MESSAGE_PREFIX)) return terminalSafe(chunk);
-  const body = chunk.replace(/\n+$/, '');
+  let end = chunk.length;
+  while (end > 0 && chunk.charCodeAt(end - 1) === 10) end--;
+  const body = chunk.slice(0, end);
   return terminalSafe(body, true) + chunk.slice(body.length);
 }
 

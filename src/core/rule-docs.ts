@@ -29,10 +29,10 @@ export function docSections(markdown: string): Map<string, string> {
   let current: string | null = null;
   let body: string[] = [];
   for (const line of markdown.split('\n')) {
-    const heading = /^## +(.+?)\s*$/.exec(line);
+    const heading = /^## +(\S.*)$/.exec(line);
     if (heading) {
       if (current !== null) sections.set(current, body.join('\n').trim());
-      current = heading[1]!;
+      current = heading[1]!.trimEnd();
       body = [];
     } else if (current !== null) body.push(line);
   }

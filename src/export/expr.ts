@@ -78,9 +78,26 @@ function unique(labels: readonly string[]): string[] {
   return [...new Set(labels.filter((l) => l !== ''))];
 }
 
-/** A value as a double-quoted PromQL/LogQL string literal (both use Go's escaping for `\` and `"`). */
+/**
+ * Characters a double-quoted PromQL/LogQL string cannot hold as they are: `\` and `"`, every
+ * control character (a raw newline ends the string: Loki rejects the rule), U+2028/U+2029 (which
+ * YAML and editors break lines at) and lone surrogates (Go rejects `\ud800`; U+FFFD stands in).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what it escapes.
+const NEEDS_ESCAPE = /[\\"\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const SHORT_ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * A value as a double-quoted PromQL/LogQL string literal. Both parse it with Go's strconv.Unquote;
+ * only escapes Go and JSON share are written (`\\ \" \n \r \t \uXXXX`), so either can read it back.
+ */
 export function quoted(value: string): string {
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  return `"${value.replace(NEEDS_ESCAPE, (c) => {
+    const short = SHORT_ESCAPES[c];
+    if (short !== undefined) return short;
+    const code = c.charCodeAt(0);
+    return code >= 0xd800 && code <= 0xdfff ? '\\ufffd' : `\\u${code.toString(16).padStart(4, '0')}`;
+  })}"`;
 }
 
 /** RE2 alternation matching exactly one of `values`, each taken literally. */

@@ -4,7 +4,7 @@
 // The window follows the mechanisms the offline thresholds come from: five minutes holds many
 // identity retries (>= every 10 s), many fail-fast timeouts (1-3 s) and probe periods (10 s).
 
-import { byClause, integersBelow, labelRef, num, podLabels, selector } from './expr.js';
+import { byClause, integersBelow, labelRef, num, podLabels, quoted, selector } from './expr.js';
 import type { ExportSettings } from './types.js';
 
 export const WINDOW = '[5m]';
@@ -14,8 +14,9 @@ export function lines(settings: ExportSettings, filters: string[], stages: strin
   return [`${selector(settings.logSelector)} ${filters.join(' ')}`, ...stages].join('\n    ');
 }
 
-export const match = (re: string) => `|~ "${re}"`;
-export const exclude = (re: string) => `!~ "${re}"`;
+/** Line filters; `re` is the regex itself, quoted here (backslashes and quotes escaped once). */
+export const match = (re: string) => `|~ ${quoted(re)}`;
+export const exclude = (re: string) => `!~ ${quoted(re)}`;
 
 /** Plain lines start with the proxy's uptime; keeps lines at or after `seconds` of uptime (JSON lines carry none and are kept). */
 export function afterUptime(seconds: number): string[] {

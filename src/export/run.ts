@@ -120,9 +120,12 @@ function suggestName(name: string): string {
   const cleaned = name
     .toLowerCase()
     .replace(/[^a-z0-9.-]+/g, '-')
-    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '')
-    .slice(0, DNS_SUBDOMAIN_MAX);
-  return cleaned === '' ? 'linkerd-doctor' : cleaned;
+    .replace(/^[.-]+/, '');
+  // Trailing '.' and '-' dropped by a scan: `[.-]+$` would be retried at every position of a run.
+  let end = cleaned.length;
+  while (end > 0 && (cleaned[end - 1] === '.' || cleaned[end - 1] === '-')) end--;
+  const trimmed = cleaned.slice(0, end).slice(0, DNS_SUBDOMAIN_MAX);
+  return trimmed === '' ? 'linkerd-doctor' : trimmed;
 }
 
 /** A label key: an optional DNS-subdomain prefix and `/`, then a name of at most 63 characters. */

@@ -23,7 +23,10 @@ const KNOWN_CONTAINERS = new Set([
 ]);
 
 export function metaFromPath(path: string): PathMeta {
-  const parts = path.split(/[\\/]|:(?=[^/\\]*[/\\])/).filter((p) => p !== '' && p !== '.');
+  // Colons split only before the last separator (archive:member/...), found once: a look-ahead
+  // for a later separator would rescan the rest of the name at every colon.
+  const lastSeparator = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  const parts = [...path.slice(0, lastSeparator + 1).split(/[\\/:]/), path.slice(lastSeparator + 1)].filter((p) => p !== '' && p !== '.');
   const file = parts[parts.length - 1] ?? '';
 
   const containerLink = KUBELET_CONTAINER_FILE.exec(file);

@@ -28,7 +28,7 @@ const GO_LOG_DATE = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d):(\d\d):(\d\d) /;
 const KLOG_LINE = /^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] (.*)$/s;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'FATAL' };
 /** The start-up banner: server blocks (`.:53`, `cluster.local.:53`, `dns://.:53`), the version, the platform, maxprocs. */
-const BANNER_LINE = /^(?:(?:[a-z]+:\/\/)?(?:[\w-]+\.)*\.?:\d+|CoreDNS-\d+\.\d+\.\d+\S*|(?:linux|darwin|windows|freebsd)\/\w+, go\d.*|Listen: .*|maxprocs: .*)$/;
+const BANNER_LINE = /^(?:(?:[a-z]+:\/\/)?(?:[\w-]+\.)*\.?:\d+|CoreDNS-\d+\.\d+\.\d+(?:[^\d\s]\S*)?|(?:linux|darwin|windows|freebsd)\/\w+, go\d.*|Listen: .*|maxprocs: .*)$/;
 /** `[ERROR] plugin/errors: 2 name. A: read udp …`, `[INFO] plugin/reload: Running configuration …`, `[INFO] SIGTERM: …`. */
 const LEVELLED_MESSAGE = /^\[(INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/([\w-]+): ?)?(.*)$/s;
 /** The 2017 errors plugin: `[ERROR 0 name. A] no items found` (rcode, name, type, then the error). */

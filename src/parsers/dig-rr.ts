@@ -28,7 +28,7 @@ export function parseTtl(token: string): number | null {
   if (/^\d+$/.test(token)) return Number(token);
   if (!/^(?:\d+[wdhms])+$/i.test(token)) return null;
   let total = 0;
-  for (const part of token.toLowerCase().matchAll(/(\d+)([wdhms])/g)) total += Number(part[1]) * TTL_UNIT_SECONDS[part[2]!]!;
+  for (const part of token.toLowerCase().matchAll(/(?<!\d)(\d+)([wdhms])/g)) total += Number(part[1]) * TTL_UNIT_SECONDS[part[2]!]!;
   return total;
 }
 

@@ -72,7 +72,7 @@ class DigParser extends DigMessageBuilder implements LineParser {
       return;
     }
     const rrText = stripComment(text);
-    if (parenDepth(rrText) > 0 && parseRrText(rrText.replace(/\(.*$/, '(')) !== null) {
+    if (parenDepth(rrText) > 0 && parseRrText(rrText.slice(0, rrText.indexOf('(') + 1)) !== null) {
       this.multiline = { line: lineNo, text: rrText.trim(), depth: parenDepth(rrText), lines: 1 };
       return;
     }
@@ -166,7 +166,7 @@ class DigParser extends DigMessageBuilder implements LineParser {
       this.current(lineNo).queryTimeMs = m[2] === 'usec' ? Number(m[1]) / 1000 : Number(m[1]);
       return;
     }
-    if ((m = /^SERVER: (\S+?)\((.*?)\)(?: \((\S+)\))?$/.exec(body))) {
+    if ((m = /^SERVER: ([^\s(]+)\(([^)]*)\)(?: \((\S+)\))?$/.exec(body))) {
       const msg = this.current(lineNo);
       msg.server = m[1]!;
       msg.protocol = m[3] ?? null;
@@ -184,7 +184,7 @@ class DigParser extends DigMessageBuilder implements LineParser {
       this.finishMessage();
       return;
     }
-    if ((m = /^Received \d+ bytes from (\S+?)\((.*?)\) in \d+ ms$/.exec(body))) {
+    if ((m = /^Received \d+ bytes from ([^\s(]+)\(([^)]*)\) in \d+ ms$/.exec(body))) {
       const msg = this.current(lineNo);
       // `+identify` prints the same line after a plain answer; only +trace makes it a referral step.
       if (this.tracing) msg.format = 'trace';
@@ -267,9 +267,9 @@ class DigParser extends DigMessageBuilder implements LineParser {
       }
       return true;
     }
-    const kv = /^\s+([A-Za-z_]+):\s*(.*)$/.exec(text);
+    const kv = /^\s+([A-Za-z_]+):(?:\s+(\S.*)|\s*)$/.exec(text);
     if (!kv) return true;
-    const [, key, rawValue] = kv as unknown as [string, string, string];
+    const [, key, rawValue = ''] = kv as unknown as [string, string, string | undefined];
     const value = rawValue.replace(/^"(.*)"$/, '$1');
     switch (key) {
       case 'type':

@@ -25,7 +25,7 @@ const STATE_FIELDS = new Set(['Reason', 'Exit Code', 'Started', 'Finished', 'Mes
 const SECTIONS: Record<string, ContainerKind> = { 'Init Containers': 'init', Containers: 'app', 'Ephemeral Containers': 'ephemeral' };
 
 /** `key:` or `key:   value` with the key's indentation; null for anything else. */
-const KEY_LINE = /^( *)([A-Za-z][A-Za-z0-9 ._/-]*?):(?:[ \t]+(.*))?$/;
+const KEY_LINE = /^( *)([A-Za-z][A-Za-z0-9 ._/-]*?):(?:[ \t]+([^ \t].*)|[ \t]+)?$/;
 const CONTAINER_NAME = /^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/;
 const EVENT_TYPES = new Set(['Normal', 'Warning']);
 /**

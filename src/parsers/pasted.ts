@@ -11,7 +11,7 @@ const PASTE_NOISE = [
   /^Found \d+ pods, using pod\//,
   /^Use 'kubectl describe /,
   // The command line itself, with or without a shell prompt.
-  /^(?:[$#%]\s*|:;\s*|\S+@\S+[:~][^$#]*[$#]\s*)?(?:sudo\s+)?(?:kubectl|oc|stern|kubetail)(?:\s|$)/,
+  /^(?:[$#%]\s*|:;\s*|[^\s@]+@[^\s:~]+[:~][^$#]*[$#]\s*)?(?:sudo\s+)?(?:kubectl|oc|stern|kubetail)(?:\s|$)/,
   /^(?:[$#%]\s*|:;\s*)?linkerd(?:\s+(?:viz|jaeger|multicluster|smi))?\s+(?:logs|diagnostics|check|tap|metrics)\b/,
   // stern's header when it starts or stops following a container: `+ ns pod › container`.
   /^[+-] \S+ \S+ [›>] \S+\s*$/,

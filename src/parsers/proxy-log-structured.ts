@@ -60,7 +60,9 @@ function stringify(v: unknown): string {
   return typeof v === 'string' ? v : boundedJson(v);
 }
 
-const LOGFMT_PAIR = /([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g;
+// A key starts where a run of key characters starts: tried from inside a run, `[\w.-]+` would
+// rescan the run at every position (quadratic on a long value with no `=`).
+const LOGFMT_PAIR = /(?<![\w.-])([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g;
 
 export function parseLogfmt(content: string): Parsed | null {
   const pairs: Record<string, string> = {};

@@ -2,7 +2,7 @@
 // fingerprint with their severity and key figure; `--baseline` then lets only new or worse
 // findings fail the run, and lists what was fixed and which entries could not be checked.
 
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type Finding, type FindingSubject, type Severity } from '../core/types.js';
@@ -74,13 +74,44 @@ export function serializeBaseline(baseline: BaselineFile): string {
   return stringifyWellFormed(baseline, 2) + '\n';
 }
 
-export async function readBaseline(file: string): Promise<BaselineFile> {
-  let text: string;
+/**
+ * The largest baseline read. A baseline holds one small entry per finding (a few hundred bytes);
+ * 16 MiB is tens of thousands of findings. Parsed JSON takes ~4.5x its text (a 194 MB baseline
+ * peaked at 867 MB), so without a cap the baseline alone could exhaust memory.
+ */
+export const MAX_BASELINE_BYTES = 16 << 20;
+
+/** Reads at most MAX_BASELINE_BYTES (+1 to tell a bigger file), also from a FIFO or /dev/stdin. */
+async function readBaselineText(file: string): Promise<string> {
+  let handle: FileHandle | undefined;
   try {
-    text = await readFile(file, 'utf8');
+    handle = await open(file, 'r');
+    const info = await handle.stat();
+    if (info.isFile() && info.size > MAX_BASELINE_BYTES) throw tooBig(file, info.size);
+    const buffer = Buffer.alloc(Math.min(MAX_BASELINE_BYTES, info.isFile() ? info.size : MAX_BASELINE_BYTES) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > MAX_BASELINE_BYTES) throw tooBig(file, null);
+    return buffer.toString('utf8', 0, length);
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`--baseline ${file}: cannot read: ${describeSystemError(err)}`);
+  } finally {
+    await handle?.close();
   }
+}
+
+function tooBig(file: string, size: number | null): UsageError {
+  const what = size === null ? 'over' : `${(size / (1 << 20)).toFixed(0)} MiB,`;
+  return new UsageError(`--baseline ${file}: ${what} more than the ${MAX_BASELINE_BYTES >> 20} MiB a baseline may have; write a fresh one with --write-baseline`);
+}
+
+export async function readBaseline(file: string): Promise<BaselineFile> {
+  const text = await readBaselineText(file);
   let data: unknown;
   try {
     // Editors on Windows save UTF-8 with a byte order mark; JSON.parse rejects it.

@@ -63,6 +63,10 @@ const POD_OF_STATEFULSET = /^([a-z0-9][-a-z0-9]*?)-()\d{1,4}$/;
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 const IPV4 = '(?:\\d{1,3}\\.){3}\\d{1,3}';
 const IPV6 = '[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?::' + IPV4 + ')?';
+/** An IPv6 zone (`fe80::1%eth0`, `%25eth0` in URLs): an interface name, the host's own. */
+const IPV6_ZONE = '(?:%[0-9A-Za-z_.-]{1,64})?';
+/** `::ffff:a.b.c.d` (and its long form): an IPv4 address, which gets the IPv4's pseudonym. */
+const IPV4_MAPPED = /^(?:0{0,4}:){0,5}(?::|0{0,4}:)?ffff:((?:\d{1,3}\.){3}\d{1,3})$/i;
 const FQDN = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){2,}[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?';
 
 const LABEL_CATEGORY: Record<string, Category> = {
@@ -134,10 +138,19 @@ export class Redactor {
       if (uuid) return this.pseudonym(uuid.toLowerCase(), 'uid');
       if (fqdn) return this.redactHost(fqdn);
       if (ipv4) return isIPv4(ipv4) && !ipv4.startsWith('127.') && ipv4 !== '0.0.0.0' ? this.pseudonym(ipv4, 'ip') : ipv4;
-      if (ipv6) return isIPv6(ipv6) && ipv6 !== '::1' && ipv6 !== '::' ? this.pseudonym(ipv6.toLowerCase(), 'ip') : ipv6;
+      if (ipv6) return this.redactIPv6(ipv6);
       if (token) return this.pseudonym(token, this.known.get(token)!);
       return match;
     });
+  }
+
+  private redactIPv6(address: string): string {
+    if (!isIPv6(address) || address === '::1' || address === '::') return address;
+    const zone = address.indexOf('%');
+    const bare = (zone === -1 ? address : address.slice(0, zone)).toLowerCase();
+    const mapped = IPV4_MAPPED.exec(bare)?.[1];
+    if (mapped !== undefined) return mapped.startsWith('127.') || mapped === '0.0.0.0' ? address : `::ffff:${this.pseudonym(mapped, 'ip')}`;
+    return this.pseudonym(bare, 'ip');
   }
 
   private redactHost(name: string): string {
@@ -196,7 +209,8 @@ export class Redactor {
       `(?<![0-9A-Za-z-])(${UUID})(?![0-9A-Za-z-])` +
         `|(?<![A-Za-z0-9.-])(${FQDN})(?![A-Za-z0-9-])` +
         `|(?<![0-9.])(${IPV4})(?![0-9]|\\.[0-9])` +
-        `|(?<![0-9A-Za-z:.])(${IPV6})(?![0-9A-Za-z:])` +
+        // Not followed by `.digit`: `::ffff:192` is no address when `.168.7.9` follows.
+        `|(?<![0-9A-Za-z:.])(${IPV6}${IPV6_ZONE})(?![0-9A-Za-z:]|\\.[0-9])` +
         tokenAlternative,
       'g',
     );

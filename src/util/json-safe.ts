@@ -6,14 +6,15 @@
 // as escapes: the same value, but inert when the JSON is printed on a terminal.
 
 // An escape `\uD800`-`\uDFFF` is one only after an even number of backslashes (`\\ud800` is text).
-const LONE_SURROGATE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+// Tried only where a run of backslashes starts (a look-behind over the run would rescan it per position).
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 const RAW_C1 = /[\u007f-\u009f]/g;
 const NEEDS_FIXING = /\\ud[89a-f]|[\u007f-\u009f]/;
 
 /** Post-processes JSON.stringify output; cheap when there is nothing to fix. */
 export function wellFormedJson(json: string): string {
   if (!NEEDS_FIXING.test(json)) return json;
-  return json.replace(LONE_SURROGATE_ESCAPE, '\ufffd').replace(RAW_C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(LONE_SURROGATE_ESCAPE, '$1\ufffd').replace(RAW_C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** JSON.stringify, then wellFormedJson. */

@@ -6,6 +6,7 @@ import type { FindingDraft, ProxyLogRecord, SampleLine } from '../core/types.js'
 import { perBody } from './body-memo.js';
 import { cappedBump, cappedCounts, earliest, latest, mergeCapped, type CappedCounts } from './stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, type TimeBuckets } from './timeline.js';
+import { keepSample } from '../core/evidence.js';
 
 const SAMPLE_LINES = 3;
 const POD_CAP = 500;
@@ -44,7 +45,7 @@ export function countLine(t: SignalTally, record: ProxyLogRecord): void {
     t.firstUptime = earliest(t.firstUptime, record.uptime);
     t.lastUptime = latest(t.lastUptime, record.uptime);
   }
-  if (t.samples.length < SAMPLE_LINES) t.samples.push({ path: record.path, line: record.line, text: record.raw });
+  keepSample(t.samples, SAMPLE_LINES, record.path, record.line, record.raw);
 }
 
 export function mergeTally(into: SignalTally, from: SignalTally): void {

@@ -11,6 +11,8 @@ import { fleetGroups, overrides } from '../support/export-rules.js';
 import { logqlProblems, rulerFileProblems, runPipeline } from '../support/loki-ruler.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/rules/dns-ttl-zero/index.js';
 import { EXPORTERS } from '../../src/rules/index.js';
+import { controlPlaneNameRegex } from '../../src/rules/dns-query-storm/export.js';
+import { parser } from '@grafana/lezer-logql';
 
 const { groups, notices } = fleetGroups('loki');
 const lokiRules = groups.flatMap((g) => g.rules);
@@ -187,6 +189,26 @@ describe('Loki pipelines on real line shapes', () => {
     assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForOneName').labels.severity, 'warning');
     const tuned = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { burstQueries: 40, burstWindowSeconds: 1.5 } }) }).groups.flatMap((g) => g.rules);
     assert.match(alertNamed(tuned, 'CoreDNSQueryBurstForOneName').expr, /\[1500ms\]\)\) >= 40\n/);
+  });
+
+  // Issue 27: a newline in controlPlaneNames was written raw inside a quoted LogQL string.
+  test('every character of a config value round-trips through LogQL string escaping', () => {
+    const hostile = 'dst\nx, a"b, c\\d, e`f, g\th\r, ctl\u0001\u001b[31m\u007f\u009b, sep\u2028\u2029, lone\ud800, pair\u{1F600}, ü';
+    const expr = alertNamed(fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { controlPlaneNames: hostile } }) }).groups.flatMap((g) => g.rules), 'CoreDNSQueryBurstForLinkerdControlPlane').expr;
+    assert.deepEqual(logqlProblems(expr), [], expr);
+    // eslint-disable-next-line no-control-regex -- no raw control character may reach the rule file
+    assert.doesNotMatch(expr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    // Every string literal the grammar finds uses only escapes Go's strconv.Unquote and JSON share.
+    const literals: string[] = [];
+    parser.parse(expr).iterate({ enter: (node) => void (node.type.name === 'String' && literals.push(expr.slice(node.from, node.to))) });
+    // Raw (backtick) strings hold only the exporter's own regexp stages: no config value goes there.
+    for (const raw of literals.filter((l) => l.startsWith('`'))) assert.ok(!raw.includes('e`f') && !raw.includes('dst'), raw);
+    literals.splice(0, literals.length, ...literals.filter((l) => l.startsWith('"')));
+    assert.ok(literals.length > 0);
+    for (const literal of literals) assert.match(literal, /^"(?:[^"\\\n]|\\["\\nrt]|\\u[0-9a-f]{4})*"$/, literal);
+    const names = literals.map((l) => JSON.parse(l) as string);
+    const expected = controlPlaneNameRegex(hostile.replace('\ud800', '\ufffd'));
+    assert.ok(names.includes(expected!), `no literal reads back as ${JSON.stringify(expected)}`);
   });
 
   test('controlPlaneNames becomes an escaped name regex that grades names as offline', () => {

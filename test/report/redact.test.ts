@@ -174,6 +174,29 @@ describe('Redactor', () => {
     assert.equal(r.redactText('999.1.1.1'), '999.1.1.1');
   });
 
+  // Issue 27: `::ffff:192.168.7.9` came out as `ip-4.168.7.9`, the host's last three octets kept.
+  it('redacts every IP form whole: v4-mapped, compressed, full, zoned, bracketed, with ports', () => {
+    const r = new Redactor();
+    const cases: [string, string][] = [
+      ['from ::ffff:192.168.7.9 and 192.168.7.9', 'from ::ffff:ip-1 and ip-1'],
+      ['peer [::ffff:10.9.8.7]:4143', 'peer [::ffff:ip-2]:4143'],
+      ['long 0:0:0:0:0:ffff:10.1.1.1 form', 'long ::ffff:ip-3 form'],
+      ['upper ::FFFF:172.16.0.9,', 'upper ::ffff:ip-4,'],
+      ['compressed fd00:10:42::7 end', 'compressed ip-5 end'],
+      ['full 2001:0db8:0000:0000:0000:ff00:0042:8329 end', 'full ip-6 end'],
+      ['mixed 2001:db8::8a2e:370:7334', 'mixed ip-7'],
+      ['zone fe80::1%eth0 and fe80::1%25eth0', 'zone ip-8 and ip-8'],
+      ['bracketed [2001:db8::1]:8080/x', 'bracketed [ip-9]:8080/x'],
+      ['v4 with port 10.42.0.7:8086.', 'v4 with port ip-10:8086.'],
+      ['kept ::ffff:127.0.0.1 ::1 [::1]:4191 127.0.0.1:4191 12:30:45', 'kept ::ffff:127.0.0.1 ::1 [::1]:4191 127.0.0.1:4191 12:30:45'],
+    ];
+    for (const [input, expected] of cases) assert.equal(r.redactText(input), expected, input);
+    for (const [input] of cases.slice(0, -1)) {
+      const out = r.redactText(input);
+      for (const secret of ['192.168', '168.7.9', '10.9.8', '10.1.1', '172.16', 'fd00', '2001', '0db8', 'fe80', 'eth0', '10.42']) assert.ok(!out.includes(secret), `${out} leaks ${secret}`);
+    }
+  });
+
   it('replaces host labels of FQDNs and keeps Kubernetes and Linkerd naming, public docs and file names', () => {
     const r = new Redactor();
     r.learn({ namespace: 'shop' });

@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Finding } from '../../src/core/types.js';
-import { compareWithBaseline, createBaseline, readBaseline, type BaselineFile } from '../../src/report/baseline.js';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { UsageError } from '../../src/core/errors.js';
+import { compareWithBaseline, createBaseline, MAX_BASELINE_BYTES, readBaseline, serializeBaseline, type BaselineFile } from '../../src/report/baseline.js';
 import { exitCodeFor } from '../../src/report/exit-code.js';
 import { assignFingerprints, assignTitleFingerprints, subjectKey } from '../../src/report/fingerprint.js';
 import { buildReport } from '../../src/report/report.js';
-import { applySuppressions, globToRegExp, subjectMatches } from '../../src/report/suppression.js';
+import { applySuppressions, globMatches, globToRegExp, subjectMatches } from '../../src/report/suppression.js';
 
 function finding(over: Partial<Finding> = {}): Finding {
   return {
@@ -217,5 +219,45 @@ describe('readBaseline', () => {
   }
   it('names a missing file', async () => {
     await assert.rejects(readBaseline(path.join(dir, 'nope.json')), /cannot read: no such file or directory/);
+  });
+});
+
+describe('suppression globs in linear time (issue 27)', () => {
+  it('match as the regex form does, and a many-star glob on a 256 KiB subject stays fast', () => {
+    const globs = ['*', 'a*', '*a', 'a?c', '*a*b*', 'a.b?', '**', '?', '', 'x*y*z', 'shop/*', '*/web-*/*', 'a\nb'];
+    const texts = ['', 'a', 'abc', 'a.bc', 'axbc', 'ab', 'ba', 'aab', 'xyz', 'xaybz', 'shop/web', 'shop/web-1/pod/t', 'zz/web-1/x/y', 'a\nb'];
+    for (const g of globs) for (const t of texts) assert.equal(globMatches(g, t), globToRegExp(g).test(t), `${JSON.stringify(g)} on ${JSON.stringify(t)}`);
+    // The regex form of this glob takes minutes on such a subject (one backtracking level per star).
+    const started = process.cpuUsage();
+    assert.equal(subjectMatches('*a*a*a*a*a*b', { pod: 'a'.repeat(256 << 10) }), false);
+    const cpu = process.cpuUsage(started);
+    assert.ok((cpu.user + cpu.system) / 1000 < 500, `${(cpu.user + cpu.system) / 1000} ms`);
+  });
+});
+
+describe('baseline size cap (issue 27)', () => {
+  it('refuses a baseline over MAX_BASELINE_BYTES with one line naming the file, without reading it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ld-baseline-'));
+    const file = path.join(dir, 'huge-baseline.json');
+    // Sparse: 194 MB on the landed code took 867 MB of memory to parse.
+    writeFileSync(file, '');
+    truncateSync(file, MAX_BASELINE_BYTES + 1);
+    const before = process.memoryUsage().rss;
+    await assert.rejects(readBaseline(file), (err: Error) => {
+      assert.ok(err instanceof UsageError);
+      assert.match(err.message, /^--baseline .*huge-baseline\.json: \d+ MiB, more than the 16 MiB a baseline may have/);
+      assert.doesNotMatch(err.message, /\n/);
+      return true;
+    });
+    assert.ok(process.memoryUsage().rss - before < 8 << 20);
+    rmSync(dir, { recursive: true });
+  });
+
+  it('still reads a baseline under the cap', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ld-baseline-'));
+    const file = path.join(dir, 'baseline.json');
+    writeFileSync(file, serializeBaseline(createBaseline([])));
+    assert.deepEqual((await readBaseline(file)).findings, []);
+    rmSync(dir, { recursive: true });
   });
 });

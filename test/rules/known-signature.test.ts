@@ -7,9 +7,10 @@ import type { CorednsMessageRecord, Finding, LdRecord, ProxyLogRecord, SampleLin
 import { foldCoveredFindings } from '../../src/engine/engine.js';
 import { KNOWN_FIXES } from '../../src/knowledge/fixes.js';
 import { RULES } from '../../src/rules/index.js';
-import knownSignature, { EXCERPT_MAX_LINES, SIGNATURES, proxyLineText } from '../../src/rules/known-signature/index.js';
+import knownSignature, { compileSignaturePattern, EXCERPT_MAX_LINES, SIGNATURES, proxyLineText } from '../../src/rules/known-signature/index.js';
 import { renderSignatureCatalogue } from '../../src/rules/known-signature/docs.js';
 import { runRule } from '../support/rule-tester.js';
+import { SAMPLE_TEXT_MAX } from '../../src/core/evidence.js';
 
 const REAL = fileURLToPath(new URL('../data/real/', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/signatures.md', import.meta.url));
@@ -62,7 +63,7 @@ describe('signature catalogue', () => {
       assert.ok(s.causes.length > 0 && s.fix.length > 0 && s.meaning.length > 20, `${s.id}: meaning, causes and fix are required`);
       assert.ok(s.references.length > 0 && s.references.every((r) => r.startsWith('https://')), `${s.id}: references must be URLs`);
       assert.ok(s.match.literals.length > 0 && s.match.literals.every((l) => l.length >= 5), `${s.id}: literals must be specific`);
-      assert.doesNotThrow(() => new RegExp(s.match.pattern), s.id);
+      assert.doesNotThrow(() => compileSignaturePattern(s.match.pattern), s.id);
     }
   });
 
@@ -345,5 +346,31 @@ describe('signature docs', () => {
   it('every docs/rules page still exists for the registered rules', () => {
     const pages = new Set(readdirSync(fileURLToPath(new URL('../../docs/rules/', import.meta.url))));
     assert.ok(pages.has('known-signature.md'));
+  });
+});
+
+describe('known-signature evidence is bounded (issue 27)', () => {
+  it('keeps at most the sample cap, each cut to SAMPLE_TEXT_MAX with a marker, and matches a 1 MiB line in linear time', () => {
+    const options = { ...knownSignature.meta.defaultOptions, samples: 50 };
+    const state = knownSignature.createState(options);
+    const visitors = knownSignature.visitors as Record<string, Visit | undefined>;
+    // 132 distinct 1 MiB lines (the per-line cap): kept whole they held 1.1 GB and made 70 MB reports.
+    const filler = 'Failed to connect '.repeat((1 << 20) / 18);
+    const started = process.cpuUsage();
+    for (let i = 0; i < 132; i++) {
+      const line = `INFO ThreadId(01) outbound:controller{addr=linkerd-dst-headless:8086}: ${filler} ${i} error=Connection refused (os error 111)`;
+      visitors['proxy-log']?.(state, { ...lineAsProxyRecord(line), line: i + 1 });
+    }
+    const cpu = process.cpuUsage(started);
+    const [finding] = knownSignature.finish(state, { options, inputs: [] });
+    assert.ok(finding);
+    const samples = finding.evidence.samples as SampleLine[];
+    assert.equal(samples.length, 50);
+    for (const s of samples) {
+      assert.ok(s.text.length <= SAMPLE_TEXT_MAX + 40, `sample of ${s.text.length} characters`);
+      assert.match(s.text, /… \[\d+ characters, cut\]$/);
+    }
+    // 132 MiB matched: within 2 s CPU per MiB, far within (the landed V8 pattern took days per line).
+    assert.ok((cpu.user + cpu.system) / 1e6 < 132 * 2, `${(cpu.user + cpu.system) / 1e6} s CPU`);
   });
 });

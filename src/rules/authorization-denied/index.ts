@@ -40,7 +40,8 @@ interface State {
 const DENIED = new RegExp(AUTHZ_DENIED);
 const HEALTH_PATH = /\b(?:healthz?|readyz?|livez?|readiness|liveness|ping)\b/i;
 const LINK_LOCAL = /^169\.254\.|^fe80:/i;
-const SERVICE_ACCOUNT_ID = /([a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.serviceaccount\.identity\.[-a-z0-9.]+)/;
+// Starts where a run of label characters starts, so no run is rescanned from inside.
+const SERVICE_ACCOUNT_ID = /(?<![-a-z0-9])([a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\.serviceaccount\.identity\.[-a-z0-9.]+)/;
 
 interface Denial {
   server: string;

@@ -24,6 +24,7 @@ import {
 import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { FAILED_REQUEST_MESSAGES, FAILFAST_TARGETS } from './patterns.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface ControlPlaneUnavailableOptions {
   minFailures: number;
@@ -160,7 +161,7 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
         c.firstUptime = earliest(c.firstUptime, record.uptime);
         c.lastUptime = latest(c.lastUptime, record.uptime);
       }
-      if (c.samples.length < SAMPLE_LINES) c.samples.push({ path: record.path, line: record.line, text: record.raw });
+      keepSample(c.samples, SAMPLE_LINES, record.path, record.line, record.raw);
     },
   },
 

@@ -14,6 +14,7 @@ import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule
 import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../dns-ttl-zero/index.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface DnsQueryStormOptions {
   burstWindowSeconds: number;
@@ -164,7 +165,7 @@ export default defineRule<DnsQueryStormOptions, State>({
       s.queries++;
       cappedBump(s.clients, record.client);
       bump(s.rcodes, record.rcode);
-      if (s.samples.length < SAMPLES) s.samples.push({ path: record.path, line: record.line, text: `${record.client}:${record.clientPort ?? ''} "${record.type} ${record.class} ${record.name} ${record.proto}" ${record.rcode}` });
+      keepSample(s.samples, SAMPLES, record.path, record.line, `${record.client}:${record.clientPort ?? ''} "${record.type} ${record.class} ${record.name} ${record.proto}" ${record.rcode}`);
       if (record.time === null) {
         state.untimed++;
         return;

@@ -8,6 +8,7 @@
 
 import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
 import { earliest, latest, mergeKeyed } from '../../util/stats.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface DnsTtlZeroOptions {
   /** Comma-separated Service names whose answers proxies re-resolve in a loop (any namespace). */
@@ -176,7 +177,7 @@ function closeMessage(state: State): void {
       s.firstZeroTime = earliest(s.firstZeroTime, query.time);
       s.lastZeroTime = latest(s.lastZeroTime, query.time);
     }
-    if (s.samples.length < SAMPLES) s.samples.push({ path: query.path, line: first.line, text: first.text });
+    keepSample(s.samples, SAMPLES, query.path, first.line, first.text);
   }
   // NXDOMAIN / NODATA: the negative TTL is min(SOA TTL, SOA MINIMUM) of the authority SOA.
   const negative = query.status === 'NXDOMAIN' || (query.status === 'NOERROR' && msg.answerSection === 0);
@@ -188,7 +189,7 @@ function closeMessage(state: State): void {
       state.negative.set(name, n);
     }
     n.captures++;
-    if (n.samples.length < SAMPLES) n.samples.push({ path: query.path, line: msg.negativeTtl.line, text: msg.negativeTtl.text });
+    keepSample(n.samples, SAMPLES, query.path, msg.negativeTtl.line, msg.negativeTtl.text);
   }
 }
 

@@ -9,7 +9,7 @@ import type { FailfastOptions } from './index.js';
 import { ENTER_FAILFAST, FAILFAST_REQUEST, LOAD_SHED } from './patterns.js';
 
 /** The controllers' own fail-fast is control-plane-unavailable's and reconnect-storm's, as offline. */
-const NOT_CONTROLLER = [exclude('controller[{]addr=|\\"name\\":\\"controller\\"|controller linkerd-'), exclude('inbound:server[{]port=(8086|8090)[}]')];
+const NOT_CONTROLLER = [exclude('controller[{]addr=|"name":"controller"|controller linkerd-'), exclude('inbound:server[{]port=(8086|8090)[}]')];
 
 function failfastLoki(input: ExporterInput<FailfastOptions>): AlertingRule[] {
   const { options: o, settings: s } = input;

@@ -110,7 +110,15 @@ const signalOf = perBody((record: ProxyLogRecord): Signal => {
 
 /** `web.shop.svc.cluster.local:80` and the span `service{ns=shop name=web port=80}` are one service: `web.shop:80`. */
 function normalized(service: string): string {
-  return service.replace(/\.svc(?:\.[A-Za-z0-9-]+)*(?=:\d+$)|\.svc(?:\.[A-Za-z0-9-]+)*\.?$/, '');
+  // By labels, not by `\.svc(?:\.[\w-]+)*$` tried at every `.svc`: each try ran to the end.
+  const port = /:\d+$/.exec(service)?.[0] ?? '';
+  const labels = service.slice(0, service.length - port.length).split('.');
+  const end = port === '' && labels.length > 1 && labels[labels.length - 1] === '' ? labels.length - 1 : labels.length;
+  // Every label after `svc` must be a DNS label, so `svc` is looked for after the last one that is not.
+  let from = 1;
+  for (let i = 0; i < end; i++) if (!/^[A-Za-z0-9-]+$/.test(labels[i]!)) from = i + 1;
+  for (let i = from; i < end; i++) if (labels[i] === 'svc') return labels.slice(0, i).join('.') + port;
+  return service;
 }
 
 function serviceOf(record: ProxyLogRecord, text: string): string {

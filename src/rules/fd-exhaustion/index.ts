@@ -7,6 +7,7 @@ import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from 
 import { perBody } from '../../util/body-memo.js';
 import { mergeKeyed } from '../../util/stats.js';
 import { EMFILE } from './patterns.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface FdExhaustionOptions {
   ratio: number;
@@ -75,7 +76,7 @@ export default defineRule<FdExhaustionOptions, State>({
       if (!mentionsEmfile(record)) return;
       const p = proxyFor(state, podKeyOf(record), record);
       p.emfileLines++;
-      if (p.samples.length < SAMPLE_LINES) p.samples.push({ path: record.path, line: record.line, text: record.raw });
+      keepSample(p.samples, SAMPLE_LINES, record.path, record.line, record.raw);
     },
   },
 

@@ -12,6 +12,7 @@ import { perBody } from '../../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
 import { ownedByRun } from '../../util/run-caches.js';
 import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface IngressBypassOptions {
   minEndpoints: number;
@@ -121,7 +122,7 @@ export default defineRule<IngressBypassOptions, State>({
       if (forwarded && orig) {
         p.forwardLines++;
         cappedAdd(p.forwardAddrs, orig);
-        if (p.samples.length < SAMPLE_LINES) p.samples.push({ path: record.path, line: record.line, text: record.raw });
+        keepSample(p.samples, SAMPLE_LINES, record.path, record.line, record.raw);
       }
     },
   },

@@ -3,7 +3,8 @@
 // line(s) it was drawn from (examples), which the tests feed back through the rule.
 //
 // Matching: a line is a candidate for an entry when it contains one of `literals` (a plain
-// substring test, also the rule's lineInterest); `pattern` (a JavaScript regex source) is then
+// substring test, also the rule's lineInterest); `pattern` (a regex source in RE2 syntax, matched
+// by re2js in linear time: no look-arounds or back-references; see matcher.ts) is then
 // tested against the line text: the payload as printed for plain, legacy and CoreDNS lines, and
 // `spans: target: message key=value…` rebuilt for JSON lines, so one pattern fits every format.
 // Patterns must not depend on the uptime, level or thread prefix (levels are matched apart).

@@ -12,8 +12,11 @@ import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 import { ownedByRun } from '../../util/run-caches.js';
+import { compileSignaturePattern, type LinearPattern } from './matcher.js';
+import { keepSample } from '../../core/evidence.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
+export { compileSignaturePattern } from './matcher.js';
 
 export interface KnownSignatureOptions {
   topPods: number;
@@ -26,7 +29,7 @@ const MAX_PODS_PER_SIGNATURE = 2_000;
 interface CompiledSignature {
   entry: KnownSignature;
   literals: readonly string[];
-  pattern: RegExp;
+  pattern: LinearPattern;
   levels: ReadonlySet<string> | null;
   maxUptimeSeconds: number | null;
 }
@@ -35,7 +38,7 @@ function compile(entry: KnownSignature): CompiledSignature {
   return {
     entry,
     literals: entry.match.literals,
-    pattern: new RegExp(entry.match.pattern),
+    pattern: compileSignaturePattern(entry.match.pattern),
     levels: entry.match.levels ? new Set(entry.match.levels) : null,
     maxUptimeSeconds: entry.match.maxUptimeSeconds ?? null,
   };
@@ -184,7 +187,7 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
     if (t.firstTime === null || record.time < t.firstTime) t.firstTime = record.time;
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
-  if (t.samples.length < state.sampleCap) t.samples.push({ path: record.path, line: record.line, text });
+  keepSample(t.samples, state.sampleCap, record.path, record.line, text);
   const key = sourceKey(record);
   const pod = t.pods.get(key);
   if (pod) pod.lines++;

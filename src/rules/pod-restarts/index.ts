@@ -14,6 +14,7 @@
 import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type ProxyLogRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface PodRestartsOptions {
   minRestarts: number;
@@ -185,7 +186,7 @@ export default defineRule<PodRestartsOptions, State>({
       if (attributed.kind === 'oom') c.oomEvents += record.count;
       else if (attributed.kind === 'backoff') c.backOffEvents += record.count;
       else c.livenessKills += record.count;
-      if (c.samples.length < MAX_SAMPLES) c.samples.push({ path: detach(record.path), line: record.line, text: detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)) });
+      keepSample(c.samples, MAX_SAMPLES, detach(record.path), record.line, detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)));
     },
   },
 

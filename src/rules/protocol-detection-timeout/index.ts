@@ -81,9 +81,30 @@ const signalOf = perBody((record: ProxyLogRecord): { port: string; address: stri
     }
     if (s.fields.port && s.name === 'server') port = s.fields.port;
   }
-  port ??= /(?:addr|port|orig_dst)[=:]\S*?:?(\d{2,5})\b/.exec(text)?.[1] ?? null;
+  port ??= portAfterKey(text);
   return { port: port ?? 'unknown', address, direction };
 });
+
+/**
+ * The first 2-5 digit number after `addr=`/`port=`/`orig_dst=` (or `:`) in the same whitespace-free run. Each
+ * run is read once: a lazy `\S*?` from every key in one long run would rescan its rest per key,
+ * and a later key in a run sees only a suffix of what the first one saw.
+ */
+function portAfterKey(text: string): string | null {
+  const keys = /(?:addr|port|orig_dst)[=:]/g;
+  const space = /\s/g;
+  let examinedUpTo = -1;
+  for (let key = keys.exec(text); key !== null; key = keys.exec(text)) {
+    const start = key.index + key[0].length;
+    if (start <= examinedUpTo) continue;
+    space.lastIndex = start;
+    const runEnd = space.exec(text)?.index ?? text.length;
+    const digits = /\d{2,5}\b/.exec(text.slice(start, runEnd));
+    if (digits) return digits[0];
+    examinedUpTo = runEnd;
+  }
+  return null;
+}
 
 export default defineRule<ProtocolDetectionTimeoutOptions, State>({
   meta: {

@@ -16,6 +16,7 @@ import { GAP_EDGES } from './cadence.js';
 import { describeStorm } from './describe.js';
 import { RECONNECT_FAILURES, RECONNECT_TARGET } from './patterns.js';
 import { addSecond, continuesRun, countUntracked, gapBucket, groupFor, type GroupState, joinLoops, type LoopState, mergeSeconds, type ReconnectStormOptions, type State } from './state.js';
+import { keepSample } from '../../core/evidence.js';
 
 export type { ReconnectStormOptions };
 
@@ -76,7 +77,7 @@ export default defineRule<ReconnectStormOptions, State>({
       else g.serviceFailed++;
       if (record.namespace) bump(g.namespaces, record.namespace);
       bump(g.errors, target.errorClass);
-      if (g.samples.length < SAMPLE_LINES) g.samples.push({ path: record.path, line: record.line, text: record.raw });
+      keepSample(g.samples, SAMPLE_LINES, record.path, record.line, record.raw);
       if (record.time !== null) {
         addSecond(g.perSecond, record.time);
         addToBuckets(g.perMinute, record.time);

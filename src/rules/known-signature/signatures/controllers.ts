@@ -43,7 +43,9 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     match: {
       records: ['proxy-log'],
       literals: ['Failed to ', 'failed to ', 'dmin server error', 'nvalid ', 'stream-queue-capacity', 'needs to be true', 'outboundTransportMode'],
-      pattern: 'Failed to listen on|failed to start (?:destination|identity) gRPC server|failed to start (?:identity|webhook) admin server: (?!http: Server closed)|Admin server error|Failed to initialize (?:destination server|identity service|External Workload Endpoints Controller)|stream-queue-capacity must be|needs to be true|Failed to parse meshed HTTP/2 client parameters|invalid log-level|Unknown value for .outboundTransportMode|Invalid trust domain|failed to initialize the webhook server',
+      // RE2 has no look-ahead: the admin-server branch spells out "anything but `http: S…`", so the
+      // benign shutdown message `http: Server closed` (#12796) stays quiet.
+      pattern: 'Failed to listen on|failed to start (?:destination|identity) gRPC server|failed to start (?:identity|webhook) admin server: (?:[^h]|h(?:[^t]|t(?:[^t]|t(?:[^p]|p(?:[^:]|:(?:[^ ]| [^S]))))))|Admin server error|Failed to initialize (?:destination server|identity service|External Workload Endpoints Controller)|stream-queue-capacity must be|needs to be true|Failed to parse meshed HTTP/2 client parameters|invalid log-level|Unknown value for .outboundTransportMode|Invalid trust domain|failed to initialize the webhook server',
     },
     meaning: 'A controller could not open its port or rejected its own configuration at start-up and exits (or serves without the named part); its pod restarts until the setting or port is fixed.',
     causes: [
