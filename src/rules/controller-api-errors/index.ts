@@ -17,6 +17,7 @@ import { defineRule, type FindingDraft, type KubeEventRecord, type ProxyLogRecor
 import { goLineText, isGoLog } from '../../parsers/go-log.js';
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface ControllerApiErrorsOptions {
   minApiErrors: number;
@@ -136,7 +137,7 @@ function note(state: State, problem: Problem, who: string, what: string, namespa
   // A log is one pod's (its path stands for it when unnamed); an event about a ReplicaSet names none.
   const pod = record.pod ?? (record.kind === 'proxy-log' ? record.path : null);
   if (pod !== null && p.pods.length < MAX_PODS && !p.pods.includes(pod)) p.pods.push(detach(pod));
-  if (p.samples.length < MAX_SAMPLES) p.samples.push({ path: detach(record.path), line: record.line, text: detach(text.slice(0, 400)) });
+  keepSample(p.samples, MAX_SAMPLES, detach(record.path), record.line, text);
 }
 
 /** The controller a log line came from: its container, else its pod's Deployment. */

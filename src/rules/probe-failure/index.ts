@@ -16,6 +16,7 @@
 import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
+import { keepSample } from '../../core/evidence.js';
 
 export interface ProbeFailureOptions {
   minFailures: number;
@@ -156,7 +157,7 @@ export default defineRule<ProbeFailureOptions, State>({
       }
       if (!p.probes.includes(signal.probe)) p.probes.push(signal.probe);
       p.failures += record.count;
-      if (p.samples.length < MAX_SAMPLES) p.samples.push({ path: detach(record.path), line: record.line, text: detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)) });
+      keepSample(p.samples, MAX_SAMPLES, detach(record.path), record.line, `${record.type} ${record.reason} (x${record.count}): ${record.message}`);
     },
   },
 
