@@ -9,6 +9,7 @@ import { LineCounter, parseDocument, isMap, isSeq, type Node } from 'yaml';
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
+import { JsonBracketDepth } from '../util/json-bracket-depth.js';
 
 /** Largest document buffered: a Pod or a List of a few hundred is far below it. */
 export const MAX_DOCUMENT_BYTES = 8 << 20;
@@ -37,9 +38,7 @@ export class KubeObjectReader {
   private firstLine = 0;
   private overflow = false;
   /** JSON: bracket depth and string state across lines, so the document's end is known. */
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
+  private readonly brackets = new JsonBracketDepth();
   /** YAML: how far the first line was indented (a cut-out status block), removed before parsing. */
   private indent = 0;
 
@@ -68,7 +67,7 @@ export class KubeObjectReader {
       }
     }
     this.add(text);
-    if (this.mode === 'json' && this.depth === 0) this.finish();
+    if (this.mode === 'json' && this.brackets.depth === 0) this.finish();
     return true;
   }
 
@@ -83,13 +82,11 @@ export class KubeObjectReader {
     this.lines = [];
     this.bytes = 0;
     this.overflow = false;
-    this.depth = 0;
-    this.inString = false;
-    this.escaped = false;
+    this.brackets.reset();
   }
 
   private add(text: string): void {
-    if (this.mode === 'json') this.track(text);
+    if (this.mode === 'json') this.brackets.scan(text);
     if (this.overflow) return;
     this.bytes += text.length + 1;
     if (this.bytes > MAX_DOCUMENT_BYTES) {
@@ -100,20 +97,6 @@ export class KubeObjectReader {
       return;
     }
     this.lines.push(this.indent > 0 ? text.slice(Math.min(this.indent, text.length - text.trimStart().length)) : text);
-  }
-
-  /** Bracket depth of a JSON document, strings and escapes respected. */
-  private track(text: string): void {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (c === 92 /* \ */) this.escaped = true;
-        else if (c === 34 /* " */) this.inString = false;
-      } else if (c === 34) this.inString = true;
-      else if (c === 123 || c === 91) this.depth++;
-      else if (c === 125 || c === 93) this.depth--;
-    }
   }
 
   private finish(): void {

@@ -2,6 +2,8 @@
 // markers, indentation, and JSON records pretty-printed over many lines. Parsers reach for these
 // helpers only for lines their fast path rejected, so none of this runs for ordinary log lines.
 
+import { bracketBalance, JsonBracketDepth } from '../util/json-bracket-depth.js';
+
 /**
  * Lines kubectl, stern and shells print around the log itself. They say nothing about the mesh
  * and are skipped without counting as unparsed.
@@ -62,9 +64,7 @@ export type AssembledJson =
 export class JsonRecordAssembler {
   private lines: { text: string; line: number }[] = [];
   private chars = 0;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
+  private readonly brackets = new JsonBracketDepth();
 
   get active(): boolean {
     return this.lines.length > 0;
@@ -89,18 +89,9 @@ export class JsonRecordAssembler {
   feed(text: string, line: number): AssembledJson {
     this.lines.push({ text, line });
     this.chars += text.length + 1;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (c === 92 /* \ */) this.escaped = true;
-        else if (c === 34 /* " */) this.inString = false;
-      } else if (c === 34) this.inString = true;
-      else if (c === 123 || c === 91) this.depth++;
-      else if (c === 125 || c === 93) this.depth--;
-    }
-    if (this.depth <= 0) {
-      const unbalanced = this.depth < 0;
+    const depth = this.brackets.scan(text);
+    if (depth <= 0) {
+      const unbalanced = depth < 0;
       const lines = this.reset();
       if (unbalanced) return { done: 'abandoned', lines };
       return { done: true, text: lines.map((l) => l.text).join('\n'), line: lines[0]!.line, lines };
@@ -118,28 +109,9 @@ export class JsonRecordAssembler {
     const lines = this.lines;
     this.lines = [];
     this.chars = 0;
-    this.depth = 0;
-    this.inString = false;
-    this.escaped = false;
+    this.brackets.reset();
     return lines;
   }
-}
-
-function bracketBalance(text: string): number {
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c === 92) escaped = true;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) depth--;
-  }
-  return depth;
 }
 
 /** How deep a field value is rendered; deeper parts read `…`. */
