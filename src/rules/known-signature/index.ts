@@ -12,7 +12,7 @@ import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 import { ownedByRun } from '../../util/run-caches.js';
-import { compileSignaturePattern, type LinearPattern } from './matcher.js';
+import { compileSignaturePatternOnFirstUse, type LinearPattern } from './matcher.js';
 import { keepSample } from '../../core/evidence.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
@@ -38,7 +38,7 @@ function compile(entry: KnownSignature): CompiledSignature {
   return {
     entry,
     literals: entry.match.literals,
-    pattern: compileSignaturePattern(entry.match.pattern),
+    pattern: compileSignaturePatternOnFirstUse(entry.match.pattern),
     levels: entry.match.levels ? new Set(entry.match.levels) : null,
     maxUptimeSeconds: entry.match.maxUptimeSeconds ?? null,
   };
