@@ -77,6 +77,7 @@ export function listNames(names: readonly string[], shown = LISTED_NAMES): strin
  */
 export function reportUnrecognised(discovery: Discovery, inputs: readonly InputStats[], errors: InputError[]): void {
   collapseRunBudgetErrors(errors);
+  flagFormatSwitches(inputs, errors);
   const failedUnder = (container: string) => errors.some((e) => e.path === container || e.path.startsWith(container.endsWith('/') ? container : `${container}/`));
   const originOf = new Map<string, string>();
   const withFiles = new Set<string>();
@@ -114,6 +115,26 @@ function noteUnrecognised(inputs: readonly InputStats[], notices: InputError[]):
   const judgedByHead = inputs.filter((i) => i.kind === 'unknown' && i.lines > SNIFF_LINES).map((i) => i.path);
   if (judgedByHead.length === 0) return;
   notices.push(new InputError(listNames(judgedByHead), `not analysed: no known input kind in the first ${SNIFF_LINES} lines (cut a longer preamble to have a log behind it read)`));
+}
+
+/**
+ * An input is read as the kind its first lines show. One that goes on in another format (70
+ * lines of dig, then a proxy log) has most of its lines unparsed, and whatever the rest holds
+ * (a storm) is never analysed: an input error, so the gate cannot pass on it. Real captures of
+ * one format leave a few lines unparsed (the corpus: at most 14); this needs a sniff window's
+ * worth and half the file.
+ */
+function flagFormatSwitches(inputs: readonly InputStats[], errors: InputError[]): void {
+  for (const input of inputs) {
+    if (input.kind === 'unknown' || input.unparsed < SNIFF_LINES || input.unparsed * 2 < input.lines) continue;
+    if (errors.some((e) => e.path === input.path)) continue;
+    errors.push(
+      new InputError(
+        input.path,
+        `${input.unparsed} of ${input.lines} lines did not parse as ${input.kind}, the kind its first lines show: the input changes format, and the rest was not analysed; split it into one file per format`,
+      ),
+    );
+  }
 }
 
 /** Once the run's gzip budget is spent every later gzip input stops at once: one line says so, with a count. */
