@@ -47,6 +47,31 @@ interface Case {
   check?(dir: string): string | null;
   /** Run as an unprivileged user (needed for permission cases when running as root). */
   asNobody?: boolean;
+  /** A tighter peak RSS limit for this case, in MB (issue 27's hostile inputs: 260). */
+  rssLimitMb?: number;
+  /** User + system CPU seconds allowed (issue 27: 2 s per MiB of input, at least 2 s for start-up); needs /usr/bin/time. */
+  cpuLimitSeconds?: number;
+}
+
+/** Issue 27's bounds for a hostile input of `mib` MiB: 260 MB peak RSS, 2 s of CPU per MiB (at least 2 s, node's start-up). */
+const HOSTILE_BOUNDS = (mib: number) => ({ rssLimitMb: 260, cpuLimitSeconds: Math.max(2, 2 * mib) });
+
+/** A ustar header block of `type` declaring `size` bytes, as GNU tar writes one (checksum included). */
+function tarHeaderBlock(name: string, type: string, size: number): Buffer {
+  const block = Buffer.alloc(512);
+  block.write(name, 0, 100, 'latin1');
+  block.write('0000644\0', 100);
+  block.write('0000000\0', 108);
+  block.write('0000000\0', 116);
+  block.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
+  block.write('00000000000\0', 136);
+  block.write(type, 156);
+  block.write('ustar  \0', 257);
+  block.fill(0x20, 148, 156);
+  let sum = 0;
+  for (const b of block) sum += b;
+  block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+  return block;
 }
 
 const PROXY_LINE = (uptime: number, rest: string) => `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${rest}`;
@@ -605,6 +630,101 @@ const CASES: Case[] = [
     exit: [0],
     stderr: /^linkerd-doctor: notice: bundle\/proxy\.log: not analysed: no known input kind in the first 64 lines/,
   },
+  // Issue 27: names, encodings and containers that hid inputs from the gate, and unbounded tar headers.
+  {
+    name: 'latin1-name-glob',
+    what: 'the storm bundle with one 2-byte file named notes-\\xe9.txt, as a glob (it hid the bundle: exit 0 or 2)',
+    prepare: (dir) => {
+      cpSync(STORM, path.join(dir, 'bundle'), { recursive: true });
+      writeFileSync(Buffer.concat([Buffer.from(`${dir}/bundle/notes-`), Buffer.from([0xe9]), Buffer.from('.txt')]), 'hi');
+    },
+    args: ['analyze', 'bundle/**/*', '-q'],
+    exit: [1],
+    ...HOSTILE_BOUNDS(4),
+  },
+  {
+    name: 'tar-long-name',
+    what: 'a 408 KB .tgz whose GNU long-name header declares 400 MiB (it peaked at 3.4 GB)',
+    prepare: async (dir) => {
+      const gzip = createGzip();
+      const out = createWriteStream(path.join(dir, 'hostile.tgz'));
+      gzip.pipe(out);
+      gzip.write(tarHeaderBlock('././@LongLink', 'L', 400 << 20));
+      const chunk = Buffer.alloc(1 << 20, 0x61);
+      for (let i = 0; i < 400; i++) if (!gzip.write(chunk)) await once(gzip, 'drain');
+      gzip.end();
+      await once(out, 'close');
+    },
+    args: ['analyze', 'hostile.tgz', '-q'],
+    exit: [2],
+    stderr: /^linkerd-doctor: hostile\.tgz: .*tar GNU long name header of 400\.0 MiB \(over 64 KiB\)/,
+    ...HOSTILE_BOUNDS(0.4),
+  },
+  {
+    name: 'nested-tgz',
+    what: 'a storm log in a .tgz in a .tgz in a .tgz (read as one text stream, the gate passed)',
+    prepare: async (dir) => {
+      let archive = gzipSync(await tarOf([{ name: 'linkerd/linkerd-proxy.log', body: readFileSync(path.join(STORM, 'linkerd', 'linkerd-destination-27q9ckwhq2-8bswg', 'linkerd-proxy.log')) }]));
+      for (const name of ['node-a.tgz', 'nodes.tgz']) archive = gzipSync(await tarOf([{ name, body: archive }]));
+      writeFileSync(path.join(dir, 'bundle.tgz'), archive);
+    },
+    args: ['analyze', 'bundle.tgz', '-q'],
+    exit: [1],
+    ...HOSTILE_BOUNDS(1),
+  },
+  {
+    name: 'utf16-storm',
+    what: 'a storm log saved by PowerShell 5.1 (UTF-16 LE, BOM, CRLF) beside a metrics dump (it passed)',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'bundle'));
+      const text = readFileSync(path.join(STORM, 'linkerd', 'linkerd-destination-27q9ckwhq2-8bswg', 'linkerd-proxy.log'), 'utf8');
+      writeFileSync(path.join(dir, 'bundle', 'proxy.log'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.replace(/\n/g, '\r\n'), 'utf16le')]));
+      writeFileSync(path.join(dir, 'bundle', 'metrics.prom'), '# TYPE process_open_fds gauge\nprocess_open_fds 3\nprocess_max_fds 1024\n');
+    },
+    args: ['analyze', 'bundle', '-q'],
+    exit: [1],
+    ...HOSTILE_BOUNDS(1),
+  },
+  {
+    name: 'zip-beside-log',
+    what: 'a .zip beside a recognised proxy log (skipped without a word)',
+    prepare: (dir) => {
+      mkdirSync(path.join(dir, 'bundle'));
+      writeFileSync(path.join(dir, 'bundle', 'proxy.log'), validLog(100));
+      writeFileSync(path.join(dir, 'bundle', 'logs.zip'), Buffer.concat([Buffer.from('PK\x03\x04\x14\x00\x00\x00', 'latin1'), Buffer.alloc(4096, 1)]));
+    },
+    args: ['analyze', 'bundle', '-q'],
+    exit: [2],
+    stderr: /^linkerd-doctor: bundle\/logs\.zip: zip archive: not supported/,
+    ...HOSTILE_BOUNDS(1),
+  },
+  {
+    name: 'format-switch',
+    what: '70 lines of dig, then a storm proxy log, in one file (read as dig only: exit 0)',
+    prepare: (dir) => {
+      const dig = readFileSync(path.join(ROOT, 'test', 'dns', 'data', 'dig-samples', '14-truncated-tcp-retry.out'), 'utf8').split('\n').slice(0, 70).join('\n');
+      writeFileSync(path.join(dir, 'capture.txt'), `${dig}\n${readFileSync(path.join(STORM, 'linkerd', 'linkerd-destination-27q9ckwhq2-8bswg', 'linkerd-proxy.log'), 'utf8')}`);
+    },
+    args: ['analyze', 'capture.txt', '-q'],
+    exit: [2],
+    stderr: /^linkerd-doctor: capture\.txt: \d+ of \d+ lines did not parse as dig/,
+    ...HOSTILE_BOUNDS(1),
+  },
+  {
+    name: 'many-small-files',
+    what: '100,000 one-line proxy logs in 100 folders (289 MB peak before)',
+    prepare: (dir) => {
+      const line = `${validLog(1)}`;
+      for (let d = 0; d < 100; d++) {
+        mkdirSync(path.join(dir, 'bundle', `ns-${d}`), { recursive: true });
+        for (let i = 0; i < 1000; i++) writeFileSync(path.join(dir, 'bundle', `ns-${d}`, `web-${i}.log`), line);
+      }
+    },
+    args: ['analyze', 'bundle', '-q'],
+    exit: [0, 1],
+    // 100,000 opens and reads are CPU in themselves: 2 s per MiB of the 13 MiB would not cover them.
+    rssLimitMb: 260,
+  },
   {
     name: 'unknown-flag',
     what: 'an unknown flag (oclif must not print its usage block)',
@@ -666,6 +786,9 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   if (c.stderr && !c.stderr.test(stderr.trim())) problems.push(`stderr ${JSON.stringify(stderr.trim().slice(0, 200))} does not match ${c.stderr}`);
   if (rssMb === null) problems.push('peak RSS not measured');
   else if (rssMb > RSS_LIMIT_MB) problems.push(`peak RSS ${rssMb} MB over ${RSS_LIMIT_MB} MB`);
+  else if (c.rssLimitMb !== undefined && rssMb > c.rssLimitMb) problems.push(`peak RSS ${rssMb} MB over this case's ${c.rssLimitMb} MB`);
+  const cpu = readCpuSeconds(rssFile);
+  if (c.cpuLimitSeconds !== undefined && cpu !== null && cpu > c.cpuLimitSeconds) problems.push(`${cpu.toFixed(1)} s of CPU, over ${c.cpuLimitSeconds} s`);
   // A check that throws (a report that was never written) is the case failing, not the run.
   let extra: string | null | undefined;
   try {
@@ -675,6 +798,15 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   }
   if (extra) problems.push(extra);
   return { name: c.name, exit, stderr: stderr.trim(), rssMb, seconds, problems };
+}
+
+/** User + system seconds from /usr/bin/time -v's file; null without it. */
+function readCpuSeconds(file: string): number | null {
+  if (!existsSync(file)) return null;
+  const text = readFileSync(file, 'utf8');
+  const user = /User time \(seconds\): ([\d.]+)/.exec(text);
+  const system = /System time \(seconds\): ([\d.]+)/.exec(text);
+  return user && system ? Number(user[1]) + Number(system[1]) : null;
 }
 
 function readRss(file: string): number | null {
