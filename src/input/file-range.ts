@@ -95,7 +95,9 @@ function giveBack(buffer: Buffer): void {
 export async function* fileRange(file: DiskPath, start: number, end: number, chunkBytes = DEFAULT_CHUNK, primed?: PrimedFile): AsyncGenerator<Buffer> {
   if (primed) primed.taken = true;
   const handle = primed?.handle ?? (await openListed(file));
-  const buffers = [primed?.buffer ?? takeBuffer(chunkBytes), takeBuffer(chunkBytes)];
+  // A file that fits in its primed chunk (most pod logs of a bundle) never needs the second buffer.
+  const fitsPrimed = primed !== undefined && start + primed.bytesRead >= end;
+  const buffers = fitsPrimed ? [primed.buffer] : [primed?.buffer ?? takeBuffer(chunkBytes), takeBuffer(chunkBytes)];
   let pending: { read: Promise<{ bytesRead: number }>; at: number } | null = null;
   const issue = (buf: Buffer, at: number) => ({ read: handle.read(buf, 0, Math.min(buf.length, end - at), at), at });
   try {
