@@ -132,6 +132,8 @@ interface WalkOptions {
   match?: (relative: string) => boolean;
   /** Levels of folders below the root that can hold a match (a glob without `**` is that deep at most). */
   maxDepth: number;
+  /** Hidden entries are walked too (a glob that names them, like `.cache/*.log`); the matcher decides. */
+  hidden?: boolean;
 }
 
 const SLASH = Buffer.from('/');
@@ -158,7 +160,7 @@ async function walkTree(root: string, discovery: Discovery, options: WalkOptions
     entries.sort((a, b) => Buffer.compare(a.name, b.name));
     for (const entry of entries) {
       const name = entry.name;
-      if (name[0] === DOT) continue;
+      if (name[0] === DOT && !options.hidden) continue;
       const text = displayName(name);
       if (IGNORED_DIRECTORIES.has(text)) continue;
       const relative = dir.relative === '' ? text : `${dir.relative}/${text}`;
@@ -234,7 +236,9 @@ async function walkGlob(pattern: string, discovery: Discovery): Promise<WalkedFi
   }
   const match = picomatch(glob, { dot: false });
   const maxDepth = glob.includes('**') ? Infinity : glob.split('/').length;
+  // As fast-glob: `*` skips hidden names, a pattern segment that starts with a dot names them.
+  const hidden = /(?:^|\/)\./.test(glob);
   const files: WalkedFile[] = [];
-  await walkTree(root, discovery, { match, maxDepth }, (file) => files.push(file));
+  await walkTree(root, discovery, { match, maxDepth, hidden }, (file) => files.push(file));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -129,6 +129,17 @@ describe('globs see what folders see', () => {
     assert.match(run.stderr, /\/proc\/self\/stat\*: on a kernel pseudo file system/);
   });
 
+  it('a glob skips hidden names unless a pattern segment names them, as fast-glob did', async () => {
+    const root = path.join(dir, 'hidden');
+    mkdirSync(path.join(root, '.cache'), { recursive: true });
+    writeFileSync(path.join(root, '.cache', 'a.log'), 'x\n');
+    writeFileSync(path.join(root, '.b.log'), 'x\n');
+    writeFileSync(path.join(root, 'c.log'), 'x\n');
+    assert.deepEqual((await discoverInputs([`${root}/**/*.log`])).sources.map((s) => s.path), [path.join(root, 'c.log')]);
+    assert.deepEqual((await discoverInputs([`${root}/.cache/*.log`])).sources.map((s) => s.path), [path.join(root, '.cache', 'a.log')]);
+    assert.deepEqual((await discoverInputs([`${root}/.*.log`])).sources.map((s) => s.path), [path.join(root, '.b.log')]);
+  });
+
   it('a glob without ** does not descend deeper than its pattern', async () => {
     const root = path.join(dir, 'shallow');
     mkdirSync(path.join(root, 'deep'), { recursive: true });
