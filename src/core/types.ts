@@ -24,6 +24,11 @@ export interface InputStats extends InputInfo {
   /** Lines that were expected to parse but did not. */
   unparsed: number;
   lines: number;
+  /**
+   * Set when the lines that did not parse read, by themselves, as another known kind: the input
+   * changes format after its head (70 lines of dig, then a proxy log), and the rest was not read.
+   */
+  switchedTo?: InputKind;
 }
 
 export interface SourceLocation {

@@ -6,7 +6,7 @@ import type { InputKind, InputStats, LdRecord } from '../core/types.js';
 import { LineSplitter } from '../input/lines.js';
 import { metaFromPath } from '../input/path-meta.js';
 import type { InputEntry } from '../input/open.js';
-import { SniffWindow, sniffKind } from '../input/sniff.js';
+import { SNIFF_LINES, SniffWindow, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
 import type { LineParser, ParserOptions, ParserState } from '../parsers/parser.js';
 
@@ -53,6 +53,10 @@ export async function readEntry(
   let sniffBuffer: { text: string; line: number; overlong?: true }[] | null = slice ? null : [];
   const sniffWindow = new SniffWindow();
   let parser: LineParser | null = null;
+  // The first lines the parser rejected (a sniff window's worth, at most): if they read as another
+  // known kind, the input switched format after its head. App output mixed into a proxy log
+  // (`kubectl logs --all-containers`) reads as no kind and is only counted.
+  const rejected: string[] = [];
 
   const sink = {
     emit(record: LdRecord) {
@@ -93,7 +97,13 @@ export async function readEntry(
       if (sniffWindow.add(text)) flushSniff();
       return;
     }
+    if (rejected.length >= SNIFF_LINES) {
+      parser?.line(text, lineNo);
+      return;
+    }
+    const unparsedBefore = stats.unparsed;
     parser?.line(text, lineNo);
+    if (stats.unparsed > unparsedBefore) rejected.push(text);
   };
   // Inputs of unknown kind are not analysed, so only a parsed kind counts an overlong line as unparsed.
   const onOverlong = () => {
@@ -130,6 +140,10 @@ export async function readEntry(
     stats.lines = lineNo - firstLine;
     if (sniffBuffer) flushSniff();
     (parser as LineParser | null)?.end();
+  }
+  if (rejected.length >= SNIFF_LINES && stats.kind !== 'unknown') {
+    const other = sniffKind(rejected);
+    if (other !== 'unknown' && other !== stats.kind) stats.switchedTo = other;
   }
   const endState = (parser as LineParser | null)?.saveState?.();
   const result: EntryResult = { stats };

@@ -125,7 +125,8 @@ export async function planUnits(sources: readonly InputSource[], plan: ParallelP
     run = [];
   };
   for (const source of sources) {
-    const big = source.type === 'file' && plan.jobs >= 2 && Math.max(source.size, plan.readBytes.get(source.path) ?? 0) >= plan.splitMinBytes;
+    // A file named by raw bytes (not UTF-8) is read whole by one thread: range tasks name files by text.
+    const big = source.type === 'file' && !source.raw && plan.jobs >= 2 && Math.max(source.size, plan.readBytes.get(source.path) ?? 0) >= plan.splitMinBytes;
     const split = big ? await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null) : null;
     const archive = big && !split && (await holdsTar(source.path));
     if (source.type === 'file' && !split && !archive) {

@@ -3,16 +3,17 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { InputError } from '../core/errors.js';
 import { ownedByRun } from '../util/run-caches.js';
+import { shownPath, type DiskPath } from './names.js';
 
 /** The same words whichever thread (and --jobs) notices that a listed file went away. */
 export const VANISHED_WHILE_READ = 'the file was deleted or replaced while it was read; its analysis is incomplete';
 
 /** Opens a file that discovery listed: gone now means it vanished during the run. */
-export async function openListed(file: string): Promise<FileHandle> {
+export async function openListed(file: DiskPath): Promise<FileHandle> {
   try {
     return await open(file, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new InputError(file, VANISHED_WHILE_READ);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new InputError(shownPath(file), VANISHED_WHILE_READ);
     throw err;
   }
 }
@@ -22,9 +23,9 @@ export async function openListed(file: string): Promise<FileHandle> {
  * mid-read was read from a handle that outlived it, so nothing looked wrong; it is an input
  * error, as it is when a later thread finds the path gone.
  */
-async function checkStillThere(file: string, handle: FileHandle): Promise<void> {
+async function checkStillThere(file: DiskPath, handle: FileHandle): Promise<void> {
   const [read, now] = await Promise.all([handle.stat(), stat(file).catch(() => null)]);
-  if (now === null || now.ino !== read.ino || now.dev !== read.dev) throw new InputError(file, VANISHED_WHILE_READ);
+  if (now === null || now.ino !== read.ino || now.dev !== read.dev) throw new InputError(shownPath(file), VANISHED_WHILE_READ);
 }
 
 /**
@@ -41,7 +42,7 @@ export interface PrimedFile {
   taken: boolean;
 }
 
-export async function primeFile(file: string, size: number, chunkBytes = DEFAULT_CHUNK): Promise<PrimedFile> {
+export async function primeFile(file: DiskPath, size: number, chunkBytes = DEFAULT_CHUNK): Promise<PrimedFile> {
   const handle = await openListed(file);
   const buffer = takeBuffer(chunkBytes);
   try {
@@ -91,10 +92,12 @@ function giveBack(buffer: Buffer): void {
  * next is requested, which suits readEntry (it copies what it keeps) and spares the allocator a
  * fresh megabyte per read. `primed` (from 0 only) continues a file primeFile opened.
  */
-export async function* fileRange(file: string, start: number, end: number, chunkBytes = DEFAULT_CHUNK, primed?: PrimedFile): AsyncGenerator<Buffer> {
+export async function* fileRange(file: DiskPath, start: number, end: number, chunkBytes = DEFAULT_CHUNK, primed?: PrimedFile): AsyncGenerator<Buffer> {
   if (primed) primed.taken = true;
   const handle = primed?.handle ?? (await openListed(file));
-  const buffers = [primed?.buffer ?? takeBuffer(chunkBytes), takeBuffer(chunkBytes)];
+  // A file that fits in its primed chunk (most pod logs of a bundle) never needs the second buffer.
+  const fitsPrimed = primed !== undefined && start + primed.bytesRead >= end;
+  const buffers = fitsPrimed ? [primed.buffer] : [primed?.buffer ?? takeBuffer(chunkBytes), takeBuffer(chunkBytes)];
   let pending: { read: Promise<{ bytesRead: number }>; at: number } | null = null;
   const issue = (buf: Buffer, at: number) => ({ read: handle.read(buf, 0, Math.min(buf.length, end - at), at), at });
   try {
@@ -106,7 +109,7 @@ export async function* fileRange(file: string, start: number, end: number, chunk
       if (bytesRead === 0) {
         // The range was measured when the file was listed: ending early means it was truncated.
         const { size } = await handle.stat();
-        throw new InputError(file, `the file shrank to ${size} bytes while it was read (truncated or rotated); its analysis is incomplete`);
+        throw new InputError(shownPath(file), `the file shrank to ${size} bytes while it was read (truncated or rotated); its analysis is incomplete`);
       }
       if (after < end) pending = issue(buffers[turn ^ 1]!, after);
       yield buffers[turn]!.subarray(0, bytesRead);

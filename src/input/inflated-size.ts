@@ -4,7 +4,8 @@
 
 import { open, type FileHandle } from 'node:fs/promises';
 import { constants, gunzipSync } from 'node:zlib';
-import type { InputSource } from './discover.js';
+import { diskPathOf, type InputSource } from './discover.js';
+import type { DiskPath } from './names.js';
 import { isGzip, isTar } from './open.js';
 
 /** Trailers read at once: a folder of 400 .gz is 400 opens, not worth a thread-pool queue of 400. */
@@ -16,7 +17,7 @@ export async function bytesWhenRead(sources: readonly InputSource[]): Promise<Ma
   const sizes = new Map<string, number>();
   for (let i = 0; i < files.length; i += SIZE_READS_AT_ONCE) {
     const group = files.slice(i, i + SIZE_READS_AT_ONCE);
-    const read = await Promise.all(group.map((f) => inflatedSize(f.path, f.size)));
+    const read = await Promise.all(group.map((f) => inflatedSize(diskPathOf(f), f.size)));
     group.forEach((f, k) => sizes.set(f.path, read[k]!));
   }
   return sizes;
@@ -38,7 +39,7 @@ const storedOverhead = (bytes: number) => Math.ceil(bytes / 1024) + 4096;
  * disk. A multi-member gzip (`cat a.gz b.gz`) gives its last member's size: an underestimate,
  * which only weighs the file as less work than it is.
  */
-export async function inflatedSize(file: string, size: number): Promise<number> {
+export async function inflatedSize(file: DiskPath, size: number): Promise<number> {
   if (size < 20) return size;
   let handle: FileHandle | undefined;
   try {
@@ -64,7 +65,7 @@ export function plausibleInflatedSize(isize: number, compressed: number): boolea
 const TAR_PROBE_BYTES = 16 * 1024;
 
 /** Whether a file is a tar bundle, plain or gzipped (false for anything unreadable or broken). */
-export async function holdsTar(file: string): Promise<boolean> {
+export async function holdsTar(file: DiskPath): Promise<boolean> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(file, 'r');

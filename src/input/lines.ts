@@ -10,6 +10,7 @@
 // trace (shifting every later line number).
 
 import { isAscii } from 'node:buffer';
+import { TextDecoder } from 'node:util';
 
 export interface LineHandlers {
   line(text: string): void;
@@ -19,6 +20,31 @@ export interface LineHandlers {
 
 const LF = 0x0a;
 const CR = 0x0d;
+/** Bytes looked at to tell UTF-16 from UTF-8 (or Latin-1). */
+const ENCODING_WINDOW = 512;
+
+/**
+ * 'utf-16le' or 'utf-16be' when the head holds the NUL pattern of mostly-ASCII text in that byte
+ * order; a byte order mark lowers the share of NULs needed (text in other scripts has fewer),
+ * but is not enough alone: FF FE or FE FF before ASCII text is a damaged UTF-8 file.
+ */
+export function utf16Of(head: Buffer): 'utf-16le' | 'utf-16be' | null {
+  const bom = head.length >= 2 && head[0] === 0xff && head[1] === 0xfe ? 'utf-16le' : head.length >= 2 && head[0] === 0xfe && head[1] === 0xff ? 'utf-16be' : null;
+  const from = bom ? 2 : 0;
+  const pairs = Math.floor((Math.min(head.length, ENCODING_WINDOW) - from) / 2);
+  if (pairs < (bom ? 1 : 4)) return bom;
+  let evenNul = 0;
+  let oddNul = 0;
+  for (let i = 0; i < pairs; i++) {
+    if (head[from + 2 * i] === 0) evenNul++;
+    if (head[from + 2 * i + 1] === 0) oddNul++;
+  }
+  const needed = bom ? 0.3 : 0.7;
+  if (bom !== 'utf-16be' && oddNul >= pairs * needed && evenNul <= pairs * 0.05) return 'utf-16le';
+  if (bom !== 'utf-16le' && evenNul >= pairs * needed && oddNul <= pairs * 0.05) return 'utf-16be';
+  return null;
+}
+
 /** An input with no LF but a CR in its first 64 KiB has CR-only line ends. */
 const LINE_END_WINDOW = 64 * 1024;
 
@@ -50,7 +76,47 @@ export class LineSplitter {
     this.decideAt = Math.min(LINE_END_WINDOW, maxLength);
   }
 
+  /** How the input's bytes are encoded: told from its first bytes (see learnEncoding). */
+  private utf16: TextDecoder | null = null;
+  private encodingKnown = false;
+  private head: Buffer[] = [];
+  private headLength = 0;
+
   write(chunk: Buffer): void {
+    if (!this.encodingKnown) {
+      // Copied: the caller may reuse the chunk's memory.
+      this.head.push(Buffer.from(chunk));
+      this.headLength += chunk.length;
+      if (this.headLength < ENCODING_WINDOW) return;
+      this.learnEncoding();
+      return;
+    }
+    if (this.utf16) {
+      // Decoded to UTF-8 as it streams; a character cut between chunks is held by the decoder.
+      const text = this.utf16.decode(chunk, { stream: true });
+      if (text !== '') this.writeBytes(Buffer.from(text, 'utf8'));
+      return;
+    }
+    this.writeBytes(chunk);
+  }
+
+  /**
+   * UTF-16 (what PowerShell 5.1's `>` and `Out-File` write) is decoded before lines are split:
+   * read as bytes, every other byte is a NUL and no line matches. Told by its byte order mark,
+   * or, without one, by the NUL pattern of ASCII text in the first bytes: most odd (LE) or even
+   * (BE) bytes NUL and hardly any of the others. UTF-8 text holds no NULs.
+   */
+  private learnEncoding(): void {
+    this.encodingKnown = true;
+    const head = Buffer.concat(this.head);
+    this.head = [];
+    this.headLength = 0;
+    const encoding = utf16Of(head);
+    if (encoding) this.utf16 = new TextDecoder(encoding);
+    this.write(head);
+  }
+
+  private writeBytes(chunk: Buffer): void {
     if (!this.lineEndKnown && this.learnLineEnd(chunk)) return;
     const lineEnd = this.lineEnd;
     let start = 0;
@@ -84,12 +150,19 @@ export class LineSplitter {
 
   /** The input broke off: a line cut by a read error is not data, so it is dropped, not delivered. */
   abandon(): void {
+    // The complete lines of a short head were read; only the line cut off is dropped.
+    if (!this.encodingKnown) this.learnEncoding();
     this.pending = [];
     this.pendingLength = 0;
     this.skipping = false;
   }
 
   end(): void {
+    if (!this.encodingKnown) this.learnEncoding();
+    if (this.utf16) {
+      const rest = this.utf16.decode();
+      if (rest !== '') this.writeBytes(Buffer.from(rest, 'utf8'));
+    }
     if (!this.lineEndKnown && this.pending.some((b) => b.includes(CR))) this.splitOnCr(Buffer.alloc(0));
     this.lineEndKnown = true;
     if (!this.skipping && this.pendingLength > 0) {
@@ -126,7 +199,7 @@ export class LineSplitter {
     const joined = Buffer.concat([...this.pending, chunk]);
     this.pending = [];
     this.pendingLength = 0;
-    this.write(joined);
+    this.writeBytes(joined);
   }
 
   private deliver(bytes: Buffer, start: number, end: number, ascii: boolean): void {

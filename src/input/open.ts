@@ -7,8 +7,11 @@ import { createReadStream } from 'node:fs';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { InputError, UsageError, describeSystemError } from '../core/errors.js';
-import type { InputSource } from './discover.js';
+import { diskPathOf, type InputSource } from './discover.js';
 import { fileRange, primeFile, releasePrimed, type PrimedFile } from './file-range.js';
+import { boundTarHeaders, formatSize } from './tar-headers.js';
+
+export { MAX_TAR_LONG_HEADER } from './tar-headers.js';
 
 export interface InputEntry {
   /** Display path; tar members are `archive:member`. */
@@ -54,21 +57,54 @@ export function isTar(head: Buffer): boolean {
 }
 
 function isPlain(head: Buffer): boolean {
-  return !isGzip(head) && !isTar(head);
+  return !isGzip(head) && !isTar(head) && unsupportedContainer(head) === null;
 }
+
+/** Archive and compression formats this tool cannot open, by magic bytes: the name of the format, or null. */
+export function unsupportedContainer(head: Buffer): string | null {
+  const starts = (...bytes: number[]) => head.length >= bytes.length && bytes.every((b, i) => head[i] === b);
+  if (starts(0x50, 0x4b, 0x03, 0x04) || starts(0x50, 0x4b, 0x05, 0x06) || starts(0x50, 0x4b, 0x07, 0x08)) return 'zip';
+  if (starts(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00)) return 'xz';
+  if (starts(0x28, 0xb5, 0x2f, 0xfd)) return 'zstd';
+  if (starts(0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c)) return '7z';
+  // `BZh1`-`BZh9`, then a block (π in BCD) or the end-of-stream mark (√π): text never starts so.
+  if (starts(0x42, 0x5a, 0x68) && head.length >= 10 && head[3]! >= 0x31 && head[3]! <= 0x39) {
+    const magic = head.toString('hex', 4, 10);
+    if (magic === '314159265359' || magic === '177245385090') return 'bzip2';
+  }
+  return null;
+}
+
+/**
+ * Refusing a container is an input error, never a silent skip: a .zip beside a recognised log
+ * would otherwise leave the logs inside it unread while the gate passes.
+ */
+function unsupportedError(displayPath: string, format: string): InputError {
+  return new InputError(displayPath, `${format} archive: not supported, so nothing in it was read; unpack it and pass the folder, or pipe it (e.g. \`${format === 'zip' || format === '7z' ? 'unzip -p' : format === 'bzip2' ? 'bzip2 -dc' : format === 'xz' ? 'xz -dc' : 'zstd -dc'} FILE | linkerd-doctor analyze -\`)`);
+}
+
+/**
+ * Archives inside archives (a .tgz in a .tgz, a .gz.gz) are opened up to this many layers of gzip
+ * and tar (a .tgz is two: three .tgz inside each other are six); deeper ones are input errors.
+ */
+export const MAX_NESTING = 6;
+const TOO_DEEP = `archives nested more than ${MAX_NESTING} layers of gzip and tar deep; not read`;
 
 export async function* openSource(source: InputSource, stdin: Readable = process.stdin, run: RunCounting = { counts: true }, opened?: Promise<PrimedFile>): AsyncGenerator<InputEntry> {
   if (source.type === 'file') {
-    const primed = await (opened ?? primeFile(source.path, source.size)).catch((err: unknown) => {
+    const primed = await (opened ?? primeFile(diskPathOf(source), source.size)).catch((err: unknown) => {
       throw err instanceof InputError ? err : new InputError(source.path, describeSystemError(err));
     });
     try {
-      if (isPlain(primed.buffer.subarray(0, Math.min(TAR_HEADER, primed.bytesRead)))) {
+      const head = primed.buffer.subarray(0, Math.min(TAR_HEADER, primed.bytesRead));
+      const unsupported = unsupportedContainer(head);
+      if (unsupported) throw unsupportedError(source.path, unsupported);
+      if (isPlain(head)) {
         // A stream costs a read through the thread pool and an event per 64 KiB, and waits for
         // each; fileRange keeps the next megabyte in flight while this one is parsed. On the 256
         // MiB bench log read by one thread: 3.4-4.8 s against 5.1-5.5 s, system time 0.2 s
         // against 0.7 s.
-        yield { path: source.path, stream: fileRange(source.path, 0, source.size, undefined, primed), size: source.size };
+        yield { path: source.path, stream: fileRange(diskPathOf(source), 0, source.size, undefined, primed), size: source.size };
         return;
       }
     } finally {
@@ -76,33 +112,72 @@ export async function* openSource(source: InputSource, stdin: Readable = process
       await releasePrimed(primed);
     }
   }
-  const raw = source.type === 'stdin' ? stdin : createReadStream(source.path, { highWaterMark: READ_CHUNK });
+  const raw = source.type === 'stdin' ? stdin : createReadStream(diskPathOf(source), { highWaterMark: READ_CHUNK });
   const size = source.type === 'file' ? source.size : null;
   yield* openStream(source.path, raw, size, run);
 }
 
 async function* openStream(displayPath: string, raw: Readable, size: number | null, run: RunCounting): AsyncGenerator<InputEntry> {
-  let { head, stream } = await peek(displayPath, tagErrors(displayPath, raw), TAR_HEADER);
-  let knownSize = size;
+  const { head, stream } = await peek(displayPath, tagErrors(displayPath, raw), TAR_HEADER);
   // Every gzip stream of this source (the outer one, or one per tar member) draws on one budget.
   const archive: Inflation = { archivePath: displayPath, inflated: 0, compressed: 0, run };
-  if (isGzip(head)) {
-    ({ head, stream } = await peek(displayPath, gunzip(displayPath, stream, archive), TAR_HEADER));
-    knownSize = null;
+  const opened = await unwrap(displayPath, head, stream, archive, 0);
+  if (opened.refused) {
+    opened.stream.destroy();
+    throw opened.refused;
   }
-  if (isTar(head)) {
-    yield* tarEntries(displayPath, stream, archive);
+  if (opened.tar) {
+    yield* tarEntries(displayPath, opened.stream, archive, opened.depth + 1);
     return;
   }
-  yield { path: displayPath, stream, size: knownSize };
+  yield { path: displayPath, stream: opened.stream, size: opened.inflated ? null : size };
 }
 
-async function* tarEntries(archivePath: string, stream: Readable, archive: Inflation): AsyncGenerator<InputEntry> {
+interface Unwrapped {
+  stream: Readable;
+  tar: boolean;
+  inflated: boolean;
+  /** Layers of gzip and tar around the stream. */
+  depth: number;
+  /** Why the stream is not read (a format this tool cannot open, nesting too deep); the stream must then be drained or destroyed. */
+  refused?: InputError;
+}
+
+/** Inflates gzip layers (a .gz.gz too) and tells what is inside: a tar archive, a plain stream, or something refused. */
+async function unwrap(displayPath: string, head: Buffer, stream: Readable, archive: Inflation, depth: number): Promise<Unwrapped> {
+  let inflated = false;
+  while (isGzip(head)) {
+    if (depth >= MAX_NESTING) return { stream, tar: false, inflated, depth, refused: new InputError(displayPath, TOO_DEEP) };
+    ({ head, stream } = await peek(displayPath, gunzip(displayPath, stream, archive), TAR_HEADER));
+    inflated = true;
+    depth++;
+  }
+  const unsupported = unsupportedContainer(head);
+  if (unsupported) return { stream, tar: false, inflated, depth, refused: unsupportedError(displayPath, unsupported) };
+  const tar = isTar(head);
+  if (tar && depth >= MAX_NESTING) return { stream, tar: false, inflated, depth, refused: new InputError(displayPath, TOO_DEEP) };
+  return { stream, tar, inflated, depth };
+}
+
+/** An entry that fails when read: the error is reported at that member, and the archive goes on. */
+function failingEntry(memberPath: string, error: InputError, stored?: number): InputEntry {
+  const stream = {
+    [Symbol.asyncIterator]() {
+      return {
+        next: (): Promise<IteratorResult<Buffer>> => Promise.reject(error),
+      };
+    },
+  };
+  return stored === undefined ? { path: memberPath, stream, size: null } : { path: memberPath, stream, size: null, stored };
+}
+
+/** `depth`: the layers of gzip and tar around the members, this tar's included (a tar of tars of tars is nested too). */
+async function* tarEntries(archivePath: string, stream: Readable, archive: Inflation, depth: number): AsyncGenerator<InputEntry> {
   // Loaded on the first bundle, not at start-up (worker threads import this module too).
   const tar = await import('tar-stream');
   const extract = tar.extract();
   let failure: unknown = null;
-  pipeline(stream, extract, (err) => {
+  pipeline(stream, boundTarHeaders(archivePath), extract, (err) => {
     if (err) failure = err;
   });
   let files = 0;
@@ -119,10 +194,42 @@ async function* tarEntries(archivePath: string, stream: Readable, archive: Infla
       files++;
       // Member names are only labels: absolute and `..` paths are shown, never resolved.
       const memberPath = `${archivePath}:${member}`;
-      const { head, stream: memberStream } = await peek(memberPath, entry as unknown as Readable, 2);
-      const body = isGzip(head) ? gunzip(memberPath, memberStream, archive) : memberStream;
       const stored = entry.header.size ?? 0;
-      yield { path: memberPath, stream: body, size: isGzip(head) ? null : stored, stored };
+      const { head, stream: memberStream } = await peek(memberPath, entry as unknown as Readable, TAR_HEADER);
+      let opened: Unwrapped;
+      try {
+        opened = await unwrap(memberPath, head, memberStream, archive, depth);
+      } catch (err) {
+        // Inflating the member's head already failed (corrupt data, the archive's gzip budget):
+        // the member reports it, as when its reader meets it.
+        if (!(err instanceof InputError)) throw err;
+        yield failingEntry(memberPath, err, stored);
+        return;
+      }
+      if (opened.refused) {
+        yield failingEntry(memberPath, opened.refused, stored);
+        // Drained, not destroyed: destroying a member's stream destroys the whole archive.
+        opened.stream.resume();
+        entry.resume();
+        continue;
+      }
+      if (opened.tar) {
+        // A bundle inside the bundle (a .tgz of per-node .tgz): its members are read as members.
+        // The first carries the outer member's stored bytes, so a bundle shared by two threads
+        // (engine/archive.ts) gives the inner archive whole to one of them.
+        let first = true;
+        try {
+          for await (const inner of tarEntries(memberPath, opened.stream, archive, opened.depth + 1)) {
+            yield first ? { ...inner, stored } : { ...inner, stored: 0 };
+            first = false;
+          }
+        } catch (err) {
+          yield failingEntry(memberPath, err instanceof InputError ? err : new InputError(memberPath, describeTarError(err)), first ? stored : 0);
+        }
+        entry.resume();
+        continue;
+      }
+      yield { path: memberPath, stream: opened.stream, size: opened.inflated ? null : stored, stored };
       entry.resume();
     }
   } catch (err) {
@@ -244,11 +351,6 @@ function bombGuard(inflater: Gunzip, limits: DecompressionLimits, archive: Infla
   });
 }
 
-function formatSize(bytes: number): string {
-  if (bytes >= 1 << 30) return `${(bytes / (1 << 30)).toFixed(1)} GiB`;
-  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
-  return `${Math.ceil(bytes / 1024)} KiB`;
-}
 
 /** Re-labels stream errors as InputErrors naming the file, once. */
 function tagErrors(displayPath: string, stream: Readable): Readable {
