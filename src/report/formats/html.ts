@@ -8,7 +8,7 @@ import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './options.js';
-import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
+import { formatTimeRange, formatTimeWithin, formatValue, subjectParts, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SERIES_COLOURS = 6;
 const MAX_BARS = 12;
@@ -97,12 +97,12 @@ function renderIncident(inc: Incident, anchors: ReadonlyMap<string, string>): st
     const anchor = anchors.get(findingKey(f));
     return anchor ? `<a href="#${anchor}">${escapeHtml(f.title)}</a>` : escapeHtml(f.title);
   };
-  const when = inc.window ? `${inc.window.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} → ${inc.window.end.slice(11).replace(/\.\d+Z$/, 'Z')}` : 'time unknown';
+  const when = inc.window ? formatTimeRange(inc.window.start, inc.window.end) : 'time unknown';
   return `<article class="incident sev-border-${inc.severity}" id="${escapeHtml(inc.id)}">
 <h3 class="headline">${escapeHtml(inc.headline)}</h3>
 <p class="muted">${escapeHtml(when)} · ${inc.findings.length} findings · order <strong>${escapeHtml(inc.ordering.confidence)}</strong></p>
 ${inc.timeline ? timelineChart(inc.timeline, `Signals per ${inc.timeline.bucketSeconds / 60} min`) : '<p class="muted">No wall-clock timeline for these signals.</p>'}
-<ol class="chain">${inc.findings.map((f) => `<li><span class="role">${escapeHtml(f.role)}</span> <span class="sev-${f.severity}">${title(f)}</span> <code>${escapeHtml(f.ruleId)}</code>${f.firstSeen ? ` <span class="muted">from ${escapeHtml(f.firstSeen.slice(11, 19))}Z</span>` : ''}</li>`).join('')}</ol>
+<ol class="chain">${inc.findings.map((f) => `<li><span class="role">${escapeHtml(f.role)}</span> <span class="sev-${f.severity}">${title(f)}</span> <code>${escapeHtml(f.ruleId)}</code>${f.firstSeen ? ` <span class="muted">from ${escapeHtml(formatTimeWithin(f.firstSeen, inc.window))}</span>` : ''}</li>`).join('')}</ol>
 ${inc.ordering.reasoning.length ? `<details open><summary>Why this order</summary><ul>${inc.ordering.reasoning.map((r) => `<li>${inlineHtml(r)}</li>`).join('')}</ul></details>` : ''}
 <p class="action"><strong>Do now:</strong> ${inlineHtml(inc.firstAction)}</p>
 </article>`;
@@ -232,7 +232,7 @@ function codeOf(f: Finding & { code?: string }): string {
 function findingsTable(report: Report, findings: readonly Finding[]): string {
   const rows = findings
     .map((f, i) => {
-      const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(' · ');
+      const subject = subjectParts(f).map(([k, v]) => `${k} ${v}`).join(' · ');
       return `<tr><td data-value="${SEVERITIES.length - SEVERITIES.indexOf(f.severity)}"><span class="sev-${f.severity}">${f.severity}</span></td><td><code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</td><td><a href="#finding-${i + 1}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(subject)}</td><td data-value="${f.keyFigure?.value ?? ''}">${f.keyFigure ? `${escapeHtml(humanize(f.keyFigure.name))} ${escapeHtml(compact(f.keyFigure.value))}` : ''}</td></tr>`;
     })
     .join('\n');
@@ -273,7 +273,7 @@ function renderFinding(f: Finding, index: number): string {
     Array.isArray(samples) && samples.length > 0
       ? `<details><summary>Sample lines</summary>${(samples as SampleLine[]).map((s) => `<p class="muted">${escapeHtml(`${s.path}:${s.line}`)}</p><pre>${escapeHtml(s.text)}</pre>`).join('')}</details>`
       : '';
-  const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`).join(' · ');
+  const subject = subjectParts(f).map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`).join(' · ');
   return `<article class="finding sev-border-${f.severity}" id="finding-${index + 1}">
 <h3><span class="sev-${f.severity}">${f.severity.toUpperCase()}</span> ${escapeHtml(f.title)} <code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</h3>
 ${subject ? `<p>${subject}</p>` : ''}
