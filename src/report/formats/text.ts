@@ -60,6 +60,9 @@ export function formatText(report: Report, options: FormatOptions): string {
     const text = `proxy versions: ${report.proxyVersions.slice(0, 4).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`).join(', ')}`;
     out.push(...indent(wrap(text, width - 2), 2).map((l) => c.dim(l)));
   }
+  // An input error comes before any verdict: "No findings." above it would read like a pass.
+  for (const e of report.errors) out.push(...wrap(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`, width).map((l) => c.red(l)));
+  const readable = report.inputs.filter((i) => i.kind !== 'unknown').length;
   out.push('');
   const visible = options.findings;
   if (options.summaryOnly) {
@@ -88,19 +91,19 @@ export function formatText(report: Report, options: FormatOptions): string {
       for (const f of group) out.push(...(options.verbose ? renderFull(c, f, width) : renderBrief(c, f, width)), '');
     }
   }
-  if (visible.length === 0) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
+  if (visible.length === 0 && report.errors.length === 0) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
+  else if (visible.length === 0 && readable > 0) out.push(...wrap(`No findings in the ${readable} input(s) that could be read.`, width), '');
   if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
   if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(...wrap('--verbose shows every finding with its full evidence, samples and fix.', width).map((l) => c.dim(l)));
 
   const notes: string[] = [];
   const skipped = skippedRulesWorthListing(report);
-  if (skipped.length > 0 && !options.summaryOnly) notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  if (skipped.length > 0 && !options.summaryOnly && readable > 0) notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
   if (report.suppressedFindings?.length) notes.push(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`);
   if (report.disabledRules.length > 0) notes.push(`Disabled rules: ${report.disabledRules.join(', ')}`);
   const b = report.baseline;
   if (b) notes.push(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`);
   for (const n of notes) out.push(...wrap(n, width).map((l) => c.dim(l)));
-  for (const e of report.errors) out.push(...wrap(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`, width).map((l) => c.red(l)));
 
   const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
   const status = report.status === 'error' ? c.red.bold('ERROR') : report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
