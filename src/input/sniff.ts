@@ -57,7 +57,7 @@ const COREDNS_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}
  * comments, closing brackets. Source that quotes log lines (tests, a signature catalogue) is still
  * source, not a log: an input where such lines are the majority is not sniffed as anything.
  */
-const SOURCE_CODE = /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]]+[;,)]*$|[{(\[]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
+const SOURCE_CODE = /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]]+[;,)]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
 
 export function sniffKind(lines: readonly string[]): InputKind {
   const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0, kubectl: 0 };
