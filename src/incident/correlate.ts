@@ -357,7 +357,7 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
     window: starts.length ? { start: new Date(Math.min(...starts)).toISOString(), end: new Date(Math.max(...ends, ...starts)).toISOString() } : null,
     timeline: mergeTimelines(order.map((i) => members[i]!)),
     firstAction:
-      confidence === 'unclear' && members.length > 1 ? `Order unclear; start with the earliest signal (${first.title}): ${firstActionOf(first)}` : firstActionOf(first),
+      confidence === 'unclear' && members.length > 1 ? `Start with the earliest signal (${first.title}), since the order is unclear: ${firstActionOf(first)}` : firstActionOf(first),
   };
 }
 

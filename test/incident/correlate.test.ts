@@ -84,7 +84,7 @@ describe('correlate', () => {
     assert.equal(inc.ordering.confidence, 'unclear');
     assert.match(inc.headline, /^Order unclear: /);
     assert.match(inc.ordering.reasoning.join(' '), /effect was logged first/);
-    assert.match(inc.firstAction, /^Order unclear; start with the earliest signal/);
+    assert.match(inc.firstAction, /^Start with the earliest signal .*, since the order is unclear: /);
   });
 
   it('groups signals that only overlap in time, without claiming a cause', () => {

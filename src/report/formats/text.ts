@@ -139,12 +139,36 @@ function answer(c: ChalkInstance, report: Report, visible: readonly ReportFindin
 }
 
 /**
+ * `text` cut after each `;`, and after each `.` that a capital, backtick or parenthesis
+ * follows ("e.g. kubectl" stays whole), but never inside parentheses or a `code span`.
+ */
+function sentencesOf(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let code = false;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '`') code = !code;
+    else if (code) continue;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && text[i + 1] === ' ' && (ch === ';' || (ch === '.' && /[A-Z`(]/.test(text[i + 2] ?? '')))) {
+      out.push(text.slice(from, i + 1));
+      from = i + 2;
+    }
+  }
+  out.push(text.slice(from));
+  return out.filter((x) => x !== '');
+}
+
+/**
  * The whole sentences of `text` that fit `maxLines` lines of `width`, at least the first: the
  * closing answer is shortened by what it says, never cut mid-word. A dropped rest is in the finding.
  */
 export function shortenToSentences(text: string, width: number, maxLines: number): string {
   // A sentence ends at `.`/`;` before a space and a capital, backtick or parenthesis ("e.g. kubectl" stays whole).
-  const sentences = text.split(/(?<=;)\s+|(?<=[.:])\s+(?=[A-Z`(])/);
+  const sentences = sentencesOf(text);
   let kept = sentences[0]!;
   for (const next of sentences.slice(1)) {
     const longer = `${kept} ${next}`;
@@ -386,7 +410,9 @@ function renderList(c: ChalkInstance, key: string, items: unknown[], total: numb
   const more = total > LIST_ROWS && items.length > LIST_ROWS ? ` (top ${LIST_ROWS} of ${total.toLocaleString('en-US')})` : total > items.length ? ` (${items.length} of ${total.toLocaleString('en-US')})` : '';
   if (items.every((i) => typeof i !== 'object' || i === null)) return labelled(c.dim(humanize(key) + more), items.slice(0, 10).map(String).join(', '), width - 2).map((l) => `  ${l}`);
   const rows = items.slice(0, LIST_ROWS) as Record<string, unknown>[];
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  // Every column needs 6 characters and a border: the ones that do not fit are left to --format json.
+  const fitting = Math.max(1, Math.floor((width - 5) / 7));
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, fitting);
   const cells = rows.map((r) => columns.map((col) => formatValue(typeof r[col] === 'object' && r[col] !== null ? Object.entries(r[col] as object).map(([k, v]) => `${k} ${formatValue(v)}`).join(', ') : r[col])));
   const head = columns.map((h) => humanize(h));
   const colWidths = fitColumns(columns.map((_, i) => Math.max(head[i]!.length, ...cells.map((r) => r[i]!.length)) + 2), width - 4 - (columns.length + 1));
