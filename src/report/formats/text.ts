@@ -72,12 +72,14 @@ export function formatText(report: Report, options: FormatOptions): string {
     // One screen (SUMMARY_ROWS): each incident in a line or two, then whole finding titles, the worst
     // first, as many as the screen holds beside the closing answer.
     out.push(...renderIncidentHeadlines(c, report, width));
-    const closing = 3 + answer(c, report, visible, width).length;
+    // Below the findings: a blank line, the summary line and the closing answer.
+    const closing = 2 + answer(c, report, visible, width).length;
     const room = Math.max(3, SUMMARY_ROWS - out.length - closing - 1);
     const lines = visible.map((f) => oneLine(c, f, width));
     let used = 0;
     let shown = 0;
     for (const l of lines) {
+      // The last row is kept for "… N more" unless this is the last finding.
       if (used + l.length > room - (shown < lines.length - 1 ? 1 : 0)) break;
       out.push(...l);
       used += l.length;
@@ -94,7 +96,7 @@ export function formatText(report: Report, options: FormatOptions): string {
       for (const f of group) out.push(...(options.verbose ? renderFull(c, f, width) : renderBrief(c, f, width)), '');
     }
   }
-  if (visible.length === 0 && report.errors.length === 0) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
+  if (visible.length === 0 && (report.errors.length === 0 || report.inputs.length === 0)) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
   else if (visible.length === 0 && readable > 0) out.push(...wrap(`No findings in the ${readable} input(s) that could be read.`, width), '');
   if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
   if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(...wrap('--verbose shows every finding with its full evidence, samples and fix.', width).map((l) => c.dim(l)));
@@ -248,7 +250,9 @@ function oneLine(c: ChalkInstance, f: ReportFinding, width: number): string[] {
   const subject = subjectText(f);
   const head = `${f.severity.toUpperCase().padEnd(7)} ${f.title}`;
   const withSubject = subject ? `${head} · ${subject}` : head;
-  const lines = wrap(stringWidth(withSubject) <= width ? withSubject : head, width, 8);
+  const tag = ` ${ruleTag(f)}`;
+  const text = [`${withSubject}${tag}`, `${head}${tag}`].find((t) => stringWidth(t) <= width) ?? head;
+  const lines = wrap(text, width, 8);
   return lines.map((l, i) => (i === 0 ? severityLabel(c, f.severity, l.slice(0, 7)) + l.slice(7) : l));
 }
 
