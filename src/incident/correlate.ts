@@ -66,7 +66,8 @@ const TIME_SLACK_MS = 60_000;
 const MAX_MINUTES = 360;
 
 export function footprintOf(f: Finding): Footprint {
-  const pods = new Set(podsOfFinding(f));
+  // A placeholder such as "(not named in the paste)" names no pod: two pastes sharing it share nothing.
+  const pods = new Set(podsOfFinding(f).filter((p) => !p.startsWith('(') && !GENERIC_NAMES.has(p)));
   const workloads = new Set<string>();
   if (f.subject.workload) workloads.add(f.subject.workload);
   for (const p of pods) {
