@@ -13,7 +13,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Report } from './report.js';
 
-type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash';
+type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash' | 'file';
 
 /** Names every Linkerd cluster has; keeping them keeps findings meaningful and reveals nothing. */
 const WELL_KNOWN = new Set([
@@ -118,6 +118,20 @@ export class Redactor {
     }
   }
 
+  /**
+   * Input file names, learnt before anything else so every one is treated alike: a name shaped like
+   * a Deployment's or DaemonSet's pod (`web-6c7d8f9b5-x2x8k.log`) is a pod; any other name (a
+   * paste saved as `cd-1265-errors-plugin-2017.log`, `events.txt`) is a file, `file-1`, whatever
+   * a rule guessed from it. Directory parts are left to the pod-layout patterns.
+   */
+  learnInputNames(paths: readonly string[]): void {
+    for (const p of paths) {
+      const base = p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf(':')) + 1).replace(/(?:\.[A-Za-z0-9]{1,5})+$/, '');
+      if (base === '' || WELL_KNOWN.has(base) || /^\d+$/.test(base) || /^readme$/i.test(base)) continue;
+      this.remember(base, POD_OF_DEPLOYMENT.test(base) || POD_OF_DAEMONSET.test(base) ? 'pod' : 'file');
+    }
+  }
+
   /** The value with every identifier replaced; objects and arrays are copied, keys included. */
   redact<T>(value: T): T {
     if (typeof value === 'string') return this.redactText(value) as T;
@@ -209,6 +223,7 @@ function escapeRegExp(s: string): string {
 
 /** The report with every identifier replaced by its pseudonym (a new object; the input is untouched). */
 export function redactReport(report: Report, redactor: Redactor = new Redactor()): Report {
+  redactor.learnInputNames(report.inputs.map((i) => i.path));
   redactor.learn(report);
   return redactor.redact(report);
 }

@@ -228,3 +228,16 @@ describe('the built CLI', () => {
     assert.ok(report.inputs.every((i) => i.kind === 'unknown'), JSON.stringify(report.inputs.map((i) => i.kind)));
   });
 });
+
+describe('--redact treats input file names alike', () => {
+  it('renames every non-pod file name as a file and pod-shaped names as pods', async () => {
+    const { Redactor } = await import('../../src/report/redact.js');
+    const r = new Redactor();
+    const paths = ['real/cd-1265-errors-plugin-2017.log', 'real/l2-5932-accessdenied-identity-srv.log', 'bundle/traefik-7d9f8c6b5-x2x8k.log', 'kubectl/events.txt'];
+    r.learnInputNames(paths);
+    assert.deepEqual(
+      paths.map((p) => r.redactText(p)),
+      ['real/file-1.log', 'real/file-2.log', 'bundle/pod-1.log', 'kubectl/file-3.txt'],
+    );
+  });
+});

@@ -105,7 +105,7 @@ describe('analyze --redact', () => {
           assert.ok(redacted.stdout.length > 0);
           assert.deepEqual(leaked(fromTheBundle(format, redacted.stdout), ids), []);
           // Where the plain report shows identifiers, the redacted one shows pseudonyms in their place.
-          if (leaked(fromTheBundle(format, plain.stdout), ids).length > 0) assert.match(redacted.stdout, /\b(?:ip|pod|ns|workload|host)-1\b/);
+          if (leaked(fromTheBundle(format, plain.stdout), ids).length > 0) assert.match(redacted.stdout, /\b(?:ip|pod|ns|workload|host|file)-1\b/);
         });
       }
 

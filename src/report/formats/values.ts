@@ -44,7 +44,8 @@ export function truncate(s: string, n: number): string {
 
 /** A subject value that is an input path, not a pod: rules name the file when the log had no pod layout. */
 function looksLikeFile(value: string): boolean {
-  return value.includes('/') || /\.(?:log|txt|json|prom|gz|tgz|tar|yaml|yml|out)$/i.test(value);
+  // `file-3`: a file name --redact replaced.
+  return value.includes('/') || /\.(?:log|txt|json|prom|gz|tgz|tar|yaml|yml|out)$/i.test(value) || /^file-\d+$/.test(value);
 }
 
 /**
