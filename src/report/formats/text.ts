@@ -55,11 +55,13 @@ export function formatText(report: Report, options: FormatOptions): string {
   const about = ` · ${report.inputs.length} input${report.inputs.length === 1 ? '' : 's'} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}) · ${formatBytes(bytes)} · ${compact(records)} records`;
   wrap(head + about, width).forEach((l, i) => out.push(i === 0 ? c.bold(head) + c.dim(l.slice(head.length)) : c.dim(l)));
   const unparsed = report.inputs.filter((i) => i.unparsed > 0);
-  if (unparsed.length > 0) {
+  if (unparsed.length > 0 && options.summaryOnly) {
+    out.push(...indent(wrap(`${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s)`, width - 2), 2).map((l) => c.yellow(l)));
+  } else if (unparsed.length > 0) {
     const text = `${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed.slice(0, 3).map((i) => `${i.path} (${i.unparsed})`).join(', ')}`;
     out.push(...indent(wrap(text, width - 2), 2).map((l) => c.yellow(l)));
   }
-  if (report.proxyVersions && report.proxyVersions.length > 0) {
+  if (report.proxyVersions && report.proxyVersions.length > 0 && !options.summaryOnly) {
     const text = `proxy versions: ${report.proxyVersions.slice(0, 4).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`).join(', ')}`;
     out.push(...indent(wrap(text, width - 2), 2).map((l) => c.dim(l)));
   }
@@ -264,7 +266,8 @@ function renderIncidentHeadlines(c: ChalkInstance, report: Report, width: number
   incidents.slice(0, 3).forEach((inc, n) => {
     const when = inc.window ? formatTimeRange(inc.window.start, inc.window.end) : 'time unknown';
     // The first incident's headline is the closing answer's cause, a few lines below.
-    const what = n === 0 ? 'its cause and first action close the report' : inc.headline.replace(/^Order unclear: /, '');
+    // The others by their first signal only: the summary is one screen.
+    const what = n === 0 ? 'its cause and first action close the report' : (inc.findings[0]?.title ?? '');
     lines.push(...wrap(`${n + 1}. ${inc.findings.length} findings, ${when}: ${what}`, width, 3).map((l) => c.bold(l)));
   });
   if (incidents.length > 3) lines.push(c.dim(`… ${incidents.length - 3} more incident(s)`));
