@@ -66,7 +66,8 @@ const TIME_SLACK_MS = 60_000;
 const MAX_MINUTES = 360;
 
 export function footprintOf(f: Finding): Footprint {
-  const pods = new Set(podsOfFinding(f));
+  // A placeholder such as "(not named in the paste)" names no pod: two pastes sharing it share nothing.
+  const pods = new Set(podsOfFinding(f).filter((p) => !p.startsWith('(') && !GENERIC_NAMES.has(p)));
   const workloads = new Set<string>();
   if (f.subject.workload) workloads.add(f.subject.workload);
   for (const p of pods) {
@@ -78,7 +79,46 @@ export function footprintOf(f: Finding): Footprint {
   if (fromTarget) components.add(fromTarget);
   if (f.evidence.controller) components.add(f.evidence.controller);
   const { start, end } = windowOf(f);
-  return { pods, workloads, components, target: f.subject.target ?? null, start, end };
+  const target = f.subject.target && !GENERIC_NAMES.has(f.subject.target) ? f.subject.target : null;
+  for (const w of workloads) if (GENERIC_NAMES.has(w)) workloads.delete(w);
+  return { pods, workloads, components, target, start, end };
+}
+
+/**
+ * Container names every meshed pod has: two unrelated pastes that both name `linkerd-proxy` share
+ * nothing, so these never link findings as a target or a workload.
+ */
+const GENERIC_NAMES: ReadonlySet<string> = new Set(['linkerd-proxy', 'proxy', 'linkerd-init', 'linkerd-network-validator', 'linkerd-debug']);
+
+/** One UTC day, for "on different days". */
+const DAY_MS = 86_400_000;
+
+/**
+ * Splits findings into spells of time: sorted by start, a finding starts a new spell when the gap
+ * since the spell's end is longer than the spell itself (and than the clock slack), or when it falls
+ * on another day after a gap. Signals captured years apart are not one incident however much they
+ * share. Findings without wall-clock time join the only spell, or form their own when there are several.
+ */
+export function timeSpells(prints: readonly Footprint[]): number[] {
+  const spell = prints.map(() => -1);
+  const timed = prints.map((p, i) => i).filter((i) => prints[i]!.start !== null).sort((a, b) => prints[a]!.start! - prints[b]!.start!);
+  let count = 0;
+  let spellStart = 0;
+  let spellEnd = 0;
+  for (const i of timed) {
+    const start = prints[i]!.start!;
+    const end = Math.max(start, prints[i]!.end ?? start);
+    const gap = start - spellEnd;
+    const newDay = Math.floor(start / DAY_MS) !== Math.floor(spellEnd / DAY_MS);
+    if (count === 0 || (gap > TIME_SLACK_MS && (gap > spellEnd - spellStart || newDay))) {
+      count++;
+      spellStart = start;
+      spellEnd = end;
+    } else spellEnd = Math.max(spellEnd, end);
+    spell[i] = count - 1;
+  }
+  const untimed = count <= 1 ? 0 : count;
+  return spell.map((s) => (s === -1 ? untimed : s));
 }
 
 export function shared(a: Footprint, b: Footprint, relation: Relation): boolean {
@@ -144,8 +184,10 @@ export function correlate(allFindings: readonly Finding[]): Incident[] {
   for (const f of findings) if (!ruleIndex.has(f.ruleId)) ruleIndex.set(f.ruleId, ruleIndex.size);
   const rules = findings.map((f) => ruleIndex.get(f.ruleId)!);
   const linkReasons = new Map<number, LinkReasons>();
+  const spells = timeSpells(prints);
   for (let i = 0; i < findings.length; i++) {
     for (let j = i + 1; j < findings.length; j++) {
+      if (spells[i] !== spells[j]) continue;
       const relation = GROUPING_RELATIONS.findIndex((r) => shared(prints[i]!, prints[j]!, r));
       if (relation === -1) continue;
       const ri = root(i);
@@ -316,7 +358,7 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
     window: starts.length ? { start: new Date(Math.min(...starts)).toISOString(), end: new Date(Math.max(...ends, ...starts)).toISOString() } : null,
     timeline: mergeTimelines(order.map((i) => members[i]!)),
     firstAction:
-      confidence === 'unclear' && members.length > 1 ? `Order unclear; start with the earliest signal (${first.title}): ${firstActionOf(first)}` : firstActionOf(first),
+      confidence === 'unclear' && members.length > 1 ? `Start with the earliest signal (${first.title}), since the order is unclear: ${firstActionOf(first)}` : firstActionOf(first),
   };
 }
 

@@ -3,6 +3,7 @@
 
 import { fencedBlock, mdCode, mdProse, mdText } from '../report/formats/markdown-safe.js';
 import type { Incident } from './correlate.js';
+import { formatTimeRange } from '../report/formats/values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 
@@ -28,7 +29,7 @@ export function incidentBlocks(incidents: readonly Incident[] | undefined): stri
   return linked.map((inc, n) => {
     const out: string[] = [];
     out.push(`### ${n + 1}. ${mdText(inc.headline)}`, '');
-    const when = inc.window ? `${inc.window.start} → ${inc.window.end}` : 'time unknown';
+    const when = inc.window ? formatTimeRange(inc.window.start, inc.window.end) : 'time unknown';
     out.push(`**Severity** ${mdText(inc.severity)} · **order** ${mdText(inc.ordering.confidence)} · ${mdText(when)}`, '');
     out.push('| role | finding | rule | first seen |', '|---|---|---|---|');
     for (const f of inc.findings) out.push(`| ${mdText(f.role)} | ${mdText(f.title)} | ${mdCode(f.ruleId)} | ${mdText(f.firstSeen ?? '')} |`);

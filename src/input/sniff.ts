@@ -54,6 +54,13 @@ const COREDNS_QUERY_CLF = /^\S+ - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+
 /** 2017 errors plugin, `29/Nov/2017:23:16:11 +0000 [ERROR 0 name. A] no items found`, and the start-up banner. */
 const COREDNS_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4} \[(?:ERROR|INFO|WARNING|DEBUG)[ \]]|CoreDNS-\d+\.\d+\.\d+\s*$|(?:[\w-]+\.)*\.?:\d+$|(?:linux|darwin|windows|freebsd)\/\w+, go\d)/;
 
+/**
+ * Lines of program source (TypeScript, JavaScript, Go, Rust, Python…): declarations, imports,
+ * comments, closing brackets. Source that quotes log lines (tests, a signature catalogue) is still
+ * source, not a log: an input where such lines are the majority is not sniffed as anything.
+ */
+const SOURCE_CODE = /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]][)}\];,]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
+
 export function sniffKind(lines: readonly string[]): InputKind {
   const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0, kubectl: 0 };
   let shortAnswers = 0;
@@ -76,10 +83,12 @@ export function sniffKind(lines: readonly string[]): InputKind {
     }
     scoreOne(line);
   };
+  let sourceLines = 0;
   const scoreOne = (line: string) => {
     if (line === '') return;
     nonBlank++;
-    if (PROM_COMMENT.test(line)) score.prometheus += 2;
+    if (SOURCE_CODE.test(line)) sourceLines++;
+    else if (PROM_COMMENT.test(line)) score.prometheus += 2;
     else if (DIG_MARKER.test(line) || DIG_YAML.test(line)) score.dig += 3;
     else if (COREDNS_QUERY.test(line) || COREDNS_QUERY_CLF.test(line)) score['coredns-log'] += 3;
     else if (COREDNS_OTHER.test(line) || COREDNS_MESSAGE.test(line)) score['coredns-log'] += 1;
@@ -107,6 +116,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
   for (const l of json.flush()) scoreOne(l.text.trim());
   // `dig +short` prints nothing but rdata: only call it dig when every line looks like that.
   if (nonBlank > 0 && shortAnswers === nonBlank) return 'dig';
+  if (sourceLines > 0 && sourceLines * 3 >= nonBlank) return 'unknown';
   let best: InputKind = 'unknown';
   let bestScore = 0;
   for (const [kind, s] of Object.entries(score) as [InputKind, number][]) {

@@ -13,7 +13,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Report } from './report.js';
 
-type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash';
+type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash' | 'file';
 
 /** Names every Linkerd cluster has; keeping them keeps findings meaningful and reveals nothing. */
 const WELL_KNOWN = new Set([
@@ -122,6 +122,20 @@ export class Redactor {
     }
   }
 
+  /**
+   * Input file names, learnt before anything else so every one is treated alike: a name shaped like
+   * a Deployment's or DaemonSet's pod (`web-6c7d8f9b5-x2x8k.log`) is a pod; any other name (a
+   * paste saved as `cd-1265-errors-plugin-2017.log`, `events.txt`) is a file, `file-1`, whatever
+   * a rule guessed from it. Directory parts are left to the pod-layout patterns.
+   */
+  learnInputNames(paths: readonly string[]): void {
+    for (const p of paths) {
+      const base = withoutExtensions(p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf(':')) + 1));
+      if (base === '' || WELL_KNOWN.has(base) || /^\d+$/.test(base) || /^readme$/i.test(base)) continue;
+      this.remember(base, POD_OF_DEPLOYMENT.test(base) || POD_OF_DAEMONSET.test(base) ? 'pod' : 'file');
+    }
+  }
+
   /** The value with every identifier replaced; objects and arrays are copied, keys included. */
   redact<T>(value: T): T {
     if (typeof value === 'string') return this.redactText(value) as T;
@@ -223,6 +237,22 @@ function escapeRegExp(s: string): string {
 
 /** The report with every identifier replaced by its pseudonym (a new object; the input is untouched). */
 export function redactReport(report: Report, redactor: Redactor = new Redactor()): Report {
+  redactor.learnInputNames(report.inputs.map((i) => i.path));
   redactor.learn(report);
   return redactor.redact(report);
+}
+
+/**
+ * A file name without its trailing extensions (`proxy.log.gz` → `proxy`): dot-separated parts of
+ * one to five letters or digits, cut from the end. A loop rather than `(?:\.\w{1,5})+$`, which an
+ * unanchored search retries from every dot (quadratic in a name of many short parts).
+ */
+function withoutExtensions(name: string): string {
+  let end = name.length;
+  for (let dot = name.lastIndexOf('.', end - 1); dot >= 0; dot = name.lastIndexOf('.', end - 1)) {
+    const part = name.slice(dot + 1, end);
+    if (part.length < 1 || part.length > 5 || !/^[A-Za-z0-9]+$/.test(part)) break;
+    end = dot;
+  }
+  return name.slice(0, end);
 }

@@ -84,7 +84,7 @@ describe('correlate', () => {
     assert.equal(inc.ordering.confidence, 'unclear');
     assert.match(inc.headline, /^Order unclear: /);
     assert.match(inc.ordering.reasoning.join(' '), /effect was logged first/);
-    assert.match(inc.firstAction, /^Order unclear; start with the earliest signal/);
+    assert.match(inc.firstAction, /^Start with the earliest signal .*, since the order is unclear: /);
   });
 
   it('groups signals that only overlap in time, without claiming a cause', () => {
@@ -215,5 +215,27 @@ describe('pod restarts in incidents', () => {
     const crash = correlate([proxy('crashloop'), cardinality])[0]!;
     assert.equal(crash.findings.length, 2, 'still grouped by the shared pod');
     assert.equal(crash.ordering.confidence, 'unclear');
+  });
+});
+
+describe('correlate: incidents bounded in time and never joined by generic names (issue 28)', () => {
+  it('keeps signals 2.5 years apart in separate incidents, however much they share', () => {
+    const longAgo = -Math.round((2.5 * 365 * 86_400));
+    const incidents = correlate([controller(0), storm(20), { ...controller(longAgo), title: 'An old outage' }]);
+    const sizes = incidents.map((i) => i.findings.length).sort();
+    assert.deepEqual(sizes, [1, 2]);
+    const together = incidents.find((i) => i.findings.length === 2)!;
+    assert.equal(together.window!.start.slice(0, 10), together.window!.end.slice(0, 10));
+  });
+
+  it('splits at a gap longer than the spell itself, and joins a gap shorter than it', () => {
+    assert.equal(correlate([controller(0), storm(0 + 240 + 3600)]).length, 2, 'an hour after a 4-minute spell');
+    assert.equal(correlate([controller(0), storm(0 + 240 + 120)]).length, 1, 'two minutes after a 4-minute spell');
+  });
+
+  it('does not link two pastes through the linkerd-proxy container or a placeholder pod', () => {
+    const paste = (title: string) =>
+      finding('pod-restarts', { title, subject: { target: 'linkerd-proxy' }, evidence: { pods: [{ pod: '(not named in the paste)' }] } });
+    assert.equal(correlate([paste('linkerd-proxy in CrashLoopBackOff'), paste('linkerd-proxy OOMKilled')]).length, 2);
   });
 });

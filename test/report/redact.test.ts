@@ -130,7 +130,7 @@ describe('analyze --redact', () => {
           assert.ok(shown.length > 0);
           assert.deepEqual(leaked(fromTheBundle(format, shown), ids), []);
           // Where the plain report shows identifiers, the redacted one shows pseudonyms in their place.
-          if (leaked(fromTheBundle(format, plain.outputs.get(format) ?? ''), ids).length > 0) assert.match(shown, /\b(?:ip|pod|ns|workload|host)-1\b/);
+          if (leaked(fromTheBundle(format, plain.outputs.get(format) ?? ''), ids).length > 0) assert.match(shown, /\b(?:ip|pod|ns|workload|host|file)-1\b/);
         });
       }
 

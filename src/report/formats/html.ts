@@ -5,10 +5,12 @@
 
 import { type Finding, type FixStatus, SEVERITIES, type SampleLine, type Timeline } from '../../core/types.js';
 import type { Incident, IncidentTimeline } from '../../incident/correlate.js';
+import { scaleUtc } from 'd3-scale';
+import { utcFormat } from 'd3-time-format';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './options.js';
-import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
+import { formatInstant, formatTimeRange, formatTimeWithin, formatValue, subjectParts, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
 
 const SERIES_COLOURS = 6;
 const MAX_BARS = 12;
@@ -42,9 +44,8 @@ export function formatHtml(report: Report, options: FormatOptions): string {
       : `<p class="muted">No incident links several findings${findings.length ? '; each finding below stands on its own' : ''}.</p>`,
     `</section>`,
     findingsTable(report, findings),
-    `<section aria-labelledby="details-h"><h2 id="details-h">Evidence and fixes</h2>`,
-    findings.map((f, i) => renderFinding(f, i)).join('\n'),
-    `</section>`,
+    // A healthy report has no evidence to show: no empty section.
+    findings.length > 0 ? `<section aria-labelledby="details-h"><h2 id="details-h">Evidence and fixes</h2>\n${findings.map((f, i) => renderFinding(f, i)).join('\n')}\n</section>` : '',
     footer(report),
   ].join('\n');
   return `<!doctype html>
@@ -76,7 +77,29 @@ function header(report: Report): string {
 <h1>${escapeHtml(report.tool.name)} report <span class="badge ${report.status}">${report.status.toUpperCase()}</span></h1>
 <p class="summary" id="summary">${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info · ${report.inputs.length} input(s) (${escapeHtml([...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none')})${report.errors.length ? ` · <strong class="sev-error">${report.errors.length} input error(s)</strong>` : ''}</p>
 ${versions.length ? `<p class="muted">Proxy versions: ${escapeHtml(versions.join(', '))}</p>` : '<p class="muted">Proxy versions: unknown (no proxy_build_info or release banner in the inputs)</p>'}
+<p class="muted">Generated ${escapeHtml(generatedAt())}</p>
+${inputList(report)}
 </header>`;
+}
+
+/** When the report was written: SOURCE_DATE_EPOCH (reproducible builds, golden reports) when set, else now. */
+function generatedAt(): string {
+  const epoch = Number(process.env.SOURCE_DATE_EPOCH);
+  const when = process.env.SOURCE_DATE_EPOCH && Number.isFinite(epoch) ? new Date(epoch * 1000) : new Date();
+  return formatInstant(when.toISOString());
+}
+
+/** Inputs listed in the report, so an attached page says what it was made from. */
+const MAX_LISTED_INPUTS = 200;
+
+function inputList(report: Report): string {
+  if (report.inputs.length === 0) return '';
+  const rows = report.inputs
+    .slice(0, MAX_LISTED_INPUTS)
+    .map((i) => `<li><code>${escapeHtml(i.path)}</code> <span class="muted">${escapeHtml(i.kind)} · ${escapeHtml(compact(i.records))} records</span></li>`)
+    .join('');
+  const more = report.inputs.length > MAX_LISTED_INPUTS ? `<li class="muted">… ${report.inputs.length - MAX_LISTED_INPUTS} more</li>` : '';
+  return `<details class="inputs"><summary>Inputs (${report.inputs.length})</summary><ul>${rows}${more}</ul></details>`;
 }
 
 function footer(report: Report): string {
@@ -97,12 +120,12 @@ function renderIncident(inc: Incident, anchors: ReadonlyMap<string, string>): st
     const anchor = anchors.get(findingKey(f));
     return anchor ? `<a href="#${anchor}">${escapeHtml(f.title)}</a>` : escapeHtml(f.title);
   };
-  const when = inc.window ? `${inc.window.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} → ${inc.window.end.slice(11).replace(/\.\d+Z$/, 'Z')}` : 'time unknown';
+  const when = inc.window ? formatTimeRange(inc.window.start, inc.window.end) : 'time unknown';
   return `<article class="incident sev-border-${inc.severity}" id="${escapeHtml(inc.id)}">
 <h3 class="headline">${escapeHtml(inc.headline)}</h3>
 <p class="muted">${escapeHtml(when)} · ${inc.findings.length} findings · order <strong>${escapeHtml(inc.ordering.confidence)}</strong></p>
-${inc.timeline ? timelineChart(inc.timeline, `Signals per ${inc.timeline.bucketSeconds / 60} min`) : '<p class="muted">No wall-clock timeline for these signals.</p>'}
-<ol class="chain">${inc.findings.map((f) => `<li><span class="role">${escapeHtml(f.role)}</span> <span class="sev-${f.severity}">${title(f)}</span> <code>${escapeHtml(f.ruleId)}</code>${f.firstSeen ? ` <span class="muted">from ${escapeHtml(f.firstSeen.slice(11, 19))}Z</span>` : ''}</li>`).join('')}</ol>
+${inc.timeline ? timelineChart(inc.timeline, `Signals per ${bucketWords(inc.timeline.bucketSeconds)}`) : '<p class="muted">No wall-clock timeline for these signals.</p>'}
+<ol class="chain">${inc.findings.map((f) => `<li><span class="role">${escapeHtml(f.role)}</span> <span class="sev-${f.severity}">${title(f)}</span> <code>${escapeHtml(f.ruleId)}</code>${f.firstSeen ? ` <span class="muted">from ${escapeHtml(formatTimeWithin(f.firstSeen, inc.window))}</span>` : ''}</li>`).join('')}</ol>
 ${inc.ordering.reasoning.length ? `<details open><summary>Why this order</summary><ul>${inc.ordering.reasoning.map((r) => `<li>${inlineHtml(r)}</li>`).join('')}</ul></details>` : ''}
 <p class="action"><strong>Do now:</strong> ${inlineHtml(inc.firstAction)}</p>
 </article>`;
@@ -120,12 +143,16 @@ type ChartTimeline = IncidentTimeline | { start: string | null; bucketSeconds: n
 export function timelineChart(t: ChartTimeline, caption: string): string {
   const buckets = Math.max(...t.series.map((s) => s.counts.length), 1);
   const multiple = t.series.length > 1;
-  const scale = sharedScale(t.series.map((s) => Math.max(...s.counts, 0)));
-  const charts = t.series.map((s, i) => seriesChart(t, s, i, buckets, multiple ? 64 : 160, multiple ? `${s.label}` : caption, i === t.series.length - 1, scale));
+  const peaks = t.series.map((s) => Math.max(...s.counts, 0));
+  const scale = sharedScale(peaks);
+  // Peaks far apart (317 against 5,752 failures) would look alike on one log scale: each chart then
+  // gets its own linear scale, its top labelled, so shapes read true and values are read off the label.
+  const own = scale.log;
+  const charts = t.series.map((s, i) => seriesChart(t, s, i, buckets, multiple ? 64 : 160, multiple ? `${s.label}` : caption, i === t.series.length - 1, own ? { top: peaks[i]!, log: false } : scale));
   const legend = t.series
     .map((s, i) => `<li><span class="swatch s${i % SERIES_COLOURS}"></span>${escapeHtml(s.label)} <span class="muted">(peak ${compact(Math.max(...s.counts, 0))} per ${bucketWords(t.bucketSeconds)})</span></li>`)
     .join('');
-  const scaleWords = scale.log ? ' · one chart per signal, all on one logarithmic scale (a gridline per ×10)' : ' · one chart per signal, all on one scale';
+  const scaleWords = own ? ' · one chart per signal, each on its own scale (see the value at its top left)' : ' · one chart per signal, all on one scale';
   return `<figure class="chart-box${multiple ? ' multiples' : ''}">
 ${charts.join('\n')}
 <figcaption>${escapeHtml(caption)}${multiple ? scaleWords : ''}<ul class="legend">${legend}</ul></figcaption>
@@ -177,8 +204,7 @@ function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, i
   });
   const decades = scale.log ? Array.from({ length: Math.round(Math.log10(scale.top)) - 1 }, (_, i) => 10 ** (i + 1)) : [];
   const grid = decades.map((v) => `<line class="grid" x1="${left}" y1="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}" x2="${width - 8}" y2="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}"/>`).join('');
-  const ticks = [0, Math.floor((buckets - 1) / 2), buckets - 1].filter((v, i, a) => a.indexOf(v) === i);
-  const axis = withAxis ? ticks.map((b) => `<text x="${(left + b * barW + barW / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle">${escapeHtml(bucketTime(t, b))}</text>`).join('') : '';
+  const axis = withAxis ? timeAxis(t, buckets, left, width - 8, height - 6) : '';
   return `<svg class="chart timeline" role="img" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" aria-label="${escapeHtml(`${label}, peak ${peak.toLocaleString('en-US')}`)}">
 <text x="${left}" y="11">${escapeHtml(truncate(label, 90))}</text>
 <line class="axis" x1="${left}" y1="${top + plotH}" x2="${width - 8}" y2="${top + plotH}"/>${grid}
@@ -186,6 +212,34 @@ function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, i
 ${bars.join('\n')}
 ${axis}
 </svg>`;
+}
+
+/**
+ * Tick labels under a timeline, placed and worded by d3-scale/d3-time-format (round times, fewer
+ * when narrow): the date on the first tick and wherever a day begins when the span crosses days,
+ * the clock alone within one day. End ticks are anchored inwards so no label is clipped.
+ */
+function timeAxis(t: ChartTimeline, buckets: number, x0: number, x1: number, y: number): string {
+  if (!t.start) return `<text x="${x0}" y="${y}" text-anchor="start">#1</text><text x="${x1}" y="${y}" text-anchor="end">#${buckets}</text>`;
+  const start = new Date(t.start);
+  const end = new Date(Date.parse(t.start) + buckets * t.bucketSeconds * 1000);
+  const x = scaleUtc().domain([start, end]).range([x0, x1]);
+  const ticks = x.ticks(5);
+  const crossesDays = start.toISOString().slice(0, 10) !== new Date(end.getTime() - 1).toISOString().slice(0, 10);
+  const clock = utcFormat(t.bucketSeconds < 60 ? '%H:%M:%SZ' : '%H:%MZ');
+  const dated = utcFormat(t.bucketSeconds < 60 ? '%Y-%m-%d %H:%M:%SZ' : '%Y-%m-%d %H:%MZ');
+  const day = utcFormat('%Y-%m-%d');
+  let lastDay = '';
+  return ticks
+    .map((tick, i) => {
+      const today = day(tick);
+      const label = crossesDays && today !== lastDay ? dated(tick) : clock(tick);
+      lastDay = today;
+      const px = x(tick);
+      const anchor = i === 0 && px - x0 < 60 ? 'start' : x1 - px < 60 ? 'end' : 'middle';
+      return `<text x="${px.toFixed(1)}" y="${y}" text-anchor="${anchor}">${escapeHtml(label)}</text>`;
+    })
+    .join('');
 }
 
 function bucketTime(t: { start: string | null; bucketSeconds: number }, b: number): string {
@@ -232,7 +286,7 @@ function codeOf(f: Finding & { code?: string }): string {
 function findingsTable(report: Report, findings: readonly Finding[]): string {
   const rows = findings
     .map((f, i) => {
-      const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(' · ');
+      const subject = subjectParts(f).map(([k, v]) => `${k} ${v}`).join(' · ');
       return `<tr><td data-value="${SEVERITIES.length - SEVERITIES.indexOf(f.severity)}"><span class="sev-${f.severity}">${f.severity}</span></td><td><code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</td><td><a href="#finding-${i + 1}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(subject)}</td><td data-value="${f.keyFigure?.value ?? ''}">${f.keyFigure ? `${escapeHtml(humanize(f.keyFigure.name))} ${escapeHtml(compact(f.keyFigure.value))}` : ''}</td></tr>`;
     })
     .join('\n');
@@ -273,7 +327,7 @@ function renderFinding(f: Finding, index: number): string {
     Array.isArray(samples) && samples.length > 0
       ? `<details><summary>Sample lines</summary>${(samples as SampleLine[]).map((s) => `<p class="muted">${escapeHtml(`${s.path}:${s.line}`)}</p><pre>${escapeHtml(s.text)}</pre>`).join('')}</details>`
       : '';
-  const subject = Object.entries(f.subject).filter(([, v]) => v).map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`).join(' · ');
+  const subject = subjectParts(f).map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`).join(' · ');
   return `<article class="finding sev-border-${f.severity}" id="finding-${index + 1}">
 <h3><span class="sev-${f.severity}">${f.severity.toUpperCase()}</span> ${escapeHtml(f.title)} <code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</h3>
 ${subject ? `<p>${subject}</p>` : ''}
@@ -345,7 +399,7 @@ figcaption{color:var(--muted);font-size:.9em}.legend{list-style:none;padding:0;m
 .fix p{margin:.2em 0}.fixstatus{padding-left:1.2em}.status{font-size:.8em;padding:1px 6px;border-radius:8px;border:1px solid var(--line)}
 .status.fixed{color:var(--ok)}.status.not-fixed{color:var(--err)}.status.mixed{color:var(--warn)}.status.unknown{color:var(--muted)}
 footer{margin-top:2em;color:var(--muted);font-size:.85em}a{color:var(--info)}
-td,th,p,li,h3,figcaption,caption{overflow-wrap:anywhere}#findings-table thead th,#findings-table td:first-child{white-space:nowrap}#findings-table td:last-child{overflow-wrap:normal}code{overflow-wrap:anywhere}.scroll{max-width:100%;overflow-x:auto}
+td,th,p,li,h3,figcaption,caption{overflow-wrap:anywhere}#findings-table thead th,#findings-table td:first-child{white-space:nowrap}#findings-table td:last-child{overflow-wrap:normal;white-space:nowrap}code{overflow-wrap:anywhere}.scroll{max-width:100%;overflow-x:auto}
 table.mini{width:auto;margin:0}table.mini th,table.mini td{border:0;padding:0 8px 0 0;font-size:.9em}table.mini td.num{text-align:right}
 table.mini td.barcell{width:120px;min-width:60px}.hbar{display:inline-block;height:.7em;background:var(--s0);border-radius:2px;vertical-align:middle}
 .multiples{display:grid;gap:6px}.multiples .chart{max-width:100%}

@@ -8,12 +8,16 @@
 
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
+import stringWidth from 'string-width';
 import { type Finding, SEVERITIES, type SampleLine, type Severity, type Timeline } from '../../core/types.js';
 import { compact, maxOf } from '../../util/stats.js';
 import type { IncidentTimeline } from '../../incident/correlate.js';
 import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './options.js';
-import { formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
+import { shortenToSentences, wrap } from './text-wrap.js';
+
+export { shortenToSentences, wrap } from './text-wrap.js';
+import { explainTopic, formatTimeRange, formatTimeWithin, formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, subjectParts, truncate } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 const DEFAULT_WIDTH = 80;
@@ -21,6 +25,8 @@ const LIST_ROWS = 5;
 const BRIEF_FIGURES = 4;
 /** Lines the closing answer may take, so it and the summary fit the last screen of a 24-line terminal. */
 const ANSWER_LINES = 8;
+/** Rows of the terminal --summary is laid out for. */
+const SUMMARY_ROWS = 24;
 
 export function sparkline(counts: readonly number[]): string {
   const max = maxOf(counts);
@@ -49,22 +55,42 @@ export function formatText(report: Report, options: FormatOptions): string {
   const about = ` · ${report.inputs.length} input${report.inputs.length === 1 ? '' : 's'} (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}) · ${formatBytes(bytes)} · ${compact(records)} records`;
   wrap(head + about, width).forEach((l, i) => out.push(i === 0 ? c.bold(head) + c.dim(l.slice(head.length)) : c.dim(l)));
   const unparsed = report.inputs.filter((i) => i.unparsed > 0);
-  if (unparsed.length > 0) {
+  if (unparsed.length > 0 && options.summaryOnly) {
+    out.push(...indent(wrap(`${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s)`, width - 2), 2).map((l) => c.yellow(l)));
+  } else if (unparsed.length > 0) {
     const text = `${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed.slice(0, 3).map((i) => `${i.path} (${i.unparsed})`).join(', ')}`;
     out.push(...indent(wrap(text, width - 2), 2).map((l) => c.yellow(l)));
   }
-  if (report.proxyVersions && report.proxyVersions.length > 0) {
+  if (report.proxyVersions && report.proxyVersions.length > 0 && !options.summaryOnly) {
     const text = `proxy versions: ${report.proxyVersions.slice(0, 4).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`).join(', ')}`;
     out.push(...indent(wrap(text, width - 2), 2).map((l) => c.dim(l)));
   }
+  // An input error comes before any verdict: "No findings." above it would read like a pass.
+  for (const e of report.errors) out.push(...wrap(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`, width).map((l) => c.red(l)));
+  const readable = report.inputs.filter((i) => i.kind !== 'unknown').length;
   out.push('');
-  out.push(...renderIncidents(c, report, width));
-
   const visible = options.findings;
   if (options.summaryOnly) {
-    for (const f of visible) out.push(...oneLine(c, f, width));
+    // One screen (SUMMARY_ROWS): each incident in a line or two, then whole finding titles, the worst
+    // first, as many as the screen holds beside the closing answer.
+    out.push(...renderIncidentHeadlines(c, report, width));
+    // Below the findings: a blank line, the summary line and the closing answer.
+    const closing = 2 + answer(c, report, visible, width).length;
+    const room = Math.max(3, SUMMARY_ROWS - out.length - closing - 1);
+    const lines = visible.map((f) => oneLine(c, f, width));
+    let used = 0;
+    let shown = 0;
+    for (const l of lines) {
+      // The last row is kept for "… N more" unless this is the last finding.
+      if (used + l.length > room - (shown < lines.length - 1 ? 1 : 0)) break;
+      out.push(...l);
+      used += l.length;
+      shown++;
+    }
+    if (shown < visible.length) out.push(c.dim(truncate(`… ${visible.length - shown} more finding(s); drop --summary to see them.`, width)));
     if (visible.length > 0) out.push('');
   } else {
+    out.push(...renderIncidents(c, report, width));
     for (const severity of SEVERITIES) {
       const group = visible.filter((f) => f.severity === severity);
       if (group.length === 0) continue;
@@ -72,19 +98,19 @@ export function formatText(report: Report, options: FormatOptions): string {
       for (const f of group) out.push(...(options.verbose ? renderFull(c, f, width) : renderBrief(c, f, width)), '');
     }
   }
-  if (visible.length === 0) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
+  if (visible.length === 0 && (report.errors.length === 0 || report.inputs.length === 0)) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
+  else if (visible.length === 0 && readable > 0) out.push(...wrap(`No findings in the ${readable} input(s) that could be read.`, width), '');
   if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
   if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(...wrap('--verbose shows every finding with its full evidence, samples and fix.', width).map((l) => c.dim(l)));
 
   const notes: string[] = [];
   const skipped = skippedRulesWorthListing(report);
-  if (skipped.length > 0) notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  if (skipped.length > 0 && !options.summaryOnly && readable > 0) notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
   if (report.suppressedFindings?.length) notes.push(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`);
   if (report.disabledRules.length > 0) notes.push(`Disabled rules: ${report.disabledRules.join(', ')}`);
   const b = report.baseline;
   if (b) notes.push(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`);
   for (const n of notes) out.push(...wrap(n, width).map((l) => c.dim(l)));
-  for (const e of report.errors) out.push(...wrap(`error: ${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}`, width).map((l) => c.red(l)));
 
   const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
   const status = report.status === 'error' ? c.red.bold('ERROR') : report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
@@ -111,19 +137,12 @@ function answer(c: ChalkInstance, report: Report, visible: readonly ReportFindin
   } else return [];
   const label = incident ? (incident.ordering.confidence === 'likely' ? 'Probable cause: ' : 'Signals (order unclear): ') : 'Worst finding: ';
   cause = cause.replace(/^Order unclear: /, '');
-  const causeLines = clip(wrap(label + cause, width), ANSWER_LINES / 2);
-  const actionLines = clip(wrap(`Do now: ${action}`, width), ANSWER_LINES / 2);
+  const causeLines = wrap(label + shortenToSentences(cause, width - label.length, ANSWER_LINES / 2), width);
+  const actionLines = wrap(`Do now: ${shortenToSentences(action, width - 8, ANSWER_LINES / 2)}`, width);
   return [
     ...causeLines.map((l, i) => (i === 0 ? c.bold(l.slice(0, label.length)) + l.slice(label.length) : l)),
     ...actionLines.map((l, i) => (i === 0 ? c.bold(l.slice(0, 7)) + l.slice(7) : l)),
   ];
-}
-
-function clip(lines: string[], max: number): string[] {
-  if (lines.length <= max) return lines;
-  const kept = lines.slice(0, max);
-  kept[max - 1] = `${kept[max - 1]!.replace(/.$/, '')}…`;
-  return kept;
 }
 
 /** The story first: incidents of more than one finding, with their order, timeline and first action. */
@@ -135,11 +154,11 @@ function renderIncidents(c: ChalkInstance, report: Report, width: number): strin
   incidents.forEach((inc, n) => {
     const number = `${n + 1}. `;
     wrap(inc.headline, width - number.length).forEach((l, i) => lines.push(i === 0 ? `${severityLabel(c, inc.severity, number.trimEnd())} ${c.bold(l)}` : `${' '.repeat(number.length)}${c.bold(l)}`));
-    const when = inc.window ? `${inc.window.start.replace('T', ' ').replace(/\.\d+Z$/, 'Z')} → ${inc.window.end.slice(11).replace(/\.\d+Z$/, 'Z')}` : 'time unknown';
+    const when = inc.window ? formatTimeRange(inc.window.start, inc.window.end) : 'time unknown';
     lines.push(...indent(wrap(`${when} · ${inc.findings.length} findings · order ${inc.ordering.confidence}`, inner), 3).map((l) => c.dim(l)));
     if (inc.timeline) lines.push(...incidentSparklines(c, inc.timeline, inner).map((l) => `   ${l}`));
     for (const f of inc.findings) {
-      const text = `${f.role.padEnd(14)} ${f.title} [${f.ruleId}]${f.firstSeen ? ` from ${f.firstSeen.slice(11, 19)}Z` : ''}`;
+      const text = `${f.role.padEnd(14)} ${f.title} [${f.ruleId}]${f.firstSeen ? ` from ${formatTimeWithin(f.firstSeen, inc.window)}` : ''}`;
       lines.push(...indent(wrap(text, inner, 15), 3));
     }
     for (const r of inc.ordering.reasoning) lines.push(...labelled(c.dim('why'), r, inner).map((l) => `   ${l}`));
@@ -164,9 +183,11 @@ function incidentSparklines(c: ChalkInstance, timeline: IncidentTimeline, width:
   const total = timeline.series[0]!.counts.map((_, i) => timeline.series.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
   const rowsFor = (sparkWidth: number) => {
     const factor = Math.max(1, Math.ceil(buckets / sparkWidth));
+    const per = bucketName(timeline.bucketSeconds * factor);
+    // Every row is drawn at the same bucket: the rules' "per minute" labels say which.
     return [
-      { label: `all signals per ${(timeline.bucketSeconds * factor) / 60} min`, spark: sparkline(fitCounts(total, sparkWidth)) },
-      ...timeline.series.map((s) => ({ label: s.label, spark: sparkline(fitCounts(s.counts, sparkWidth)) })),
+      { label: `all signals per ${per}`, spark: sparkline(fitCounts(total, sparkWidth)) },
+      ...timeline.series.map((s) => ({ label: s.label.replace(/\bper minute\b/, `per ${per}`), spark: sparkline(fitCounts(s.counts, sparkWidth)) })),
     ];
   };
   const longest = Math.max(...rowsFor(buckets).map((r) => r.label.length));
@@ -177,6 +198,14 @@ function incidentSparklines(c: ChalkInstance, timeline: IncidentTimeline, width:
     return beside.map((r) => `${c.dim(r.label.padEnd(labelWidth))}  ${c.magenta(r.spark)}`);
   }
   return rowsFor(width - 2).flatMap((r) => [...wrap(r.label, width).map((l) => c.dim(l)), `  ${c.magenta(r.spark)}`]);
+}
+
+/** `minute`, `5 min`, `2 h`, `3 d`: the width of one sparkline bucket. */
+export function bucketName(seconds: number): string {
+  if (seconds === 60) return 'minute';
+  if (seconds < 3600 || seconds % 3600 !== 0) return seconds < 86_400 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds / 3600)} h`;
+  if (seconds < 86_400 || seconds % 86_400 !== 0) return `${seconds / 3600} h`;
+  return `${seconds / 86_400} d`;
 }
 
 /** `reconnect failures per m…cluster.local:8086`: both ends of a label kept, the middle elided. */
@@ -201,10 +230,7 @@ function baselineTag(c: ChalkInstance, f: ReportFinding): string {
 }
 
 function subjectText(f: Finding): string {
-  return Object.entries(f.subject)
-    .filter(([, v]) => v)
-    .map(([k, v]) => `${k} ${String(v)}`)
-    .join(' · ');
+  return subjectParts(f).map(([k, v]) => `${k} ${v}`).join(' · ');
 }
 
 function titleLines(c: ChalkInstance, f: ReportFinding, width: number): string[] {
@@ -221,11 +247,32 @@ function titleLines(c: ChalkInstance, f: ReportFinding, width: number): string[]
   });
 }
 
+/** The finding's whole title (wrapped if it must be), its subject only when it fits beside it. */
 function oneLine(c: ChalkInstance, f: ReportFinding, width: number): string[] {
   const subject = subjectText(f);
+  const head = `${f.severity.toUpperCase().padEnd(7)} ${f.title}`;
+  const withSubject = subject ? `${head} · ${subject}` : head;
   const tag = ` ${ruleTag(f)}`;
-  const text = truncate(`${f.severity.toUpperCase().padEnd(7)} ${f.title}${subject ? ` · ${subject}` : ''}`, width - tag.length);
-  return [severityLabel(c, f.severity, text.slice(0, 7)) + text.slice(7) + c.dim(tag)];
+  const text = [`${withSubject}${tag}`, `${head}${tag}`].find((t) => stringWidth(t) <= width) ?? head;
+  const lines = wrap(text, width, 8);
+  return lines.map((l, i) => (i === 0 ? severityLabel(c, f.severity, l.slice(0, 7)) + l.slice(7) : l));
+}
+
+/** --summary: each incident as its headline and time, no timeline or reasoning. */
+function renderIncidentHeadlines(c: ChalkInstance, report: Report, width: number): string[] {
+  const incidents = (report.incidents ?? []).filter((i) => i.findings.length > 1);
+  if (incidents.length === 0) return [];
+  const lines: string[] = [];
+  incidents.slice(0, 3).forEach((inc, n) => {
+    const when = inc.window ? formatTimeRange(inc.window.start, inc.window.end) : 'time unknown';
+    // The first incident's headline is the closing answer's cause, a few lines below.
+    // The others by their first signal only: the summary is one screen.
+    const what = n === 0 ? 'its cause and first action close the report' : (inc.findings[0]?.title ?? '');
+    lines.push(...wrap(`${n + 1}. ${inc.findings.length} findings, ${when}: ${what}`, width, 3).map((l) => c.bold(l)));
+  });
+  if (incidents.length > 3) lines.push(c.dim(`… ${incidents.length - 3} more incident(s)`));
+  lines.push('');
+  return lines;
 }
 
 /** Title, subject, a few key figures, the first fix step and the docs link. */
@@ -247,11 +294,13 @@ function renderBrief(c: ChalkInstance, f: ReportFinding, width: number): string[
  * `explain` command that prints the same page stands in for it.
  */
 function docsLine(c: ChalkInstance, f: Finding, width: number): string {
-  const explain = `linkerd-doctor explain ${f.ruleId}`;
+  const explain = `linkerd-doctor explain ${explainTopic(f)}`;
   const both = `  docs ${f.docsUrl} · ${explain}`;
-  if (both.length <= width) return c.dim(both);
+  if (stringWidth(both) <= width) return c.dim(both);
   const url = `  docs ${f.docsUrl}`;
-  return c.dim(url.length <= width ? url : truncate(`  docs: ${explain}`, width));
+  if (stringWidth(url) <= width && explainTopic(f) === f.ruleId) return c.dim(url);
+  const command = `  docs: ${explain}`;
+  return c.dim(stringWidth(command) <= width ? command : indent(wrap(explain, width - 2), 2).join('\n'));
 }
 
 /** The key figure first, then the top-level numbers of the evidence. */
@@ -330,7 +379,9 @@ function renderList(c: ChalkInstance, key: string, items: unknown[], total: numb
   const more = total > LIST_ROWS && items.length > LIST_ROWS ? ` (top ${LIST_ROWS} of ${total.toLocaleString('en-US')})` : total > items.length ? ` (${items.length} of ${total.toLocaleString('en-US')})` : '';
   if (items.every((i) => typeof i !== 'object' || i === null)) return labelled(c.dim(humanize(key) + more), items.slice(0, 10).map(String).join(', '), width - 2).map((l) => `  ${l}`);
   const rows = items.slice(0, LIST_ROWS) as Record<string, unknown>[];
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  // Every column needs 6 characters and a border: the ones that do not fit are left to --format json.
+  const fitting = Math.max(1, Math.floor((width - 5) / 7));
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, fitting);
   const cells = rows.map((r) => columns.map((col) => formatValue(typeof r[col] === 'object' && r[col] !== null ? Object.entries(r[col] as object).map(([k, v]) => `${k} ${formatValue(v)}`).join(', ') : r[col])));
   const head = columns.map((h) => humanize(h));
   const colWidths = fitColumns(columns.map((_, i) => Math.max(head[i]!.length, ...cells.map((r) => r[i]!.length)) + 2), width - 4 - (columns.length + 1));
@@ -361,46 +412,6 @@ function labelled(label: string, text: string, width: number): string[] {
 
 function indent(lines: string[], n: number, continuation = n): string[] {
   return lines.map((l, i) => `${' '.repeat(i === 0 ? n : continuation)}${l}`);
-}
-
-/**
- * Word-wraps plain text to `width` columns; a word longer than a line is cut. Continuation
- * lines are indented by `hanging` spaces (included in the width).
- */
-export function wrap(text: string, width: number, hanging = 0): string[] {
-  const w = Math.max(10, width);
-  const lines: string[] = [];
-  const room = () => (lines.length === 0 ? w : w - hanging);
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (let word of keepUnitsWithNumbers(paragraph.split(' '))) {
-      if (line && line.length + 1 + word.length > room()) {
-        lines.push(line);
-        line = '';
-      }
-      while (!line && word.length > room()) {
-        lines.push(word.slice(0, room()));
-        word = word.slice(room());
-      }
-      line = line ? `${line} ${word}` : word;
-    }
-    lines.push(line);
-  }
-  return lines.map((l, i) => (i > 0 && hanging ? `${' '.repeat(hanging)}${l}` : l));
-}
-
-/** Units that read wrong at the start of a line, cut from their number ("… in 2 min 32" / "s)"). */
-const UNIT_WORD = /^(ms|s|min|h|d|k|M|G|%|B|KiB|MiB|GiB)[),.;:]*$/;
-
-/** Joins each unit to the number before it, so wrapping never separates them. */
-function keepUnitsWithNumbers(words: string[]): string[] {
-  const out: string[] = [];
-  for (const word of words) {
-    const previous = out[out.length - 1];
-    if (previous !== undefined && /\d$/.test(previous) && UNIT_WORD.test(word)) out[out.length - 1] = `${previous} ${word}`;
-    else out.push(word);
-  }
-  return out;
 }
 
 export function formatBytes(n: number): string {

@@ -1,5 +1,8 @@
 // How every formatter spells evidence values and keys, so text, Markdown and HTML agree.
 
+import stringWidth from 'string-width';
+import type { Finding } from '../../core/types.js';
+
 export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : String(Math.round(v * 100) / 100);
@@ -25,8 +28,45 @@ export function skippedRulesWorthListing<T>(report: { inputs: readonly unknown[]
   return report.inputs.length === 0 ? [] : report.skippedRules;
 }
 
+/** At most `n` display columns (CJK and emoji count two), ending in `…` when cut. */
 export function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+  if (stringWidth(s) <= n) return s;
+  let out = '';
+  let used = 0;
+  for (const ch of s) {
+    const w = stringWidth(ch);
+    if (used + w > n - 1) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/** A subject value that is an input path, not a pod: rules name the file when the log had no pod layout. */
+function looksLikeFile(value: string): boolean {
+  // `file-3`: a file name --redact replaced.
+  return value.includes('/') || /\.(?:log|txt|json|prom|gz|tgz|tar|yaml|yml|out)$/i.test(value) || /^file-\d+$/.test(value);
+}
+
+/**
+ * The subject as a person would say it: `pod unknown (file l2-5932.log)` when the rule could only
+ * name the input file, no `-` placeholders, and a signature named as one rather than as a target.
+ */
+export function subjectParts(f: Pick<Finding, 'ruleId' | 'subject'>): [string, string][] {
+  const parts: [string, string][] = [];
+  for (const [key, raw] of Object.entries(f.subject)) {
+    if (typeof raw !== 'string' || raw === '' || raw === '-' || raw === '(-)') continue;
+    if (key === 'pod' && looksLikeFile(raw)) parts.push(['pod', `unknown (file ${raw.slice(raw.lastIndexOf('/') + 1)})`]);
+    else if (key === 'target' && f.ruleId === 'known-signature') parts.push(['signature', raw]);
+    else parts.push([key, raw]);
+  }
+  return parts;
+}
+
+/** What `linkerd-doctor explain` takes for this finding's page: the signature for catalogue findings. */
+export function explainTopic(f: Pick<Finding, 'ruleId' | 'evidence'>): string {
+  const signature = f.ruleId === 'known-signature' ? f.evidence.signature : undefined;
+  return typeof signature === 'string' && signature !== '' ? signature : f.ruleId;
 }
 
 /**
@@ -52,4 +92,25 @@ export function listTotal(evidence: Record<string, unknown>, key: string, items:
     }
   }
   return items.length;
+}
+
+/** `2024-06-06 11:01:10Z`: an ISO time as reports print it, without fractions of a second. */
+export function formatInstant(iso: string): string {
+  return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * `2024-06-06 11:01:10Z → 11:03:00Z` within one day; both dates when the range crosses a day
+ * (`2024-06-06 11:01:10Z → 2026-12-04 03:16:00Z`), so a range never hides how long it is.
+ */
+export function formatTimeRange(start: string, end: string): string {
+  const a = formatInstant(start);
+  const b = formatInstant(end);
+  return a.slice(0, 10) === b.slice(0, 10) ? `${a} → ${b.slice(11)}` : `${a} → ${b}`;
+}
+
+/** A time inside a range: the clock alone when the range is one day, else with its date. */
+export function formatTimeWithin(iso: string, range: { start: string; end: string } | null): string {
+  const t = formatInstant(iso);
+  return range && range.start.slice(0, 10) === range.end.slice(0, 10) ? t.slice(11) : t;
 }

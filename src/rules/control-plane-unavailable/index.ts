@@ -372,7 +372,7 @@ function describe(
     },
     evidence,
     locations: c.samples.map((s) => ({ path: s.path, line: s.line })),
-    remediation: remediationFor(c.component, topKind, totalRestarts > 0),
+    remediation: remediationFor(c.component, topKind, totalRestarts > 0, controlPlaneNamespace(service, restarts, namespace)),
     keyFigure: { name: 'failures', value: c.failures },
   };
 }
@@ -381,13 +381,23 @@ function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-function remediationFor(component: ControllerComponent, topKind: string | undefined, restarted: boolean): string {
+/**
+ * The control plane's namespace, for the commands of the fix: from the controller's Service name
+ * (`linkerd-dst-headless.linkerd.svc…`), else from its restarted pods, else the logging proxies'
+ * namespace when that is the control plane's own (`linkerd`); `<linkerd-ns>` when none is known.
+ */
+function controlPlaneNamespace(service: string | undefined, restarts: readonly { namespace?: string | null }[], proxiesNamespace: string | undefined): string {
+  const fromService = service ? /^[a-z0-9-]+\.([a-z0-9-]+)\.svc\b/.exec(service)?.[1] : undefined;
+  return fromService ?? restarts.find((r) => r.namespace)?.namespace ?? (proxiesNamespace === 'linkerd' ? proxiesNamespace : '<linkerd-ns>');
+}
+
+function remediationFor(component: ControllerComponent, topKind: string | undefined, restarted: boolean, ns: string): string {
   const deployment = component === 'identity' ? 'linkerd-identity' : 'linkerd-destination';
   const container = component === 'policy' ? 'policy' : component;
   const first =
     topKind === 'service unavailable'
-      ? `1. Relieve the ${component} controller now: scale deploy/${deployment} out (kubectl -n <linkerd-ns> scale deploy/${deployment} --replicas=<n>, or the HA values) and give the ${container} container CPU and memory headroom; it is shedding load.`
-      : `1. Get the ${component} controller serving again: kubectl -n <linkerd-ns> describe pod -l linkerd.io/control-plane-component=${component === 'policy' ? 'destination' : component} (restarts, OOMKilled, failing readiness) and kubectl logs -c ${container} --previous${restarted ? '; the pods restarted during the window' : ''}.`;
+      ? `1. Relieve the ${component} controller now: scale deploy/${deployment} out (kubectl -n ${ns} scale deploy/${deployment} --replicas=<n>, or the HA values) and give the ${container} container CPU and memory headroom; it is shedding load.`
+      : `1. Get the ${component} controller serving again: kubectl -n ${ns} describe pod -l linkerd.io/control-plane-component=${component === 'policy' ? 'destination' : component} (restarts, OOMKilled, failing readiness) and kubectl -n ${ns} logs deploy/${deployment} -c ${container} --previous${restarted ? '; the pods restarted during the window' : ''}.`;
   const steps = [first];
   if (component !== 'identity') {
     steps.push(

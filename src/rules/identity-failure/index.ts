@@ -236,7 +236,7 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
       '3. Across clusters (multicluster), both clusters need a shared trust anchor.',
     ].join('\n'),
     'tls-alert': [
-      '1. AccessDenied with "no server certificate chain resolved": the proxy has no certificate yet; look for certification failures in the same pod and fix identity first.',
+      '1. Look for certification failures in the same pod and fix identity first: AccessDenied with "no server certificate chain resolved" means the proxy has no certificate yet.',
       '2. BadCertificate: a peer presented a certificate this proxy does not trust; compare trust anchors as for UnknownIssuer.',
       '3. If the clients are kubelet probes on the admin port 4191 during start-up only, raise the probes\' initialDelaySeconds; after start-up the alerts are an identity problem.',
     ].join('\n'),

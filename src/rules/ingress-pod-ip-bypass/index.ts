@@ -254,21 +254,21 @@ const INGRESSES: { pattern: RegExp; kind: IngressKind }[] = [
     pattern: /traefik/,
     kind: {
       name: 'Traefik',
-      fix: 'Traefik 2.10+: set `nativeLB: true` on the IngressRoute service (or annotate the backend Service with `traefik.ingress.kubernetes.io/service.nativelb: "true"`; v3 can default it with `providers.kubernetesCRD.nativeLBByDefault` / `providers.kubernetesIngress.nativeLBByDefault`), so Traefik dials the ClusterIP. Alternatively mesh it with `linkerd.io/inject: ingress` and add an `l5d-dst-override: <svc>.<ns>.svc.cluster.local:<port>` header with a Middleware (customRequestHeaders); Traefik 1.x has no native-LB option: use ingress mode with `ingress.kubernetes.io/custom-request-headers: l5d-dst-override:<svc>.<ns>.svc.cluster.local:<port>`.',
+      fix: 'Set `nativeLB: true` on the IngressRoute service (Traefik 2.10+) (or annotate the backend Service with `traefik.ingress.kubernetes.io/service.nativelb: "true"`; v3 can default it with `providers.kubernetesCRD.nativeLBByDefault` / `providers.kubernetesIngress.nativeLBByDefault`), so Traefik dials the ClusterIP. Alternatively mesh it with `linkerd.io/inject: ingress` and add an `l5d-dst-override: <svc>.<ns>.svc.cluster.local:<port>` header with a Middleware (customRequestHeaders); Traefik 1.x has no native-LB option: use ingress mode with `ingress.kubernetes.io/custom-request-headers: l5d-dst-override:<svc>.<ns>.svc.cluster.local:<port>`.',
     },
   },
   {
     pattern: /ingress-nginx|nginx-ingress|nginx/,
     kind: {
       name: 'NGINX ingress',
-      fix: 'ingress-nginx: annotate the Ingresses with `nginx.ingress.kubernetes.io/service-upstream: "true"` so NGINX uses the Service ClusterIP as its single upstream, and keep the default `linkerd.io/inject: enabled` (no ingress mode needed). F5 NGINX (nginxinc): `use-cluster-ip: true` on VirtualServer upstreams or `nginx.org/use-cluster-ip`. Note service-upstream disables sticky sessions and proxy_next_upstream.',
+      fix: 'Annotate the Ingresses (ingress-nginx) with `nginx.ingress.kubernetes.io/service-upstream: "true"` so NGINX uses the Service ClusterIP as its single upstream, and keep the default `linkerd.io/inject: enabled` (no ingress mode needed). F5 NGINX (nginxinc): `use-cluster-ip: true` on VirtualServer upstreams or `nginx.org/use-cluster-ip`. Note service-upstream disables sticky sessions and proxy_next_upstream.',
     },
   },
   {
     pattern: /contour|envoy/,
     kind: {
       name: 'Contour/Envoy',
-      fix: 'Contour always dials endpoints: mesh Envoy with `linkerd.io/inject: ingress` and set the header on each HTTPProxy, `requestHeadersPolicy: set: [{name: l5d-dst-override, value: "%CONTOUR_SERVICE_NAME%.%CONTOUR_NAMESPACE%.svc.cluster.local:%CONTOUR_SERVICE_PORT%"}]` (Contour 1.12+), skip outbound port 8001 (xDS) and enable automountServiceAccountToken.',
+      fix: 'Mesh Envoy with `linkerd.io/inject: ingress` (Contour always dials endpoints) and set the header on each HTTPProxy, `requestHeadersPolicy: set: [{name: l5d-dst-override, value: "%CONTOUR_SERVICE_NAME%.%CONTOUR_NAMESPACE%.svc.cluster.local:%CONTOUR_SERVICE_PORT%"}]` (Contour 1.12+), skip outbound port 8001 (xDS) and enable automountServiceAccountToken.',
     },
   },
   {
@@ -282,14 +282,14 @@ const INGRESSES: { pattern: RegExp; kind: IngressKind }[] = [
     pattern: /haproxy/,
     kind: {
       name: 'HAProxy',
-      fix: 'haproxytech kubernetes-ingress has no ClusterIP mode: mesh it with `linkerd.io/inject: ingress` and set `haproxy.org/request-set-header: l5d-dst-override <svc>.<ns>.svc.cluster.local:<port>` per Ingress. jcmoraisjr haproxy-ingress: set the config key `service-upstream: "true"`.',
+      fix: 'Mesh it with `linkerd.io/inject: ingress` and set `haproxy.org/request-set-header: l5d-dst-override <svc>.<ns>.svc.cluster.local:<port>` per Ingress (haproxytech kubernetes-ingress has no ClusterIP mode). jcmoraisjr haproxy-ingress: set the config key `service-upstream: "true"`.',
     },
   },
   {
     pattern: /emissary|ambassador/,
     kind: {
       name: 'Emissary',
-      fix: 'Emissary uses Service-level discovery by default; this pattern means a Mapping uses `KubernetesEndpointResolver`. Switch those Mappings back to the default (KubernetesServiceResolver) and keep `linkerd.io/inject: enabled`.',
+      fix: 'Switch the Mappings that use `KubernetesEndpointResolver` back to the default (KubernetesServiceResolver) and keep `linkerd.io/inject: enabled`; Emissary uses Service-level discovery unless a Mapping overrides it.',
     },
   },
   {
@@ -365,7 +365,7 @@ function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | nul
 function remediationFor(ingress: IngressKind | null): string {
   return [
     ingress
-      ? `1. ${ingress.name}: ${ingress.fix}`
+      ? `1. ${ingress.fix}`
       : '1. Make the client connect to the Service ClusterIP and port (skip its own endpoint selection), or pass the Service in `l5d-dst-override` and mesh it with `linkerd.io/inject: ingress` (remove any client-supplied l5d-dst-override so the ingress is not an open relay).',
     '2. After the change the proxy shows outbound_http_balancer_* series with backend_kind="Service", endpoint series carry dst_service, and logs show service{…}:endpoint{…} spans.',
     '3. Sticky sessions force pod selection and cannot use the Service; headless Services and StatefulSet pod DNS also dial pods by design.',

@@ -316,6 +316,42 @@ function podLabel(p: PodTally): string {
   return p.namespace ? `${p.namespace}/${p.pod}` : p.pod;
 }
 
+/**
+ * The step to take now, first in the remediation (every report shows a finding's first remediation
+ * line as its action): the catalogue's first fix, its `…` placeholders filled from the first sample
+ * that has the span they stand for (`controller{addr=…}` → `controller{addr=localhost:8086}`), and
+ * where the lines were seen.
+ */
+export function firstAction(signature: KnownSignature, t: Pick<SignatureTally, 'samples' | 'uncountedPodLines'>, pods: readonly PodTally[]): string {
+  const action = fillFromSamples(signature.fix[0]?.action ?? `Read \`linkerd-doctor explain ${signature.id}\` for what to check.`, t.samples);
+  const named = pods.filter((p) => p.pod);
+  const more = pods.length - named.length + (t.uncountedPodLines > 0 ? 1 : 0);
+  if (named.length === 0) return action;
+  const shown = named.slice(0, 3).map(podLabel);
+  const rest = named.length - shown.length + more;
+  return `${action} Seen in ${named.length === 1 && more === 0 ? 'pod' : 'pods'} ${shown.join(', ')}${rest > 0 ? ` and ${rest} more` : ''}.`;
+}
+
+/** Backticked span templates with `…` for a value: `controller{addr=…}`, `service{ns=… name=… port=…}`. */
+const SPAN_TEMPLATE = /`([a-z_]+)\{([^`{}…]*…[^`{}]*)\}`/g;
+
+function fillFromSamples(action: string, samples: readonly SampleLine[]): string {
+  return action.replace(SPAN_TEMPLATE, (whole, name: string, fields: string) => {
+    // Each `…` stands for one value without spaces or braces; the rest is taken literally.
+    const source = `${name}\\{${fields.split('…').map(escapeRegex).join('[^\\s{}]+')}\\}`;
+    const pattern = new RegExp(source);
+    for (const s of samples) {
+      const m = pattern.exec(s.text);
+      if (m) return `\`${m[0]}\``;
+    }
+    return whole;
+  });
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function findingFor(signature: KnownSignature, t: SignatureTally, options: KnownSignatureOptions): FindingDraft {
   const pods = [...t.pods.values()].sort((a, b) => b.lines - a.lines || podLabel(a).localeCompare(podLabel(b)));
   const podCount = pods.length + (t.uncountedPodLines > 0 ? 1 : 0);
@@ -327,9 +363,10 @@ function findingFor(signature: KnownSignature, t: SignatureTally, options: Known
     : '';
   const knownFix = signature.knownFix ? KNOWN_FIXES.find((f) => f.id === signature.knownFix) : undefined;
   const remediation = [
+    firstAction(signature, t, pods),
     'Likely causes, most likely first:',
     ...signature.causes.map((c, i) => `${i + 1}. ${c}`),
-    'Fix:',
+    'Fix, by release:',
     ...signature.fix.map((f) => `- ${f.versions}: ${f.action}`),
     ...(knownFix ? [`Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}; until then ${knownFix.mitigation}.`] : []),
     ...(signature.coveredBy?.length ? [`See also: ${signature.coveredBy.map((r) => `linkerd-doctor explain ${r}`).join(', ')}.`] : []),

@@ -336,37 +336,39 @@ function describe(verdicts: Verdict[]): FindingDraft {
   const severity: Severity = verdicts.some((v) => v.severity === 'error') ? 'error' : first.severity;
   const workload = workloadOfPod(c.pod ?? undefined);
   const podCount = verdicts.length;
-  const where = workload ? `${c.namespace ? `${c.namespace}/` : ''}${workload}` : 'a pod the paste does not name';
+  // Without a workload the title says so once, instead of naming "a pod" twice in one sentence.
+  const where = workload ? `${c.namespace ? `${c.namespace}/` : ''}${workload}` : '';
+  const inWhere = where ? ` in ${where}` : ' (pod not named in the paste)';
   const restarts = verdicts.reduce((n, v) => n + v.c.restartCount, 0);
   const ooms = verdicts.reduce((n, v) => n + Math.max(v.c.oomEvents, v.c.reason === 'OOMKilled' || v.c.lastReason === 'OOMKilled' ? 1 : 0), 0);
   const crashLooping = verdicts.filter((v) => v.crashLooping).length;
   const limits = [...new Set(verdicts.map((v) => v.c.memoryLimit).filter((l): l is string => l !== null))];
-  const pods = `${podCount === 1 ? (c.pod ? `pod ${c.pod}` : 'one pod') : `${podCount} pods`}`;
+  const pods = `${podCount === 1 ? (c.pod ? `pod ${c.pod}` : 'a pod') : `${podCount} pods`}`;
   const controller = role === 'controller' ? CONTROLLERS[c.container] : undefined;
   const servedBy = role === 'proxy' ? controllerPodComponent(workload) : null;
   const parts: string[] = [];
   let title: string;
   if (problem === 'oom') {
-    title = `${who(first)} OOMKilled in ${where}`;
-    parts.push(`The ${who(first)} of ${pods} in ${where} was killed for exceeding its memory limit${limits.length ? ` (${limits.join(', ')})` : ''}${restarts > 0 ? `; ${restarts} restart${restarts === 1 ? '' : 's'} in total` : ''}${crashLooping ? `, and ${crashLooping === 1 ? 'it is' : `${crashLooping} are`} now in CrashLoopBackOff` : ''}.`);
+    title = `${who(first)} OOMKilled${inWhere}`;
+    parts.push(`The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} was killed for exceeding its memory limit${limits.length ? ` (${limits.join(', ')})` : ''}${restarts > 0 ? `; ${restarts} restart${restarts === 1 ? '' : 's'} in total` : ''}${crashLooping ? `, and ${crashLooping === 1 ? 'it is' : `${crashLooping} are`} now in CrashLoopBackOff` : ''}.`);
     if (controller) parts.push(`It provides ${controller.role}; each time it dies, every proxy connected to it loses its stream and reconnects at once, which can keep it overloaded.`);
     else if (role === 'proxy') {
       parts.push('Each kill drops every connection of the pod, and the proxy dies again once it has rebuilt the same state: grown endpoint-metric series (a client that dials pod IPs, linkerd2#12916), large buffered payloads (linkerd2#4899), or a limit below what the traffic needs.');
       if (servedBy) parts.push(`This proxy fronts the ${servedBy} controller, so its clients lose ${servedBy} with it.`);
     }
   } else if (problem === 'crashloop') {
-    title = `${who(first)} in CrashLoopBackOff in ${where}${role === 'init' && c.initCause ? `: ${INIT_CAUSE_TITLE[c.initCause]}` : ''}`;
-    parts.push(`The ${who(first)} of ${pods} in ${where} exits soon after starting${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}; the kubelet backs off 10 s → 5 min between attempts and the pod serves nothing meanwhile.`);
+    title = `${who(first)} in CrashLoopBackOff${inWhere}${role === 'init' && c.initCause ? `: ${INIT_CAUSE_TITLE[c.initCause]}` : ''}`;
+    parts.push(`The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} exits soon after starting${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}; the kubelet backs off 10 s → 5 min between attempts and the pod serves nothing meanwhile.`);
     if (controller) parts.push(`It provides ${controller.role}.`);
     else if (role === 'init') parts.push(initStory(c));
     else if (servedBy) parts.push(`This proxy fronts the ${servedBy} controller: its clients cannot reach ${servedBy} while it loops.`);
     else parts.push('A proxy usually exits at start-up when it cannot get its identity or reach a local controller port; its last termination message tells which.');
   } else if (problem === 'init-failed') {
-    title = `${who(first)} failed in ${where}: ${INIT_CAUSE_TITLE[c.initCause!]}`;
-    parts.push(`The ${who(first)} of ${pods} in ${where} failed, so the pod never starts its containers. ${initStory(c)}`);
+    title = `${who(first)} failed${inWhere}: ${INIT_CAUSE_TITLE[c.initCause!]}`;
+    parts.push(`The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} failed, so the pod never starts its containers. ${initStory(c)}`);
   } else {
-    title = `${who(first)} restarting in ${where}`;
-    parts.push(`The ${who(first)} of ${pods} in ${where} restarted ${restarts} time${restarts === 1 ? '' : 's'}${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}${verdicts.some((v) => v.c.livenessKills > 0) ? ', killed by its liveness probe' : ''}.`);
+    title = `${who(first)} restarting${inWhere}`;
+    parts.push(`The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} restarted ${restarts} time${restarts === 1 ? '' : 's'}${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}${verdicts.some((v) => v.c.livenessKills > 0) ? ', killed by its liveness probe' : ''}.`);
     if (controller) parts.push(`It provides ${controller.role}; each restart disconnects its clients.`);
   }
   const evidence: FindingDraft['evidence'] = {
@@ -406,8 +408,9 @@ kind: `${problem}/${c.container}`,
     },
     evidence,
     locations: verdicts.slice(0, 10).map((v) => v.c.location),
-    remediation: remediationFor(problem, role, c.container, c.initCause),
-    keyFigure: { name: problem === 'oom' ? 'oomKills' : 'restarts', value: problem === 'oom' ? ooms : Math.max(restarts, podCount) },
+    remediation: remediationFor(problem, role, c.container, podCount === 1 ? c.pod : null, c.namespace, c.initCause),
+    // The figure is the evidence's own count (a pod in CrashLoopBackOff may show 0 restarts so far).
+    keyFigure: { name: problem === 'oom' ? 'oomKills' : 'restarts', value: problem === 'oom' ? ooms : restarts },
   };
 }
 
@@ -423,8 +426,10 @@ function initStory(c: ContainerState): string {
   return 'The pod never gets to its application containers: the proxy\'s iptables setup (linkerd-init) or the CNI plugin check (linkerd-network-validator) fails.';
 }
 
-function remediationFor(problem: Problem, role: Role, container: string, initCause: InitCause | null): string {
+function remediationFor(problem: Problem, role: Role, container: string, pod: string | null, namespace: string | null, initCause: InitCause | null): string {
   const steps: string[] = [];
+  // The commands name the pod and namespace when the paste did.
+  const target = `${namespace ? `-n ${namespace} ` : ''}${pod ?? '<pod>'}`;
   if (role === 'init' && initCause === 'capabilities') {
     steps.push('1. Let linkerd-init run iptables: it needs NET_ADMIN and NET_RAW. A restricted PodSecurity level or a policy engine (Kyverno, Gatekeeper) strips them; exempt the namespace, or install linkerd-cni (`--set cniEnabled=true`), which configures iptables from the node so no pod needs the capabilities.');
   } else if (role === 'init' && initCause === 'iptables-mode') {
@@ -449,16 +454,16 @@ function remediationFor(problem: Problem, role: Role, container: string, initCau
     steps.push(
       '1. Raise the proxy memory limit for the workload: annotation `config.linkerd.io/proxy-memory-limit: 512Mi` (and `proxy-memory-request`) on the pod template, then roll it out.',
       '2. If its memory keeps growing, look for endpoint-metric growth (`linkerd diagnostics proxy-metrics` on the pod; see metric-cardinality and stale-endpoint-metrics) and for large request bodies buffered by retries; on Linkerd 2.14.x and older, upgrade (stale-endpoint fixes in stable-2.14.2, p2c balancer in 2.15).',
-      '3. Check the previous container\'s log (`kubectl logs <pod> -c linkerd-proxy --previous`) for what it was doing before the kill.',
+      `3. Check the previous container's log (\`kubectl logs ${target} -c linkerd-proxy --previous\`) for what it was doing before the kill.`,
     );
   } else if (role === 'init') {
     steps.push(
-      `1. Read why it fails: \`kubectl logs <pod> -c ${container} --previous\`. linkerd-init needs NET_ADMIN/NET_RAW (or the CNI plugin); linkerd-network-validator fails when linkerd-cni has not configured the node yet.`,
+      `1. Read why it fails: \`kubectl logs ${target} -c ${container} --previous\`. linkerd-init needs NET_ADMIN/NET_RAW (or the CNI plugin); linkerd-network-validator fails when linkerd-cni has not configured the node yet.`,
       '2. With linkerd-cni, make sure the CNI DaemonSet runs on the node and is ordered after the cluster CNI; Linkerd 2.13+ ships the network validator for exactly this race.',
     );
   } else {
     steps.push(
-      `1. Read the previous container's log: \`kubectl logs <pod> -c ${container} --previous\`, and its Last State (reason, exit code, message) in \`kubectl describe pod\`.`,
+      `1. Read the previous container's log: \`kubectl logs ${target} -c ${container} --previous\`, and its Last State (reason, exit code, message) in \`kubectl describe pod ${target}\`.`,
       role === 'controller'
         ? '2. A controller that exits at start-up usually cannot reach the Kubernetes API or its webhook certificate is wrong; one killed by its liveness probe is overloaded: raise its CPU/memory and run it in HA mode.'
         : '2. A proxy that exits at start-up usually cannot get its certificate (identity controller unreachable, trust anchors mismatch) or its controller ports are refused; one killed by its liveness probe (port 4191) is starved of CPU: raise `config.linkerd.io/proxy-cpu-request`. Upgrade proxies older than stable-2.12 first.',

@@ -11,7 +11,7 @@ export const BENIGN_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['os error 107'], pattern: 'os error 107' },
     meaning: 'The client had already gone when the proxy tried to use the socket. Maintainers call it benign: probes and clients that disconnect early.',
     causes: ['Health checks or clients closing the connection right after connecting.'],
-    fix: [{ versions: 'all', action: 'Nothing to do; later releases log it at DEBUG.' }],
+    fix: [{ versions: 'all', action: 'Ignore it alone: it is harmless, and later releases log it at DEBUG.' }],
     references: [`${L2}5591`],
     examples: [
       { line: '{"timestamp": "[ 96886.162669s]", "level": "INFO", "fields": {"message": "Connection closed", "error": "connection error: Transport endpoint is not connected (os error 107)"}, "target": "linkerd2_app_core::serve", "spans": [{"name": "inbound"}, {"peer.addr": "100.96.8.61:57158", "target.addr": "100.96.8.230:8080", "name": "accept"}], "threadId": "ThreadId(1)"}', source: `${L2}5591`, note: 'pretty-printed over 25 lines in the thread; joined onto one line, the redundant "span" object left out' },
@@ -39,7 +39,7 @@ export const BENIGN_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['request timed out'], pattern: 'Connection closed\\W{1,4}error\\W{1,4}request timed out' },
     meaning: 'An inbound connection was closed because the client sent no complete request before the server\'s timeout; usually idle or half-open client connections.',
     causes: ['Clients (or probes) that connect and send nothing.', 'Very slow clients.'],
-    fix: [{ versions: 'all', action: 'Usually nothing; correlate with client errors before acting.' }],
+    fix: [{ versions: 'all', action: 'Correlate it with client errors before acting; alone it usually needs nothing.' }],
     references: [`${L2}5672`],
     examples: [
       { line: '{"timestamp":"...","level":"INFO","fields":{"message":"Connection closed","error":"request timed out"},"target":"linkerd_app_core::serve","spans":[{"name": "inbound"},{"client_addr": "10.1.21.79:33178","target_addr": "10.1.4.38:8080","name": "accept"}],"threadId":"ThreadId(1)"}', source: `${L2}5672 (tarvip)` },

@@ -66,7 +66,7 @@ export const COMPONENT_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['resource kind not found'], pattern: 'resource kind not found, skipping watches' },
     meaning: 'The policy controller found no CRD for a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute) and does not watch it: routes of that kind have no effect. Fine when you use none.',
     causes: ['Gateway API CRDs not installed (or installed after the controller started).', 'An older Gateway API version without the experimental kinds.'],
-    fix: [{ versions: 'Linkerd ≥ 2.14', action: 'If you use that route kind, install the Gateway API CRDs Linkerd supports (`linkerd install --crds` with `installGatewayAPI=true`, or the upstream bundle), then `kubectl -n linkerd rollout restart deploy/linkerd-destination`.' }],
+    fix: [{ versions: 'Linkerd ≥ 2.14', action: 'Install the Gateway API CRDs Linkerd supports when you use that route kind (`linkerd install --crds` with `installGatewayAPI=true`, or the upstream bundle), then `kubectl -n linkerd rollout restart deploy/linkerd-destination`.' }],
     references: [`${POLICY_SRC}runtime/src/args.rs`],
     examples: [{ line: '2026-12-04T10:00:01.000000Z  WARN linkerd_policy_controller_runtime::args: grpcroutes.gateway.networking.k8s.io resource kind not found, skipping watches', source: `${POLICY_SRC}runtime/src/args.rs`, note: 'built from the call site' }],
   },

@@ -11,7 +11,7 @@ export const CONTROL_PLANE_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=localhost:\\d+\\}.*Failed to connect.*Connection refused', maxUptimeSeconds: 10 },
     meaning: 'On a control-plane pod, the proxy starts before the controller container next to it and is refused for its first seconds. Maintainers call this benign.',
     causes: ['Container start order in the destination/identity pod.'],
-    fix: [{ versions: 'all', action: 'Nothing to do if it stops within the first seconds; if it continues, see control-plane-connect-refused.' }],
+    fix: [{ versions: 'all', action: 'Wait for the first seconds of start-up to pass; if it continues, treat it as control-plane-connect-refused (`linkerd-doctor explain control-plane-connect-refused`).' }],
     references: [`${L2}11279`, `${L2}8343`, `${L2}11156`],
     examples: [
       { line: '[     0.002035s]  WARN ThreadId(01) policy:watch{port=8090}:controller{addr=localhost:8090}:endpoint{addr=127.0.0.1:8090}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)', source: `${L2}8343` },

@@ -75,7 +75,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
       'RBAC: the destination ServiceAccount cannot get the kind (custom workload controllers, nodes for topology zones).',
       'The API server throttles or times out the controller.',
     ],
-    fix: [{ versions: 'all', action: 'If it repeats for one object, check it exists (`kubectl get <kind> -n <namespace> <name>`) and that the destination controller may read it: `kubectl auth can-i get <kind> --as=system:serviceaccount:linkerd:linkerd-destination`.' }],
+    fix: [{ versions: 'all', action: 'Check that the object it names exists (`kubectl get <kind> -n <namespace> <name>`) and that the destination controller may read it (`kubectl auth can-i get <kind> --as=system:serviceaccount:linkerd:linkerd-destination`); one line alone is a race with a deletion and needs nothing.' }],
     references: [`${SRC}controller/api/destination/watcher/endpoints_watcher.go`],
     examples: [
       { line: 'time="2026-12-04T10:00:01Z" level=error msg="error getting endpoints: endpoints \\"web\\" not found" addr=":8086" component=endpoints-watcher', source: `${SRC}controller/api/destination/watcher/endpoints_watcher.go`, note: 'built from the call site' },
@@ -114,7 +114,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     },
     meaning: 'The destination controller could not deliver endpoint or profile updates to a proxy and closed that proxy\'s stream; the proxy reconnects and resubscribes.',
     causes: ['The proxy went away (pod terminated) while updates were queued: normal in rollouts.', 'A burst of endpoint changes filled the per-stream queue (large Services churning).', 'The destination controller is CPU-throttled.'],
-    fix: [{ versions: 'all', action: 'If it is sustained, raise the destination controller\'s CPU limit and its `-stream-queue-capacity` flag, and check `kubectl -n linkerd top pod -l linkerd.io/control-plane-component=destination`.' }],
+    fix: [{ versions: 'all', action: 'Raise the destination controller\'s CPU limit and its `-stream-queue-capacity` flag when the drops are sustained, and watch its load with `kubectl -n linkerd top pod -l linkerd.io/control-plane-component=destination`.' }],
     references: [`${SRC}controller/api/destination/endpoint_translator.go`],
     examples: [{ line: 'time="2026-12-04T10:00:01Z" level=error msg="endpoint update queue full; aborting stream" addr=":8086" component=endpoint-translator', source: `${SRC}controller/api/destination/endpoint_translator.go`, note: 'built from the call site' }],
   },

@@ -82,7 +82,7 @@ export const DATA_PLANE_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['Service failed'], pattern: 'linkerd_reconnect: Service failed' },
     meaning: 'A connection the proxy had established broke; the proxy reconnects with a fresh backoff.',
     causes: ['The peer restarted or closed the connection ("channel closed").', 'Idle timeouts on a middlebox.'],
-    fix: [{ versions: 'all', action: 'Harmless alone; many per minute for one target mean the peer keeps restarting.' }],
+    fix: [{ versions: 'all', action: 'Check the target pod for restarts if there are many per minute for one target (the peer keeps restarting); alone it is harmless.' }],
     coveredBy: ['reconnect-storm'],
     references: [`${L2}11279`],
     examples: [{ line: '[ 18093.017333s]  WARN ThreadId(01) linkerd_reconnect: Service failed error=channel closed', source: `${L2}11279` }],

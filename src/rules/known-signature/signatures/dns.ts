@@ -10,7 +10,7 @@ export const DNS_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['Failed to resolve control-plane component'], pattern: 'Failed to resolve control-plane component' },
     meaning: 'The proxy could not resolve the DNS name of a control-plane component (linkerd-identity-headless, linkerd-dst-headless, linkerd-policy); without it the proxy cannot get a certificate or discover services.',
     causes: ['CoreDNS is down, overloaded or unreachable from the pod.', 'The cluster domain is not cluster.local and the control plane was installed without --cluster-domain.', 'The control plane is not installed in the namespace the proxy expects, or its headless services have no ready endpoints ("no record found … SRV").'],
-    fix: [{ versions: 'all', action: 'From the pod, `dig SRV linkerd-identity-headless.linkerd.svc.cluster.local`; fix CoreDNS or the cluster domain (`clusterDomain` Helm value); check that the linkerd pods are ready.' }],
+    fix: [{ versions: 'all', action: 'Run `dig SRV linkerd-identity-headless.linkerd.svc.cluster.local` from the pod; fix CoreDNS or the cluster domain (`clusterDomain` Helm value); check that the linkerd pods are ready.' }],
     coveredBy: ['dns-resolution-failure'],
     references: [`${L2}5932`, `${L2}8343`, `${L2}11624`],
     examples: [

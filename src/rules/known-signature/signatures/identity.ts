@@ -119,7 +119,7 @@ export const IDENTITY_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['server certificate chain resolved'], pattern: '(?:no\\s+|^\\s*)server certificate chain resolved' },
     meaning: 'A client opened a TLS connection to this proxy before the proxy had its own certificate, so the proxy closed it. Expected for a few seconds after start; for longer, the proxy is not getting certified.',
     causes: ['Identity is slow to issue the certificate (identity controller overloaded, slow DNS for linkerd-identity-headless).', 'Probes or scrapers reach the admin port over TLS while the proxy is starting.'],
-    fix: [{ versions: 'all', action: 'If it lasts more than the first seconds, treat it as identity-certify-failed and check the identity controller and DNS from the pod.' }],
+    fix: [{ versions: 'all', action: 'Check the identity controller and DNS from the pod if it lasts more than the first seconds (treat it as identity-certify-failed); a few lines at start-up are expected.' }],
     coveredBy: ['identity-failure'],
     references: [`${L2}5662`],
     examples: [

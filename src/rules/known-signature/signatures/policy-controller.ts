@@ -27,7 +27,7 @@ export const POLICY_CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['watch stream failed'], pattern: 'watch stream failed' },
     meaning: 'A Kubernetes watch of the policy controller broke (connection reset, timeout) and is restarted; while it is down the controller does not see policy changes.',
     causes: ['API server restarts, load-balancer idle timeouts or network resets between the controller and the API server.', 'API server overload.'],
-    fix: [{ versions: 'stable-2.11', action: 'Occasional restarts are harmless; frequent ones point at the network path to the API server. Later releases use kubert with backoff and log "stream failed" instead.' }],
+    fix: [{ versions: 'stable-2.11', action: 'Check the network path from the policy controller to the API server if the watch restarts often; occasional restarts are harmless. Later releases use kubert with backoff and log "stream failed" instead.' }],
     references: [`${L2}8343`],
     examples: [
       {
@@ -54,7 +54,7 @@ export const POLICY_CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['stream failed'], pattern: 'kubert::errors: stream failed' },
     meaning: 'A Kubernetes list/watch of the policy controller (or another kubert-based component) failed; kubert retries it with a backoff.',
     causes: ['The API server closed or reset the connection (upgrades, idle timeouts).', 'TLS or authentication errors towards the API server (read the error text).'],
-    fix: [{ versions: 'Linkerd ≥ 2.12', action: 'Transient failures are retried; persistent ones block policy updates: fix the API server connectivity named in the error.' }],
+    fix: [{ versions: 'Linkerd ≥ 2.12', action: 'Fix the API server connectivity named in the error if the failures persist (they block policy updates); transient ones are retried.' }],
     references: [`${L2}11156`, `${L2}10697`],
     examples: [
       { line: '2023-07-27T05:48:27.240045Z  INFO services: kubert::errors: stream failed error=failed to start watching object: HyperError: connection closed before message completed', source: `${L2}11156 (valentinwidmer)` },

@@ -11,7 +11,7 @@ export const PROFILES_SIGNATURES: readonly KnownSignature[] = [
     meaning: 'The destination controller did not return a profile for a target, so the proxy routes without per-route policy (and, for old releases, may delay requests until the lookup times out).',
     causes: ['The destination controller was restarting or unreachable (often during an upgrade).', 'A control-plane extension the profile depends on (viz) was being reinstalled.', 'Proxy and control plane versions differ by more than one release.'],
     fix: [
-      { versions: 'all', action: 'If it stops after the upgrade finishes, it was transient. If not, check the destination controller logs and `linkerd check --proxy` for version skew; restart workloads injected by an older release.' },
+      { versions: 'all', action: 'Check the destination controller logs and `linkerd check --proxy` for version skew if it goes on after the upgrade finishes, and restart workloads injected by an older release; if it stopped with the upgrade, it was transient.' },
     ],
     coveredBy: ['control-plane-unavailable'],
     references: [`${L2}5881`],

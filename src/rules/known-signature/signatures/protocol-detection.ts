@@ -36,7 +36,7 @@ export const PROTOCOL_DETECTION_SIGNATURES: readonly KnownSignature[] = [
     match: { records: ['proxy-log'], literals: ['TLS detection time'], pattern: 'TLS detection time(?:d out|out)' },
     meaning: 'An inbound connection sent no bytes before the detection timeout, so the proxy closed it. Usually a TCP health check or a load balancer probe that connects and waits.',
     causes: ['Load-balancer or kubelet TCP probes that open and hold connections.', 'Server-speaks-first clients on an inbound port that is not opaque/skipped.'],
-    fix: [{ versions: 'all', action: 'Harmless for probes; for real clients mark the port opaque or skip it (`config.linkerd.io/skip-inbound-ports`).' }],
+    fix: [{ versions: 'all', action: 'Mark the port opaque or skip it (`config.linkerd.io/skip-inbound-ports`) when real clients connect to it; for probes it is harmless.' }],
     coveredBy: ['protocol-detection-timeout'],
     references: [`${L2}6058`, `${L2}6200`, `${L2}6146`],
     examples: [
