@@ -83,3 +83,23 @@ export function portOf(address: string | undefined): string | null {
 export function titleCase(component: string): string {
   return component.charAt(0).toUpperCase() + component.slice(1);
 }
+
+/** A controller Service's DNS name: `linkerd-dst-headless.<namespace>.svc.<cluster domain>`. */
+const CONTROLLER_DNS_NAME = /\blinkerd-(?:dst|destination|policy|identity)(?:-headless)?\.([a-z0-9-]{1,63})\.svc\.([a-z0-9.-]{1,253})/;
+
+/**
+ * Where the control plane lives, as the proxies' own lines name it (`…linkerd-dst-headless.linkerd.svc.cluster.local:8086`):
+ * its namespace and cluster domain, for the commands a fix prints. Linkerd's install defaults
+ * (`linkerd`, `cluster.local`) when no line names them, so a command can be run as printed on
+ * most clusters rather than carrying a placeholder.
+ */
+export function controlPlaneLocation(texts: Iterable<string>): { namespace: string; clusterDomain: string; known: boolean } {
+  for (const text of texts) {
+    const m = CONTROLLER_DNS_NAME.exec(text);
+    if (!m) continue;
+    let clusterDomain = m[2]!;
+    while (clusterDomain.endsWith('.')) clusterDomain = clusterDomain.slice(0, -1);
+    return { namespace: m[1]!, clusterDomain, known: true };
+  }
+  return { namespace: 'linkerd', clusterDomain: 'cluster.local', known: false };
+}

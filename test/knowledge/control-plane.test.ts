@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CONTROLLER_ADDRESS_REGEX, controllerOfAddress, splitAddress } from '../../src/knowledge/control-plane.js';
+import { CONTROLLER_ADDRESS_REGEX, controlPlaneLocation, controllerOfAddress, splitAddress } from '../../src/knowledge/control-plane.js';
 
 // The addresses the three former classifiers disagreed on, and the cases around them, each
 // decided by mechanism: the port names the API, the host says whether it is a controller.
@@ -50,4 +50,17 @@ describe('CONTROLLER_ADDRESS_REGEX, anchored as PromQL and LogQL label matchers 
   }
 
   it('has no backslash, which a double-quoted PromQL or LogQL string would take as an escape', () => assert.ok(!CONTROLLER_ADDRESS_REGEX.includes('\\')));
+});
+
+describe('controlPlaneLocation', () => {
+  it('reads the namespace and cluster domain the proxies looked up', () => {
+    const line = 'WARN ThreadId(01) outbound:controller{addr=linkerd-dst-headless.mesh-system.svc.corp.example:8086}: linkerd_reconnect: Failed to connect error=connect timed out';
+    assert.deepEqual(controlPlaneLocation(['unrelated line', line]), { namespace: 'mesh-system', clusterDomain: 'corp.example', known: true });
+    assert.deepEqual(controlPlaneLocation(['linkerd-identity-headless.linkerd.svc.cluster.local.']), { namespace: 'linkerd', clusterDomain: 'cluster.local', known: true });
+  });
+
+  it("falls back to Linkerd's install defaults, and is not fooled by an app named linkerd-web", () => {
+    assert.deepEqual(controlPlaneLocation(['linkerd-web.shop.svc.cluster.local:8080']), { namespace: 'linkerd', clusterDomain: 'cluster.local', known: false });
+    assert.deepEqual(controlPlaneLocation([]), { namespace: 'linkerd', clusterDomain: 'cluster.local', known: false });
+  });
 });

@@ -29,6 +29,9 @@ export const cases: RuleCases = {
         assert.equal(findings[0]!.severity, 'error');
         assert.equal(findings[0]!.evidence.podsAffected, 4);
         assert.equal(findings[0]!.subject.target, 'linkerd-identity-headless:8080');
+        // The commands name the namespace and cluster domain the proxies looked up, not placeholders.
+        assert.match(findings[0]!.remediation, /kubectl -n linkerd get pods,endpointslices/);
+        assert.match(findings[0]!.remediation, /dig SRV linkerd-identity-headless\.linkerd\.svc\.cluster\.local \(the name the proxies looked up\)/);
       },
     },
     {

@@ -25,6 +25,7 @@ import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, f
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { FAILED_REQUEST_MESSAGES, FAILFAST_TARGETS } from './patterns.js';
 import { keepSample } from '../../core/evidence.js';
+import { controlPlaneLocation } from '../../knowledge/control-plane.js';
 
 export interface ControlPlaneUnavailableOptions {
   minFailures: number;
@@ -372,7 +373,7 @@ function describe(
     },
     evidence,
     locations: c.samples.map((s) => ({ path: s.path, line: s.line })),
-    remediation: remediationFor(c.component, topKind, totalRestarts > 0, controlPlaneNamespace(service, restarts, namespace)),
+    remediation: remediationFor(c.component, topKind, totalRestarts > 0, controlPlaneNamespace(service, restarts)),
     keyFigure: { name: 'failures', value: c.failures },
   };
 }
@@ -383,12 +384,12 @@ function capitalize(s: string): string {
 
 /**
  * The control plane's namespace, for the commands of the fix: from the controller's Service name
- * (`linkerd-dst-headless.linkerd.svc…`), else from its restarted pods, else the logging proxies'
- * namespace when that is the control plane's own (`linkerd`); `<linkerd-ns>` when none is known.
+ * (`linkerd-dst-headless.linkerd.svc…`), else from its restarted pods, else Linkerd's default
+ * (`linkerd`), so the command runs as printed on most clusters.
  */
-function controlPlaneNamespace(service: string | undefined, restarts: readonly { namespace?: string | null }[], proxiesNamespace: string | undefined): string {
+function controlPlaneNamespace(service: string | undefined, restarts: readonly { namespace?: string | null }[]): string {
   const fromService = service ? /^[a-z0-9-]+\.([a-z0-9-]+)\.svc\b/.exec(service)?.[1] : undefined;
-  return fromService ?? restarts.find((r) => r.namespace)?.namespace ?? (proxiesNamespace === 'linkerd' ? proxiesNamespace : '<linkerd-ns>');
+  return fromService ?? restarts.find((r) => r.namespace)?.namespace ?? controlPlaneLocation(service ? [service] : []).namespace;
 }
 
 function remediationFor(component: ControllerComponent, topKind: string | undefined, restarted: boolean, ns: string): string {

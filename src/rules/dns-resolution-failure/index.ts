@@ -9,7 +9,7 @@
 // proxies at once are not that race.
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
-import { componentFromName, type ControllerComponent } from '../../knowledge/control-plane.js';
+import { componentFromName, controlPlaneLocation, type ControllerComponent } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
 import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
 import { formatDuration, mergeKeyed } from '../../util/stats.js';
@@ -182,6 +182,7 @@ function describeControlPlane(c: ControlPlaneState, pods: [string, SignalTally][
   const names = [...c.names];
   const topError = [...c.errors.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const timeline = toTimeline(merged.perMinute, `${c.component} name lookups failed per minute`);
+  const where = controlPlaneLocation(names);
   return {
     severity: 'error',
     kind: `${c.component}-unresolvable`,
@@ -205,8 +206,8 @@ function describeControlPlane(c: ControlPlaneState, pods: [string, SignalTally][
     },
     locations: locationsOf(merged),
     remediation: [
-      `1. Check the controller pods are ready: kubectl -n <linkerd-ns> get pods,endpointslices -l linkerd.io/control-plane-component=${c.component === 'policy' ? 'destination' : c.component}; a headless Service without ready pods has no DNS records.`,
-      `2. Resolve the name from a pod: dig SRV ${SERVICE[c.component]}.<linkerd-ns>.svc.<cluster-domain>; a wrong namespace or a cluster domain other than cluster.local must be set at install (clusterDomain).`,
+      `1. Check the controller pods are ready: kubectl -n ${where.namespace} get pods,endpointslices -l linkerd.io/control-plane-component=${c.component === 'policy' ? 'destination' : c.component}; a headless Service without ready pods has no DNS records.`,
+      `2. Resolve the name from a pod: dig SRV ${SERVICE[c.component]}.${where.namespace}.svc.${where.clusterDomain}${where.known ? ' (the name the proxies looked up)' : ' (Linkerd\'s default namespace and cluster domain: use yours)'}; a wrong namespace or a cluster domain other than cluster.local must be set at install (clusterDomain).`,
       '3. If CoreDNS itself fails or times out, fix it first (kubectl -n kube-system logs -l k8s-app=kube-dns); every proxy depends on these three names.',
     ].join('\n'),
     keyFigure: { name: 'failures', value: merged.count },

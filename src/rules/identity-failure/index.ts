@@ -15,6 +15,7 @@ import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf
 import { formatDuration, latest, mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CERT_EXPIRY_METRIC, CERTIFY_FAILURE, IDENTITY_NOT_READY, TLS_ALERT, TRUST_ANCHOR_MISMATCH } from './patterns.js';
+import { controlPlaneLocation } from '../../knowledge/control-plane.js';
 
 export interface IdentityFailureOptions {
   minCertifyFailures: number;
@@ -218,6 +219,7 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
   const who = single ? `Proxy ${pods[0]!.pod}` : `${pods.length} proxies`;
   const accessDenied = pods.reduce((n, p) => n + p.accessDenied, 0);
   const badCertificate = pods.reduce((n, p) => n + p.badCertificate, 0);
+  const controlPlane = controlPlaneLocation(merged.samples.map((x) => x.text));
   const messages: Record<Kind, string> = {
     certify: `${who} logged ${plural(total, 'failed certification attempt')}${over}. A proxy without a certificate never becomes ready and cannot serve or send meshed traffic; with the identity controller down every new or restarted proxy is stuck the same way.`,
     'trust-anchor': `${who} logged ${plural(total, 'TLS failure')} with UnknownIssuer${over}: the peer's certificate chains to a CA that is not in this proxy's trust anchors. This does not heal by retrying; it follows a trust-anchor or issuer rotation done without a bundle, or clusters with different roots.`,
@@ -226,7 +228,7 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
   };
   const remediation: Record<Kind, string> = {
     certify: [
-      '1. Check the identity controller: kubectl -n <linkerd-ns> get pods -l linkerd.io/control-plane-component=identity and kubectl logs deploy/linkerd-identity -c identity (an expired or missing issuer certificate makes it refuse every CSR; `linkerd check` reports it).',
+      `1. Check the identity controller: kubectl -n ${controlPlane.namespace} get pods -l linkerd.io/control-plane-component=identity and kubectl -n ${controlPlane.namespace} logs deploy/linkerd-identity -c identity (an expired or missing issuer certificate makes it refuse every CSR; \`linkerd check\` reports it).`,
       '2. Check that proxies reach it: linkerd-identity-headless must resolve (see dns-resolution-failure) and port 8080 must not be blocked by a NetworkPolicy or firewall.',
       '3. After fixing the issuer or trust anchor, restart the stuck workloads (kubectl rollout restart) so they request a certificate at once instead of waiting for the next retry.',
     ].join('\n'),
