@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip, gzipSync } from 'node:zlib';
 import * as tar from 'tar-stream';
+import { tarHeaderBlock } from './fixtures/archive.js';
 import { seeded } from './fixtures/prng.js';
 import { RULES } from '../src/rules/index.js';
 
@@ -58,23 +59,6 @@ interface Case {
 /** Issue 27's bounds for a hostile input of `mib` MiB: 260 MB peak RSS, 2 s of CPU per MiB (at least 2 s, node's start-up). */
 const HOSTILE_BOUNDS = (mib: number) => ({ rssLimitMb: 260, cpuLimitSeconds: Math.max(2, 2 * mib) });
 
-/** A ustar header block of `type` declaring `size` bytes, as GNU tar writes one (checksum included). */
-function tarHeaderBlock(name: string, type: string, size: number): Buffer {
-  const block = Buffer.alloc(512);
-  block.write(name, 0, 100, 'latin1');
-  block.write('0000644\0', 100);
-  block.write('0000000\0', 108);
-  block.write('0000000\0', 116);
-  block.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
-  block.write('00000000000\0', 136);
-  block.write(type, 156);
-  block.write('ustar  \0', 257);
-  block.fill(0x20, 148, 156);
-  let sum = 0;
-  for (const b of block) sum += b;
-  block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return block;
-}
 
 const PROXY_LINE = (uptime: number, rest: string) => `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${rest}`;
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import * as tar from 'tar-stream';
+import { tarHeaderBlock } from '../../scripts/fixtures/archive.js';
 import { MAX_TAR_LONG_HEADER } from '../../src/input/open.js';
 
 const BIN = path.resolve('bin/run.js');
@@ -48,23 +49,6 @@ function folderWith(name: string, files: Record<string, Buffer | string>): strin
   return folder;
 }
 
-/** A ustar header block of `type` declaring `size` bytes, checksum and all, as GNU tar writes one. */
-function tarHeader(name: string, type: string, size: number): Buffer {
-  const block = Buffer.alloc(512);
-  block.write(name, 0, 100, 'latin1');
-  block.write('0000644\0', 100);
-  block.write('0000000\0', 108);
-  block.write('0000000\0', 116);
-  block.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
-  block.write('00000000000\0', 136);
-  block.write(type, 156);
-  block.write('ustar  \0', 257);
-  block.fill(0x20, 148, 156);
-  let sum = 0;
-  for (const b of block) sum += b;
-  block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return block;
-}
 
 describe('archives inside archives', () => {
   it('reads a .tgz inside a .tgz as an archive: the storm inside is found', async () => {
@@ -141,7 +125,7 @@ describe('formats this tool cannot open', () => {
 describe('tar long headers are bounded', () => {
   it('a 400 MiB GNU long name in a small .tgz is refused as one short error naming the archive', () => {
     // 400 KiB of the declared name follow, as in the issue's 408 KB case: tar-stream would buffer all 400 MiB.
-    const body = Buffer.concat([tarHeader('././@LongLink', 'L', 400 << 20), Buffer.alloc(400 * 1024, 0x61)]);
+    const body = Buffer.concat([tarHeaderBlock('././@LongLink', 'L', 400 << 20), Buffer.alloc(400 * 1024, 0x61)]);
     const folder = folderWith('long-name', { 'proxy.log': STORM_LOG, 'hostile.tgz': gzipSync(body) });
     const run = cli(['analyze', folder, '--format', 'json']);
     assert.equal(run.status, 2);
@@ -154,7 +138,7 @@ describe('tar long headers are bounded', () => {
   it('follows a pax size record to the next header, as tar-stream does (no false refusal inside data)', async () => {
     // The member's ustar size says 0, its pax record says the real size; its second block reads as
     // a hostile long-name header to a walker that ignored the record.
-    const data = Buffer.concat([Buffer.alloc(512, 'x\n'), tarHeader('././@LongLink', 'L', 400 << 20), STORM_LOG]);
+    const data = Buffer.concat([Buffer.alloc(512, 'x\n'), tarHeaderBlock('././@LongLink', 'L', 400 << 20), STORM_LOG]);
     const record = (key: string, value: string) => {
       const body = ` ${key}=${value}\n`;
       let length = body.length + 1;
@@ -163,7 +147,7 @@ describe('tar long headers are bounded', () => {
     };
     const paxBody = Buffer.from(record('size', String(data.length)));
     const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc((512 - (b.length % 512)) % 512)]);
-    const archive = Buffer.concat([tarHeader('PaxHeader/proxy.log', 'x', paxBody.length), pad(paxBody), tarHeader('proxy.log', '0', 0), pad(data), Buffer.alloc(1024)]);
+    const archive = Buffer.concat([tarHeaderBlock('PaxHeader/proxy.log', 'x', paxBody.length), pad(paxBody), tarHeaderBlock('proxy.log', '0', 0), pad(data), Buffer.alloc(1024)]);
     const folder = folderWith('pax-size', { 'sized.tar': archive });
     const run = cli(['analyze', folder, '--format', 'json']);
     assert.doesNotMatch(run.stderr, /refused/);
@@ -172,7 +156,7 @@ describe('tar long headers are bounded', () => {
   });
 
   it('a pax header past the bound is refused too; long names within it are read', async () => {
-    const hostile = Buffer.concat([tarHeader('PaxHeader/x', 'x', MAX_TAR_LONG_HEADER + 1), Buffer.alloc(MAX_TAR_LONG_HEADER + 512, 0x61)]);
+    const hostile = Buffer.concat([tarHeaderBlock('PaxHeader/x', 'x', MAX_TAR_LONG_HEADER + 1), Buffer.alloc(MAX_TAR_LONG_HEADER + 512, 0x61)]);
     const longName = `${'ns/'.repeat(60)}linkerd-proxy.log`;
     const folder = folderWith('pax', { 'pax.tar': hostile, 'ok.tar': await tarOf([{ name: longName, body: STORM_LOG }]) });
     const run = cli(['analyze', folder, '--format', 'json']);
