@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import * as tar from 'tar-stream';
-import { tarHeaderBlock } from '../../scripts/fixtures/archive.js';
+import { tarBuffer, tarHeaderBlock } from '../../scripts/fixtures/archive.js';
 import { MAX_TAR_LONG_HEADER } from '../../src/input/open.js';
 
 const BIN = path.resolve('bin/run.js');
@@ -27,14 +26,7 @@ function cli(args: string[]) {
   return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } });
 }
 
-async function tarOf(members: { name: string; body: Buffer | string }[]): Promise<Buffer> {
-  const pack = tar.pack();
-  for (const m of members) pack.entry({ name: m.name }, m.body);
-  pack.finalize();
-  const chunks: Buffer[] = [];
-  for await (const c of pack) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-}
+const tarOf = (members: { name: string; body: Buffer | string }[]): Promise<Buffer> => tarBuffer(members.map((m) => [m.name, m.body] as const));
 
 interface JsonReport {
   status: string;
