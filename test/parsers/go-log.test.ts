@@ -7,24 +7,13 @@
 // networking configuration`), as users paste them in linkerd/linkerd2 issues.
 
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { ProxyLogRecord } from '../../src/core/types.js';
-import { readEntry } from '../../src/engine/pipeline.js';
+import { parseLogText } from '../support/parse-log.js';
 import { sniffKind } from '../../src/input/sniff.js';
 import { goLineText } from '../../src/parsers/go-log.js';
 import { proxyLineText } from '../../src/rules/known-signature/index.js';
 
-async function parse(content: string, path = 'linkerd/linkerd-destination-5d8f7c6b9-x2x8k/destination.log') {
-  const records: ProxyLogRecord[] = [];
-  const unparsed: number[] = [];
-  const { stats, error } = await readEntry(
-    { path, stream: Readable.from([Buffer.from(content)]), size: null },
-    { record: (r) => records.push(r as ProxyLogRecord), unparsed: (_s, line) => unparsed.push(line) },
-  );
-  assert.equal(error, undefined);
-  return { records, unparsed, stats };
-}
+const parse = (content: string, path = 'linkerd/linkerd-destination-5d8f7c6b9-x2x8k/destination.log') => parseLogText(content, path);
 
 const RBAC_FORBIDDEN_MESSAGE =
   'k8s.io/client-go@v0.26.1/tools/cache/reflector.go:169: Failed to watch *v1.EndpointSlice: failed to list *v1.EndpointSlice: endpointslices.discovery.k8s.io is forbidden: User "system:serviceaccount:linkerd:linkerd-destination" cannot list resource "endpointslices" in API group "discovery.k8s.io" at the cluster scope';

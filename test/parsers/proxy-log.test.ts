@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { ProxyLogRecord } from '../../src/core/types.js';
-import { readEntry } from '../../src/engine/pipeline.js';
+import { parseLogText } from '../support/parse-log.js';
 
-async function parse(content: string, path = 'ingress/traefik-7d9f8c6b5-x2x8k/linkerd-proxy.log') {
-  const records: ProxyLogRecord[] = [];
-  const unparsed: number[] = [];
-  const { stats, error } = await readEntry(
-    { path, stream: Readable.from([Buffer.from(content)]), size: null },
-    { record: (r) => records.push(r as ProxyLogRecord), unparsed: (_s, line) => unparsed.push(line) },
-  );
-  assert.equal(error, undefined);
-  return { records, unparsed, stats };
-}
+const parse = (content: string, path = 'ingress/traefik-7d9f8c6b5-x2x8k/linkerd-proxy.log') => parseLogText(content, path);
 
 // Real lines, quoted in the incident report and in public linkerd2 issues.
 const SEED_NO_UPTIME =
