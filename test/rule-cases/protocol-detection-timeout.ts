@@ -80,13 +80,30 @@ export const cases: RuleCases = {
       expect: [{ severity: 'warning', kind: 'detect-timeout', subject: { pod: 'billing-6c8d9f7b5-q7r2t', target: 'port 443' } }],
       inputs: [proxyLog('billing/billing-6c8d9f7b5-q7r2t/linkerd-proxy.log', '2025-06-07T09:00:00Z', every(301.4, 12.5, 3, 'INFO', DETECT_TIMEOUT_OUTBOUND_2_286('10.96.40.7', 443)))],
     },
+    {
+      name: 'real #12505: one JSON detection timeout on port 9000 is reported as a notice (one can be an idle client)',
+      expect: [{ severity: 'info', kind: 'detect-timeout', subject: { pod: 'real/l2-12505-json-uptime-timestamp.log', target: 'port 9000' } }],
+      inputs: [real('l2-12505-json-uptime-timestamp.log')],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.timeouts, 1);
+        assert.match(findings[0]!.message, /idle client/);
+      },
+    },
+    {
+      name: 'a lone timeout on 443 (no known protocol) fires as a notice naming the port; two more make it a warning',
+      expect: [{ severity: 'info', kind: 'detect-timeout', subject: { pod: 'billing-6c8d9f7b5-q7r2t', target: 'port 443' } }],
+      inputs: [proxyLog('billing/billing-6c8d9f7b5-q7r2t/linkerd-proxy.log', '2025-06-07T09:00:00Z', every(301.4, 12.5, 1, 'INFO', DETECT_TIMEOUT_ORIG_DST('10.96.40.7', 443)))],
+      check: (findings) => {
+        assert.match(findings[0]!.remediation, /opaque-ports: "443"/);
+      },
+    },
+    {
+      name: 'two idle pool connections on an HTTP port time out over an hour: a notice, not a warning',
+      expect: [{ severity: 'info', kind: 'detect-timeout', subject: { pod: 'web-7d9f8c6b5-x2x8k', target: 'port 8080' } }],
+      inputs: [proxyLog('shop/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(100, 1800, 2, 'INFO', DETECT_TIMEOUT('10.96.1.2', 8080)))],
+    },
   ],
   quiet: [
     { name: 'the healthy bundle (TLS detection timeouts of idle clients are not counted) and the real healthy excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
-    { name: 'real #12505: one JSON detection timeout on port 9000', inputs: [real('l2-12505-json-uptime-timestamp.log')] },
-    {
-      name: 'two idle pool connections on an HTTP port time out over an hour',
-      inputs: [proxyLog('shop/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(100, 1800, 2, 'INFO', DETECT_TIMEOUT('10.96.1.2', 8080)))],
-    },
   ],
 };

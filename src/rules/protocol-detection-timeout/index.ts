@@ -10,8 +10,9 @@
 // log it for idle or probing clients, and it names the proxy's listener, not the application port.
 //
 // On a port known to speak first the stall is deterministic: every connection on it will wait, so
-// one line is already the diagnosis. On other ports a lone timeout is usually an idle client (a
-// pool connection opened and never used, a TCP health check), so several are needed.
+// one line is already the diagnosis. On other ports (443 included) a lone timeout is often an idle
+// client (a pool connection opened and never used, a TCP health check): it is still reported, so a
+// 4-line paste gets its answer, but as a notice until `minTimeouts` of them make it a pattern.
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
@@ -155,14 +156,15 @@ export default defineRule<ProtocolDetectionTimeoutOptions, State>({
     const findings: FindingDraft[] = [];
     for (const p of [...state.ports.values()].sort((a, b) => b.tally.count - a.tally.count || a.port.localeCompare(b.port))) {
       const known = NON_DETECTABLE_PORTS[p.port];
-      if (p.tally.count < (known ? options.minTimeoutsKnownPort : options.minTimeouts)) continue;
-      findings.push(describe(p, known));
+      const decisive = p.tally.count >= (known ? options.minTimeoutsKnownPort : options.minTimeouts);
+      findings.push(describe(p, known, decisive));
     }
     return findings;
   },
 });
 
-function describe(p: PortState, known: string | undefined): FindingDraft {
+/** `decisive`: enough timeouts (or a port that cannot be detected) to call it a stall, not an idle client. */
+function describe(p: PortState, known: string | undefined, decisive: boolean): FindingDraft {
   const pods = p.tally.pods.counts.size;
   const inDefaults = DEFAULT_OPAQUE_PORTS.includes(p.port);
   const where = p.direction === 'outbound' ? 'clients connecting to' : p.direction === 'inbound' ? 'servers accepting on' : 'connections on';
@@ -170,12 +172,17 @@ function describe(p: PortState, known: string | undefined): FindingDraft {
   const timeline = toTimeline(p.tally.perMinute, `detection timeouts port ${p.port} per minute`);
   const message =
     `${plural(p.tally.count, 'connection')} of ${pods === 1 ? 'one proxy' : `${pods} proxies`} (${where} ${portText}) waited out the protocol-detection timeout before being forwarded as plain TCP. Each such connection is delayed by 10 s, and clients with shorter timeouts fail.` +
-    (inDefaults ? ` Port ${p.port} is in Linkerd's default opaque ports: an opaque-ports annotation on the workload or namespace replaced the default list without it.` : '');
+    (inDefaults ? ` Port ${p.port} is in Linkerd's default opaque ports: an opaque-ports annotation on the workload or namespace replaced the default list without it.` : '') +
+    (decisive
+      ? ''
+      : ` ${p.tally.count === 1 ? 'One timeout' : 'So few timeouts'} can also be an idle client (a pooled connection never used, a TCP health check); if the client waits for the server to speak first, or the count grows, every connection on this port stalls.`);
   const annotation = p.port === 'unknown' ? '<port>' : p.port;
   return {
-    severity: 'warning',
+    severity: decisive ? 'warning' : 'info',
     kind: 'detect-timeout',
-    title: `Connections ${p.direction === 'inbound' ? 'to' : p.direction === 'outbound' ? 'from clients to' : 'on'} ${portText} stall 10 s: protocol detection times out`,
+    title: decisive
+      ? `Connections ${p.direction === 'inbound' ? 'to' : p.direction === 'outbound' ? 'from clients to' : 'on'} ${portText} stall 10 s: protocol detection times out`
+      : `${p.tally.count === 1 ? 'A connection' : `${p.tally.count} connections`} ${p.direction === 'inbound' ? 'to' : p.direction === 'outbound' ? (p.tally.count === 1 ? 'from a client to' : 'from clients to') : 'on'} ${portText} waited out protocol detection (10 s)`,
     message,
     subject: { target: p.port === 'unknown' ? 'unknown port' : `port ${p.port}`, ...(pods === 1 ? { pod: [...p.tally.pods.counts.keys()][0] } : {}) },
     evidence: {
