@@ -2,25 +2,19 @@
 // inflates to, and whether it is a tar bundle (plain or gzipped). The parallel planner weighs and
 // cuts work by these bytes; reading them never fails a run, the reader reports a broken file.
 
+import { closeSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { constants, gunzipSync } from 'node:zlib';
 import { diskPathOf, type InputSource } from './discover.js';
 import type { DiskPath } from './names.js';
 import { isGzip, isTar } from './open.js';
 
-/** Trailers read at once: a folder of 400 .gz is 400 opens, not worth a thread-pool queue of 400. */
-const SIZE_READS_AT_ONCE = 16;
-
 /** Bytes each file source gives when read (inflatedSize), by path. */
 export async function bytesWhenRead(sources: readonly InputSource[]): Promise<Map<string, number>> {
   const files = sources.filter((s): s is InputSource & { type: 'file' } => s.type === 'file');
   const sizes = new Map<string, number>();
-  for (let i = 0; i < files.length; i += SIZE_READS_AT_ONCE) {
-    const group = files.slice(i, i + SIZE_READS_AT_ONCE);
-    const read = await Promise.all(group.map((f) => inflatedSize(diskPathOf(f), f.size)));
-    group.forEach((f, k) => sizes.set(f.path, read[k]!));
-  }
-  return sizes;
+  for (const f of files) sizes.set(f.path, inflatedSizeNow(diskPathOf(f), f.size));
+  return Promise.resolve(sizes);
 }
 
 /** Deflate's best ratio (258-byte matches in 2 bits) is about 1032:1; a larger ISIZE is not this file's. */
@@ -40,20 +34,34 @@ const storedOverhead = (bytes: number) => Math.ceil(bytes / 1024) + 4096;
  * which only weighs the file as less work than it is.
  */
 export async function inflatedSize(file: DiskPath, size: number): Promise<number> {
+  return Promise.resolve(inflatedSizeNow(file, size));
+}
+
+/**
+ * inflatedSize with blocking calls: two bytes of magic (and four of trailer for gzip) are cheaper
+ * read at once than through three thread-pool round trips per file, which in a bundle of 100,000
+ * small logs cost more than reading them (see SMALL_FILE in file-range.ts).
+ */
+function inflatedSizeNow(file: DiskPath, size: number): number {
   if (size < 20) return size;
-  let handle: FileHandle | undefined;
+  let fd: number | undefined;
   try {
-    handle = await open(file, 'r');
-    const magic = await readAt(handle, 0, 2);
+    fd = openSync(file, 'r');
+    const magic = readAtNow(fd, 0, 2);
     if (!isGzip(magic)) return size;
-    const trailer = await readAt(handle, size - 4, 4);
+    const trailer = readAtNow(fd, size - 4, 4);
     if (trailer.length < 4) return size;
     return plausibleInflatedSize(trailer.readUInt32LE(0), size) ? trailer.readUInt32LE(0) : size;
   } catch {
     return size;
   } finally {
-    await handle?.close().catch(() => {});
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+function readAtNow(fd: number, at: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  return buf.subarray(0, readSync(fd, buf, 0, length, at));
 }
 
 /** Whether `isize` can be the inflated size of a whole gzip file of `compressed` bytes. */

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileRange } from '../../src/input/file-range.js';
+import { InputError } from '../../src/core/errors.js';
+import { SMALL_FILE, VANISHED_WHILE_READ, fileRange, primeFile, releasePrimed } from '../../src/input/file-range.js';
 import { countLines, countLinesNotingAnchor } from '../../src/engine/tasks.js';
 
 let dir = '';
@@ -71,5 +72,32 @@ describe('countLines', () => {
         assert.equal(counted.anchorCandidate, expected(limit), `limit ${limit} by ${chunk}`);
       }
     }
+  });
+});
+
+describe('a small file read whole with blocking calls (SMALL_FILE)', () => {
+  it('gives the exact bytes through fileRange, and nothing to close afterwards', async () => {
+    const primed = await primeFile(file, content.length);
+    assert.equal(primed.handle, null, 'a file under SMALL_FILE is read without a file handle');
+    const parts: Buffer[] = [];
+    for await (const c of fileRange(file, 0, content.length, undefined, primed)) parts.push(Buffer.from(c));
+    assert.deepEqual(Buffer.concat(parts), content);
+  });
+
+  it('reports a file shorter than listed (truncated since discovery) as an input error naming it', async () => {
+    await assert.rejects(primeFile(file, content.length + 10), (err: Error) => err instanceof InputError && err.path === file && /shrank to \d+ bytes/.test(err.message));
+  });
+
+  it('reports a file deleted since discovery as vanished, not as a system error', async () => {
+    const gone = path.join(dir, 'gone.log');
+    await assert.rejects(primeFile(gone, 10), (err: Error) => err instanceof InputError && err.message === VANISHED_WHILE_READ);
+  });
+
+  it('keeps the asynchronous, read-ahead path for files over SMALL_FILE', async () => {
+    const big = path.join(dir, 'big.log');
+    writeFileSync(big, Buffer.alloc(SMALL_FILE + 1, 0x61));
+    const primed = await primeFile(big, SMALL_FILE + 1);
+    assert.notEqual(primed.handle, null);
+    await releasePrimed(primed);
   });
 });
