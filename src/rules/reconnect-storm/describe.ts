@@ -2,7 +2,7 @@
 
 import type { FindingDraft } from '../../core/types.js';
 import { workloadOfPod } from '../../input/path-meta.js';
-import { controllerOfAddress } from '../../knowledge/control-plane.js';
+import { controlPlaneLocation, controllerOfAddress, splitAddress } from '../../knowledge/control-plane.js';
 import { describeDistinct, distinctCount } from '../../util/distinct.js';
 import { bump, compact, formatDuration, maxOf, median, topEntries } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
@@ -34,10 +34,17 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
 
   const what = component ? `the ${component} controller (${g.target})` : g.controlPlane ? `controller ${g.target}` : `endpoint ${g.target}`;
   const topError = topEntries(g.errors, 1)[0]?.key ?? 'failures';
+  const authority = topEntries(g.authorities.counts, 1)[0]?.key?.toString() ?? null;
+  // The longest continuous failing run of one proxy towards it (gaps within maxGapSeconds).
+  const stale = staleEndpoint(g, maxOf(loops.map((l) => l.longestRun)) ?? 0, options);
   const message =
     `${describeDistinct(podCount)} pod${pods === 1 ? '' : 's'} logged ${compact(g.lines)} reconnect failures (${topError}) towards ${what} ` +
     `over ${formatDuration(windowSeconds)}; ${sustained.length} of ${loops.length} reconnect loops failed for ${options.sustainSeconds} s or longer. ` +
-    `${backoff.verdict}.`;
+    `${backoff.verdict}.` +
+    (stale
+      ? ` Nothing answers at ${g.target} (${stale.unreachableShare} % of failures ${stale.reason}) for ${formatDuration(stale.seconds)}, yet Linkerd's discovery still hands it to the balancer${authority ? ` of ${authority}` : ''}: ` +
+        `Kubernetes removes a terminating pod's address from its EndpointSlices at once, so either the destination controller's endpoints diverge from the cluster's (a stale endpoint), or the pod is alive and the network drops its traffic.`
+      : '');
 
   const evidence: FindingDraft['evidence'] = {
     totalLines: g.lines,
@@ -67,6 +74,8 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
     },
     backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [gapBucketLabel(i), allGaps[i]])) },
     errors: Object.fromEntries(topEntries(g.errors, 5).map((e) => [e.key, e.count])),
+    ...(authority ? { service: authority } : {}),
+    ...(stale ? { staleEndpoint: { address: g.target, unreachableSeconds: Math.round(stale.seconds), unreachableShare: stale.unreachableShare } } : {}),
     pods: topEntries(linesPerPod, 10).map((e) => ({ pod: e.key, lines: e.count })),
     topTargets: topEntries(linesPerEndpoint, 10).map((e) => ({ endpoint: e.key, lines: e.count })),
     samples: g.samples,
@@ -78,8 +87,12 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
   const podList = [...linesPerPod.keys()];
   return {
     severity,
-    kind: component ? `${component}-storm` : g.controlPlane ? 'controller-storm' : 'endpoint-storm',
-    title: component ? `Reconnect storm towards the ${component} controller` : `Reconnect storm towards ${g.target}`,
+    kind: component ? `${component}-storm` : g.controlPlane ? 'controller-storm' : stale ? 'stale-endpoint' : 'endpoint-storm',
+    title: component
+      ? `Reconnect storm towards the ${component} controller`
+      : stale
+        ? `Stale endpoint ${g.target}${authority ? ` of ${authority}` : ''}: proxies dial it for ${formatDuration(stale.seconds)} but nothing answers`
+        : `Reconnect storm towards ${g.target}`,
     message,
     subject: {
       ...(namespace ? { namespace } : {}),
@@ -88,9 +101,46 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
     },
     evidence,
     locations: g.samples.map((s) => ({ path: s.path, line: s.line })),
-    remediation: remediationFor(component, g.controlPlane),
+    remediation: stale ? staleEndpointRemediation(g.target, authority, g.samples.map((x) => x.text)) : remediationFor(component, g.controlPlane),
     keyFigure: { name: 'totalLines', value: g.lines },
   };
+}
+
+/** Error classes that mean no host answers at the address at all (a refusal means one does). */
+const UNREACHABLE_ERRORS = new Set(['network unreachable', 'connect timed out']);
+
+/**
+ * An application endpoint's loop that shows an address nobody answers at, for longer than
+ * discovery would keep a pod that is gone: Kubernetes drops a pod's address from its EndpointSlices
+ * when the pod starts terminating, and the destination controller pushes the removal to every
+ * proxy within seconds, which ends the loop. `staleEndpointSeconds` (default 120 s) is that
+ * removal with a wide margin for a slow API server; refused connections do not count (a live pod
+ * that does not listen, which readiness should catch, is the plain endpoint storm).
+ */
+function staleEndpoint(g: GroupState, seconds: number, options: ReconnectStormOptions): { seconds: number; unreachableShare: number; reason: string } | null {
+  if (g.controlPlane || seconds < options.staleEndpointSeconds) return null;
+  let unreachable = 0;
+  let total = 0;
+  for (const [errorClass, n] of g.errors) {
+    total += n;
+    if (UNREACHABLE_ERRORS.has(errorClass)) unreachable += n;
+  }
+  if (total === 0 || unreachable * 2 < total) return null;
+  const reasons = [...UNREACHABLE_ERRORS].filter((c) => g.errors.has(c));
+  return { seconds, unreachableShare: Math.round((unreachable / total) * 100), reason: reasons.join(' or ') };
+}
+
+function staleEndpointRemediation(address: string, authority: string | null, samples: string[]): string {
+  const { host } = splitAddress(address);
+  const linkerdNs = controlPlaneLocation(samples).namespace;
+  const service = authority ? /^([^.:]+)\.([^.:]+)\.svc\b/.exec(authority) : null;
+  const slices = service ? `kubectl get endpointslices -n ${service[2]} -l kubernetes.io/service-name=${service[1]} -o wide` : 'kubectl get endpointslices -A -o wide';
+  return [
+    `1. Check whether ${host} still belongs to a pod: \`kubectl get pods -A -o wide --field-selector status.podIP=${host}\`. If none does, compare \`linkerd diagnostics endpoints ${authority ?? '<service>.<namespace>.svc.cluster.local:<port>'}\` with \`${slices}\`: an address only Linkerd lists means the destination controller's endpoints diverged from the cluster's.`,
+    `2. Restart the destination controller so it rebuilds its watches and every proxy gets a fresh endpoint set: \`kubectl -n ${linkerdNs} rollout restart deploy/linkerd-destination\`; save its logs first (\`kubectl -n ${linkerdNs} logs deploy/linkerd-destination -c destination\`) for the watch errors that explain it.`,
+    '3. Upgrade a control plane older than stable-2.13.0 / edge-23.2.3: before linkerd2 #10370, deleting one EndpointSlice of a Service with several left the destination controller with the wrong set until the next change.',
+    `4. If a pod does own ${host}, the network drops its traffic instead: check NetworkPolicies in front of it and the CNI on its node.`,
+  ].join('\n');
 }
 
 /** Two decimals, as rates are shown in evidence. */

@@ -21,7 +21,11 @@ export const reconnectStormIncident: RuleIncidentKnowledge = {
     const seconds = f.evidence.window?.durationSeconds ?? (start !== null && end !== null ? (end - start) / 1000 : 0);
     const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
     const component = controllerOfAddress(f.subject.target);
+    if (f.kind === 'stale-endpoint') {
+      return `${pods ?? '?'} ${who ? `${who} ` : ''}prox${pods === 1 ? 'y' : 'ies'} dialling stale endpoint ${f.subject.target ?? '?'}${typeof f.evidence.service === 'string' ? ` of ${f.evidence.service}` : ''}${duration}`;
+    }
     return `${pods ?? '?'} ${who ? `${who} ` : ''}prox${pods === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(evidenceNumber(f, 'totalLines') ?? 0)} lines${duration})`;
   },
-  fixes: [{ fix: 'destination-stream-limit', when: reachesStreamLimitedController }, { fix: 'connect-backoff-cap' }],
+  // The backoff cap paces a control-plane storm; a stale endpoint is discovery's, not the retries'.
+  fixes: [{ fix: 'destination-stream-limit', when: reachesStreamLimitedController }, { fix: 'connect-backoff-cap', when: (f) => f.kind !== 'stale-endpoint' }],
 };

@@ -10,7 +10,7 @@ import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
 import { ownedByRun } from '../../util/run-caches.js';
 import { addDistinct, mergeDistinct } from '../../util/distinct.js';
-import { bump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed } from '../../util/stats.js';
+import { bump, cappedBump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { describeStorm } from './describe.js';
@@ -34,7 +34,7 @@ export default defineRule<ReconnectStormOptions, State>({
     lineInterest: { 'proxy-log': [RECONNECT_TARGET] },
     // The caps bound memory per engine; a parallel run holds one engine per worker plus the merge,
     // so they are sized for that (400 proxies × 60 loops fit; beyond, figures are flagged estimates).
-    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 25_000, maxTargets: 2_500 },
+    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 25_000, maxTargets: 2_500, staleEndpointSeconds: 120 },
     optionSchema: {
       sustainSeconds: { type: 'number', minimum: 1, description: 'A loop failing continuously for this long fires the rule.' },
       maxGapSeconds: {
@@ -47,6 +47,12 @@ export default defineRule<ReconnectStormOptions, State>({
       errorMinPods: { type: 'integer', minimum: 1, description: 'Affected pods from which a control-plane storm is an error rather than a warning.' },
       maxLoops: { type: 'integer', minimum: 1, description: 'Reconnect loops tracked individually; beyond this only totals are kept.' },
       maxTargets: { type: 'integer', minimum: 1, description: 'Distinct controller/endpoint targets analysed; lines towards further targets are only counted.' },
+      staleEndpointSeconds: {
+        type: 'number',
+        minimum: 1,
+        description:
+          'An application endpoint that no host answers at (unreachable, timed out) for this long is a stale endpoint: Kubernetes drops a terminating pod from its EndpointSlices at once, so discovery should have removed it.',
+      },
     },
   },
 
@@ -77,6 +83,7 @@ export default defineRule<ReconnectStormOptions, State>({
       else g.serviceFailed++;
       if (record.namespace) bump(g.namespaces, record.namespace);
       bump(g.errors, target.errorClass);
+      if (target.authority !== null && !target.controlPlane) cappedBump(g.authorities, target.authority);
       keepSample(g.samples, SAMPLE_LINES, record.path, record.line, record.raw);
       if (record.time !== null) {
         addSecond(g.perSecond, record.time);
@@ -171,6 +178,7 @@ export default defineRule<ReconnectStormOptions, State>({
         mergeCapped(existing.endpoints, g.endpoints);
         mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);
         mergeCounts(existing.errors, g.errors);
+        mergeCapped(existing.authorities, g.authorities);
         mergeSeconds(existing.perSecond, g.perSecond);
         mergeBuckets(existing.perMinute, g.perMinute);
         existing.firstTime = earliest(existing.firstTime, g.firstTime);
@@ -223,6 +231,8 @@ export default defineRule<ReconnectStormOptions, State>({
  */
 interface LoopTarget {
   endpoint: string | null;
+  /** The logical service the balancer resolved (serviceAuthorityOf), when the spans name it. */
+  authority: string | null;
   /** classifyError of the line's error field. */
   errorClass: string;
   group: string;
@@ -241,7 +251,7 @@ const loopTargetOf = perBody((record): LoopTarget => {
   const { controller, endpoint } = loopAddresses(record);
   const group = controller ?? endpoint ?? 'unknown';
   const controlPlane = controller !== null || controllerOfAddress(group) !== null;
-  return { endpoint, errorClass: classifyError(record.fields.error ?? ''), group, controlPlane, seenIn: null, seenGroup: null, seenPod: null, seenLoop: null };
+  return { endpoint, authority: serviceAuthorityOf(record), errorClass: classifyError(record.fields.error ?? ''), group, controlPlane, seenIn: null, seenGroup: null, seenPod: null, seenLoop: null };
 });
 
 let lastPath = '';
@@ -273,6 +283,24 @@ function loopAddresses(record: ProxyLogRecord): { controller: string | null; end
     if (fromError) endpoint = fromError[1]!;
   }
   return { controller, endpoint };
+}
+
+/**
+ * The service whose endpoint a line dials, from its spans: `service{ns=shop name=web port=80}`
+ * (proxies since the 2.14 outbound rewrite), else the logical/concrete/profile target
+ * (`logical{addr=web.shop.svc.cluster.local:80}`, 2.10-2.13), else the original destination
+ * `proxy{addr=10.96.4.7:80}` (a ClusterIP:port is still what `linkerd diagnostics endpoints` takes).
+ */
+function serviceAuthorityOf(record: ProxyLogRecord): string | null {
+  let logical: string | null = null;
+  let original: string | null = null;
+  for (const span of record.spans) {
+    const f = span.fields;
+    if (span.name === 'service' && f.name && f.ns && f.port) return `${f.name}.${f.ns}.svc.cluster.local:${f.port}`;
+    if ((span.name === 'logical' || span.name === 'concrete' || span.name === 'profile') && f.addr) logical ??= f.addr;
+    else if (span.name === 'proxy' && f.addr) original ??= f.addr;
+  }
+  return logical ?? original;
 }
 
 /** Storms repeat a handful of error texts millions of times; remember how each was classified. */

@@ -15,6 +15,8 @@ export interface ReconnectStormOptions {
   errorMinPods: number;
   maxLoops: number;
   maxTargets: number;
+  /** An application endpoint unreachable for this long is diagnosed as stale in discovery. */
+  staleEndpointSeconds: number;
 }
 
 /**
@@ -71,6 +73,11 @@ export interface GroupState {
   endpoints: CappedCounts;
   distinctEndpoints: DistinctCounter;
   errors: Map<string, number>;
+  /**
+   * The service each line's balancer was resolving (an application endpoint's loop only): the
+   * authority a person asks `linkerd diagnostics endpoints` about. Capped like the endpoints.
+   */
+  authorities: CappedCounts;
   perSecond: SecondCounts;
   perMinute: TimeBuckets;
   firstTime: number | null;
@@ -181,7 +188,7 @@ export function groupFor(state: State, target: string, controlPlane: boolean): G
     g = {
       target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
       pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(LISTED_PER_TARGET), namespaces: new Map(),
-      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(LISTED_PER_TARGET), errors: new Map(), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(LISTED_PER_TARGET), errors: new Map(), authorities: cappedCounts(LISTED_PER_TARGET), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
     };
     state.groups.set(target, g);
   }
