@@ -8,12 +8,14 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { closest, didYouMean } from '../cli/argv.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
-import { SEVERITIES, type AnyRule, type Severity } from '../core/types.js';
+import type { AnyRule, RuleOptionSpec, Severity } from '../core/types.js';
 import type { ConfiguredRule } from '../engine/engine.js';
 import type { FailOn } from '../report/severity.js';
 import type { SuppressionEntry } from '../report/suppression.js';
 import { RULES } from '../rules/index.js';
-import { optionIssues } from './options.js';
+import type { ValidationError } from 'jsonschema';
+import { optionProblem } from './options.js';
+import { buildConfigSchema, RULE_SETTINGS, SUPPRESSION_SETTINGS, TOP_LEVEL_SETTINGS } from './schema.js';
 
 export const CONFIG_FILE_NAMES = ['.linkerd-doctor.yaml', '.linkerd-doctor.yml', '.linkerd-doctor.json'] as const;
 
@@ -126,13 +128,17 @@ const MAX_ALIAS_COUNT = 100;
  */
 const loadYaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
-/** Parses and validates a config document; `source` names it in error messages. */
-const TOP_LEVEL_SETTINGS = ['failOn', 'minSeverity', 'baselineTolerance', 'rules', 'suppress'];
-const RULE_SETTINGS = ['enabled', 'severity', 'options'];
+/** The JSON Schema validator, loaded with the YAML library when there is a config to check. */
+const loadJsonSchema = () => createRequire(import.meta.url)('jsonschema') as typeof import('jsonschema');
 
 /** `; did you mean X?` for a mistyped string value, as the flags give for --fail-on warn. */
 const suggestValue = (value: unknown, known: readonly string[]): string => (typeof value === 'string' ? didYouMean(closest(value, known)) : '');
 
+/**
+ * Parses a config document and validates it against the config's JSON Schema, the one `npm run
+ * schema` writes to docs/schema/config.schema.json (buildConfigSchema, for these rules): the file
+ * editors and CI check against and the loader cannot disagree. `source` names it in error messages.
+ */
 export function parseConfig(text: string, source: string, rules: readonly AnyRule[] = RULES): LinkerdDoctorConfig {
   const isJson = source.endsWith('.json');
   const { LineCounter, parseDocument } = loadYaml();
@@ -166,88 +172,107 @@ export function parseConfig(text: string, source: string, rules: readonly AnyRul
   const config = defaultConfig(rules);
   config.source = source;
   if (root === null || root === undefined) return config;
-  if (!isMapping(root)) return fail([], 'the config must be a mapping of settings');
 
-  for (const [key, value] of Object.entries(root)) {
-    switch (key) {
-      case 'failOn':
-        if (typeof value !== 'string' || ![...SEVERITIES, 'none'].includes(value)) fail([key], `must be one of ${[...SEVERITIES, 'none'].join(', ')}, got ${JSON.stringify(value)}${suggestValue(value, [...SEVERITIES, 'none'])}`);
-        config.failOn = value as FailOn;
-        break;
-      case 'minSeverity':
-        if (typeof value !== 'string' || !(SEVERITIES as readonly string[]).includes(value)) fail([key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(value)}${suggestValue(value, SEVERITIES)}`);
-        config.minSeverity = value as Severity;
-        break;
-      case 'baselineTolerance':
-        if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail([key], `must be a percentage ≥ 0, got ${JSON.stringify(value)}`);
-        config.baselineTolerance = value as number;
-        break;
-      case 'rules':
-        applyRules(config, value, rules, fail);
-        break;
-      case 'suppress':
-        config.suppress = parseSuppressions(value, rules, fail);
-        break;
-      case '$schema':
-        // Editors find docs/schema/config.schema.json through it; it sets nothing.
-        break;
-      default:
-        fail([key], `unknown setting${didYouMean(closest(key, TOP_LEVEL_SETTINGS))} (known: ${TOP_LEVEL_SETTINGS.join(', ')})`);
-    }
-  }
-  return config;
-}
+  const problem = firstSchemaProblem(root, rules);
+  if (problem) return fail(problem.keyPath, problem.reason);
 
-function applyRules(config: LinkerdDoctorConfig, value: unknown, rules: readonly AnyRule[], fail: (p: KeyPath, reason: string) => never): void {
-  if (!isMapping(value)) fail(['rules'], 'must be a mapping from rule id to its settings');
+  // Valid against the schema: only values of the right shape are left to take over.
+  const settings = root as ConfigDocument;
+  if (settings.failOn !== undefined) config.failOn = settings.failOn;
+  if (settings.minSeverity !== undefined) config.minSeverity = settings.minSeverity;
+  if (settings.baselineTolerance !== undefined) config.baselineTolerance = settings.baselineTolerance;
   const disabled = new Set<string>();
-  for (const [id, settings] of Object.entries(value as Record<string, unknown>)) {
-    const at: KeyPath = ['rules', id];
-    const rule = resolveRule(id, rules);
-    if (!rule) fail(at, `unknown rule${didYouMean(nearestRule(id, rules))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+  for (const [id, ruleSettings] of Object.entries(settings.rules ?? {})) {
+    const rule = resolveRule(id, rules)!;
     const configured = config.rules.find((c) => c.rule === rule)!;
-    if (typeof settings === 'boolean') {
-      if (!settings) disabled.add(rule!.meta.id);
-      continue;
-    }
-    if (!isMapping(settings)) fail(at, 'must be true, false or a mapping with enabled, severity and options');
-    for (const [key, v] of Object.entries(settings as Record<string, unknown>)) {
-      if (key === 'enabled') {
-        if (typeof v !== 'boolean') fail([...at, key], `must be true or false, got ${JSON.stringify(v)}`);
-        if (!v) disabled.add(rule!.meta.id);
-      } else if (key === 'severity') {
-        if (typeof v !== 'string' || !(SEVERITIES as readonly string[]).includes(v)) fail([...at, key], `must be one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(v)}${suggestValue(v, SEVERITIES)}`);
-        configured.severity = v as Severity;
-      } else if (key === 'options') {
-        if (!isMapping(v)) fail([...at, key], 'must be a mapping of option names to values');
-        const issue = optionIssues(rule!, v as Record<string, unknown>)[0];
-        if (issue) fail([...at, key, issue.key], issue.reason);
-        configured.options = { ...configured.options, ...(v as object) };
-      } else {
-        fail([...at, key], `unknown rule setting${didYouMean(closest(key, RULE_SETTINGS))} (known: ${RULE_SETTINGS.join(', ')})`);
-      }
-    }
+    const enabled = typeof ruleSettings === 'boolean' ? ruleSettings : ruleSettings.enabled !== false;
+    if (!enabled) disabled.add(rule.meta.id);
+    if (typeof ruleSettings === 'boolean') continue;
+    if (ruleSettings.severity !== undefined) configured.severity = ruleSettings.severity;
+    if (ruleSettings.options !== undefined) configured.options = { ...configured.options, ...ruleSettings.options };
   }
   config.rules = config.rules.filter((c) => !disabled.has(c.rule.meta.id));
   config.disabledRules = [...disabled];
+  config.suppress = (settings.suppress ?? []).map((e) => ({
+    rule: resolveRule(e.rule, rules)!.meta.id,
+    ...(e.subject !== undefined ? { subject: e.subject } : {}),
+    reason: e.reason.trim(),
+    source: 'config' as const,
+  }));
+  return config;
 }
 
-function parseSuppressions(value: unknown, rules: readonly AnyRule[], fail: (p: KeyPath, reason: string) => never): SuppressionEntry[] {
-  if (!Array.isArray(value)) return fail(['suppress'], 'must be a list of {rule, subject, reason} entries');
-  return value.map((entry: unknown, i) => {
-    const at: KeyPath = ['suppress', i];
-    if (!isMapping(entry)) fail(at, 'must be a mapping with rule, reason and an optional subject glob');
-    const e = entry as Record<string, unknown>;
-    for (const key of Object.keys(e)) if (!['rule', 'subject', 'reason'].includes(key)) fail([...at, key], 'unknown suppression setting (known: rule, subject, reason)');
-    if (typeof e.rule !== 'string') fail([...at, 'rule'], 'is required: the rule id or code to suppress');
-    const rule = resolveRule(e.rule as string, rules);
-    if (!rule) fail([...at, 'rule'], `unknown rule ${JSON.stringify(e.rule)}${didYouMean(nearestRule(e.rule as string, rules))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
-    if (typeof e.reason !== 'string' || e.reason.trim() === '') fail([...at, typeof e.reason === 'string' ? 'reason' : 'rule'], 'a suppression needs a reason: say why the finding is accepted');
-    if (e.subject !== undefined && (typeof e.subject !== 'string' || e.subject === '')) fail([...at, 'subject'], 'must be a non-empty glob, e.g. "emojivoto/*"');
-    const out: SuppressionEntry = { rule: rule!.meta.id, reason: (e.reason as string).trim(), source: 'config' };
-    if (typeof e.subject === 'string') out.subject = e.subject;
-    return out;
-  });
+/** A config document that passed the schema. */
+interface ConfigDocument {
+  failOn?: FailOn;
+  minSeverity?: Severity;
+  baselineTolerance?: number;
+  rules?: Record<string, boolean | { enabled?: boolean; severity?: Severity; options?: Record<string, unknown> }>;
+  suppress?: { rule: string; subject?: string; reason: string }[];
+}
+
+/**
+ * The first schema violation of a config document, as the key it is at and a reason worded as
+ * the flags word theirs (the same did-you-mean and lists of known names). A rule's settings are
+ * `true`, `false` or a mapping (anyOf): the mismatch against the branch that was not meant is noise,
+ * so a violation inside the mapping wins over both.
+ */
+function firstSchemaProblem(root: unknown, rules: readonly AnyRule[]): { keyPath: KeyPath; reason: string } | null {
+  const { Validator } = loadJsonSchema();
+  const { errors } = new Validator().validate(root, buildConfigSchema(rules), { nestedErrors: true });
+  if (errors.length === 0) return null;
+  const choices = new Set(errors.filter((e) => e.name === 'anyOf').map((e) => formatKey(e.path)));
+  const error = errors.find((e) => e.name !== 'anyOf' && !(e.name === 'type' && choices.has(formatKey(e.path)))) ?? errors[0]!;
+  return describeSchemaError(error, rules);
+}
+
+function describeSchemaError(error: ValidationError, rules: readonly AnyRule[]): { keyPath: KeyPath; reason: string } {
+  const at = error.path;
+  const value: unknown = error.instance;
+  const known = (names: readonly string[]) => names.join(', ');
+  const ruleIds = known(rules.map((r) => r.meta.id));
+  const [top, id, setting, option] = at;
+  if (error.name === 'additionalProperties') {
+    const key = String(error.argument);
+    const keyPath = [...at, key];
+    if (at.length === 0) return { keyPath, reason: `unknown setting${didYouMean(closest(key, TOP_LEVEL_SETTINGS))} (known: ${known(TOP_LEVEL_SETTINGS)})` };
+    if (top === 'rules' && at.length === 1) return { keyPath, reason: `unknown rule${didYouMean(nearestRule(key, rules))} (known: ${ruleIds})` };
+    if (top === 'rules' && at.length === 2) return { keyPath, reason: `unknown rule setting${didYouMean(closest(key, RULE_SETTINGS))} (known: ${known(RULE_SETTINGS)})` };
+    if (top === 'rules' && setting === 'options') {
+      const names = Object.keys(resolveRule(String(id), rules)?.meta.optionSchema ?? {});
+      return { keyPath, reason: `unknown option${didYouMean(closest(key, names))} (${names.length ? `known: ${known(names)}` : 'this rule has no options'})` };
+    }
+    if (top === 'suppress') return { keyPath, reason: `unknown suppression setting (known: ${known(SUPPRESSION_SETTINGS)})` };
+  }
+  if (error.name === 'required' && top === 'suppress') {
+    // Missing `reason` is reported at the entry's `rule` line: the entry, not a key that is not there.
+    return error.argument === 'reason'
+      ? { keyPath: [...at, 'rule'], reason: 'a suppression needs a reason: say why the finding is accepted' }
+      : { keyPath: [...at, 'rule'], reason: 'is required: the rule id or code to suppress' };
+  }
+  if (top === 'suppress' && at.length === 1) return { keyPath: at, reason: 'must be a list of {rule, subject, reason} entries' };
+  if (top === 'suppress' && at.length === 2) return { keyPath: at, reason: 'must be a mapping with rule, reason and an optional subject glob' };
+  if (top === 'suppress' && id !== undefined && setting === 'rule') {
+    return { keyPath: at, reason: `unknown rule ${JSON.stringify(value)}${typeof value === 'string' ? didYouMean(nearestRule(value, rules)) : ''} (known: ${ruleIds})` };
+  }
+  if (top === 'suppress' && setting === 'subject') return { keyPath: at, reason: 'must be a non-empty glob, e.g. "emojivoto/*"' };
+  if (top === 'suppress' && setting === 'reason') return { keyPath: at, reason: 'a suppression needs a reason: say why the finding is accepted' };
+  if (at.length === 0) return { keyPath: at, reason: 'the config must be a mapping of settings' };
+  if (top === 'rules' && at.length === 1) return { keyPath: at, reason: 'must be a mapping from rule id to its settings' };
+  if (top === 'rules' && at.length === 2) return { keyPath: at, reason: `must be true, false or a mapping with ${known(RULE_SETTINGS)}` };
+  if (top === 'rules' && setting === 'enabled') return { keyPath: at, reason: `must be true or false, got ${JSON.stringify(value)}` };
+  if (top === 'rules' && setting === 'options' && at.length === 3) return { keyPath: at, reason: 'must be a mapping of option names to values' };
+  if (top === 'rules' && setting === 'options' && option !== undefined) {
+    const spec = (resolveRule(String(id), rules)?.meta.optionSchema as Record<string, RuleOptionSpec> | undefined)?.[String(option)];
+    const reason = spec ? optionProblem(spec, value) : null;
+    if (reason) return { keyPath: at, reason };
+  }
+  if (top === 'baselineTolerance') return { keyPath: at, reason: `must be a percentage ≥ 0, got ${JSON.stringify(value)}` };
+  if (error.name === 'enum') {
+    const allowed = (error.argument as unknown[]).map(String);
+    return { keyPath: at, reason: `must be one of ${known(allowed)}, got ${JSON.stringify(value)}${suggestValue(value, allowed)}` };
+  }
+  return { keyPath: at, reason: error.message };
 }
 
 /** `--suppress RULE[=subject-glob]`; RULE is an id or a code. */
@@ -269,10 +294,6 @@ export function nearestRule(idOrCode: string, rules: readonly AnyRule[] = RULES)
 /** A rule by id or by code. */
 export function resolveRule(idOrCode: string, rules: readonly AnyRule[] = RULES): AnyRule | undefined {
   return rules.find((r) => r.meta.id === idOrCode) ?? rules.find((r) => r.meta.code.toLowerCase() === idOrCode.toLowerCase());
-}
-
-function isMapping(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function formatKey(keyPath: KeyPath): string {

@@ -77,6 +77,17 @@ describe('parseConfig', () => {
     ['not a mapping', '- a\n- b\n', /the config must be a mapping/],
     ['invalid YAML', 'rules:\n  reconnect-storm:\n    options: {minPods: 3\n', /^\.linkerd-doctor\.yaml:\d+: invalid YAML: /],
     ['duplicate key', 'failOn: error\nfailOn: warning\n', /invalid YAML: .*unique/i],
+    // Shapes the schema (docs/schema/config.schema.json, which the loader validates with) refuses.
+    ['rules not a mapping', 'rules: [reconnect-storm]\n', /:1: rules: must be a mapping from rule id to its settings$/],
+    ['a rule set to a string', 'rules:\n  reconnect-storm: off\n', /:2: rules\.reconnect-storm: must be true, false or a mapping with enabled, severity, options$/],
+    ['enabled not a boolean', 'rules:\n  reconnect-storm:\n    enabled: "no"\n', /:3: rules\.reconnect-storm\.enabled: must be true or false, got "no"$/],
+    ['options not a mapping', 'rules:\n  reconnect-storm:\n    options: 3\n', /:3: rules\.reconnect-storm\.options: must be a mapping of option names to values$/],
+    ['suppress not a list', 'suppress: reconnect-storm\n', /:1: suppress: must be a list of \{rule, subject, reason\} entries$/],
+    ['empty subject glob', 'suppress:\n  - rule: failfast\n    subject: ""\n    reason: known\n', /:3: suppress\[0\]\.subject: must be a non-empty glob/],
+    ['blank reason', 'suppress:\n  - rule: failfast\n    reason: "   "\n', /:3: suppress\[0\]\.reason: a suppression needs a reason/],
+    ['unknown suppression setting', 'suppress:\n  - rule: failfast\n    reason: known\n    subjects: "a/*"\n', /:4: suppress\[0\]\.subjects: unknown suppression setting \(known: rule, subject, reason\)$/],
+    ['negative baseline tolerance', 'baselineTolerance: -5\n', /:1: baselineTolerance: must be a percentage ≥ 0, got -5$/],
+    ['option of a rule that has none', 'rules:\n  known-signature:\n    options:\n      x: 1\n', /known-signature\.options\.x: unknown option \((known: |this rule has no options)/],
   ];
   for (const [name, text, expected] of bad) {
     it(`rejects ${name} in one line naming the key`, () => assert.match(configErrorOf(text).message, expected));
@@ -139,5 +150,17 @@ describe('parseSuppressFlag', () => {
   it('rejects unknown rules and empty globs', () => {
     assert.throws(() => parseSuppressFlag('nope=x'), /unknown rule "nope" \(known: reconnect-storm/);
     assert.throws(() => parseSuppressFlag('reconnect-storm='), /empty subject glob/);
+  });
+});
+
+describe('parseConfig and the schema', () => {
+  it('accepts a $schema key, as editors write it', () => {
+    assert.equal(parseConfig('$schema: ./docs/schema/config.schema.json\nfailOn: error\n', 'c.yaml').failOn, 'error');
+  });
+
+  it('validates against the schema of the rules it is given: a rule outside them is unknown', () => {
+    const only = RULES.filter((r) => r.meta.id !== 'failfast');
+    assert.throws(() => parseConfig('rules:\n  failfast: false\n', 'c.yaml', only), /:2: rules\.failfast: unknown rule/);
+    assert.doesNotThrow(() => parseConfig('rules:\n  failfast: false\n', 'c.yaml'));
   });
 });
