@@ -25,6 +25,11 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
  * runtime packages Node never loads.
  */
 const PINNED: Record<string, string> = { 'tar-stream': '3.1.8 and later depend on bare-fs' };
+/**
+ * Runtime dependencies held to one minor line (`~`), and why: the next minor needs more than the
+ * engines we declare. @oclif/plugin-autocomplete 3.3 requires Node 22 (4.x requires @oclif/core 5).
+ */
+const MINOR_LINE: Record<string, string> = { '@oclif/plugin-autocomplete': '3.3 requires Node >= 22' };
 const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { dev?: boolean; devOptional?: boolean; optional?: boolean; link?: boolean }>;
 };
@@ -76,8 +81,9 @@ describe('the installed package', () => {
         assert.equal(spec, locked.version, `${name} stays pinned (${PINNED[name]})`);
         continue;
       }
-      const range = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(spec);
-      assert.ok(range, `${name}: ${spec} is not a ^ range; an exact pin keeps a global install from taking patch releases`);
+      const range = (MINOR_LINE[name] ? /^~(\d+)\.(\d+)\.(\d+)$/ : /^\^(\d+)\.(\d+)\.(\d+)$/).exec(spec);
+      assert.ok(range, `${name}: ${spec} is not a ${MINOR_LINE[name] ? `~ range (${MINOR_LINE[name]})` : '^ range'}; an exact pin keeps a global install from taking patch releases`);
+      if (MINOR_LINE[name]) assert.equal(locked.version.split('.').slice(0, 2).join('.'), range.slice(1, 3).join('.'), `${name}: the locked ${locked.version} is outside ${spec}`);
       const [major, minor, patch] = range.slice(1).map(Number) as [number, number, number];
       const [lockedMajor, lockedMinor, lockedPatch] = locked.version.split('.').map((n) => Number.parseInt(n, 10)) as [number, number, number];
       const sameLine = major === 0 ? lockedMajor === 0 && lockedMinor === minor : lockedMajor === major;
@@ -95,6 +101,13 @@ describe('the installed package', () => {
   it('depends on no terminal-Markdown renderer and no bare-* runtime packages', () => {
     const names = runtimePackages.map((p) => p.key.replace(/^.*node_modules\//, ''));
     assert.deepEqual(names.filter((n) => n === 'marked-terminal' || n === 'highlight.js' || n === 'cli-highlight' || /^bare-(fs|url|buffer|path|stream)$/.test(n)), []);
+  });
+
+  it('matches catalogue patterns without a regex engine of its own, and globs without fast-glob (both development-only)', () => {
+    // re2js (0.9 MB) is the tests' reference for the catalogue matcher; fast-glob (with its 14
+    // packages) serves the scripts and tests, while the CLI walks and matches with picomatch.
+    const names = runtimePackages.map((p) => p.key.replace(/^.*node_modules\//, ''));
+    assert.deepEqual(names.filter((n) => n === 're2js' || n === 'fast-glob' || n === 'micromatch'), []);
   });
 
   it('installs in at most half the size it had before', () => {
