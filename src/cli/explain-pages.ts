@@ -1,9 +1,12 @@
-// Where `explain` finds a page's Markdown tokens: dist/explain-pages.json, lexed by marked when
-// the package is built (scripts/explain-pages.js), so marked is not a run-time dependency. In a
+// Where `explain` finds a page's Markdown tokens: dist/explain-pages.json.br, lexed by marked when
+// the package is built (scripts/explain-pages.js), so marked is not a run-time dependency, and
+// brotli-compressed (0.6 MB of JSON ships as 58 KB; Node's zlib inflates it, no dependency). In a
 // source checkout run through tsx there is no build output, and the page is lexed on the spot with
 // marked, a devDependency there.
 
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { brotliDecompress } from 'node:zlib';
 import type { Token } from 'marked';
 
 export type ExplainPageKind = 'rules' | 'signatures';
@@ -11,11 +14,20 @@ export type ExplainPageKind = 'rules' | 'signatures';
 type Pages = Record<ExplainPageKind, Record<string, Token[]>>;
 
 /** From dist/cli (or src/cli), one level up. */
-export const EXPLAIN_PAGES_URL = new URL('../explain-pages.json', import.meta.url);
+export const EXPLAIN_PAGES_URL = new URL('../explain-pages.json.br', import.meta.url);
 
-async function builtPages(): Promise<Pages | null> {
+const inflate = promisify(brotliDecompress);
+
+/** Read and inflated once per process: `check` asks for every page. */
+let builtPagesOnce: Promise<Pages | null> | undefined;
+
+function builtPages(): Promise<Pages | null> {
+  return (builtPagesOnce ??= readBuiltPages());
+}
+
+async function readBuiltPages(): Promise<Pages | null> {
   try {
-    return JSON.parse(await readFile(EXPLAIN_PAGES_URL, 'utf8')) as Pages;
+    return JSON.parse((await inflate(await readFile(EXPLAIN_PAGES_URL))).toString('utf8')) as Pages;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;

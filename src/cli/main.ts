@@ -1,7 +1,7 @@
 // The process entry after bin/run.js: prepares argv (Linkerd's global flags, `help`,
 // `_extension-metadata`), runs oclif, and turns every parse error into one line on stderr, exit 2.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { CLUSTER_COMMANDS, describeParseError, dispatch, dropUnknownFlags, FORWARD_COMPATIBLE_COMMANDS, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape, type ParserErrorClasses, type PermissiveParse } from './argv.js';
@@ -17,14 +17,44 @@ const USAGE_OR_INPUT = 2;
  */
 export const EXTENSION_METADATA = { name: LINKERD_EXTENSION_NAME, checks: 'always' } as const;
 
-function commandsOf(root: string): CommandShape[] {
+type ManifestCommand = CommandShape & { hidden?: boolean };
+
+function manifestCommands(file: string): ManifestCommand[] {
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as { commands: Record<string, ManifestCommand> };
+  return Object.values(manifest.commands).map((c) => ({ id: c.id, flags: c.flags, hidden: c.hidden === true }));
+}
+
+/**
+ * Our commands and those of the oclif plugins package.json lists (shell completion), each from
+ * its oclif.manifest.json. Hidden ones (`autocomplete:script`) run but are not offered.
+ */
+function commandsOf(root: string): ManifestCommand[] {
+  let own: ManifestCommand[];
   try {
-    const manifest = JSON.parse(readFileSync(path.join(root, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, CommandShape> };
-    return Object.values(manifest.commands).map((c) => ({ id: c.id, flags: c.flags }));
+    own = manifestCommands(path.join(root, 'oclif.manifest.json'));
   } catch {
     // Without the manifest (a source checkout before its first build) there are no suggestions.
     return [];
   }
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { oclif?: { plugins?: string[] } };
+  const require = createRequire(path.join(root, 'package.json'));
+  const fromPlugins = (pkg.oclif?.plugins ?? []).flatMap((name) => {
+    try {
+      // The plugin's exports map hides its package.json: from its entry point up to its folder.
+      let dir = path.dirname(require.resolve(name));
+      while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+      return manifestCommands(path.join(dir, 'oclif.manifest.json'));
+    } catch {
+      return [];
+    }
+  });
+  return [...own, ...fromPlugins];
+}
+
+/** `autocomplete script bash` (topics separated by spaces) is the command `autocomplete:script`. */
+function resolveCommand(argv: readonly string[], commands: readonly ManifestCommand[]): { command: ManifestCommand | undefined; words: number } {
+  const nested = argv[1] === undefined || argv[1].startsWith('-') ? undefined : commands.find((c) => c.id === `${argv[0]}:${argv[1]}`);
+  return nested ? { command: nested, words: 2 } : { command: commands.find((c) => c.id === argv[0]), words: 1 };
 }
 
 export async function main(rawArgv: readonly string[], root: string): Promise<void> {
@@ -34,7 +64,7 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
   const { Config, Errors, flush, run } = await import('@oclif/core');
   const commands = commandsOf(root);
   const prepared = stripLinkerdGlobals(rawArgv.map((a) => (a === '-h' ? '--help' : a)));
-  const plan = commands.length > 0 ? dispatch(prepared.argv, commands) : ({ kind: 'run', argv: prepared.argv } as const);
+  const plan = commands.length > 0 ? dispatch(prepared.argv, commands.filter((c) => !c.hidden)) : ({ kind: 'run', argv: prepared.argv } as const);
   if (plan.kind === 'metadata') {
     process.stdout.write(JSON.stringify(EXTENSION_METADATA) + '\n');
     return;
@@ -45,7 +75,9 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
     const end = argv.indexOf('--');
     argv.splice(end < 0 ? argv.length : end, 0, '--verbose');
   }
-  const command = commands.find((c) => c.id === argv[0]);
+  const { command, words } = resolveCommand(argv, commands);
+  // One word of the command id more than oclif's own argv (argv[0]) is folded into the id.
+  if (words === 2) argv.splice(0, 2, command!.id);
   // --api-addr addresses the control plane directly; collect has no use for it.
   if (command && CLUSTER_COMMANDS.has(command.id)) argv.splice(1, 0, ...clusterFlagsFor(prepared.clusterFlags));
   if (command && FORWARD_COMPATIBLE_COMMANDS.has(command.id)) {

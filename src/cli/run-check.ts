@@ -109,7 +109,7 @@ export function checkRuleDocs(rules: readonly AnyRule[], docsFor: (ruleId: strin
   return missing.length === 0 ? ok(description) : problem('error', description, `no docs page for ${missing.join(', ')} (docs/rules/<id>.md is missing from the install); reinstall linkerd-doctor`);
 }
 
-/** The pages `explain` prints, lexed at build time (dist/explain-pages.json), for every rule and signature. */
+/** The pages `explain` prints, lexed at build time (dist/explain-pages.json.br), for every rule and signature. */
 export async function checkExplainPages(rules: readonly AnyRule[], pageFor: (kind: ExplainPageKind, id: string) => Promise<unknown>): Promise<CheckLine> {
   const description = `\`linkerd-doctor explain\` has a page for every rule and its ${SIGNATURES.length} known signatures`;
   const missing: string[] = [];

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync } from 'node:zlib';
 import { Lexer, type Token } from 'marked';
 import { renderSignaturePage } from '../../src/rules/known-signature/docs.js';
 import { SIGNATURES } from '../../src/rules/known-signature/index.js';
@@ -97,12 +98,12 @@ describe('terminal markdown', () => {
   }
 });
 
-describe('the pages lexed at build time (dist/explain-pages.json)', () => {
+describe('the pages lexed at build time (dist/explain-pages.json.br)', () => {
   it('lay out exactly as the Markdown lexed now, for every rule page and signature page', async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
-    const built = path.join(root, 'dist/explain-pages.json');
+    const built = path.join(root, 'dist/explain-pages.json.br');
     if (!existsSync(built) || statSync(path.join(root, 'scripts/explain-pages.js')).mtimeMs > statSync(built).mtimeMs) execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-    const pages = JSON.parse(readFileSync(built, 'utf8')) as { rules: Record<string, Token[]>; signatures: Record<string, Token[]> };
+    const pages = JSON.parse(brotliDecompressSync(readFileSync(built)).toString('utf8')) as { rules: Record<string, Token[]>; signatures: Record<string, Token[]> };
     assert.deepEqual(Object.keys(pages.rules).sort(), RULES.map((r) => r.meta.id).sort());
     assert.deepEqual(Object.keys(pages.signatures).sort(), SIGNATURES.map((s) => s.id).sort());
     for (const color of [false, true]) {

@@ -122,6 +122,17 @@ describe('installing as the README says', () => {
     assert.match(readFileSync(path.join(installed, 'LICENSE'), 'utf8'), /Apache License\s+Version 2\.0/);
     assert.deepEqual(await fg('**/*.map', { cwd: installed, ignore: ['node_modules/**'] }), []);
     assert.equal(existsSync(path.join(installed, 'src')), false);
+    // Shell completion (oclif's plugin, a runtime dependency) works from the install: it finds the
+    // plugin where npm put it and writes functions that name our commands and flags.
+    const cacheHome = path.join(dir, 'completion-home');
+    const bin = path.join(project, 'node_modules', '.bin', 'linkerd-doctor');
+    const complete = spawnSync(bin, ['autocomplete', '--refresh-cache'], { encoding: 'utf8', env: { ...process.env, HOME: cacheHome, XDG_CACHE_HOME: path.join(cacheHome, '.cache') } });
+    assert.equal(complete.status, 0, complete.stderr);
+    const bash = readFileSync(path.join(cacheHome, '.cache/linkerd-doctor/autocomplete/functions/bash/linkerd-doctor.bash'), 'utf8');
+    assert.match(bash, /^analyze --format --output --fail-on /m);
+    const script = spawnSync(bin, ['autocomplete', 'script', 'zsh'], { encoding: 'utf8', env: { ...process.env, HOME: cacheHome, XDG_CACHE_HOME: path.join(cacheHome, '.cache') } });
+    assert.equal(script.status, 0, script.stderr);
+    assert.match(script.stdout, /LINKERD_DOCTOR_AC_ZSH_SETUP_PATH=/);
     // Only the runtime tree was installed: no compiler, linter or test tool came along.
     for (const devOnly of ['typescript', 'eslint', 'tsx', 'playwright-core']) assert.equal(existsSync(path.join(project, 'node_modules', devOnly)), false, devOnly);
   });

@@ -26,6 +26,7 @@ const NOT_A_RUNS_STATE: Record<string, string> = {
   'src/cli/output.ts:noteCutReport': "the process's stdout",
   'src/cli/output.ts:guardsInstalled': "the process's signal and stdout handlers",
   'src/cli/stderr.ts:rawWrite': "the process's stderr",
+  'src/cli/explain-pages.ts:builtPagesOnce': 'the explain pages shipped in the package, read once; no input changes them',
   'src/util/run-caches.ts:runClears': 'the register of run-owned caches itself, one entry per module, added as it loads',
   'src/util/run-caches.ts:taskClears': 'the register of task-owned caches itself, one entry per module, added as it loads',
 };

@@ -3,13 +3,25 @@
 // line(s) it was drawn from (examples), which the tests feed back through the rule.
 //
 // Matching: a line is a candidate for an entry when it contains one of `literals` (a plain
-// substring test, also the rule's lineInterest); `pattern` (a regex source in RE2 syntax, matched
-// by re2js in linear time: no look-arounds or back-references; see matcher.ts) is then
+// substring test, also the rule's lineInterest); `pattern` (a standard regex source) is then
 // tested against the line text: the payload as printed for plain, legacy and CoreDNS lines, and
 // `spans: target: message key=value…` rebuilt for JSON lines, so one pattern fits every format.
 // Patterns must not depend on the uptime, level or thread prefix (levels are matched apart).
 // Entries are tried in order and the first that matches wins, so specific entries come first.
 // The entries live in signatures/, one file per family; the order below is the matching order.
+//
+// Pattern contract (matcher.ts; lines are untrusted and up to 1 MiB, so matching must be linear):
+// - a pattern is alternatives (`|`) of segments joined by `.*` at its top level; write
+//   `A.*B|C.*D`, not `(?:A.*B|C.*D)`, since a `.*` inside a group is left to V8's backtracking;
+// - each segment is linear on its own: literals, classes and bounded repeats (`[^:]{1,60}`,
+//   `\{addr=[^}]{0,256}\}`, `\w{1,64}`). An unbounded `*` or `+` inside a segment runs to the
+//   end of a hostile line from every start of the segment, which is quadratic (`[^}]*` and
+//   `(?:::\w+)*` were, at 12-28 s of CPU per MiB); no look-arounds or back-references (RE2, the
+//   reference the tests compare with, has none);
+// - every segment but the last ends its leftmost match no later than any other match of it.
+// test/rules/known-signature-matcher.test.ts compares every entry with RE2 and
+// test/security/regex-linear.test.ts measures every entry on adversarial lines: an entry that
+// breaks the contract fails one of them.
 
 import type { KnownSignature } from './signature.js';
 import { IDENTITY_SIGNATURES } from './signatures/identity.js';

@@ -45,7 +45,7 @@ export interface KnownSignature {
     records: readonly ('proxy-log' | 'coredns-message' | 'coredns-query')[];
     /** One of these substrings is in every matching line (case-sensitive). */
     literals: readonly string[];
-    /** Regex source tested against the line text: RE2 syntax (no look-arounds or back-references), see matcher.ts. */
+    /** Regex source tested against the line text: `.*`-joined linear segments, no look-arounds or back-references; see catalogue.ts. */
     pattern: string;
     /** Levels as parsed (proxy: TRACE…ERROR; CoreDNS: INFO, WARNING, ERROR, FATAL); any when absent. */
     levels?: readonly string[];

@@ -22,7 +22,7 @@ export const CONTROL_PLANE_SIGNATURES: readonly KnownSignature[] = [
     title: 'Control-plane connection refused',
     family: 'control-plane',
     background: true,
-    match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]*\\}.*Failed to connect.*Connection refused' },
+    match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]{0,256}\\}.*Failed to connect.*Connection refused' },
     meaning: 'The proxy cannot connect to a control-plane component (destination 8086, policy 8090, identity 8080): the address answers but nothing listens. It retries every 0.5 s per endpoint (before Linkerd 2.19). A few seconds of this while the control plane rolls out or restarts are normal; if it persists, control-plane-unavailable and reconnect-storm fire.',
     causes: ['The controller container is crashing or not started (localhost addresses: the controller in the same pod).', 'Stale endpoint IPs of controller pods that are gone.'],
     fix: [
@@ -41,7 +41,7 @@ export const CONTROL_PLANE_SIGNATURES: readonly KnownSignature[] = [
     title: 'Control-plane connection timed out',
     family: 'control-plane',
     background: true,
-    match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]*\\}.*Failed to connect.*connect timed out' },
+    match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]{0,256}\\}.*Failed to connect.*connect timed out' },
     meaning: 'The proxy\'s TCP connect to a control-plane pod got no answer within the connect timeout (1 s): packets are dropped on the way, or the pod IP is gone. Brief bursts happen while controller pods are replaced.',
     causes: ['NetworkPolicy or security groups dropping traffic to the linkerd namespace (ports 8080, 8086, 8090).', 'Controller pod IPs that no longer exist (node gone), or an overloaded node.'],
     fix: [{ versions: 'all', action: 'Test connectivity from the pod\'s node to the endpoint in `endpoint{addr=…}`; allow the control-plane ports between node groups.' }],

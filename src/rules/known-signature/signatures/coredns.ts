@@ -7,7 +7,7 @@ export const COREDNS_SIGNATURES: readonly KnownSignature[] = [
     id: 'coredns-loop-detected',
     title: 'CoreDNS forwarding loop detected',
     family: 'coredns',
-    match: { records: ['coredns-message'], literals: ['loop detected', ') detected for zone'], pattern: 'plugin/loop: (?:Loop \\(.*\\) detected for zone|Seen "HINFO IN .*" more than twice, loop detected)' },
+    match: { records: ['coredns-message'], literals: ['loop detected', ') detected for zone'], pattern: 'plugin/loop: Loop \\(.*\\) detected for zone|plugin/loop: Seen "HINFO IN .*" more than twice, loop detected' },
     meaning: 'CoreDNS found that its upstream sends queries back to itself and exited; the CoreDNS pods crash-loop and cluster DNS fails, which stops proxies from resolving the control plane.',
     causes: ['The node\'s /etc/resolv.conf points at a local stub (systemd-resolved 127.0.0.53) that CoreDNS forwards to.', 'A forward target that is the cluster DNS service itself.'],
     fix: [{ versions: 'all', action: 'Point kubelet at the real resolv.conf (`--resolv-conf=/run/systemd/resolve/resolv.conf`) or forward to explicit upstream IPs, then restart CoreDNS.' }],

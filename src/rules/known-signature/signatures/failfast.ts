@@ -7,7 +7,7 @@ export const FAILFAST_SIGNATURES: readonly KnownSignature[] = [
     id: 'control-plane-failfast',
     title: 'Control-plane client in failfast',
     family: 'control-plane',
-    match: { records: ['proxy-log'], literals: ['entering failfast'], pattern: 'controller\\{addr=[^}]*\\}.*entering failfast' },
+    match: { records: ['proxy-log'], literals: ['entering failfast'], pattern: 'controller\\{addr=[^}]{0,256}\\}.*entering failfast' },
     meaning: 'The proxy has had no usable connection to a control-plane component (destination, policy or identity) for the failfast timeout, so lookups to it now fail at once.',
     causes: ['The controller pods are down, restarting or overloaded.', 'The connection is refused or times out (see the reconnect lines of the same controller address).', 'On a control-plane pod: the local controller container has not started yet.'],
     fix: [

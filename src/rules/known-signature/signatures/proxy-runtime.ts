@@ -166,7 +166,7 @@ export const LEGACY_PROXY_SIGNATURES: readonly KnownSignature[] = [
     id: 'legacy-proxy-task-died',
     title: 'Proxy server or client task died (legacy proxy)',
     family: 'data-plane',
-    match: { records: ['proxy-log'], literals: ['server died', 'client died'], pattern: 'linkerd2?_app\\w*:? (?:server|client) died' },
+    match: { records: ['proxy-log'], literals: ['server died', 'client died'], pattern: 'linkerd2?_app\\w{0,64}:? (?:server|client) died' },
     meaning: 'A pre-2.8 proxy\'s main server or client task exited with an error: that half of the proxy stops serving until the container restarts, and the error says why.',
     causes: ['The listener could not be bound (port taken, no permission).', 'A fatal error in the task (the error= field).'],
     fix: [{ versions: '≤ stable-2.7', action: 'Restart the pod and read the error= field; upgrade, this proxy generation is long unsupported.' }],
