@@ -280,12 +280,29 @@ const MAX_KNOWN_LABEL_NAMES = 4096;
 ownedByRun(() => knownLabelNames.clear());
 
 function labelNameValidity(name: string): 'ok' | 'nonstandard' | 'control' {
+  if (isStandardLabelName(name)) return 'ok';
   let validity = knownLabelNames.get(name);
   if (validity === undefined) {
     validity = CONTROL_CHARACTER.test(name) ? 'control' : LABEL_NAME.test(name) ? 'ok' : 'nonstandard';
     if (knownLabelNames.size < MAX_KNOWN_LABEL_NAMES) knownLabelNames.set(name, validity);
   }
   return validity;
+}
+
+/**
+ * `[a-zA-Z_][a-zA-Z0-9_]*`, as a loop: every label name of a dump is one, and each is a new slice
+ * of its line, so a map lookup would hash it first; the loop settles it in one pass.
+ */
+function isStandardLabelName(name: string): boolean {
+  const n = name.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    // a-z, A-Z, _ anywhere; 0-9 after the first character.
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57 && i > 0)) continue;
+    return false;
+  }
+  return true;
 }
 
 function lexLabelBlock(
