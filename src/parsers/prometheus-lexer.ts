@@ -2,8 +2,6 @@
 // labels, value, timestamp and exemplar, plus the grammar constants the parser and the
 // OpenMetrics checker share.
 
-import { ownedByRun } from '../util/run-caches.js';
-
 const LEGACY_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /**
@@ -274,19 +272,14 @@ function endsLabelName(c: number): boolean {
   return c === 61 || c === 44 || c === 125 || c === 34;
 }
 
-/** Label names repeat on every sample of a dump, so their checks are remembered (bounded). */
-const knownLabelNames = new Map<string, 'ok' | 'nonstandard' | 'control'>();
-const MAX_KNOWN_LABEL_NAMES = 4096;
-ownedByRun(() => knownLabelNames.clear());
-
+/**
+ * Whether a label name is readable. No memo: standard names (every name a proxy writes) are
+ * settled by a loop, and only the rare others pay for the two regular expressions, so the lexer
+ * keeps no state between lines, inputs or runs.
+ */
 function labelNameValidity(name: string): 'ok' | 'nonstandard' | 'control' {
   if (isStandardLabelName(name)) return 'ok';
-  let validity = knownLabelNames.get(name);
-  if (validity === undefined) {
-    validity = CONTROL_CHARACTER.test(name) ? 'control' : LABEL_NAME.test(name) ? 'ok' : 'nonstandard';
-    if (knownLabelNames.size < MAX_KNOWN_LABEL_NAMES) knownLabelNames.set(name, validity);
-  }
-  return validity;
+  return CONTROL_CHARACTER.test(name) ? 'control' : LABEL_NAME.test(name) ? 'ok' : 'nonstandard';
 }
 
 /**
