@@ -32,6 +32,12 @@ export const TYPE_SUFFIXES: Record<string, readonly string[]> = {
   untyped: [''],
 };
 
+/**
+ * The violations of a line that has none, shared by such lines (frozen: nothing may add to it).
+ * lexValueAndRest swaps it for a list of the line's own before it records anything.
+ */
+const NO_VIOLATIONS = Object.freeze([]) as unknown as string[];
+
 export interface LexedSample {
   name: string;
   labels: Record<string, string>;
@@ -130,7 +136,7 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   const full = previous.block;
   if (text.slice(pos, pos + full.length) === full) {
     const end = pos + full.length;
-    const sample = lexValueAndRest(text, end, end, name, { ...previous.labels }, previous.labelNames, []);
+    const sample = lexValueAndRest(text, end, end, name, { ...previous.labels }, previous.labelNames, NO_VIOLATIONS);
     if (typeof sample === 'string') return null;
     sample.reusable = previous;
     return sample;
@@ -145,7 +151,7 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   const labels: Record<string, string> = {};
   for (const labelName of labelNames) labels[labelName] = previous.labels[labelName]!;
   const end = pos + shorter + 1;
-  const sample = lexValueAndRest(text, end, end, name, labels, labelNames, []);
+  const sample = lexValueAndRest(text, end, end, name, labels, labelNames, NO_VIOLATIONS);
   if (typeof sample === 'string') return null;
   const segments = previous.segments.slice(0, -1);
   if (labelNames.length > 1) {
@@ -166,8 +172,7 @@ function lexAfterPrefix(text: string, previous: SamplePrefix): LexedSample | nul
   if (text.charCodeAt(pos) !== 125 /* } */) return null;
   const labels = { ...previous.labels };
   labels[lastName] = value.value;
-  const violations: string[] = [];
-  const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, violations);
+  const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, NO_VIOLATIONS);
   if (typeof sample === 'string') return null;
   // The prefix and the labels before the last are the same, and the next line overwrites the
   // last label of its copy anyway: the previous prefix serves the next line as it is.
@@ -185,6 +190,13 @@ function lexValueAndRest(
   labelNames: string[],
   violations: string[],
 ): LexedSample | string {
+  // Nearly every dump line ends in one space and a plain decimal: nothing there can be a grammar
+  // violation, so the line needs no violations list of its own (the shared empty one serves).
+  if (text.charCodeAt(pos) === 32 && violations.length === 0) {
+    const valueText = text.slice(pos + 1);
+    if (isPlainDecimal(valueText)) return { name, labels, labelNames, seriesText: text.slice(0, seriesEnd), valueText, value: Number(valueText), timestampText: null, exemplar: null, violations: NO_VIOLATIONS };
+  }
+  if (violations === NO_VIOLATIONS) violations = [];
   if (!isSpace(text.charCodeAt(pos))) return pos >= text.length ? 'missing value' : 'expected a space before the value';
   if (text.charCodeAt(pos) !== 32 || isSpace(text.charCodeAt(pos + 1))) violations.push('tokens must be separated by exactly one space');
   while (isSpace(text.charCodeAt(pos))) pos++;
