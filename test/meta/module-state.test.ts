@@ -51,7 +51,6 @@ const PENDING_RUN_CONTEXT: Record<string, string> = {
   'src/parsers/proxy-log-body.ts:fieldKeyEnd': "keyAt()'s second return value",
   'src/parsers/proxy-log-payload.ts:uptimeEnd': "readUptime()'s second return value",
   'src/parsers/proxy-log.ts:interestRegexes': 'the interest regexes, per set of rules',
-  'src/rules/known-signature/index.ts:lastSource': 'one-entry memo of the last source key',
   'src/rules/reconnect-storm/index.ts:lastPath': 'one-entry memo of the last path',
   'src/rules/reconnect-storm/index.ts:lastPathLabel': 'one-entry memo of the last path',
   'src/rules/reconnect-storm/index.ts:errorClasses': 'remembered error classifications',
