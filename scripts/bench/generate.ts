@@ -193,9 +193,10 @@ export function writeMetricsDump(file: string, shape: DumpShape): { bytes: numbe
     }
     out.line('# HELP tcp_open_connections Number of currently-open connections.');
     out.line('# TYPE tcp_open_connections gauge');
-    // Three more samples follow in the prometheus-client section.
+    // Three more samples follow in the prometheus-client section. The label sets begin with
+    // `direction`, which must not be written twice: promtool stops at a duplicate label name.
     for (let i = 0; podSeries < perPod - 3; i++) {
-      out.line(`tcp_open_connections{direction="outbound",peer="dst",${labelSets[i % labelSets.length]}} ${r.int(0, 40)}`);
+      out.line(`tcp_open_connections{direction="outbound",peer="dst",${labelSets[i % labelSets.length]!.slice('direction="outbound",'.length)}} ${r.int(0, 40)}`);
       podSeries++;
     }
     out.line('# HELP process_cpu_seconds Total user and system CPU time spent in seconds.');

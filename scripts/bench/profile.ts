@@ -26,7 +26,7 @@ const SHAPES: { id: string; name: string; input: string }[] = [
   { id: 'pods', name: '400 pod files', input: `pods-400-${logMb}MiB-v2` },
   { id: 'gz', name: '400 .gz', input: `pods-400-${logMb}MiB-v2-gz` },
   { id: 'tgz', name: 'one .tgz', input: `pods-400-${logMb}MiB-v2.tgz` },
-  { id: 'dump', name: `dump of ${series} series`, input: `dump-${series}-v2.prom` },
+  { id: 'dump', name: `dump of ${series} series`, input: `dump-${series}-v3.prom` },
 ];
 
 interface ProfileNode {

@@ -22,7 +22,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const dataDir = path.join(root, 'bench/.data');
 const MiB = 1 << 20;
 /** Bump when the generators change, so stale cached inputs are not reused. */
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 
 const env = (name: string, fallback: number) => (process.env[name] !== undefined && process.env[name] !== '' ? Number(process.env[name]) : fallback);
 const logMb = env('BENCH_LOG_MB', 1024);
@@ -269,7 +269,15 @@ async function main(): Promise<void> {
     }
     const dumps = dumpBundle(dumpCount);
     analyzeJobs.push({ name: `analyze ${dumpCount} dumps`, input: dumps, command: process.execPath, args: analyzeArgs([dumps.dir], jobs) });
-    shapeNames.push({ analyze: `analyze ${dumpCount} dumps`, peer: '', single: dumpName });
+    // promtool cannot read the multi-pod dump (each POD section repeats its HELP lines), so its
+    // peer is the bundle of single-pod dumps, one `promtool check metrics` per file, as an SRE would.
+    const withPromtool = withPipelines && spawnSync('promtool', ['--version']).status === 0;
+    if (withPromtool) {
+      const promtoolPeer = `promtool check metrics, ${dumpCount} dumps`;
+      pipelineJobs.push({ name: promtoolPeer, input: dumps, command: 'bash', args: ['-c', `for f in ${shellQuote(dumps.dir)}/*.prom; do promtool check metrics < "$f" > /dev/null 2>&1; done; true`], rssFrom: 'time' });
+      reference.set(`analyze ${dumpCount} dumps`, promtoolPeer);
+    }
+    shapeNames.push({ analyze: `analyze ${dumpCount} dumps`, peer: withPromtool ? `promtool check metrics, ${dumpCount} dumps` : '', single: dumpName });
   }
   if (withPipelines) {
     const locale = process.env.LC_ALL || process.env.LANG || 'C.UTF-8';

@@ -2,8 +2,6 @@
 // labels, value, timestamp and exemplar, plus the grammar constants the parser and the
 // OpenMetrics checker share.
 
-import { ownedByRun } from '../util/run-caches.js';
-
 const LEGACY_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /**
@@ -33,6 +31,12 @@ export const TYPE_SUFFIXES: Record<string, readonly string[]> = {
   unknown: [''],
   untyped: [''],
 };
+
+/**
+ * The violations of a line that has none, shared by such lines (frozen: nothing may add to it).
+ * lexValueAndRest swaps it for a list of the line's own before it records anything.
+ */
+const NO_VIOLATIONS = Object.freeze([]) as unknown as string[];
 
 export interface LexedSample {
   name: string;
@@ -132,7 +136,7 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   const full = previous.block;
   if (text.slice(pos, pos + full.length) === full) {
     const end = pos + full.length;
-    const sample = lexValueAndRest(text, end, end, name, { ...previous.labels }, previous.labelNames, []);
+    const sample = lexValueAndRest(text, end, end, name, { ...previous.labels }, previous.labelNames, NO_VIOLATIONS);
     if (typeof sample === 'string') return null;
     sample.reusable = previous;
     return sample;
@@ -147,7 +151,7 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   const labels: Record<string, string> = {};
   for (const labelName of labelNames) labels[labelName] = previous.labels[labelName]!;
   const end = pos + shorter + 1;
-  const sample = lexValueAndRest(text, end, end, name, labels, labelNames, []);
+  const sample = lexValueAndRest(text, end, end, name, labels, labelNames, NO_VIOLATIONS);
   if (typeof sample === 'string') return null;
   const segments = previous.segments.slice(0, -1);
   if (labelNames.length > 1) {
@@ -168,8 +172,7 @@ function lexAfterPrefix(text: string, previous: SamplePrefix): LexedSample | nul
   if (text.charCodeAt(pos) !== 125 /* } */) return null;
   const labels = { ...previous.labels };
   labels[lastName] = value.value;
-  const violations: string[] = [];
-  const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, violations);
+  const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, NO_VIOLATIONS);
   if (typeof sample === 'string') return null;
   // The prefix and the labels before the last are the same, and the next line overwrites the
   // last label of its copy anyway: the previous prefix serves the next line as it is.
@@ -187,6 +190,13 @@ function lexValueAndRest(
   labelNames: string[],
   violations: string[],
 ): LexedSample | string {
+  // Nearly every dump line ends in one space and a plain decimal: nothing there can be a grammar
+  // violation, so the line needs no violations list of its own (the shared empty one serves).
+  if (text.charCodeAt(pos) === 32 && violations.length === 0) {
+    const valueText = text.slice(pos + 1);
+    if (isPlainDecimal(valueText)) return { name, labels, labelNames, seriesText: text.slice(0, seriesEnd), valueText, value: Number(valueText), timestampText: null, exemplar: null, violations: NO_VIOLATIONS };
+  }
+  if (violations === NO_VIOLATIONS) violations = [];
   if (!isSpace(text.charCodeAt(pos))) return pos >= text.length ? 'missing value' : 'expected a space before the value';
   if (text.charCodeAt(pos) !== 32 || isSpace(text.charCodeAt(pos + 1))) violations.push('tokens must be separated by exactly one space');
   while (isSpace(text.charCodeAt(pos))) pos++;
@@ -274,18 +284,30 @@ function endsLabelName(c: number): boolean {
   return c === 61 || c === 44 || c === 125 || c === 34;
 }
 
-/** Label names repeat on every sample of a dump, so their checks are remembered (bounded). */
-const knownLabelNames = new Map<string, 'ok' | 'nonstandard' | 'control'>();
-const MAX_KNOWN_LABEL_NAMES = 4096;
-ownedByRun(() => knownLabelNames.clear());
-
+/**
+ * Whether a label name is readable. No memo: standard names (every name a proxy writes) are
+ * settled by a loop, and only the rare others pay for the two regular expressions, so the lexer
+ * keeps no state between lines, inputs or runs.
+ */
 function labelNameValidity(name: string): 'ok' | 'nonstandard' | 'control' {
-  let validity = knownLabelNames.get(name);
-  if (validity === undefined) {
-    validity = CONTROL_CHARACTER.test(name) ? 'control' : LABEL_NAME.test(name) ? 'ok' : 'nonstandard';
-    if (knownLabelNames.size < MAX_KNOWN_LABEL_NAMES) knownLabelNames.set(name, validity);
+  if (isStandardLabelName(name)) return 'ok';
+  return CONTROL_CHARACTER.test(name) ? 'control' : LABEL_NAME.test(name) ? 'ok' : 'nonstandard';
+}
+
+/**
+ * `[a-zA-Z_][a-zA-Z0-9_]*`, as a loop: every label name of a dump is one, and each is a new slice
+ * of its line, so a map lookup would hash it first; the loop settles it in one pass.
+ */
+function isStandardLabelName(name: string): boolean {
+  const n = name.length;
+  if (n === 0) return false;
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    // a-z, A-Z, _ anywhere; 0-9 after the first character.
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (c >= 48 && c <= 57 && i > 0)) continue;
+    return false;
   }
-  return validity;
+  return true;
 }
 
 function lexLabelBlock(

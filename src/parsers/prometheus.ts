@@ -45,6 +45,9 @@ export class PrometheusParser implements LineParser {
   private section: Section = { name: null, index: null, of: null };
   private readonly meta = new Map<string, FamilyMeta>();
   private readonly resolved = new Map<string, Resolved>();
+  /** The name resolve() answered last and its answer; null whenever `resolved` is emptied. */
+  private lastResolvedName: string | null = null;
+  private lastResolved: Resolved | null = null;
   private readonly seen = new SeriesSet();
   /** The previous sample line's labels up to its last, which the next bucket line usually repeats. */
   private previousSample: SamplePrefix | null = null;
@@ -198,7 +201,7 @@ export class PrometheusParser implements LineParser {
 
   private resetFamilies(): void {
     this.meta.clear();
-    this.resolved.clear();
+    this.forgetResolved();
     this.seen.clear();
     this.eofLine = null;
     this.om?.reset();
@@ -233,11 +236,11 @@ export class PrometheusParser implements LineParser {
     const meta = this.meta.get(name) ?? {};
     if (keyword === 'TYPE') {
       meta.type = type;
-      this.resolved.clear();
+      this.forgetResolved();
     } else if (keyword === 'HELP') meta.help = true;
     else {
       meta.unit = (rest ?? '').trim();
-      this.resolved.clear();
+      this.forgetResolved();
     }
     this.meta.set(name, meta);
   }
@@ -273,6 +276,12 @@ export class PrometheusParser implements LineParser {
     this.sink.emit(record);
   }
 
+  private forgetResolved(): void {
+    this.resolved.clear();
+    this.lastResolvedName = null;
+    this.lastResolved = null;
+  }
+
   /** Remembers the sample's series; false when the section already had it. */
   private addSeries(lexed: LexedSample): boolean {
     const prefix = lexed.reusable?.prefix;
@@ -290,6 +299,15 @@ export class PrometheusParser implements LineParser {
    * family's type owns the suffix (`process_cpu_seconds_total` under `# TYPE process_cpu_seconds counter`).
    */
   private resolve(name: string): Resolved {
+    // A histogram's bucket lines come in runs of one name: the last answer serves the run.
+    if (name === this.lastResolvedName && this.lastResolved !== null) return this.lastResolved;
+    const answer = this.resolveName(name);
+    this.lastResolvedName = name;
+    this.lastResolved = answer;
+    return answer;
+  }
+
+  private resolveName(name: string): Resolved {
     const cached = this.resolved.get(name);
     if (cached) return cached;
     let found: { family: string; type: MetricType } | null = null;

@@ -10,7 +10,6 @@ import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type S
 import { workloadOfPod } from '../../input/path-meta.js';
 import { perBody } from '../../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
-import { ownedByRun } from '../../util/run-caches.js';
 import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../util/metric-proxy.js';
 import { keepSample } from '../../core/evidence.js';
 
@@ -51,6 +50,9 @@ interface State {
   minEndpoints: number;
   /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
   untrackedProxies: number;
+  /** One-entry memos of familyOf and destinationKey, in the run's own state rather than at module level (issue 30). */
+  lastFamily: FamilyFacts;
+  lastDestination: DestinationKey;
 }
 
 /**
@@ -79,14 +81,14 @@ export default defineRule<IngressBypassOptions, State>({
     },
   },
 
-  createState: (options) => ({ proxies: new Map(), minEndpoints: options.minEndpoints, untrackedProxies: 0 }),
+  createState: (options) => ({ proxies: new Map(), minEndpoints: options.minEndpoints, untrackedProxies: 0, lastFamily: NO_FAMILY, lastDestination: NO_DESTINATION }),
 
   visitors: {
     'metric-sample'(state, record) {
       if (record.duplicate) return;
       const p = proxyFor(state, record);
       const labels = record.labels;
-      const family = familyOf(record.family);
+      const family = familyOf(state, record.family);
       if (family.balancer) {
         if (labels.parent_name === 'kubernetes' && labels.parent_namespace === 'default') p.apiServerBalancerSeries++;
         else if (labels.backend_kind === 'Service' || labels.parent_kind === 'Service') p.serviceBalancerSeries++;
@@ -110,7 +112,7 @@ export default defineRule<IngressBypassOptions, State>({
       p.noServiceSeries++;
       cappedAdd(p.noServiceTargets, ip ?? labels.dst_pod);
       const owner = labels.dst_deployment ?? labels.dst_statefulset ?? labels.dst_daemonset ?? labels.dst_replicaset;
-      if (owner) cappedBump(p.noServiceWorkloads, destinationKey(labels.dst_namespace, owner));
+      if (owner) cappedBump(p.noServiceWorkloads, destinationKey(state, labels.dst_namespace, owner));
     },
     'proxy-log'(state, record) {
       if (record.spans.length === 0) return;
@@ -181,24 +183,26 @@ interface FamilyFacts {
   endpoint: boolean;
 }
 
-let lastFamily: FamilyFacts = { name: '', balancer: false, endpoint: false };
-let lastDestination = { namespace: undefined as string | undefined, owner: '', key: '' };
-ownedByRun(() => {
-  lastFamily = { name: '', balancer: false, endpoint: false };
-  lastDestination = { namespace: undefined, owner: '', key: '' };
-});
+interface DestinationKey {
+  namespace: string | undefined;
+  owner: string;
+  key: string;
+}
 
-function familyOf(name: string): FamilyFacts {
-  if (name !== lastFamily.name) lastFamily = { name, balancer: BALANCER_FAMILY.test(name), endpoint: ENDPOINT_FAMILIES.has(name) };
-  return lastFamily;
+const NO_FAMILY: FamilyFacts = Object.freeze({ name: '', balancer: false, endpoint: false });
+const NO_DESTINATION: DestinationKey = Object.freeze({ namespace: undefined, owner: '', key: '' });
+
+function familyOf(state: State, name: string): FamilyFacts {
+  if (name !== state.lastFamily.name) state.lastFamily = { name, balancer: BALANCER_FAMILY.test(name), endpoint: ENDPOINT_FAMILIES.has(name) };
+  return state.lastFamily;
 }
 
 /** `namespace/owner`, built once per run of samples of one destination rather than per sample. */
-function destinationKey(namespace: string | undefined, owner: string): string {
-  const last = lastDestination;
+function destinationKey(state: State, namespace: string | undefined, owner: string): string {
+  const last = state.lastDestination;
   if (last.namespace === namespace && last.owner === owner) return last.key;
   const key = `${namespace ? `${namespace}/` : ''}${owner}`;
-  lastDestination = { namespace, owner, key };
+  state.lastDestination = { namespace, owner, key };
   return key;
 }
 

@@ -11,7 +11,6 @@ import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
-import { ownedByRun } from '../../util/run-caches.js';
 import { compileSignaturePatternOnFirstUse, type LinearPattern } from './matcher.js';
 import { keepSample } from '../../core/evidence.js';
 
@@ -172,6 +171,15 @@ interface SignatureTally {
 interface State {
   tallies: Map<string, SignatureTally>;
   sampleCap: number;
+  /** sourceKey's one-entry memo, in the run's own state rather than at module level (issue 30). */
+  lastSource: SourceKey;
+}
+
+interface SourceKey {
+  pod: string | undefined;
+  namespace: string | undefined;
+  path: string;
+  key: string;
 }
 
 type MatchedRecord = ProxyLogRecord | CorednsMessageRecord | CorednsQueryRecord;
@@ -188,7 +196,7 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
   keepSample(t.samples, state.sampleCap, record.path, record.line, text);
-  const key = sourceKey(record);
+  const key = sourceKey(state, record);
   const pod = t.pods.get(key);
   if (pod) pod.lines++;
   else if (t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(key, { pod: record.pod ?? null, namespace: record.namespace ?? null, path: record.path, lines: 1 });
@@ -196,15 +204,13 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
 }
 
 /** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
-const NO_SOURCE: { pod: string | undefined; namespace: string | undefined; path: string; key: string } = { pod: undefined, namespace: undefined, path: '', key: 'path:' };
-let lastSource = NO_SOURCE;
-ownedByRun(() => (lastSource = NO_SOURCE));
+const NO_SOURCE: SourceKey = Object.freeze({ pod: undefined, namespace: undefined, path: '', key: 'path:' });
 
-function sourceKey(record: MatchedRecord): string {
-  const last = lastSource;
+function sourceKey(state: State, record: MatchedRecord): string {
+  const last = state.lastSource;
   if (record.pod === last.pod && record.namespace === last.namespace && (record.pod !== undefined || record.path === last.path)) return last.key;
   const key = record.pod ? `pod:${record.namespace ?? ''}/${record.pod}` : `path:${record.path}`;
-  lastSource = { pod: record.pod, namespace: record.namespace, path: record.path, key };
+  state.lastSource = { pod: record.pod, namespace: record.namespace, path: record.path, key };
   return key;
 }
 
@@ -244,7 +250,7 @@ export default defineRule<KnownSignatureOptions, State>({
     },
   },
 
-  createState: (options) => ({ tallies: new Map(), sampleCap: options.samples }),
+  createState: (options) => ({ tallies: new Map(), sampleCap: options.samples, lastSource: NO_SOURCE }),
 
   visitors: {
     'proxy-log'(state, record) {

@@ -13,7 +13,6 @@
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
-import { ownedByRun } from '../../util/run-caches.js';
 
 export interface StaleEndpointOptions {
   maxTemplateHashes: number;
@@ -71,6 +70,8 @@ interface LastSample {
 interface State {
   proxies: Map<string, ProxyState>;
   last: LastSample | null;
+  /** The last workload key built; a memo in the run's own state, not at module level (issue 30). */
+  lastOwner: OwnerKey;
 }
 
 export default defineRule<StaleEndpointOptions, State>({
@@ -95,7 +96,7 @@ export default defineRule<StaleEndpointOptions, State>({
     },
   },
 
-  createState: () => ({ proxies: new Map(), last: null }),
+  createState: () => ({ proxies: new Map(), last: null, lastOwner: NO_OWNER }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -130,7 +131,7 @@ export default defineRule<StaleEndpointOptions, State>({
       }
       const owner = { kind: ownerLabel.slice(4), name: labels[ownerLabel]! };
       const namespace = labels.dst_namespace ?? null;
-      const wKey = workloadKey(namespace, owner);
+      const wKey = workloadKey(state, namespace, owner);
       let w = proxy.workloads.get(wKey);
       if (!w) {
         if (proxy.workloads.size >= MAX_WORKLOADS) return;
@@ -179,16 +180,21 @@ export default defineRule<StaleEndpointOptions, State>({
   },
 });
 
-const NO_OWNER = { namespace: null as string | null, kind: '', name: '', key: '' };
-let lastOwner = NO_OWNER;
-ownedByRun(() => (lastOwner = NO_OWNER));
+interface OwnerKey {
+  namespace: string | null;
+  kind: string;
+  name: string;
+  key: string;
+}
+
+const NO_OWNER: OwnerKey = Object.freeze({ namespace: null, kind: '', name: '', key: '' });
 
 /** `namespace/kind/name`; samples of one destination come in runs, so the last key is reused. */
-function workloadKey(namespace: string | null, owner: { kind: string; name: string }): string {
-  const last = lastOwner;
+function workloadKey(state: State, namespace: string | null, owner: { kind: string; name: string }): string {
+  const last = state.lastOwner;
   if (last.namespace === namespace && last.kind === owner.kind && last.name === owner.name) return last.key;
   const key = `${namespace ?? ''}/${owner.kind}/${owner.name}`;
-  lastOwner = { namespace, kind: owner.kind, name: owner.name, key };
+  state.lastOwner = { namespace, kind: owner.kind, name: owner.name, key };
   return key;
 }
 
