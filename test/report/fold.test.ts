@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import type { Finding } from '../../src/core/types.js';
-import { analyzeInputs } from '../../src/engine/analyze.js';
+import { analyzeInputs } from '../../src/analysis/analyze.js';
 import { foldFindings } from '../../src/report/fold.js';
 import { every, proxyLog } from '../rule-cases/log-inputs.js';
 
