@@ -5,7 +5,7 @@
 import { loadConfig, parseSuppressFlag, type LinkerdDoctorConfig } from '../config/config.js';
 import { describeSystemError, InputError, UsageError } from '../core/errors.js';
 import { SEVERITIES, type Severity } from '../core/types.js';
-import { analyzeInputs, type AnalyzeOptions } from '../engine/analyze.js';
+import { analyzeInputs, type AnalyzeOptions } from '../analysis/analyze.js';
 import type { ConfiguredRule } from '../engine/engine.js';
 import { cappedJobs } from '../engine/parallel.js';
 import { createBaseline, DEFAULT_BASELINE_TOLERANCE_PERCENT, readBaseline, serializeBaseline } from '../report/baseline.js';

@@ -368,6 +368,8 @@ export interface FixStatus {
 
 export interface Finding extends FindingDraft {
   ruleId: string;
+  /** The rule's stable code (RuleMeta.code), stamped by the engine. */
+  code?: string;
   severity: Severity;
   docsUrl: string;
   /** Set by the version step; absent when no known release changes the finding's cause. */

@@ -1,12 +1,11 @@
-// The whole offline run: discover → open → read entries → rules → result. Commands stay thin and
-// call this; tests call it directly.
+// The whole offline read: discover → open → read entries → rules and collectors. The engine runs
+// what it is given; src/analysis/analyze.ts gives it the rules and the version collector and
+// finishes the result (fold, fix status). Tests call either.
 
 import type { InputStats, LdRecord } from '../core/types.js';
-import { annotateFixStatus } from '../incident/fix-status.js';
-import { VERSION_COLLECTOR_ID, proxyVersionsOf, versionCollector, type ProxyVersions, type VersionState } from '../incident/versions.js';
 import { discoverInputs } from '../input/discover.js';
 import { startDecompressionLedger } from '../input/open.js';
-import { RuleEngine, type ConfiguredRule, type EngineResult } from './engine.js';
+import { RuleEngine, type EngineModules } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
 import { withRunCaches } from '../util/run-caches.js';
 import { readDiscovered, type ReadOptions, type ReadResult } from './read.js';
@@ -20,41 +19,27 @@ export async function readInputs(args: readonly string[], onRecord: (record: LdR
   return withRunCaches(() => readDiscovered(discovery, onRecord, options));
 }
 
-export interface AnalysisResult extends EngineResult, ReadResult {
-  /** Proxy version per pod, from build-info metrics and release banners. */
-  versions: ProxyVersions;
-}
-
 export interface AnalyzeOptions extends ReadOptions, ParallelOptions {}
 
 /**
- * Reads the inputs and runs the rules. With more than one job and enough input, inputs (and byte
- * ranges of a large plain log) are read by worker threads and their rule states merged in input
- * order; the result is the same as the sequential run's.
+ * Reads the inputs into the given rules and collectors, then `finish` turns the engine's states
+ * into the caller's result (still inside the run, so its caches are the run's). With more than one
+ * job, a worker catalog and enough input, inputs (and byte ranges of a large plain log) are read by
+ * worker threads and their states merged in input order; the result is the same as the sequential run's.
  */
-export async function analyzeInputs(args: readonly string[], rules: readonly ConfiguredRule[], options: AnalyzeOptions = {}): Promise<AnalysisResult> {
-  // The version collector rides along as the last "rule" so it sees every record in the same pass.
-  const withVersions: ConfiguredRule[] = [...rules, { rule: versionCollector, options: {} }];
-  const engine = new RuleEngine(withVersions);
+export async function runEngine<T extends object>(
+  args: readonly string[],
+  modules: EngineModules,
+  options: AnalyzeOptions,
+  finish: (engine: RuleEngine, inputs: readonly InputStats[]) => T,
+): Promise<ReadResult & T> {
+  const engine = RuleEngine.of(modules);
   const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest() };
   const discovery = await discoverInputs(args);
   const ledger = startDecompressionLedger();
-  const plan = await parallelPlanFor(discovery, withVersions, readOptions, ledger);
+  const plan = await parallelPlanFor(discovery, modules, readOptions, ledger);
   return withRunCaches(async () => {
     const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
-    return { ...read, ...finishWithVersions(engine, read.inputs) };
+    return { ...read, ...finish(engine, read.inputs) };
   });
-}
-
-/** Finishes an engine built with the version collector last: findings get their fix status. */
-export function finishWithVersions(engine: RuleEngine, inputs: readonly InputStats[]): EngineResult & { versions: ProxyVersions } {
-  const result = engine.finish(inputs);
-  const states = engine.snapshot();
-  const versions = proxyVersionsOf(states[states.length - 1] as VersionState | undefined);
-  return {
-    findings: annotateFixStatus(result.findings, versions),
-    skippedRules: result.skippedRules.filter((s) => s.ruleId !== VERSION_COLLECTOR_ID),
-    ruleFailures: result.ruleFailures,
-    versions,
-  };
 }

@@ -15,7 +15,7 @@
 import { InputError } from '../core/errors.js';
 import type { InputStats } from '../core/types.js';
 import { openSource, type RunCounting } from '../input/open.js';
-import { RuleEngine, type ConfiguredRule } from './engine.js';
+import { RuleEngine, type EngineModules } from './engine.js';
 import { serializeError, type SerializedError, type TaskResult } from './messages.js';
 import type { EntryCallbacks } from './pipeline.js';
 import type { ParallelOptions, Unit } from './plan.js';
@@ -27,11 +27,11 @@ import { readNoting, type ReadOptions } from './read.js';
  * readSource gives for the whole bundle. Rejects when the worker fails (the caller then reads
  * the bundle again on this thread).
  */
-export async function readArchive(unit: Unit & { type: 'archive' }, pool: TaskPool, rules: ConfiguredRule[], options: ReadOptions & ParallelOptions): Promise<TaskResult[]> {
+export async function readArchive(unit: Unit & { type: 'archive' }, pool: TaskPool, modules: EngineModules, options: ReadOptions & ParallelOptions): Promise<TaskResult[]> {
   const head = pool.run({ type: 'sources', sources: [unit.source], until: unit.headBytes }, true);
   // Awaited once this thread is done; a worker that dies before then must not end the process.
   head.catch(() => {});
-  const local = new RuleEngine(rules);
+  const local = RuleEngine.of(modules);
   const inputs: InputStats[] = [];
   const errors: InputError[] = [];
   const callbacks: EntryCallbacks = { record: (r) => local.emit(r) };

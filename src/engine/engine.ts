@@ -1,8 +1,11 @@
-// Dispatches each record to the rules that declared a visitor for its kind, and turns rule state
-// into findings at the end. Rules are isolated: one that throws is reported, the others go on.
+// Dispatches each record to the rules and collectors that declared a visitor for its kind, and
+// turns rule state into findings at the end, each stamped with its rule's id, code and docs page.
+// Rules are isolated: one that throws is reported, the others go on. The engine runs what it is
+// given: it imports no rule, collector or later stage, and folds nothing (report/fold.ts does).
 
 import { docsUrlFor } from '../core/docs.js';
 import { INPUT_KINDS, type AnyRule, type Finding, type InputKind, type InputStats, type LdRecord, type RecordKind, type Severity } from '../core/types.js';
+import type { AnyCollector, Collector } from './collector.js';
 import { ALL_RULES, InterestMask } from './interest-mask.js';
 
 export interface ConfiguredRule {
@@ -27,27 +30,81 @@ export interface EngineResult {
   ruleFailures: RuleFailure[];
 }
 
+/** What an engine runs: the configured rules, then the collectors. */
+export interface EngineModules {
+  rules: readonly ConfiguredRule[];
+  collectors: readonly AnyCollector[];
+}
+
 type Visit = (state: unknown, record: LdRecord) => void;
 
+/** What the engine runs, rule or collector alike: states, dispatch and merge do not tell them apart. */
+interface Reducer {
+  id: string;
+  inputs: readonly InputKind[];
+  lineInterest: Partial<Record<InputKind, readonly string[]>> | undefined;
+  visitors: Partial<Record<RecordKind, Visit>>;
+  createState(): unknown;
+  merge(into: unknown, from: unknown): void;
+}
+
+const reducerOfRule = ({ rule, options }: ConfiguredRule): Reducer => ({
+  id: rule.meta.id,
+  inputs: rule.meta.inputs,
+  lineInterest: rule.meta.lineInterest,
+  visitors: rule.visitors as Reducer['visitors'],
+  createState: () => rule.createState(options),
+  merge: (into, from) => rule.merge(into, from),
+});
+
+const reducerOfCollector = (c: AnyCollector): Reducer => ({
+  id: c.id,
+  inputs: c.inputs,
+  lineInterest: c.lineInterest,
+  visitors: c.visitors as Reducer['visitors'],
+  createState: () => c.createState(),
+  merge: (into, from) => c.merge(into, from),
+});
+
 export class RuleEngine {
+  /** The rules' reducers, then the collectors'; `states` is in the same order. */
+  private readonly reducers: Reducer[];
   private states: unknown[];
-  /** Per record kind, the rules' visitors; `bit` is the rule's bit in a proxy-log record's interest mask (0: every record). */
+  /** Per record kind, the reducers' visitors; `bit` is the reducer's bit in a proxy-log record's interest mask (0: every record). */
   private readonly dispatch = new Map<RecordKind, { index: number; visit: Visit; bit: number }[]>();
   private readonly failures = new Map<string, string>();
   private readonly proxyLogInterest: InterestMask;
 
-  constructor(private readonly rules: readonly ConfiguredRule[]) {
-    this.states = rules.map((r) => r.rule.createState(r.options));
-    rules.forEach((configured, index) => {
-      for (const [kind, visit] of Object.entries(configured.rule.visitors) as [RecordKind, Visit][]) {
+  constructor(
+    private readonly rules: readonly ConfiguredRule[],
+    private readonly collectors: readonly AnyCollector[] = [],
+  ) {
+    this.reducers = [...rules.map(reducerOfRule), ...collectors.map(reducerOfCollector)];
+    const ids = new Set<string>();
+    for (const r of this.reducers) {
+      if (ids.has(r.id)) throw new Error(`two rules or collectors share the id ${r.id}`);
+      ids.add(r.id);
+    }
+    this.states = this.reducers.map((r) => r.createState());
+    this.reducers.forEach((reducer, index) => {
+      for (const [kind, visit] of Object.entries(reducer.visitors) as [RecordKind, Visit][]) {
         const list = this.dispatch.get(kind) ?? [];
         list.push({ index, visit, bit: 0 });
         this.dispatch.set(kind, list);
       }
     });
     const proxyLogReaders = this.dispatch.get('proxy-log') ?? [];
-    this.proxyLogInterest = new InterestMask(proxyLogReaders.map((t) => rules[t.index]!.rule.meta.lineInterest?.['proxy-log'] ?? null));
+    this.proxyLogInterest = new InterestMask(proxyLogReaders.map((t) => this.reducers[t.index]!.lineInterest?.['proxy-log'] ?? null));
     proxyLogReaders.forEach((t, i) => (t.bit = this.proxyLogInterest.bits[i]!));
+  }
+
+  static of(modules: EngineModules): RuleEngine {
+    return new RuleEngine(modules.rules, modules.collectors);
+  }
+
+  /** The rules and collectors this engine runs, to build another engine of the same ones. */
+  modules(): EngineModules {
+    return { rules: this.rules, collectors: this.collectors };
   }
 
   /**
@@ -57,9 +114,9 @@ export class RuleEngine {
   lineInterest(): Partial<Record<InputKind, readonly string[]>> {
     const interest: Partial<Record<InputKind, readonly string[]>> = {};
     for (const kind of INPUT_KINDS) {
-      const readers = this.rules.filter((r) => (r.rule.meta.inputs as InputKind[]).includes(kind));
-      if (readers.some((r) => !r.rule.meta.lineInterest?.[kind])) continue;
-      interest[kind] = [...new Set(readers.flatMap((r) => r.rule.meta.lineInterest![kind]!))];
+      const readers = this.reducers.filter((r) => r.inputs.includes(kind));
+      if (readers.some((r) => !r.lineInterest?.[kind])) continue;
+      interest[kind] = [...new Set(readers.flatMap((r) => r.lineInterest![kind]!))];
     }
     return interest;
   }
@@ -90,7 +147,7 @@ export class RuleEngine {
     }
   }
 
-  /** The rules' state, to be merged into another engine (parallel workers). */
+  /** The rules' and collectors' state, to be merged into another engine of the same ones (parallel workers). */
   snapshot(): unknown[] {
     return this.states;
   }
@@ -106,9 +163,9 @@ export class RuleEngine {
 
   /** Merges another engine's state into this one; call in input order. */
   absorb(states: readonly unknown[]): void {
-    this.rules.forEach((r, i) => {
+    this.reducers.forEach((r, i) => {
       try {
-        r.rule.merge(this.states[i], states[i]);
+        r.merge(this.states[i], states[i]);
       } catch (err) {
         this.fail(i, err);
       }
@@ -135,6 +192,7 @@ export class RuleEngine {
             ...draft,
             severity: configured.severity ?? draft.severity ?? rule.meta.defaultSeverity,
             docsUrl: docsUrlFor(id),
+            code: rule.meta.code,
           });
         }
       } catch (err) {
@@ -142,40 +200,19 @@ export class RuleEngine {
       }
     });
     const ruleFailures = [...this.failures].map(([ruleId, message]) => ({ ruleId, message }));
-    return { findings: foldCoveredFindings(findings), skippedRules, ruleFailures };
+    return { findings, skippedRules, ruleFailures };
+  }
+
+  /** What a collector given to this engine learned, looked up by its id (a collector that threw is in the failures, with what it learned before). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  collected<R>(collector: Collector<any, R>): R {
+    const at = this.collectors.findIndex((c) => c.id === collector.id);
+    if (at === -1) throw new Error(`collector ${collector.id} was not given to this engine`);
+    return this.collectors[at]!.result(this.states[this.rules.length + at]) as R;
   }
 
   private fail(index: number, err: unknown): void {
-    const id = this.rules[index]!.rule.meta.id;
+    const id = this.reducers[index]!.id;
     if (!this.failures.has(id)) this.failures.set(id, err instanceof Error ? err.message : String(err));
   }
-}
-
-/**
- * Drops each finding whose `foldsInto` names a rule that also reported in this run, and lists it
- * under `alsoMatched` in that rule's findings: a signature line and the threshold rule that judged
- * its sustained form are one cause.
- */
-export function foldCoveredFindings(findings: Finding[]): Finding[] {
-  const reporting = new Set(findings.map((f) => f.ruleId));
-  const kept: Finding[] = [];
-  const folded = new Map<string, { ruleId: string; title: string }[]>();
-  for (const finding of findings) {
-    const { foldsInto, ...rest } = finding;
-    const into = foldsInto?.filter((id) => id !== finding.ruleId && reporting.has(id)) ?? [];
-    if (into.length === 0) {
-      kept.push(foldsInto ? rest : finding);
-      continue;
-    }
-    for (const id of into) {
-      const list = folded.get(id) ?? [];
-      list.push({ ruleId: finding.ruleId, title: finding.title });
-      folded.set(id, list);
-    }
-  }
-  if (folded.size === 0) return kept;
-  return kept.map((f) => {
-    const also = folded.get(f.ruleId);
-    return also ? { ...f, evidence: { ...f.evidence, alsoMatched: also } } : f;
-  });
 }

@@ -1,16 +1,15 @@
 // What the main thread and the worker threads of a parallel analysis send each other: the rules
-// by registry id (workers rebuild them), the tasks, their results and progress. Plain data only,
-// since every message is structured-cloned between threads.
+// and collectors by id (workers rebuild them through the caller's catalog module), the tasks,
+// their results and progress. Plain data only, since every message is structured-cloned between threads.
 
 import { InputError } from '../core/errors.js';
 import type { AnyRule, InputKind, InputStats } from '../core/types.js';
 import type { InputSource } from '../input/discover.js';
-import { versionCollector } from '../incident/versions.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
-import { findRule } from '../rules/index.js';
-import type { ConfiguredRule } from './engine.js';
+import type { AnyCollector } from './collector.js';
+import type { ConfiguredRule, EngineModules } from './engine.js';
 
-/** A rule as a worker can rebuild it: by registry id. */
+/** A rule as a worker can rebuild it: by id, through the catalog. */
 export interface RuleSpec {
   id: string;
   options: object;
@@ -38,6 +37,10 @@ export type WorkerTask =
 
 export interface WorkerSetup {
   rules: RuleSpec[];
+  /** Collector ids, rebuilt through the catalog. */
+  collectors: string[];
+  /** URL of the module whose resolveModule(id) rebuilds rules and collectors (WorkerCatalog.url). */
+  catalog: string;
   parser: ParserOptions;
   decompressionLedger?: SharedArrayBuffer;
 }
@@ -69,21 +72,18 @@ export function deserializeError(e: SerializedError): InputError {
   return new InputError(e.path, e.message, e.line);
 }
 
-/**
- * Rule modules the engine runs besides the RULES registry (collectors riding along as rules):
- * list them here so workers can rebuild them too; a configured rule found in neither keeps the
- * whole analysis on the main thread.
- */
-const BUILT_IN_MODULES: readonly AnyRule[] = [versionCollector];
-
-export function resolveRule(id: string): AnyRule | undefined {
-  return findRule(id) ?? BUILT_IN_MODULES.find((r) => r.meta.id === id);
-}
-
-export function configuredRules(specs: readonly RuleSpec[]): ConfiguredRule[] {
-  return specs.map((s) => {
-    const rule = resolveRule(s.id);
-    if (!rule) throw new Error(`unknown rule ${s.id}`);
-    return s.severity ? { rule, options: s.options, severity: s.severity } : { rule, options: s.options };
-  });
+/** Rebuilds the rules and collectors of a run from their ids with a catalog's resolve. */
+export function modulesFromSpecs(rules: readonly RuleSpec[], collectors: readonly string[], resolve: (id: string) => unknown): EngineModules {
+  return {
+    rules: rules.map((s) => {
+      const rule = resolve(s.id) as AnyRule | undefined;
+      if (!rule?.meta) throw new Error(`unknown rule ${s.id}`);
+      return s.severity ? { rule, options: s.options, severity: s.severity } : { rule, options: s.options };
+    }),
+    collectors: collectors.map((id) => {
+      const collector = resolve(id) as AnyCollector | undefined;
+      if (!collector?.result) throw new Error(`unknown collector ${id}`);
+      return collector;
+    }),
+  };
 }

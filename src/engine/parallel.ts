@@ -14,8 +14,8 @@ import type { InputStats } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
 import { fileRange } from '../input/file-range.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
-import { RuleEngine, type ConfiguredRule } from './engine.js';
-import { configuredRules, deserializeError, serializeError, type TaskResult, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
+import { RuleEngine, type EngineModules } from './engine.js';
+import { deserializeError, serializeError, type TaskResult, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
 import { planUnits, type ParallelOptions, type ParallelPlan, type Unit } from './plan.js';
 import { TaskPool } from './pool.js';
@@ -32,24 +32,24 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
   const parserOptions: ParserOptions = {};
   if (options.strict) parserOptions.strict = options.strict;
   if (options.interest) parserOptions.interest = options.interest;
-  const rules = configuredRules(plan.rules);
+  const modules = engine.modules();
   const post = (m: WorkerMessage) => {
     if (m.type === 'progress') progress?.bytes(m.bytes, m.lines);
     else if (m.type === 'file') progress?.file(m.path);
   };
-  const setup: WorkerSetup = { rules: plan.rules, parser: parserOptions };
+  const setup: WorkerSetup = { rules: plan.rules, collectors: plan.collectors, catalog: plan.catalog, parser: parserOptions };
   if (plan.decompressionLedger) setup.decompressionLedger = plan.decompressionLedger;
-  const pool = new TaskPool(plan.jobs, setup, rules, post);
+  const pool = new TaskPool(plan.jobs, setup, modules, post);
   try {
     const units = await planUnits(discovery.sources, plan);
     // Start every worker task now (the pool queues them); merge strictly in input order below.
     // A failed task yields null at once, so a later unit's failure is never an unhandled rejection.
-    const started: (Promise<TaskResult[] | null> | null)[] = units.map((unit) => startUnit(unit, pool, rules, options)?.catch(() => null) ?? null);
+    const started: (Promise<TaskResult[] | null> | null)[] = units.map((unit) => startUnit(unit, pool, modules, options)?.catch(() => null) ?? null);
     pool.drain();
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!;
       if (unit.type === 'main') {
-        mergeInto(engine, await readOnMainThread([unit.source], rules, options), inputs, errors);
+        mergeInto(engine, await readOnMainThread([unit.source], modules, options), inputs, errors);
         continue;
       }
       const results = await started[i]!;
@@ -57,11 +57,11 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
       started[i] = null;
       if (results === null) {
         // A worker died (not an input problem): read these sources here instead.
-        mergeInto(engine, await readOnMainThread(unit.type === 'batch' ? unit.sources : [unit.source], rules, options, false), inputs, errors);
+        mergeInto(engine, await readOnMainThread(unit.type === 'batch' ? unit.sources : [unit.source], modules, options, false), inputs, errors);
       } else if (unit.type === 'batch' || unit.type === 'archive') {
         for (const result of results) mergeInto(engine, result, inputs, errors);
       } else {
-        await mergeRanges(engine, unit, results, rules, options, inputs, errors);
+        await mergeRanges(engine, unit, results, modules, options, inputs, errors);
       }
     }
   } finally {
@@ -73,11 +73,11 @@ export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan
 }
 
 /** Queues a unit's tasks; resolves to their results in input order (a batch has one, a bundle two, a split file one per range). */
-function startUnit(unit: Unit, pool: TaskPool, rules: ConfiguredRule[], options: ReadOptions & ParallelOptions): Promise<TaskResult[]> | null {
+function startUnit(unit: Unit, pool: TaskPool, modules: EngineModules, options: ReadOptions & ParallelOptions): Promise<TaskResult[]> | null {
   if (unit.type === 'main') return null;
   if (unit.type === 'batch') return pool.run({ type: 'sources', sources: unit.sources }).then((result) => [result]);
   // Started now, not when the merge reaches it: this thread walks the bundle while earlier units run.
-  if (unit.type === 'archive') return readArchive(unit, pool, rules, options);
+  if (unit.type === 'archive') return readArchive(unit, pool, modules, options);
   // Submitted last range first, so that this thread, which is free at once, takes the last range:
   // before reading it must count the lines in front of it and learn the parser state there, which
   // takes about as long as a new worker needs to start and take the first range, which needs neither.
@@ -111,7 +111,7 @@ async function mergeRanges(
   engine: RuleEngine,
   unit: Unit & { type: 'ranges' },
   results: readonly TaskResult[],
-  rules: ConfiguredRule[],
+  modules: EngineModules,
   options: ReadOptions & ParallelOptions,
   inputs: InputStats[],
   errors: InputError[],
@@ -123,11 +123,11 @@ async function mergeRanges(
     const previous = verified[k - 1];
     if (previous && (previous.errors.length > 0 || previous.endState?.partialLine === true)) {
       // The ranges do not join cleanly (a read error, a CRI partial line across the cut): read the whole file here.
-      mergeInto(engine, await readOnMainThread([unit.source], rules, options, false), inputs, errors);
+      mergeInto(engine, await readOnMainThread([unit.source], modules, options, false), inputs, errors);
       return;
     }
     const reread = previous !== undefined && !sameParserState(result.assumedState, previous.endState);
-    if (reread) result = await readRangeOnMainThread(unit, start, end, result.linesBefore!, previous.endState!, rules, options);
+    if (reread) result = await readRangeOnMainThread(unit, start, end, result.linesBefore!, previous.endState!, modules, options);
     options.onRange?.({ path: unit.source.path, start, end, reread });
     verified.push(result);
   }
@@ -152,10 +152,10 @@ async function readRangeOnMainThread(
   end: number,
   linesBefore: number,
   parserState: ParserState,
-  rules: ConfiguredRule[],
+  modules: EngineModules,
   options: ReadOptions,
 ): Promise<TaskResult> {
-  const local = new RuleEngine(rules);
+  const local = RuleEngine.of(modules);
   const entry = { path: unit.source.path, stream: fileRange(unit.source.path, start, end), size: end - start };
   const result = await readEntry(entry, { record: (r) => local.emit(r) }, options, unit.kind, { linesBefore, kind: unit.kind, parserState });
   const out: TaskResult = { states: local.snapshot(), failures: local.failedRules(), inputs: [result.stats], errors: result.error ? [serializeError(result.error)] : [], linesBefore };
@@ -163,8 +163,8 @@ async function readRangeOnMainThread(
   return out;
 }
 
-async function readOnMainThread(sources: readonly InputSource[], rules: ConfiguredRule[], options: ReadOptions, withProgress = true): Promise<TaskResult> {
-  const local = new RuleEngine(rules);
+async function readOnMainThread(sources: readonly InputSource[], modules: EngineModules, options: ReadOptions, withProgress = true): Promise<TaskResult> {
+  const local = RuleEngine.of(modules);
   const inputs: InputStats[] = [];
   const errors: InputError[] = [];
   const callbacks: EntryCallbacks = { record: (r) => local.emit(r) };

@@ -10,11 +10,14 @@ import { bytesWhenRead, holdsTar } from '../input/inflated-size.js';
 import { isGzip, isTar } from '../input/open.js';
 import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
 import { PARSERS } from '../parsers/index.js';
-import type { ConfiguredRule } from './engine.js';
-import { resolveRule, type RuleSpec } from './messages.js';
+import type { WorkerCatalog } from './collector.js';
+import type { EngineModules } from './engine.js';
+import type { RuleSpec } from './messages.js';
 import type { ReadOptions } from './read.js';
 
 export interface ParallelOptions {
+  /** How workers rebuild the rules and collectors; without it everything is read on this thread. */
+  catalog?: WorkerCatalog;
   /** Worker threads; 1 reads everything on the main thread. Default: LINKERD_DOCTOR_JOBS, else the cores (at most 4). */
   jobs?: number;
   /** Below this many bytes of input in total, workers cost more than they save. */
@@ -37,6 +40,8 @@ const HEAD_BYTES = 256 * 1024;
 export interface ParallelPlan {
   jobs: number;
   rules: RuleSpec[];
+  collectors: string[];
+  catalog: string;
   splitMinBytes: number;
   splitFractions?: number[];
   /** Multi-pod metric dumps may be cut at `# POD` headers (not in strict mode, which checks each section's framing across the cut). */
@@ -74,15 +79,17 @@ export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv
 }
 
 /** Whether (and how) to read in parallel; null means the sequential path. */
-export async function parallelPlanFor(discovery: Discovery, rules: readonly ConfiguredRule[], options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): Promise<ParallelPlan | null> {
+export async function parallelPlanFor(discovery: Discovery, modules: EngineModules, options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): Promise<ParallelPlan | null> {
   const jobs = resolveJobs(options.jobs);
-  if (jobs <= 1 || options.onUnparsed) return null;
+  const catalog = options.catalog;
+  if (jobs <= 1 || options.onUnparsed || !catalog) return null;
   const specs: RuleSpec[] = [];
-  for (const r of rules) {
-    // Workers rebuild rules from the registry; a rule object from elsewhere stays on this thread.
-    if (resolveRule(r.rule.meta.id) !== r.rule) return null;
+  for (const r of modules.rules) {
+    // Workers rebuild rules through the catalog; a rule object from elsewhere stays on this thread.
+    if (catalog.resolve(r.rule.meta.id) !== r.rule) return null;
     specs.push(r.severity ? { id: r.rule.meta.id, options: r.options, severity: r.severity } : { id: r.rule.meta.id, options: r.options });
   }
+  if (modules.collectors.some((c) => catalog.resolve(c.id) !== c)) return null;
   // 22 MB of .gz that inflate to 256 MiB are 256 MiB of work: weighed by their size on disk they
   // stayed on one thread.
   const readBytes = await bytesWhenRead(discovery.sources);
@@ -91,6 +98,8 @@ export async function parallelPlanFor(discovery: Discovery, rules: readonly Conf
   const plan: ParallelPlan = {
     jobs,
     rules: specs,
+    collectors: modules.collectors.map((c) => c.id),
+    catalog: catalog.url,
     splitMinBytes: options.splitMinBytes ?? DEFAULTS.splitMinBytes,
     splitDumps: !options.strict,
     readBytes,

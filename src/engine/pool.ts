@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ConfiguredRule } from './engine.js';
+import type { EngineModules } from './engine.js';
 import type { TaskResult, WorkerMessage, WorkerSetup, WorkerTask } from './messages.js';
 import { runTask } from './tasks.js';
 
@@ -31,7 +31,7 @@ export class TaskPool {
   constructor(
     private readonly size: number,
     private readonly setup: WorkerSetup,
-    private readonly rules: readonly ConfiguredRule[],
+    private readonly modules: EngineModules,
     private readonly onMessage: (m: WorkerMessage) => void,
   ) {}
 
@@ -41,7 +41,7 @@ export class TaskPool {
     let healthy = true;
     try {
       if (slot !== 'main') return await this.runOn(slot, task);
-      return { ...(await runTask(task, this.rules, this.setup.parser, this.onMessage)), builtHere: true };
+      return { ...(await runTask(task, this.modules, this.setup.parser, this.onMessage)), builtHere: true };
     } catch (err) {
       // A worker that failed outside the task's own error handling is not reused.
       healthy = slot === 'main';

@@ -9,7 +9,7 @@ import type { InputKind, InputStats } from '../core/types.js';
 import { PARSERS } from '../parsers/index.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
 import { readSources } from './read.js';
-import { RuleEngine, type ConfiguredRule } from './engine.js';
+import { RuleEngine, type EngineModules } from './engine.js';
 import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } from './messages.js';
 import { LineSplitter } from '../input/lines.js';
 import { fileRange } from '../input/file-range.js';
@@ -21,12 +21,12 @@ const MiB = 1 << 20;
 const WARM_UP_BYTES = 256 * 1024;
 
 /** A worker thread runs many tasks of a run: none sees or keeps another's rule state. */
-export function runTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
-  return withTaskCaches(() => readTask(task, rules, parserOptions, post));
+export function runTask(task: WorkerTask, modules: EngineModules, parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
+  return withTaskCaches(() => readTask(task, modules, parserOptions, post));
 }
 
-async function readTask(task: WorkerTask, rules: readonly ConfiguredRule[], parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
-  const engine = new RuleEngine(rules);
+async function readTask(task: WorkerTask, modules: EngineModules, parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
+  const engine = RuleEngine.of(modules);
   const callbacks: EntryCallbacks = {
     record: (r) => engine.emit(r),
     bytes: (bytes, lines) => post({ type: 'progress', bytes, lines }),

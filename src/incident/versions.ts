@@ -3,10 +3,11 @@
 // `linkerd2_proxy: release X (sha) by linkerd on DATE` start-up banner in logs (proxy v2.207+).
 // Go components (the controllers, and the proxy container's start-up wrapper in older releases)
 // log `running version stable-2.14.9` instead: that is the Linkerd release of whatever logged it.
-// It has the shape of a rule (visitors + merge over clonable state) so the engine runs it in the
-// same pass, and parallel runs merge it like any rule; it never produces findings.
+// It is a collector (engine/collector.ts): the caller hands it to the engine beside the rules, so
+// it reads every record in the same pass and parallel runs merge it like a rule's state.
 
-import { INPUT_KINDS, defineRule, type RecordBase } from '../core/types.js';
+import { INPUT_KINDS, type RecordBase } from '../core/types.js';
+import { defineCollector } from '../engine/collector.js';
 import { workloadOfPod } from '../input/path-meta.js';
 import { isGoLog } from '../parsers/go-log.js';
 import { componentsOfWorkload } from '../knowledge/control-plane.js';
@@ -53,18 +54,10 @@ export interface ProxyVersions {
   untracked: Map<string, number>;
 }
 
-export const versionCollector = defineRule<object, VersionState>({
-  meta: {
-    id: VERSION_COLLECTOR_ID,
-    code: 'LD0000',
-    title: 'Proxy versions',
-    description: 'Internal: collects proxy versions per pod for version-aware remediation.',
-    defaultSeverity: 'info',
-    inputs: [...INPUT_KINDS],
-    lineInterest: { 'proxy-log': ['linkerd2_proxy: release '] },
-    defaultOptions: {},
-    optionSchema: {},
-  },
+export const versionCollector = defineCollector<VersionState, ProxyVersions>({
+  id: VERSION_COLLECTOR_ID,
+  inputs: [...INPUT_KINDS],
+  lineInterest: { 'proxy-log': ['linkerd2_proxy: release '] },
   createState: () => ({ pods: new Map(), overflow: new Map() }),
   visitors: {
     'proxy-log'(state, record) {
@@ -99,7 +92,7 @@ export const versionCollector = defineRule<object, VersionState>({
     );
     mergeCounts(into.overflow, from.overflow);
   },
-  finish: () => [],
+  result: (state) => proxyVersionsOf(state),
 });
 
 function note(state: VersionState, record: RecordBase, pod: string | undefined, version: string, source: 'metrics' | 'log', what: 'proxy' | 'release' = 'proxy'): void {

@@ -1,4 +1,12 @@
-// Folding: the same rule reporting the same cause on many pods is one problem, not forty. Findings
+// Folding, in one place, for two ways one cause shows up more than once.
+//
+// Across rules (foldCoveredFindings): a finding whose `foldsInto` names another rule that reported
+// is dropped and named in that rule's findings (`evidence.alsoMatched`): a signature line and the
+// threshold rule that judged its sustained form are one cause. It chains: when A folds into B and
+// B into C, C lists both B and A; a cycle with no finding kept outside it keeps its findings.
+// The analysis applies it to the engine's findings (analysis/analyze.ts).
+//
+// Across pods (foldFindings): the same rule reporting the same cause on many pods is one problem, not forty. Findings
 // of one rule, severity, target and evidence kind that each name a pod are folded into one finding
 // that names the pod count, the workloads and the worst pods, and keeps one row per pod in its
 // evidence. It runs in buildReport before fingerprints, suppressions, the baseline and the
@@ -23,6 +31,66 @@ import { humanize } from './formats/values.js';
 const NAMED_PODS = 5;
 const MAX_LOCATIONS = 10;
 
+
+interface AlsoMatched {
+  ruleId: string;
+  title: string;
+}
+
+/**
+ * Drops each finding whose `foldsInto` names a rule that also reported in this run, and lists it
+ * under `alsoMatched` in that rule's kept findings, transitively: what folded into a finding that
+ * itself folded is listed wherever that one went.
+ */
+export function foldCoveredFindings(findings: readonly Finding[]): Finding[] {
+  const reporting = new Set(findings.map((f) => f.ruleId));
+  const targetsOf = findings.map((f) => f.foldsInto?.filter((id) => id !== f.ruleId && reporting.has(id)) ?? []);
+  // A rule absorbs what folds into it once one of its findings is kept or has itself folded somewhere that absorbs.
+  const folds = targetsOf.map(() => false);
+  const absorbing = new Set(findings.filter((_, i) => targetsOf[i]!.length === 0).map((f) => f.ruleId));
+  for (let changed = true; changed; ) {
+    changed = false;
+    targetsOf.forEach((targets, i) => {
+      if (folds[i] || !targets.some((id) => absorbing.has(id))) return;
+      folds[i] = true;
+      changed = true;
+      absorbing.add(findings[i]!.ruleId);
+    });
+  }
+  // What folded straight into each rule, in input order; findings left undecided sit in a cycle with no way out, and are kept.
+  const direct = new Map<string, AlsoMatched[]>();
+  findings.forEach((f, i) => {
+    if (!folds[i]) return;
+    for (const id of targetsOf[i]!.filter((t) => absorbing.has(t))) {
+      const list = direct.get(id) ?? [];
+      if (!list.some((m) => m.ruleId === f.ruleId && m.title === f.title)) list.push({ ruleId: f.ruleId, title: f.title });
+      direct.set(id, list);
+    }
+  });
+  const alsoMatched = (ruleId: string): AlsoMatched[] => {
+    const out: AlsoMatched[] = [];
+    const seen = new Set([ruleId]);
+    const walk = (id: string) => {
+      for (const m of direct.get(id) ?? []) {
+        if (!out.some((o) => o.ruleId === m.ruleId && o.title === m.title)) out.push(m);
+        if (seen.has(m.ruleId)) continue;
+        seen.add(m.ruleId);
+        walk(m.ruleId);
+      }
+    };
+    walk(ruleId);
+    return out;
+  };
+  const kept: Finding[] = [];
+  findings.forEach((finding, i) => {
+    if (folds[i]) return;
+    const { foldsInto, ...rest } = finding;
+    const plain = foldsInto ? rest : finding;
+    const also = alsoMatched(finding.ruleId);
+    kept.push(also.length > 0 ? { ...plain, evidence: { ...plain.evidence, alsoMatched: also } } : plain);
+  });
+  return kept;
+}
 
 /**
  * Findings fold only when they tell the same cause: the kind usually says it, and a rule's
@@ -124,6 +192,7 @@ function foldGroup(group: readonly Finding[], versions?: ProxyVersions): Finding
     remediation: worst.remediation,
     ...(figure ? { keyFigure: { name: figure.name, value: figure.value } } : {}),
     ...(worst.fixStatus ? { fixStatus: worst.fixStatus } : {}),
+    ...(worst.code ? { code: worst.code } : {}),
   };
   if (!versions || fixes.length === 0) return folded;
   // The worst pod's version check spoke of that pod alone; check the versions of every folded pod.

@@ -11,7 +11,6 @@ import { compareWithBaseline, type BaselineEntry, type BaselineFile, type Baseli
 import { isFailing, type ReportStatus } from './exit-code.js';
 import { assignFingerprints, assignTitleFingerprints } from './fingerprint.js';
 import { foldFindings } from './fold.js';
-import { RULES } from '../rules/index.js';
 import { atOrAbove, SEVERITY_RANK, type FailOn } from './severity.js';
 import { applySuppressions, type SuppressionEntry, type SuppressionUse } from './suppression.js';
 
@@ -112,8 +111,8 @@ export interface GateOptions {
 export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOptions = {}): Report {
   const sorted = (gate.fold === false ? [...parts.findings] : foldFindings(parts.findings, parts.versions)).sort(compareFindings);
   const fingerprints = assignFingerprints(sorted);
-  const codes = new Map(RULES.map((r) => [r.meta.id, r.meta.code]));
-  const all: ReportFinding[] = sorted.map((f, i) => ({ ...f, fingerprint: fingerprints[i]!, ...(codes.get(f.ruleId) ? { code: codes.get(f.ruleId)! } : {}) }));
+  // The code was stamped by the engine from the rule's meta; it is listed after the fingerprint.
+  const all: ReportFinding[] = sorted.map(({ code, ...f }, i) => ({ ...f, fingerprint: fingerprints[i]!, ...(code ? { code } : {}) }));
   const { kept, suppressed, uses } = applySuppressions(all, gate.suppressions ?? []);
 
   const skipped = new Map(parts.skippedRules.map((s) => [s.ruleId, s.reason]));

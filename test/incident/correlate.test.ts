@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { stormBundle, writeBundle } from '../../scripts/fixtures/incident-storm.js';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import type { Finding, Timeline } from '../../src/core/types.js';
-import { analyzeInputs } from '../../src/engine/analyze.js';
+import { analyzeInputs } from '../../src/analysis/analyze.js';
 import { correlate, mergeTimelines } from '../../src/incident/correlate.js';
 import { formatJson } from '../../src/report/formats/json.js';
 import { formatText } from '../../src/report/formats/text.js';

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Finding, MetricSampleRecord, ProxyLogRecord } from '../../src/core/types.js';
-import { analyzeInputs } from '../../src/engine/analyze.js';
+import { analyzeInputs } from '../../src/analysis/analyze.js';
 import { RuleEngine } from '../../src/engine/engine.js';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import { annotateFixStatus } from '../../src/incident/fix-status.js';
-import { proxyVersionsOf, versionCollector, type VersionState } from '../../src/incident/versions.js';
+import { versionCollector } from '../../src/incident/versions.js';
 import { KNOWN_FIXES, linkerdReleaseFor, parseProxyVersion } from '../../src/knowledge/fixes.js';
 import { stormBundle, writeBundle } from '../../scripts/fixtures/incident-storm.js';
 
@@ -24,9 +24,9 @@ function buildInfo(section: string, labels: Record<string, string>): MetricSampl
 }
 
 function collect(records: (ProxyLogRecord | MetricSampleRecord)[]) {
-  const engine = new RuleEngine([{ rule: versionCollector, options: {} }]);
+  const engine = new RuleEngine([], [versionCollector]);
   for (const r of records) engine.emit(r);
-  return proxyVersionsOf(engine.snapshot()[0] as VersionState);
+  return engine.collected(versionCollector);
 }
 
 function storm(pods: string[]): Finding {
@@ -60,15 +60,15 @@ describe('proxy versions', () => {
     assert.equal(versions.byPod.get('emoji-6f8d9c7b4f-qw2zl')?.linkerd, 'after stable-2.11.0, before stable-2.12.0');
   });
 
-  it('merges like a rule: two halves merged equal one pass', () => {
+  it('merges like a rule\'s state: two halves merged equal one pass', () => {
     const records = [banner('a-7d9f8c6b5d-x2x8k', '2.210.4'), banner('b-7d9f8c6b5d-x2x8k', '2.307.0')];
     const whole = collect(records);
-    const left = new RuleEngine([{ rule: versionCollector, options: {} }]);
-    const right = new RuleEngine([{ rule: versionCollector, options: {} }]);
+    const left = new RuleEngine([], [versionCollector]);
+    const right = new RuleEngine([], [versionCollector]);
     left.emit(records[0]!);
     right.emit(records[1]!);
     left.absorb(right.snapshot());
-    assert.deepEqual(proxyVersionsOf(left.snapshot()[0] as VersionState), whole);
+    assert.deepEqual(left.collected(versionCollector), whole);
   });
 });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { defaultRules } from '../../src/cli/run-analyze.js';
-import { analyzeInputs, type AnalyzeOptions } from '../../src/engine/analyze.js';
+import { ANALYSIS_CATALOG, analyzeInputs, type AnalyzeOptions } from '../../src/analysis/analyze.js';
 import { parallelPlanFor } from '../../src/engine/plan.js';
 import { discoverInputs } from '../../src/input/discover.js';
 import { bytesWhenRead, holdsTar, inflatedSize, plausibleInflatedSize } from '../../src/input/inflated-size.js';
@@ -116,7 +116,7 @@ describe('the planner with gzip inputs', () => {
     const onDisk = files.reduce((n, f) => n + sizeOf(f), 0);
     const inflated = [...(await bytesWhenRead(files.map((f) => ({ type: 'file' as const, path: f, size: sizeOf(f), origin: sub })))).values()].reduce((n, b) => n + b, 0);
     assert.ok(onDisk < 2 * MiB && inflated >= 2 * MiB, `the fixture sits between the thresholds (${onDisk} on disk, ${inflated} inflated)`);
-    const plan = await parallelPlanFor(await discoverInputs([sub]), defaultRules(), jobs2);
+    const plan = await parallelPlanFor(await discoverInputs([sub]), { rules: defaultRules(), collectors: [] }, { ...jobs2, catalog: ANALYSIS_CATALOG });
     assert.ok(plan, 'weighed by their inflated bytes, the files are worth the workers');
     assert.deepEqual([...plan.readBytes.values()], files.map((_, i) => logText(6000, 20 + i).length));
     const totals: (number | null)[] = [];

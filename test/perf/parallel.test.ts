@@ -13,7 +13,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { writeMetricsDump, writeProxyLog } from '../../scripts/bench/generate.js';
 import { gzipEach, splitIntoPods, tarball } from '../../scripts/bench/shapes.js';
 import { defaultRules } from '../../src/cli/run-analyze.js';
-import { analyzeInputs, finishWithVersions, readInputs, type AnalyzeOptions } from '../../src/engine/analyze.js';
+import { analyzeInputs, finishWithVersions, type AnalyzeOptions } from '../../src/analysis/analyze.js';
+import { readInputs } from '../../src/engine/analyze.js';
 import { RuleEngine } from '../../src/engine/engine.js';
 import { versionCollector } from '../../src/incident/versions.js';
 import { splitPoints } from '../../src/engine/parallel.js';
@@ -252,7 +253,7 @@ describe('analyze skips records no rule reads', () => {
   it('gives the report of a run that builds every record', async () => {
     const file = path.join(dir, 'storm.log');
     const rules = defaultRules();
-    const engine = new RuleEngine([...rules, { rule: versionCollector, options: {} }]);
+    const engine = new RuleEngine(rules, [versionCollector]);
     const read = await readInputs([file], (r) => engine.emit(r));
     const full = { ...read, ...finishWithVersions(engine, read.inputs) };
     const fullJson = FORMATTERS.json(buildReport(full, 'error'), { color: false, findings: buildReport(full, 'error').findings, failOn: 'error' });

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import type { AnyRule } from '../../src/core/types.js';
-import { analyzeInputs } from '../../src/engine/analyze.js';
+import { analyzeInputs } from '../../src/analysis/analyze.js';
 import type { ConfiguredRule } from '../../src/engine/engine.js';
 import { runTask } from '../../src/engine/tasks.js';
 import { parsedBody } from '../../src/parsers/proxy-log-body.js';
@@ -72,7 +72,7 @@ describe('rule state is owned by one run', () => {
     const path = `${STORM}/ingress/traefik-mr9q65pc74-5kz6v/linkerd-proxy.log`;
     const task = { type: 'sources' as const, sources: [{ type: 'file' as const, path, origin: path, size: statSync(path).size }] };
     // The task's result carries its states to be merged; only what it read is kept here.
-    const records = (await runTask(task, rules, {}, () => {})).inputs[0]!.records;
+    const records = (await runTask(task, { rules, collectors: [] }, {}, () => {})).inputs[0]!.records;
     assert.ok(records > 0, 'the task read records');
     assert.deepEqual(await survivors(states, RULES.map((r) => r.meta.id)), []);
   });

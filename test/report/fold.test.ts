@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import type { Finding } from '../../src/core/types.js';
-import { analyzeInputs } from '../../src/engine/analyze.js';
-import { foldFindings } from '../../src/report/fold.js';
+import { analyzeInputs } from '../../src/analysis/analyze.js';
+import { foldCoveredFindings, foldFindings } from '../../src/report/fold.js';
 import { every, proxyLog } from '../rule-cases/log-inputs.js';
 
 const DST_DOWN =
@@ -58,5 +58,91 @@ describe('fold: files from different pods never lend each other a cause', () => 
     const two: Finding = { ...base, title: 'b', subject: { pod: 'web-2', target: 'web/linkerd-init' }, evidence: { initCause: 'cni-not-ready' } };
     assert.equal(foldFindings([one, two]).length, 2);
     assert.equal(foldFindings([one, { ...two, evidence: { initCause: 'capabilities' } }]).length, 1);
+  });
+});
+
+function podFinding(pod: string, severity: Finding['severity'] = 'warning', value = 10): Finding {
+  return {
+    ruleId: 'reconnect-storm',
+    severity,
+    docsUrl: '',
+    kind: 'storm',
+    title: `Reconnect storm on ${pod}`,
+    message: `${pod} reconnects`,
+    subject: { pod, workload: 'web' },
+    evidence: {},
+    locations: [{ path: `${pod}.log`, line: 1 }],
+    remediation: 'r',
+    keyFigure: { name: 'reconnects', value },
+  };
+}
+
+describe('fold: per-pod findings of one cause', () => {
+  it('folds exactly 2 pods into one finding naming both', () => {
+    const folded = foldFindings([podFinding('web-1'), podFinding('web-2', 'warning', 30)]);
+    assert.equal(folded.length, 1);
+    assert.equal(folded[0]!.evidence.podsAffected, 2);
+    assert.deepEqual(podsOf(folded[0]!), ['web-2', 'web-1'], 'worst pod first');
+    assert.match(folded[0]!.title, /\(2 pods\)$/);
+  });
+
+  it('folds 3 pods into one, and leaves a single pod alone', () => {
+    assert.equal(foldFindings([podFinding('web-1'), podFinding('web-2'), podFinding('web-3')]).length, 1);
+    const single = foldFindings([podFinding('web-1')]);
+    assert.equal(single.length, 1);
+    assert.equal(single[0]!.subject.pod, 'web-1', 'a cause on one pod keeps its per-pod finding');
+  });
+
+  it('keeps severities apart: an error and a warning of the same cause are two findings', () => {
+    const folded = foldFindings([podFinding('web-1', 'error'), podFinding('web-2', 'warning'), podFinding('web-3', 'error')]);
+    assert.deepEqual(folded.map((f) => [f.severity, f.subject.pod ?? null, f.evidence.podsAffected ?? 1]), [
+      ['error', null, 2],
+      ['warning', 'web-2', 1],
+    ]);
+  });
+
+  it('keeps the rule code on the folded finding', () => {
+    const folded = foldFindings([{ ...podFinding('web-1'), code: 'LD1001' }, { ...podFinding('web-2'), code: 'LD1001' }]);
+    assert.equal(folded[0]!.code, 'LD1001');
+  });
+});
+
+function ruleFinding(ruleId: string, foldsInto?: string[]): Finding {
+  return { ruleId, severity: 'warning', docsUrl: '', title: `${ruleId} title`, message: 'm', subject: {}, evidence: {}, locations: [], remediation: 'r', ...(foldsInto ? { foldsInto } : {}) };
+}
+
+describe('fold: one cause reported by several rules', () => {
+  it('chains: A folds into B, B into C — C is kept and lists both', () => {
+    const folded = foldCoveredFindings([ruleFinding('c'), ruleFinding('b', ['c']), ruleFinding('a', ['b'])]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['c']);
+    assert.deepEqual(folded[0]!.evidence.alsoMatched, [
+      { ruleId: 'b', title: 'b title' },
+      { ruleId: 'a', title: 'a title' },
+    ]);
+  });
+
+  it('chains in any input order, and lists a rule folded by two paths once', () => {
+    const folded = foldCoveredFindings([ruleFinding('a', ['b', 'c']), ruleFinding('b', ['c']), ruleFinding('c')]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['c']);
+    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['a', 'b']);
+  });
+
+  it('a rule with one kept and one folded finding absorbs what folds into it, and passes it on', () => {
+    const folded = foldCoveredFindings([ruleFinding('c'), ruleFinding('b'), ruleFinding('b', ['c']), ruleFinding('a', ['b'])]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['c', 'b']);
+    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['b', 'a']);
+    assert.deepEqual((folded[1]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['a']);
+  });
+
+  it('a cycle with no way out keeps its findings rather than dropping every one', () => {
+    const folded = foldCoveredFindings([ruleFinding('a', ['b']), ruleFinding('b', ['a'])]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['a', 'b']);
+    assert.ok(folded.every((f) => !('foldsInto' in f) && f.evidence.alsoMatched === undefined));
+  });
+
+  it('a cycle with a way out folds into it', () => {
+    const folded = foldCoveredFindings([ruleFinding('a', ['b']), ruleFinding('b', ['a', 'c']), ruleFinding('c')]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['c']);
+    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['b', 'a']);
   });
 });

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderSignatureDocs } from '../../src/cli/run-rules.js';
 import type { CorednsMessageRecord, Finding, LdRecord, ProxyLogRecord, SampleLine } from '../../src/core/types.js';
-import { foldCoveredFindings } from '../../src/engine/engine.js';
+import { foldCoveredFindings } from '../../src/report/fold.js';
 import { KNOWN_FIXES } from '../../src/knowledge/fixes.js';
 import { RULES } from '../../src/rules/index.js';
 import knownSignature, { compileSignaturePattern, EXCERPT_MAX_LINES, SIGNATURES, proxyLineText } from '../../src/rules/known-signature/index.js';

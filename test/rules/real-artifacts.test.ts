@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import type { Finding } from '../../src/core/types.js';
-import { analyzeInputs } from '../../src/engine/analyze.js';
+import { analyzeInputs } from '../../src/analysis/analyze.js';
 
 const REAL = fileURLToPath(new URL('../data/real/', import.meta.url));
 
