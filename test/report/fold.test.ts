@@ -108,41 +108,41 @@ describe('fold: per-pod findings of one cause', () => {
 });
 
 function ruleFinding(ruleId: string, foldsInto?: string[]): Finding {
-  return { ruleId, severity: 'warning', docsUrl: '', title: `${ruleId} title`, message: 'm', subject: {}, evidence: {}, locations: [], remediation: 'r', ...(foldsInto ? { foldsInto } : {}) };
+  return { ruleId, kind: 'k', severity: 'warning', docsUrl: '', title: `${ruleId} title`, message: 'm', subject: {}, evidence: {}, locations: [], remediation: 'r', ...(foldsInto ? { foldsInto } : {}) };
 }
 
 describe('fold: one cause reported by several rules', () => {
-  it('chains: A folds into B, B into C — C is kept and lists both', () => {
-    const folded = foldCoveredFindings([ruleFinding('c'), ruleFinding('b', ['c']), ruleFinding('a', ['b'])]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['c']);
+  it('chains: known-signature folds into failfast, failfast into reconnect-storm — reconnect-storm is kept and lists both', () => {
+    const folded = foldCoveredFindings([ruleFinding('reconnect-storm'), ruleFinding('failfast', ['reconnect-storm']), ruleFinding('known-signature', ['failfast'])]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
     assert.deepEqual(folded[0]!.evidence.alsoMatched, [
-      { ruleId: 'b', title: 'b title' },
-      { ruleId: 'a', title: 'a title' },
+      { ruleId: 'failfast', title: 'failfast title' },
+      { ruleId: 'known-signature', title: 'known-signature title' },
     ]);
   });
 
   it('chains in any input order, and lists a rule folded by two paths once', () => {
-    const folded = foldCoveredFindings([ruleFinding('a', ['b', 'c']), ruleFinding('b', ['c']), ruleFinding('c')]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['c']);
-    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['a', 'b']);
+    const folded = foldCoveredFindings([ruleFinding('known-signature', ['failfast', 'reconnect-storm']), ruleFinding('failfast', ['reconnect-storm']), ruleFinding('reconnect-storm')]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
+    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['known-signature', 'failfast']);
   });
 
   it('a rule with one kept and one folded finding absorbs what folds into it, and passes it on', () => {
-    const folded = foldCoveredFindings([ruleFinding('c'), ruleFinding('b'), ruleFinding('b', ['c']), ruleFinding('a', ['b'])]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['c', 'b']);
-    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['b', 'a']);
-    assert.deepEqual((folded[1]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['a']);
+    const folded = foldCoveredFindings([ruleFinding('reconnect-storm'), ruleFinding('failfast'), ruleFinding('failfast', ['reconnect-storm']), ruleFinding('known-signature', ['failfast'])]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm', 'failfast']);
+    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['failfast', 'known-signature']);
+    assert.deepEqual((folded[1]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['known-signature']);
   });
 
   it('a cycle with no way out keeps its findings rather than dropping every one', () => {
-    const folded = foldCoveredFindings([ruleFinding('a', ['b']), ruleFinding('b', ['a'])]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['a', 'b']);
+    const folded = foldCoveredFindings([ruleFinding('known-signature', ['failfast']), ruleFinding('failfast', ['known-signature'])]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['known-signature', 'failfast']);
     assert.ok(folded.every((f) => !('foldsInto' in f) && f.evidence.alsoMatched === undefined));
   });
 
   it('a cycle with a way out folds into it', () => {
-    const folded = foldCoveredFindings([ruleFinding('a', ['b']), ruleFinding('b', ['a', 'c']), ruleFinding('c')]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['c']);
-    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['b', 'a']);
+    const folded = foldCoveredFindings([ruleFinding('known-signature', ['failfast']), ruleFinding('failfast', ['known-signature', 'reconnect-storm']), ruleFinding('reconnect-storm')]);
+    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
+    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['failfast', 'known-signature']);
   });
 });

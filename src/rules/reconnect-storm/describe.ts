@@ -138,7 +138,7 @@ function staleEndpointRemediation(address: string, authority: string | null, sam
   return [
     `1. Check whether ${host} still belongs to a pod: \`kubectl get pods -A -o wide --field-selector status.podIP=${host}\`. If none does, compare \`linkerd diagnostics endpoints ${authority ?? '<service>.<namespace>.svc.cluster.local:<port>'}\` with \`${slices}\`: an address only Linkerd lists means the destination controller's endpoints diverged from the cluster's.`,
     `2. Restart the destination controller so it rebuilds its watches and every proxy gets a fresh endpoint set: \`kubectl -n ${linkerdNs} rollout restart deploy/linkerd-destination\`; save its logs first (\`kubectl -n ${linkerdNs} logs deploy/linkerd-destination -c destination\`) for the watch errors that explain it.`,
-    '3. Upgrade a control plane older than stable-2.13.0 / edge-23.2.3: before linkerd2 #10370, deleting one EndpointSlice of a Service with several left the destination controller with the wrong set until the next change.',
+    '3. Upgrade if you run an older release: before stable-2.13.0 / edge-23.2.3 (linkerd2 #10370) deleting one EndpointSlice of a Service with several left the destination controller with the wrong set; before stable-2.14.2 (linkerd2-proxy #2484, #2486) a proxy whose balancer stopped taking discovery updates kept its old endpoints.',
     `4. If a pod does own ${host}, the network drops its traffic instead: check NetworkPolicies in front of it and the CNI on its node.`,
   ].join('\n');
 }

@@ -1,6 +1,6 @@
 // Proxy connections between workloads.
 
-import { L2, type KnownSignature } from '../signature.js';
+import { L2, PROXY_PR, type KnownSignature } from '../signature.js';
 
 export const DATA_PLANE_SIGNATURES: readonly KnownSignature[] = [
   {
@@ -25,8 +25,32 @@ export const DATA_PLANE_SIGNATURES: readonly KnownSignature[] = [
       { versions: '≤ stable-2.14.1', action: 'Upgrade: stale-endpoint fixes landed in stable-2.14.2 (linkerd2-proxy #2484, #2486).' },
       { versions: 'all', action: 'Compare the IP with `kubectl get endpoints`; restart the destination controller if it serves gone IPs.' },
     ],
+    // A reconnect loop that keeps dialling such an address is reconnect-storm's stale endpoint.
+    coveredBy: ['reconnect-storm'],
     references: [`${L2}3441`],
     examples: [{ line: 'linkerd-proxy ERR! [589538.085822s] linkerd2_proxy::app::errors unexpected error: error trying to connect: No route to host (os error 113) (address: 10.10.3.181:8080)', source: `${L2}3441 (bjoernhaeuser)` }],
+  },
+  {
+    id: 'balancer-discovery-stuck',
+    title: 'Balancer stopped processing discovery updates',
+    family: 'data-plane',
+    // linkerd2-proxy linkerd/proxy/balance/src/discover/buffer.rs, v2.211 (#2484) to v2.214; the
+    // PoolQueue balancer of v2.215 (#2559) replaced the buffer and the message.
+    match: { records: ['proxy-log'], literals: ['not processing discovery updates'], pattern: 'The balancer is not processing discovery updates' },
+    meaning:
+      "A balancer's queue of endpoint updates from the destination controller stayed full, so the proxy aborted that discovery stream and resolves again; until it does, the balancer keeps the endpoints it had, including pods that are gone.",
+    causes: ['The balancer is stuck (every endpoint failing, or the proxy starved of CPU) while endpoints churn.', 'A large Service whose endpoints change faster than the balancer applies them.'],
+    fix: [
+      { versions: 'proxy v2.211–v2.214 (stable-2.14.2 to the edge releases before the PoolQueue balancer)', action: 'Upgrade to stable-2.15 or later: the PoolQueue balancer (linkerd2-proxy #2559) applies updates without this buffer.' },
+      { versions: 'all', action: 'Compare `linkerd diagnostics endpoints <authority>` with `kubectl get endpointslices` for the Service, and check the proxy\'s CPU limits.' },
+    ],
+    references: [`${PROXY_PR}2484`, `${PROXY_PR}2486`, `${PROXY_PR}2559`],
+    examples: [
+      {
+        line: '[  4211.338012s]  WARN ThreadId(02) outbound:proxy{addr=10.96.12.4:8080}:service{ns=shop name=cart port=8080}: linkerd_proxy_balance::discover::buffer: The balancer is not processing discovery updates; aborting discovery stream',
+        source: 'https://github.com/linkerd/linkerd2-proxy/blob/release/v2.211.0/linkerd/proxy/balance/src/discover/buffer.rs (#2484)',
+      },
+    ],
   },
   {
     id: 'endpoint-connection-refused',
