@@ -58,8 +58,10 @@ export function assertInert(md: string, detailed: number): void {
   assert.equal((html.match(/<\/details>/g) ?? []).length, detailed, 'no </details> from the inputs');
   assert.doesNotMatch(html, /<h[1-6][^>]*>heading/, 'no heading from the inputs');
   // GitHub links mentions and bare URLs in rendered text; a zero-width space breaks both.
-  // (Not inside code, where GitHub does neither.)
-  const outsideCode = md.replace(/^(`{3,}).*\n[\s\S]*?^\1$/gm, '').replace(/(`+)[\s\S]*?\1/g, '');
+  // (Not inside code, where GitHub does neither.) Code is found by the Markdown parser, not by
+  // pairing backticks with a regex: a code span whose text holds shorter backtick runs (the
+  // attack's ``` and ``) paired wrongly and left code text looking like prose.
+  const outsideCode = html.replace(/<pre>[\s\S]*?<\/pre>/g, '').replace(/<code>[\s\S]*?<\/code>/g, '');
   assert.doesNotMatch(outsideCode, /@octocat/, 'no mention');
   assert.doesNotMatch(outsideCode, /https:\/\/evil|www\.evil/, 'no autolink');
   // Code blocks: each opening fence is closed by the same fence.
