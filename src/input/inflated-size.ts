@@ -10,7 +10,7 @@ import type { DiskPath } from './names.js';
 import { isGzip, isTar } from './open.js';
 
 /** Bytes each file source gives when read (inflatedSize), by path. */
-export async function bytesWhenRead(sources: readonly InputSource[]): Promise<Map<string, number>> {
+export function bytesWhenRead(sources: readonly InputSource[]): Promise<Map<string, number>> {
   const files = sources.filter((s): s is InputSource & { type: 'file' } => s.type === 'file');
   const sizes = new Map<string, number>();
   for (const f of files) sizes.set(f.path, inflatedSizeNow(diskPathOf(f), f.size));
@@ -33,7 +33,7 @@ const storedOverhead = (bytes: number) => Math.ceil(bytes / 1024) + 4096;
  * disk. A multi-member gzip (`cat a.gz b.gz`) gives its last member's size: an underestimate,
  * which only weighs the file as less work than it is.
  */
-export async function inflatedSize(file: DiskPath, size: number): Promise<number> {
+export function inflatedSize(file: DiskPath, size: number): Promise<number> {
   return Promise.resolve(inflatedSizeNow(file, size));
 }
 

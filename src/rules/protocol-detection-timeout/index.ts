@@ -163,6 +163,13 @@ export default defineRule<ProtocolDetectionTimeoutOptions, State>({
   },
 });
 
+/** How a title names the connections' side of the port: `to port 5432`, `from clients to port 443`. */
+function towards(direction: Direction, connections: number): string {
+  if (direction === 'inbound') return 'to';
+  if (direction === 'outbound') return connections === 1 ? 'from a client to' : 'from clients to';
+  return 'on';
+}
+
 /** `decisive`: enough timeouts (or a port that cannot be detected) to call it a stall, not an idle client. */
 function describe(p: PortState, known: string | undefined, decisive: boolean): FindingDraft {
   const pods = p.tally.pods.counts.size;
@@ -181,8 +188,8 @@ function describe(p: PortState, known: string | undefined, decisive: boolean): F
     severity: decisive ? 'warning' : 'info',
     kind: 'detect-timeout',
     title: decisive
-      ? `Connections ${p.direction === 'inbound' ? 'to' : p.direction === 'outbound' ? 'from clients to' : 'on'} ${portText} stall 10 s: protocol detection times out`
-      : `${p.tally.count === 1 ? 'A connection' : `${p.tally.count} connections`} ${p.direction === 'inbound' ? 'to' : p.direction === 'outbound' ? (p.tally.count === 1 ? 'from a client to' : 'from clients to') : 'on'} ${portText} waited out protocol detection (10 s)`,
+      ? `Connections ${towards(p.direction, 2)} ${portText} stall 10 s: protocol detection times out`
+      : `${p.tally.count === 1 ? 'A connection' : `${p.tally.count} connections`} ${towards(p.direction, p.tally.count)} ${portText} waited out protocol detection (10 s)`,
     message,
     subject: { target: p.port === 'unknown' ? 'unknown port' : `port ${p.port}`, ...(pods === 1 ? { pod: [...p.tally.pods.counts.keys()][0] } : {}) },
     evidence: {
