@@ -7,9 +7,10 @@ import { perBody } from './body-memo.js';
 import { cappedBump, cappedCounts, earliest, latest, mergeCapped, type CappedCounts } from './stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, type TimeBuckets } from './timeline.js';
 import { keepSample } from '../core/evidence.js';
+import { stateCap } from '../core/state-cap.js';
 
 const SAMPLE_LINES = 3;
-const POD_CAP = 500;
+const POD_CAP = stateCap(500);
 
 export interface SignalTally {
   count: number;

@@ -26,6 +26,7 @@ import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets }
 import { FAILED_REQUEST_MESSAGES, FAILFAST_TARGETS } from './patterns.js';
 import { keepSample } from '../../core/evidence.js';
 import { controlPlaneLocation } from '../../knowledge/control-plane.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface ControlPlaneUnavailableOptions {
   minFailures: number;
@@ -78,7 +79,7 @@ interface State {
 }
 
 const SAMPLE_LINES = 3;
-const CLIENT_CAP = 2000;
+const CLIENT_CAP = stateCap(2000);
 
 export default defineRule<ControlPlaneUnavailableOptions, State>({
   meta: {

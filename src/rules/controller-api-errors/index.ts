@@ -18,6 +18,7 @@ import { goLineText, isGoLog } from '../../parsers/go-log.js';
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface ControllerApiErrorsOptions {
   minApiErrors: number;
@@ -42,8 +43,8 @@ interface State {
   problems: Map<string, ProblemState>;
 }
 
-const MAX_PROBLEMS = 1_000;
-const MAX_PODS = 20;
+const MAX_PROBLEMS = stateCap(1_000);
+const MAX_PODS = stateCap(20);
 const MAX_SAMPLES = 3;
 
 /** client-go's RBAC refusal, as the API server words it. Each group is a run of one character class, bounded by a literal. */

@@ -15,6 +15,7 @@ import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, f
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../dns-ttl-zero/index.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface DnsQueryStormOptions {
   burstWindowSeconds: number;
@@ -33,7 +34,7 @@ export interface DnsQueryStormOptions {
 // peak RSS, each name holding a few maps); the ones past the cap are counted in namesNotTracked.
 /** Seconds still open per name while an input streams; later records rarely arrive further out of order. */
 const OPEN_SECONDS = 8;
-const MAX_LAST_SEEN = 50_000;
+const MAX_LAST_SEEN = stateCap(50_000);
 const SAMPLES = 3;
 
 interface NameStats {

@@ -15,6 +15,7 @@ import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf
 import { formatDuration, mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface DnsResolutionFailureOptions {
   minControlPlaneFailures: number;
@@ -33,7 +34,7 @@ interface ControlPlaneState {
 }
 
 /** Refined names tracked at most, so a name flood cannot grow state without bound. */
-const MAX_NAMES = 10_000;
+const MAX_NAMES = stateCap(10_000);
 
 interface State {
   options: DnsResolutionFailureOptions;

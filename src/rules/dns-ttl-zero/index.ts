@@ -9,6 +9,7 @@
 import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
 import { earliest, latest, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface DnsTtlZeroOptions {
   /** Comma-separated Service names whose answers proxies re-resolve in a loop (any namespace). */
@@ -135,7 +136,7 @@ export function describeRuns(runs: readonly TtlRun[], truncated = 0): string {
 }
 
 /** Owner names tracked; a capture of a whole zone (AXFR) would otherwise add every record's owner. */
-const MAX_NAMES = 50_000;
+const MAX_NAMES = stateCap(50_000);
 
 function nameState(state: State, name: string, zero: boolean): NameState | null {
   let s = state.names.get(name);

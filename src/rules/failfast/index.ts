@@ -21,6 +21,7 @@ import { addDistinct, distinctCount, distinctCounter, mergeDistinct, type Distin
 import { bump, cappedBump, cappedCounts, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface FailfastOptions {
   minEpisodes: number;
@@ -48,14 +49,14 @@ interface ServiceState {
 }
 
 /** Services tracked at most; a flood of distinct target addresses must not grow state without bound. */
-const MAX_SERVICES = 10_000;
+const MAX_SERVICES = stateCap(10_000);
 
 /**
  * Proxies listed per service. Every proxy of a 400-pod ingress tier can fail fast on each of
  * hundreds of services, so per-service pod maps are the bulk of this rule's state; past this many
  * a service's further proxies are only counted (a sketch), which keeps services × pods bounded.
  */
-const LISTED_PODS = 1_000;
+const LISTED_PODS = stateCap(1_000);
 
 /**
  * The episodes and refusals are tallied without their own pod counts: `pods` above counts both,

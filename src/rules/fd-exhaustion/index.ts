@@ -8,6 +8,7 @@ import { perBody } from '../../util/body-memo.js';
 import { mergeKeyed } from '../../util/stats.js';
 import { EMFILE } from './patterns.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface FdExhaustionOptions {
   ratio: number;
@@ -44,7 +45,7 @@ interface State {
  * budget as the other metric rules: at 10,000, the proxies kept between sweeps added ~40 MB of
  * peak RSS on a dump of 100,000 sections.
  */
-const MAX_TRACKED_PROXIES = 2_000;
+const MAX_TRACKED_PROXIES = stateCap(2_000);
 
 export default defineRule<FdExhaustionOptions, State>({
   meta: {

@@ -12,13 +12,14 @@ import { perBody } from '../../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
 import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../util/metric-proxy.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface IngressBypassOptions {
   minEndpoints: number;
   minNoServiceRatio: number;
 }
 
-const SET_CAP = 10_000;
+const SET_CAP = stateCap(10_000);
 const ADMIN_PORT = '4191';
 const SAMPLE_LINES = 3;
 /** Families whose series exist per Service backend when the proxy balances (2.13+). */
@@ -60,7 +61,7 @@ interface State {
  * per pod; past this, the proxies that cannot fire yet (fewer than minEndpoints targets) are
  * dropped and counted, then the ones with the fewest targets.
  */
-const MAX_TRACKED_PROXIES = 2_000;
+const MAX_TRACKED_PROXIES = stateCap(2_000);
 
 export default defineRule<IngressBypassOptions, State>({
   meta: {

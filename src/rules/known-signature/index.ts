@@ -13,6 +13,7 @@ import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 import { compileSignaturePatternOnFirstUse, type LinearPattern } from './matcher.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 export { compileSignaturePattern } from './matcher.js';
@@ -23,7 +24,7 @@ export interface KnownSignatureOptions {
 }
 
 /** Distinct pods counted per signature; beyond, lines are still counted but not by pod. */
-const MAX_PODS_PER_SIGNATURE = 2_000;
+const MAX_PODS_PER_SIGNATURE = stateCap(2_000);
 
 interface CompiledSignature {
   entry: KnownSignature;

@@ -8,6 +8,7 @@
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, compact, detach, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface MetricCardinalityOptions {
   warningSeries: number;
@@ -21,17 +22,17 @@ export const PER_ENDPOINT_LABELS = ['target_addr', 'target_ip', 'dst_pod', 'dst_
 const MAX_LABEL_NAMES = 128;
 /** Label positions whose stats are cached per proxy (see ProxyCard.shape); a hostile 100,000-label series is looked up past this. */
 const MAX_SHAPE = 2 * MAX_LABEL_NAMES;
-const MAX_VALUES_PER_PROXY = 50_000;
+const MAX_VALUES_PER_PROXY = stateCap(50_000);
 /** Distinct client-supplied inbound authorities from which the finding points at the 2.18 change. */
 const INBOUND_AUTHORITY_HINT = 100;
-const MAX_NAMES = 4096;
+const MAX_NAMES = stateCap(4096);
 const TOP = 10;
 /**
  * Proxies tracked in full at once. A dump of a million small `# POD` sections would otherwise keep
  * a card (several maps) per proxy; past this, the finished proxies below warningSeries, which can
  * never be reported, are dropped and counted, and if that is not enough the smallest go too.
  */
-const MAX_TRACKED_PROXIES = 2_000;
+const MAX_TRACKED_PROXIES = stateCap(2_000);
 
 interface HistogramStats {
   buckets: number;

@@ -15,6 +15,7 @@ import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusReco
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface PodRestartsOptions {
   minRestarts: number;
@@ -37,7 +38,7 @@ const INIT_CONTAINERS = new Set(['linkerd-init', 'linkerd-network-validator']);
 const CONTROL_PLANE_POD = /^linkerd-(destination|identity|proxy-injector)-[a-z0-9]{8,10}-[a-z0-9]{5}$/;
 /** Process names in kernel OOM messages (node-problem-detector's OOMKilling events). */
 const OOM_PROCESSES: Readonly<Record<string, string>> = { 'linkerd2-proxy': PROXY_CONTAINER, 'policy-controller': 'policy' };
-const MAX_CONTAINERS = 10_000;
+const MAX_CONTAINERS = stateCap(10_000);
 const MAX_SAMPLES = 3;
 
 interface ContainerState {

@@ -17,6 +17,7 @@ import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusReco
 import { workloadOfPod } from '../../input/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface ProbeFailureOptions {
   minFailures: number;
@@ -30,8 +31,8 @@ const CONTROLLER_PORTS: Readonly<Record<string, Readonly<Record<string, string>>
   'linkerd-identity': { '9990': 'identity' },
   'linkerd-proxy-injector': { '9995': 'proxy-injector' },
 };
-const MAX_KEYS = 10_000;
-const MAX_MESHED = 50_000;
+const MAX_KEYS = stateCap(10_000);
+const MAX_MESHED = stateCap(50_000);
 const MAX_SAMPLES = 3;
 
 export type ProbeCause = 'policy-denied' | 'refused' | 'proxy-cannot-reach-app' | 'timeout' | 'proxy-not-ready' | 'controller-not-ready' | 'other';

@@ -17,6 +17,7 @@ import { describeStorm } from './describe.js';
 import { RECONNECT_FAILURES, RECONNECT_TARGET } from './patterns.js';
 import { addSecond, continuesRun, countUntracked, gapBucket, groupFor, type GroupState, joinLoops, type LoopState, mergeSeconds, type ReconnectStormOptions, type State } from './state.js';
 import { keepSample } from '../../core/evidence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export type { ReconnectStormOptions };
 
@@ -305,7 +306,7 @@ function serviceAuthorityOf(record: ProxyLogRecord): string | null {
 
 /** Storms repeat a handful of error texts millions of times; remember how each was classified. */
 const errorClasses = new Map<string, string>();
-const MAX_REMEMBERED_ERRORS = 4096;
+const MAX_REMEMBERED_ERRORS = stateCap(4096);
 ownedByRun(() => errorClasses.clear());
 
 /** The part of the error that says why: refused, timed out, TLS, DNS… */

@@ -6,6 +6,7 @@ import { addDistinct, distinctCounter, type DistinctCounter } from '../../util/d
 import { cappedBump, cappedCounts, type CappedCounts, detach } from '../../util/stats.js';
 import { timeBuckets, type TimeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface ReconnectStormOptions {
   sustainSeconds: number;
@@ -24,7 +25,7 @@ export interface ReconnectStormOptions {
  * sketch. With an exact count up to 10,000, 400 targets (one per endpoint) seen from 4,000 pods
  * held 1.6 M pod names: 4,000 pod files of the 256 MiB bench log peaked at 398 MB.
  */
-export const LISTED_PER_TARGET = 1_000;
+export const LISTED_PER_TARGET = stateCap(1_000);
 
 export interface LoopState {
   pod: string;

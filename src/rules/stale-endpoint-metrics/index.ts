@@ -13,6 +13,7 @@
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { stateCap } from '../../core/state-cap.js';
 
 export interface StaleEndpointOptions {
   maxTemplateHashes: number;
@@ -24,11 +25,11 @@ export interface StaleEndpointOptions {
 
 /** `dst_<kind>` labels the destination controller derives from the pod's owner. */
 const OWNER_LABELS = ['dst_deployment', 'dst_statefulset', 'dst_daemonset', 'dst_replicaset', 'dst_k8s_job', 'dst_replicationcontroller', 'dst_rollout', 'dst_cronjob'];
-const MAX_WORKLOADS = 1_000;
+const MAX_WORKLOADS = stateCap(1_000);
 const MAX_GENERATIONS = 64;
-const MAX_PODS = 5_000;
+const MAX_PODS = stateCap(5_000);
 /** Pod names remembered per proxy across all workloads, so memory stays bounded on any dump. */
-const MAX_PODS_PER_PROXY = 25_000;
+const MAX_PODS_PER_PROXY = stateCap(25_000);
 
 interface Generation {
   series: number;
