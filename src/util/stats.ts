@@ -49,6 +49,21 @@ export function mergeKeyed<K, V>(into: Map<K, V>, from: ReadonlyMap<K, V>, combi
   }
 }
 
+/**
+ * Bounds a keyed summary by the rule's own measure: once `map` holds 2 × `cap` entries, only the
+ * `cap` entries with the highest measure stay (ties keep the earlier entry). Returns how many were
+ * dropped, for the rule to count and report. Called before each insert (and after a merge), it
+ * sorts once per `cap` new keys, so the amortised cost per key is O(log cap) and memory never
+ * passes 2 × `cap` entries, however many pods a bundle holds.
+ */
+export function keepTop<K, V>(map: Map<K, V>, cap: number, measure: (value: V) => number): number {
+  if (map.size < 2 * cap) return 0;
+  const ranked = [...map].map(([key, value], order) => ({ key, rank: measure(value), order }));
+  ranked.sort((a, b) => b.rank - a.rank || a.order - b.order);
+  for (let i = cap; i < ranked.length; i++) map.delete(ranked[i]!.key);
+  return ranked.length - cap;
+}
+
 /** Adds every count of `from` into `into`. */
 export function mergeCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
   for (const [k, v] of from) bump(into, k, v);

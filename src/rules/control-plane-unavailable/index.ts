@@ -21,7 +21,7 @@ import {
   titleCase,
   type ControllerComponent,
 } from '../../knowledge/control-plane.js';
-import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, keepTop, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { FAILED_REQUEST_MESSAGES, FAILFAST_TARGETS } from './patterns.js';
 import { keepSample } from '../../core/evidence.js';
@@ -67,19 +67,30 @@ interface PodLog {
   priorRestarts: number;
   /** `running version …` lines: Go controllers (and old proxies' start-up wrapper) print one per start. */
   goStarts: number;
-  restartTimes: number[];
+  /** Time of the latest restart seen (ms), the only restart time the report shows: a list would grow with every restart line. */
+  lastRestart: number | null;
 }
 
 interface State {
   options: ControlPlaneUnavailableOptions;
   components: Map<ControllerComponent, ComponentState>;
   podLogs: Map<string, PodLog>;
+  /** Pod logs dropped by the MAX_POD_LOGS bound (the fewest restarts first). */
+  untrackedPods: number;
   /** Lookup cache only; merge ignores it. */
   lastPodLog: { path: string; pod: string | undefined; log: PodLog } | null;
 }
 
 const SAMPLE_LINES = 3;
 const CLIENT_CAP = stateCap(2000);
+/**
+ * Pod logs (and, per controller, failing controller pods) kept exactly. A cluster runs a handful of
+ * controller replicas; past 2 × this many, those with the fewest restarts (or failures) are dropped
+ * and counted, so a bundle of 4,000 pods costs what one of 1,000 does.
+ */
+const MAX_POD_LOGS = stateCap(1_000);
+
+const restartsOf = (p: PodLog): number => Math.max(p.restarts, p.goStarts - 1) + p.priorRestarts;
 
 export default defineRule<ControlPlaneUnavailableOptions, State>({
   meta: {
@@ -117,17 +128,17 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, components: new Map(), podLogs: new Map(), lastPodLog: null }),
+  createState: (options) => ({ options, components: new Map(), podLogs: new Map(), untrackedPods: 0, lastPodLog: null }),
 
   visitors: {
     'proxy-log'(state, record) {
       const podLog = podLogFor(state, record);
       if (record.restart > podLog.restarts) {
         podLog.restarts = record.restart;
-        if (record.time !== null) podLog.restartTimes.push(record.time);
+        if (record.time !== null) podLog.lastRestart = latest(podLog.lastRestart, record.time);
       }
       if (isGoLog(record)) {
-        if (record.message.startsWith('running version ') && ++podLog.goStarts > 1 && record.time !== null) podLog.restartTimes.push(record.time);
+        if (record.message.startsWith('running version ') && ++podLog.goStarts > 1 && record.time !== null) podLog.lastRestart = latest(podLog.lastRestart, record.time);
         return;
       }
       if (record.target === 'linkerd2_proxy' && record.message.startsWith('Local identity is ')) {
@@ -149,6 +160,7 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
         bump(c.kinds, classifyFailure(signal.errorText));
         if (signal.client) cappedBump(c.clients, hostOf(signal.client));
       }
+      if (!c.pods.has(podLog.pod)) keepTop(c.pods, MAX_POD_LOGS, (n) => n);
       bump(c.pods, podLog.pod);
       if (record.namespace) bump(c.namespaces, record.namespace);
       bump(c.ports, signal.port);
@@ -190,19 +202,21 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       existing.restarts = Math.max(existing.restarts, p.restarts);
       existing.priorRestarts = Math.max(existing.priorRestarts, p.priorRestarts);
       existing.goStarts += p.goStarts;
-      existing.restartTimes.push(...p.restartTimes);
+      existing.lastRestart = latest(existing.lastRestart, p.lastRestart);
     });
+    into.untrackedPods += from.untrackedPods + keepTop(into.podLogs, MAX_POD_LOGS, restartsOf);
+    for (const c of into.components.values()) keepTop(c.pods, MAX_POD_LOGS, (n) => n);
   },
 
   finish(state, { options }) {
     const findings: FindingDraft[] = [];
     const restartsByComponent = new Map<ControllerComponent, { pod: string; restarts: number; namespace: string | undefined; lastRestart: string | null }[]>();
     for (const p of state.podLogs.values()) {
-      const restarts = Math.max(p.restarts, p.goStarts - 1) + p.priorRestarts;
+      const restarts = restartsOf(p);
       if (restarts === 0) continue;
       for (const component of p.components) {
         const list = restartsByComponent.get(component) ?? [];
-        const last = p.restartTimes.length ? Math.max(...p.restartTimes) : null;
+        const last = p.lastRestart;
         list.push({ pod: p.pod, restarts, namespace: p.namespace, lastRestart: last === null ? null : new Date(last).toISOString() });
         restartsByComponent.set(component, list);
       }
@@ -216,7 +230,10 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
       const byFailfast = c.failfastEpisodes >= options.minFailfastEpisodes;
       const byRestarts = maxRestarts >= options.minRestarts;
       if (!byFailures && !byFailfast && !byRestarts) continue;
-      findings.push(describe(c, restarts, { byFailures, byFailfast, byRestarts }));
+      const finding = describe(c, restarts, { byFailures, byFailfast, byRestarts });
+      // Pods past the bound are not in the restart list: say how many, so the list is read as a top.
+      if (state.untrackedPods > 0) finding.evidence.podLogsNotTracked = state.untrackedPods;
+      findings.push(finding);
     }
     return findings;
   },
@@ -278,7 +295,8 @@ function podLogFor(state: State, record: ProxyLogRecord): PodLog {
     // A controller's own container speaks for that controller only; the pod's proxy fronts all of them.
     const own = record.container === 'destination' || record.container === 'policy' || record.container === 'identity' ? [record.container] : null;
     const components = componentsOfWorkload(workloadOfPod(record.pod)).filter((c) => !own || own.includes(c));
-    p = { pod, namespace: record.namespace, components: new Set(components), restarts: 0, priorRestarts: prior ? Number(prior[1]) : 0, goStarts: 0, restartTimes: [] };
+    p = { pod, namespace: record.namespace, components: new Set(components), restarts: 0, priorRestarts: prior ? Number(prior[1]) : 0, goStarts: 0, lastRestart: null };
+    state.untrackedPods += keepTop(state.podLogs, MAX_POD_LOGS, restartsOf);
     state.podLogs.set(key, p);
   }
   state.lastPodLog = { path: record.path, pod: record.pod, log: p };

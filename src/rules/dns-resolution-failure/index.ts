@@ -12,7 +12,7 @@ import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/t
 import { componentFromName, controlPlaneLocation, type ControllerComponent } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
 import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
-import { formatDuration, mergeKeyed } from '../../util/stats.js';
+import { formatDuration, keepTop, mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -29,12 +29,18 @@ interface ControlPlaneState {
   names: Set<string>;
   /** Per pod: failures after the grace. */
   pods: Map<string, SignalTally>;
+  /** Pods dropped by MAX_PODS (the fewest failures first): still counted towards minPods. */
+  untrackedPods: number;
   duringStartup: number;
   errors: Map<string, number>;
 }
 
 /** Refined names tracked at most, so a name flood cannot grow state without bound. */
 const MAX_NAMES = stateCap(10_000);
+/** Failing pods kept per controller, and distinct error texts: past 2 × this many, the smallest are dropped (and counted). */
+const MAX_PODS = stateCap(2_000);
+const MAX_ERRORS = stateCap(100);
+const failures = (t: SignalTally): number => t.count;
 
 interface State {
   options: DnsResolutionFailureOptions;
@@ -127,7 +133,7 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       }
       let c = state.controlPlane.get(signal.component);
       if (!c) {
-        c = { component: signal.component, names: new Set(), pods: new Map(), duringStartup: 0, errors: new Map() };
+        c = { component: signal.component, names: new Set(), pods: new Map(), untrackedPods: 0, duringStartup: 0, errors: new Map() };
         state.controlPlane.set(signal.component, c);
       }
       if (c.names.size < 10) c.names.add(signal.name);
@@ -135,10 +141,14 @@ export default defineRule<DnsResolutionFailureOptions, State>({
         c.duringStartup++;
         return;
       }
+      if (!c.errors.has(signal.error)) keepTop(c.errors, MAX_ERRORS, (n) => n);
       c.errors.set(signal.error, (c.errors.get(signal.error) ?? 0) + 1);
       const pod = podOf(record);
       let t = c.pods.get(pod);
-      if (!t) c.pods.set(pod, (t = signalTally()));
+      if (!t) {
+        c.untrackedPods += keepTop(c.pods, MAX_PODS, failures);
+        c.pods.set(pod, (t = signalTally()));
+      }
       countLine(t, record);
     },
   },
@@ -149,6 +159,8 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       mergeKeyed(mine.pods, c.pods, mergeTally);
       mine.duringStartup += c.duringStartup;
       for (const [k, v] of c.errors) mine.errors.set(k, (mine.errors.get(k) ?? 0) + v);
+      mine.untrackedPods += c.untrackedPods + keepTop(mine.pods, MAX_PODS, failures);
+      keepTop(mine.errors, MAX_ERRORS, (n) => n);
     });
     mergeKeyed(into.refine, from.refine, mergeTally, MAX_NAMES);
   },
@@ -157,7 +169,7 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     const findings: FindingDraft[] = [];
     for (const c of [...state.controlPlane.values()].sort((a, b) => a.component.localeCompare(b.component))) {
       const sustainedPods = [...c.pods.entries()].filter(([, t]) => t.count >= options.minControlPlaneFailures);
-      const byPods = c.pods.size >= options.minPods;
+      const byPods = c.pods.size + c.untrackedPods >= options.minPods;
       if (sustainedPods.length === 0 && !byPods) continue;
       findings.push(describeControlPlane(c, byPods ? [...c.pods.entries()] : sustainedPods, options));
     }
@@ -197,6 +209,7 @@ function describeControlPlane(c: ControlPlaneState, pods: [string, SignalTally][
       controller: c.component,
       names,
       failures: merged.count,
+      ...(c.untrackedPods > 0 ? { podsNotTracked: c.untrackedPods } : {}),
       failuresDuringStartup: c.duringStartup,
       errorKinds: Object.fromEntries(c.errors),
       podsAffected: pods.length,

@@ -137,6 +137,12 @@ export function describeRuns(runs: readonly TtlRun[], truncated = 0): string {
 
 /** Owner names tracked; a capture of a whole zone (AXFR) would otherwise add every record's owner. */
 const MAX_NAMES = stateCap(50_000);
+/**
+ * Capture files whose TTL sequence is kept per name: one dig loop per pod gives one file each, so a
+ * bundle of 4,000 pods would keep 4,000 sequences per name. The first files seen are kept; the
+ * rest still count towards captures and zero captures, only their sequence is not listed.
+ */
+const MAX_SERIES_PER_NAME = stateCap(1_000);
 
 function nameState(state: State, name: string, zero: boolean): NameState | null {
   let s = state.names.get(name);
@@ -165,11 +171,11 @@ function closeMessage(state: State): void {
     s.types.add(first.type);
     if (query.server && s.servers.size < 20) s.servers.add(query.server);
     let series = s.series.get(query.path);
-    if (!series) {
+    if (!series && s.series.size < MAX_SERIES_PER_NAME) {
       series = { path: query.path, runs: [], truncated: 0 };
       s.series.set(query.path, series);
     }
-    appendTtl(series, first.ttl, state.options.maxRuns);
+    if (series) appendTtl(series, first.ttl, state.options.maxRuns);
     if (first.ttl !== 0) continue;
     s.zeroCaptures++;
     if (everyRecordZero && query.flags.includes('aa')) s.coreDnsSignature++;
@@ -254,8 +260,9 @@ export default defineRule<DnsTtlZeroOptions, State>({
       e.staleEde += s.staleEde;
       for (const [path, series] of s.series) {
         const mine = e.series.get(path);
-        if (!mine) e.series.set(path, series);
-        else {
+        if (!mine) {
+          if (e.series.size < MAX_SERIES_PER_NAME) e.series.set(path, series);
+        } else {
           mine.runs.push(...series.runs.slice(0, Math.max(0, into.options.maxRuns - mine.runs.length)));
           mine.truncated += series.truncated + Math.max(0, mine.runs.length + series.runs.length - into.options.maxRuns);
         }

@@ -5,7 +5,7 @@
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
 import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
 import { perBody } from '../../util/body-memo.js';
-import { mergeKeyed } from '../../util/stats.js';
+import { keepTop, mergeKeyed } from '../../util/stats.js';
 import { EMFILE } from './patterns.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -36,6 +36,8 @@ interface State {
   ratio: number;
   /** Size at which the next sweep runs (doubles when a sweep frees little, so sweeping stays linear). */
   sweepAt: number;
+  /** Proxies near their limit dropped by the bound (the least exhausted first), reported as a count. */
+  untracked: number;
 }
 
 /**
@@ -64,7 +66,7 @@ export default defineRule<FdExhaustionOptions, State>({
     },
   },
 
-  createState: (options) => ({ proxies: new Map(), ratio: options.ratio, sweepAt: MAX_TRACKED_PROXIES }),
+  createState: (options) => ({ proxies: new Map(), ratio: options.ratio, sweepAt: MAX_TRACKED_PROXIES, untracked: 0 }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -88,6 +90,7 @@ export default defineRule<FdExhaustionOptions, State>({
       mine.emfileLines += p.emfileLines;
       mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
     });
+    into.untracked += from.untracked;
     if (into.proxies.size >= into.sweepAt) dropHealthy(into);
   },
 
@@ -116,6 +119,7 @@ export default defineRule<FdExhaustionOptions, State>({
           ...(p.max !== null ? { maxFds: p.max === 0 ? 'unlimited (0)' : p.max } : {}),
           ...(ratio !== null ? { ratio: Math.round(ratio * 1000) / 1000 } : {}),
           ...(p.emfileLines > 0 ? { emfileLogLines: p.emfileLines, samples: p.samples } : {}),
+          ...(state.untracked > 0 ? { proxiesNotTracked: state.untracked } : {}),
         },
         locations: p.samples.length > 0 ? p.samples.map((s) => ({ path: s.path, line: s.line })) : [{ path: p.id.path, line: p.id.line }],
         remediation: [
@@ -130,10 +134,18 @@ export default defineRule<FdExhaustionOptions, State>({
   },
 });
 
+/** How close a proxy is to running out: EMFILE lines outrank any ratio. */
+function exhaustionOf(p: ProxyFds): number {
+  return p.emfileLines + (p.open !== null && p.max ? p.open / p.max : 0);
+}
+
 function dropHealthy(state: State): void {
   for (const [key, p] of state.proxies) {
     if (p.emfileLines === 0 && p.open !== null && p.max !== null && (p.max === 0 || p.open / p.max < state.ratio)) state.proxies.delete(key);
   }
+  // Proxies that can fire are kept too, but not without end: past 2 × the bound only the most
+  // exhausted stay (EMFILE lines first, then the ratio), and the rest are counted.
+  state.untracked += keepTop(state.proxies, MAX_TRACKED_PROXIES, exhaustionOf);
   state.sweepAt = Math.max(MAX_TRACKED_PROXIES, state.proxies.size * 2);
 }
 

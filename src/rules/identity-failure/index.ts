@@ -12,7 +12,8 @@ import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/t
 import { perBody } from '../../util/body-memo.js';
 import { podKeyOf } from '../../util/metric-proxy.js';
 import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
-import { formatDuration, latest, mergeKeyed } from '../../util/stats.js';
+import { formatDuration, keepTop, latest, mergeKeyed } from '../../util/stats.js';
+import { stateCap } from '../../core/state-cap.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CERT_EXPIRY_METRIC, CERTIFY_FAILURE, IDENTITY_NOT_READY, TLS_ALERT, TRUST_ANCHOR_MISMATCH } from './patterns.js';
 import { controlPlaneLocation } from '../../knowledge/control-plane.js';
@@ -50,10 +51,23 @@ interface ProxyCert {
 interface State {
   options: IdentityFailureOptions;
   pods: Map<string, PodSignals>;
+  /** Pods and certificates dropped by MAX_PODS (the fewest failure lines, the latest expiry first). */
+  untracked: number;
   certs: Map<string, ProxyCert>;
   /** Newest explicit sample timestamp in the dumps, in seconds. */
   dumpTime: number | null;
 }
+
+/**
+ * Pods (and proxy certificates) kept exactly. Past 2 × this many, the pods with the fewest identity
+ * failure lines (and the certificates expiring last) are dropped and counted, so memory does not
+ * grow with the number of pods in a bundle.
+ */
+const MAX_PODS = stateCap(2_000);
+
+const failureLines = (p: PodSignals): number =>
+  p.accessDenied + p.badCertificate + (p.kinds.certify?.count ?? 0) + (p.kinds['trust-anchor']?.count ?? 0) + (p.kinds['not-ready']?.count ?? 0);
+const soonestExpiry = (c: ProxyCert): number => (c.expiry === null ? -Infinity : -c.expiry);
 
 const CERTIFY = new RegExp(CERTIFY_FAILURE);
 const UNKNOWN_ISSUER = new RegExp(TRUST_ANCHOR_MISMATCH);
@@ -119,7 +133,7 @@ export default defineRule<IdentityFailureOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, pods: new Map(), certs: new Map(), dumpTime: null }),
+  createState: (options) => ({ options, pods: new Map(), certs: new Map(), untracked: 0, dumpTime: null }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -129,6 +143,7 @@ export default defineRule<IdentityFailureOptions, State>({
       let p = state.pods.get(key);
       if (!p) {
         p = { pod: key, namespace: record.namespace, kinds: {}, tlsAlertsDuringStartup: 0, accessDenied: 0, badCertificate: 0, maxWaitUptime: null };
+        state.untracked += keepTop(state.pods, MAX_PODS, failureLines);
         state.pods.set(key, p);
       }
       if (kind === 'access-denied' || kind === 'bad-certificate') {
@@ -151,6 +166,7 @@ export default defineRule<IdentityFailureOptions, State>({
       let c = state.certs.get(key);
       if (!c) {
         c = { pod: record.pod ?? record.section ?? record.path, namespace: record.namespace ?? null, path: record.path, line: record.line, expiry: null };
+        state.untracked += keepTop(state.certs, MAX_PODS, soonestExpiry);
         state.certs.set(key, c);
       }
       c.expiry = record.value;
@@ -173,6 +189,7 @@ export default defineRule<IdentityFailureOptions, State>({
     mergeKeyed(into.certs, from.certs, (mine, c) => {
       if (c.expiry !== null) mine.expiry = c.expiry;
     });
+    into.untracked += from.untracked + keepTop(into.pods, MAX_PODS, failureLines) + keepTop(into.certs, MAX_PODS, soonestExpiry);
     into.dumpTime = latest(into.dumpTime, from.dumpTime);
   },
 
@@ -192,6 +209,8 @@ export default defineRule<IdentityFailureOptions, State>({
     }
     const expiry = describeExpiry(state, options);
     if (expiry) findings.push(expiry);
+    // Pods past the bound are missing from the lists: say how many, so a list is read as a top.
+    if (state.untracked > 0) for (const f of findings) f.evidence.podsNotTracked = state.untracked;
     return findings;
   },
 });

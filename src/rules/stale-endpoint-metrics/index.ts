@@ -11,7 +11,7 @@
 // endpoints it uses.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
-import { cappedBump, type CappedCounts, cappedCounts, detach, mergeCapped, mergeKeyed } from '../../util/stats.js';
+import { cappedBump, type CappedCounts, cappedCounts, detach, keepTop, mergeCapped, mergeKeyed } from '../../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
 import { stateCap } from '../../core/state-cap.js';
 
@@ -25,6 +25,12 @@ export interface StaleEndpointOptions {
 
 /** `dst_<kind>` labels the destination controller derives from the pod's owner. */
 const OWNER_LABELS = ['dst_deployment', 'dst_statefulset', 'dst_daemonset', 'dst_replicaset', 'dst_k8s_job', 'dst_replicationcontroller', 'dst_rollout', 'dst_cronjob'];
+/**
+ * Proxies (dumps) analysed exactly. Past 2 × this many, those holding the fewest outbound endpoint
+ * series are dropped and counted: a bundle of 4,000 dumps costs what one of 1,000 does, and the
+ * proxies that can hold stale series are the ones kept.
+ */
+const MAX_PROXIES = stateCap(1_000);
 const MAX_WORKLOADS = stateCap(1_000);
 const MAX_GENERATIONS = 64;
 const MAX_PODS = stateCap(5_000);
@@ -54,6 +60,12 @@ interface ProxyState {
   trackedPods: number;
 }
 
+function endpointSeries(proxy: ProxyState): number {
+  let n = 0;
+  for (const w of proxy.workloads.values()) n += w.series;
+  return n;
+}
+
 /** The last sample counted, whose exact repeats (same proxy, destination pod and generation) are pending. */
 interface LastSample {
   key: string;
@@ -70,6 +82,8 @@ interface LastSample {
 
 interface State {
   proxies: Map<string, ProxyState>;
+  /** Proxies dropped by MAX_PROXIES (those holding the fewest endpoint series first). */
+  untrackedProxies: number;
   last: LastSample | null;
   /** The last workload key built; a memo in the run's own state, not at module level (issue 30). */
   lastOwner: OwnerKey;
@@ -97,7 +111,7 @@ export default defineRule<StaleEndpointOptions, State>({
     },
   },
 
-  createState: () => ({ proxies: new Map(), last: null, lastOwner: NO_OWNER }),
+  createState: () => ({ proxies: new Map(), untrackedProxies: 0, last: null, lastOwner: NO_OWNER }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -128,6 +142,7 @@ export default defineRule<StaleEndpointOptions, State>({
       let proxy = state.proxies.get(key);
       if (!proxy) {
         proxy = { id: identityOf(record), workloads: new Map(), trackedPods: 0 };
+        state.untrackedProxies += keepTop(state.proxies, MAX_PROXIES, endpointSeries);
         state.proxies.set(key, proxy);
       }
       const owner = { kind: ownerLabel.slice(4), name: labels[ownerLabel]! };
@@ -168,6 +183,7 @@ export default defineRule<StaleEndpointOptions, State>({
         });
       });
     });
+    into.untrackedProxies += from.untrackedProxies + keepTop(into.proxies, MAX_PROXIES, endpointSeries);
   },
 
   finish(state, { options }) {
@@ -175,7 +191,10 @@ export default defineRule<StaleEndpointOptions, State>({
     const findings: FindingDraft[] = [];
     for (const proxy of state.proxies.values()) {
       const verdicts = [...proxy.workloads.values()].map((w) => judge(w, options)).filter((v): v is Verdict => v !== null);
-      if (verdicts.length > 0) findings.push(describe(proxy, verdicts));
+      if (verdicts.length === 0) continue;
+      const finding = describe(proxy, verdicts);
+      if (state.untrackedProxies > 0) finding.evidence.proxiesNotTracked = state.untrackedProxies;
+      findings.push(finding);
     }
     return findings.sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0));
   },
