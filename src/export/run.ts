@@ -6,7 +6,7 @@ import { EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { buildRuleGroups, type BuildOptions } from './build.js';
 import { loadRuleOptionOverrides } from './config.js';
 import { renderRuleFile } from './render.js';
-import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS, type ExportFormat, type ExportSettings, type ExportTarget, type SeverityMap } from './types.js';
+import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS, type ExportFormat, type ExportSettings, type ExportTarget, type SeverityMap } from '../kit/export/types.js';
 
 export interface ExportRulesFlags {
   target: string;

@@ -10,7 +10,7 @@ import { podsOfFinding, windowOf } from '../core/evidence.js';
 import { controllerOfAddress, type ControllerComponent } from '../knowledge/control-plane.js';
 import { REGISTRY } from '../rules/index.js';
 import { formatDuration } from '../util/stats.js';
-import type { CausalLink, Relation } from './knowledge.js';
+import type { CausalLink, Relation } from '../kit/incident.js';
 
 export type { CausalLink, Relation };
 export { windowOf };

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { renderRuleFile } from '../../src/export/render.js';
-import type { AlertingRule } from '../../src/export/types.js';
+import type { AlertingRule } from '../../src/kit/export/types.js';
 import { fleetGroups, overrides } from '../support/export-rules.js';
 import { logqlProblems, rulerFileProblems, runPipeline } from '../support/loki-ruler.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/rules/dns-ttl-zero/index.js';

@@ -10,7 +10,7 @@ import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type S
 import { workloadOfPod } from '../../input/path-meta.js';
 import { perBody } from '../../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
-import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../kit/metric-proxy.js';
 import { keepSample } from '../../core/evidence.js';
 
 export interface IngressBypassOptions {

@@ -1,5 +1,5 @@
 import { evidenceNumber, podsOfFinding, windowOf } from '../../core/evidence.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 import { workloadOfPod } from '../../input/path-meta.js';
 import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { reachesStreamLimitedController } from '../../knowledge/fixes.js';
