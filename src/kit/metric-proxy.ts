@@ -2,7 +2,7 @@
 // proxy per `# POD` section; a plain dump is one proxy per file.
 
 import type { FindingSubject, MetricSampleRecord, ProxyLogRecord } from '../core/types.js';
-import { workloadOfPod } from '../input/path-meta.js';
+import { workloadOfPod } from '../util/path-meta.js';
 import { ownedByRun } from '../util/run-caches.js';
 import { detach } from '../util/stats.js';
 

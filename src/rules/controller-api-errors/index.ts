@@ -15,7 +15,7 @@
 
 import { defineRule, type FindingDraft, type KubeEventRecord, type ProxyLogRecord, type SampleLine, type SourceLocation } from '../../core/types.js';
 import { goLineText, isGoLog } from '../../parsers/go-log.js';
-import { workloadOfPod } from '../../input/path-meta.js';
+import { workloadOfPod } from '../../util/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 
