@@ -10,7 +10,7 @@
 
 import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
 import { workloadOfPod } from '../../util/path-meta.js';
-import { isGoLog } from '../../parsers/go-log.js';
+import { isGoLog } from '../../kit/go-log.js';
 import { perBody } from '../../util/body-memo.js';
 import {
   CONTROLLER_PORTS,

@@ -6,7 +6,7 @@
 
 import type { CorednsMessageRecord, CorednsQueryRecord, FindingDraft, ProxyLogRecord, SampleLine } from '../../core/types.js';
 import { defineRule } from '../../core/types.js';
-import { goLineText, isGoLog } from '../../parsers/go-log.js';
+import { goLineText, isGoLog } from '../../kit/go-log.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
