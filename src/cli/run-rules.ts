@@ -12,7 +12,7 @@ import { RULES } from '../rules/index.js';
 import { findSignature, SIGNATURES } from '../rules/known-signature/index.js';
 import { renderSignaturePage } from '../rules/known-signature/docs.js';
 import type { Token } from 'marked';
-import { closest, didYouMean } from './argv.js';
+import { closest, didYouMean } from '../util/did-you-mean.js';
 import { explainPageTokens } from './explain-pages.js';
 import { writeStdout } from './output.js';
 import { terminalWidth, useColor } from './terminal.js';
