@@ -1,5 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { runExportRules } from '../export/run.js';
+import { runExportRules } from '../cli/run-export-rules.js';
 import { EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS } from '../kit/export/types.js';
 
 export default class ExportRules extends Command {
