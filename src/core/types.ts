@@ -31,6 +31,18 @@ export interface InputStats extends InputInfo {
   switchedTo?: InputKind;
 }
 
+/** A rule that did not run because none of its input kinds was given (the report lists it). */
+export interface SkippedRule {
+  ruleId: string;
+  reason: string;
+}
+
+/** A rule that threw: the others went on, and the report names this one with its message. */
+export interface RuleFailure {
+  ruleId: string;
+  message: string;
+}
+
 export interface SourceLocation {
   path: string;
   line: number;
