@@ -9,7 +9,7 @@ import { renderRuleFile } from '../../src/export/render.js';
 import type { AlertingRule } from '../../src/kit/export/types.js';
 import { fleetGroups, overrides } from '../support/export-rules.js';
 import { logqlProblems, rulerFileProblems, runPipeline } from '../support/loki-ruler.js';
-import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/rules/dns-ttl-zero/index.js';
+import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, serviceSet } from '../../src/knowledge/control-plane-dns.js';
 import { EXPORTERS } from '../../src/rules/index.js';
 import { controlPlaneNameRegex } from '../../src/rules/dns-query-storm/export.js';
 import { parser } from '@grafana/lezer-logql';

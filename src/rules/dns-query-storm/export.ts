@@ -2,7 +2,7 @@
 // of queries per name in its query log (Loki).
 
 import { alertingRule, byClause, duration, labelRef, literalAlternation, num, quoted, selector } from '../../kit/export/expr.js';
-import { serviceSet } from '../dns-ttl-zero/index.js';
+import { serviceSet } from '../../knowledge/control-plane-dns.js';
 import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import type { DnsQueryStormOptions } from './index.js';
 
