@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseLogText } from '../support/parse-log.js';
-import { sniffKind } from '../../src/input/sniff.js';
+import { sniffKind } from '../../src/parsers/sniff.js';
 import { goLineText } from '../../src/kit/go-log.js';
 import { proxyLineText } from '../../src/rules/known-signature/index.js';
 

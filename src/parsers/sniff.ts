@@ -2,12 +2,12 @@
 // and stdin has no name at all.
 
 import type { InputKind } from '../core/types.js';
-import { CollectorPrefixReader } from '../parsers/collector-prefix.js';
-import { JsonRecordAssembler, isPasteNoise } from '../parsers/pasted.js';
-import { parsePastedProxyLine, parseProxyLogPayload } from '../parsers/proxy-log.js';
-import { kubectlSniffScore } from '../parsers/kubectl.js';
-import { isKubeObjectJson } from '../parsers/kubectl-object.js';
-import { looksLikeKlog } from '../parsers/go-log.js';
+import { CollectorPrefixReader } from './collector-prefix.js';
+import { JsonRecordAssembler, isPasteNoise } from './pasted.js';
+import { parsePastedProxyLine, parseProxyLogPayload } from './proxy-log.js';
+import { kubectlSniffScore } from './kubectl.js';
+import { isKubeObjectJson } from './kubectl-object.js';
+import { looksLikeKlog } from './go-log.js';
 
 /** How many leading lines the sniffer looks at, not counting blank lines and kubectl chatter. */
 export const SNIFF_LINES = 64;
