@@ -1,13 +1,12 @@
 // Decides an input's kind from its first lines, never from its name: bundles name files freely,
-// and stdin has no name at all.
+// and stdin has no name at all. Each format declares its own tests beside its parser
+// (FormatSniff in parser.ts, listed in parsers/index.ts); this module runs them.
 
 import type { InputKind } from '../core/types.js';
 import { CollectorPrefixReader } from './collector-prefix.js';
 import { JsonRecordAssembler, isPasteNoise } from './pasted.js';
-import { parsePastedProxyLine, parseProxyLogPayload } from './proxy-log.js';
-import { kubectlSniffScore } from './kubectl.js';
-import { isKubeObjectJson } from './kubectl-object.js';
-import { looksLikeKlog } from './go-log.js';
+import { FORMAT_SNIFFS } from './index.js';
+import type { SniffClaim, SniffedKind, SniffTest } from './parser.js';
 
 /** How many leading lines the sniffer looks at, not counting blank lines and kubectl chatter. */
 export const SNIFF_LINES = 64;
@@ -33,27 +32,6 @@ export class SniffWindow {
   }
 }
 
-const PROM_COMMENT = /^# (?:HELP|TYPE|UNIT|POD|EOF|ERROR)\b/;
-const PROM_SAMPLE = /^(?:[A-Za-z_:][\w:]*|\{"[^"]+")(?:\{.*\})?\s+(?:[-+]?(?:\d|Inf|NaN|inf|nan)[^\s]*)(?:\s+\S+)?\s*$/;
-const DIG_MARKER = /^(?:; <<>> DiG |;; ->>HEADER<<-|;; (?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|;; global options:|;; connection timed out|;; communications error|;; Got answer:|;; Query time:|;; WHEN:|;; Received \d+ bytes)/;
-const DIG_YAML = /^-?\s*type: (?:MESSAGE|DIG_ERROR)\s*$/;
-// Patterns are written so no two quantifiers can split the same run of characters: lines of up to
-// 1 MiB reach the sniffer, and an ambiguous `\d+[\d…]*` backtracks quadratically (minutes per line).
-const RR_LINE = /^\S+\s+(?:\d[\dwdhms]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
-const SHORT_SRV = /^\d+ \d+ \d+ \S+\.$/;
-const SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[^:]*:)[0-9a-f:]+)$/i;
-/** `+short` CNAME/PTR/NS targets are a bare absolute name. */
-const SHORT_NAME = /^[a-z0-9_][-a-z0-9_]*(?:\.[-a-z0-9_]+)*\.$/i;
-/** `+short +identify` appends where the answer came from. */
-const SHORT_IDENTIFY_SUFFIX = / from server \S+ in \d+ ms\.$/;
-const COREDNS_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
-/** CoreDNS messages; ≤ 1.2 behind Go's log date (`2018/09/06 13:02:45 [INFO] …`). */
-const COREDNS_OTHER = /^(?:\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d )?\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
-/** CoreDNS ≤ 1.2 query log: `ip:port - [11/Jan/2019:19:57:57 +0000] id "A IN name. …`; before 1.0.5 without port and id. */
-const COREDNS_QUERY_CLF = /^\S+ - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?:\d+ )?"\S+ \S+ \S+ /;
-/** 2017 errors plugin, `29/Nov/2017:23:16:11 +0000 [ERROR 0 name. A] no items found`, and the start-up banner. */
-const COREDNS_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4} \[(?:ERROR|INFO|WARNING|DEBUG)[ \]]|CoreDNS-\d+\.\d+\.\d+\s*$|(?:[\w-]+\.)*\.?:\d+$|(?:linux|darwin|windows|freebsd)\/\w+, go\d)/;
-
 /**
  * Lines of program source (TypeScript, JavaScript, Go, Rust, Python…): declarations, imports,
  * comments, closing brackets. Source that quotes log lines (tests, a signature catalogue) is still
@@ -61,12 +39,34 @@ const COREDNS_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}
  */
 const SOURCE_CODE = /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]][)}\];,]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
 
+/** Every format's sniff tests, in the order they run. */
+const LINE_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'line')).sort((a, b) => a.order - b.order);
+const JSON_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'json')).sort((a, b) => a.order - b.order);
+
+function firstClaim(tests: readonly SniffTest[], text: string): SniffClaim | null {
+  for (const test of tests) {
+    const claim = test.claim(text);
+    if (claim) return claim;
+  }
+  return null;
+}
+
+/**
+ * The kind whose tests scored the head highest. Each format declares its tests beside its parser
+ * (FORMAT_SNIFFS); here they run over the lines, once each, the first claim ending a line's scoring.
+ */
 export function sniffKind(lines: readonly string[]): InputKind {
-  const score: Record<Exclude<InputKind, 'unknown'>, number> = { 'proxy-log': 0, prometheus: 0, dig: 0, 'coredns-log': 0, kubectl: 0 };
-  let shortAnswers = 0;
+  const score = new Map<SniffedKind, number>(FORMAT_SNIFFS.map((f) => [f.kind, 0]));
+  /** Lines that name a kind only if every line does (`dig +short`). */
+  const onlyIfAll = new Map<SniffedKind, number>();
   let nonBlank = 0;
   const prefixes = new CollectorPrefixReader();
   const json = new JsonRecordAssembler();
+  const add = (claim: SniffClaim | null) => {
+    if (!claim) return;
+    if (claim.onlyIfAll) onlyIfAll.set(claim.kind, (onlyIfAll.get(claim.kind) ?? 0) + 1);
+    else score.set(claim.kind, (score.get(claim.kind) ?? 0) + claim.score);
+  };
   const scoreLine = (content: string) => {
     const line = content.replace(/^\uFEFF/, '').trimEnd();
     if (line === '' || isPasteNoise(line) || nonBlank >= SNIFF_LINES) return;
@@ -74,8 +74,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
       const assembled = json.feed(line, 0);
       if (assembled.done === true) {
         nonBlank++;
-        if (parseProxyLogPayload(assembled.text)) score['proxy-log'] += 2;
-        else if (isKubeObjectJson(assembled.text)) score.kubectl += 3;
+        add(firstClaim(JSON_TESTS, assembled.text));
       } else if (assembled.done === 'abandoned') {
         for (const l of assembled.lines) scoreOne(l.text.trim());
       }
@@ -88,24 +87,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
     if (line === '') return;
     nonBlank++;
     if (SOURCE_CODE.test(line)) sourceLines++;
-    else if (PROM_COMMENT.test(line)) score.prometheus += 2;
-    else if (DIG_MARKER.test(line) || DIG_YAML.test(line)) score.dig += 3;
-    else if (COREDNS_QUERY.test(line) || COREDNS_QUERY_CLF.test(line)) score['coredns-log'] += 3;
-    else if (COREDNS_OTHER.test(line) || COREDNS_MESSAGE.test(line)) score['coredns-log'] += 1;
-    else if (RR_LINE.test(line)) score.dig += 1;
-    else if (isShortAnswer(line.replace(SHORT_IDENTIFY_SUFFIX, ''))) shortAnswers++;
-    else if (looksLikeKlog(line)) {
-      // klog is any Go program's (CoreDNS's kubernetes plugin too); its source path tells whose.
-      if (line.includes('coredns')) score['coredns-log'] += 2;
-      else if (parseProxyLogPayload(line)) score['proxy-log'] += 1;
-    } else if (parseProxyLogPayload(line)) score['proxy-log'] += 2;
-    else if (PROM_SAMPLE.test(line)) score.prometheus += 1;
-    else {
-      // A pasted proxy line (quoted, damaged, a fragment): weaker evidence when it has no level.
-      const pasted = parsePastedProxyLine(line);
-      if (pasted) score['proxy-log'] += pasted.levelAbsent ? 1 : 2;
-      else score.kubectl += kubectlSniffScore(line);
-    }
+    else add(firstClaim(LINE_TESTS, line));
   };
   lines.forEach((raw, i) => {
     const collected = prefixes.feed(i === 0 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, i + 1);
@@ -114,21 +96,17 @@ export function sniffKind(lines: readonly string[]): InputKind {
     if (collected) scoreLine(collected.content);
   });
   for (const l of json.flush()) scoreOne(l.text.trim());
-  // `dig +short` prints nothing but rdata: only call it dig when every line looks like that.
-  if (nonBlank > 0 && shortAnswers === nonBlank) return 'dig';
+  if (nonBlank > 0) for (const [kind, count] of onlyIfAll) if (count === nonBlank) return kind;
   if (sourceLines > 0 && sourceLines * 3 >= nonBlank) return 'unknown';
-  let best: InputKind = 'unknown';
+  let best: SniffedKind | undefined;
   let bestScore = 0;
-  for (const [kind, s] of Object.entries(score) as [InputKind, number][]) {
+  for (const [kind, s] of score) {
     if (s > bestScore) {
       best = kind;
       bestScore = s;
     }
   }
-  // Describe output that ends with a proxy log tail is a proxy log; its parser reads the describe lines too.
-  return best === 'kubectl' && score['proxy-log'] > 0 ? 'proxy-log' : best;
-}
-
-function isShortAnswer(line: string): boolean {
-  return SHORT_SRV.test(line) || SHORT_IP.test(line) || SHORT_NAME.test(line);
+  if (best === undefined) return 'unknown';
+  const yieldsTo = FORMAT_SNIFFS.find((f) => f.kind === best)?.yieldsTo;
+  return yieldsTo !== undefined && (score.get(yieldsTo) ?? 0) > 0 ? yieldsTo : best;
 }
