@@ -11,6 +11,7 @@ import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
+import { renderSignaturePage } from './docs.js';
 import { compileSignaturePatternOnFirstUse, type LinearPattern } from './matcher.js';
 import { keepSample } from '../../core/evidence.js';
 
@@ -247,6 +248,15 @@ export default defineRule<KnownSignatureOptions, State>({
     optionSchema: {
       topPods: { type: 'integer', minimum: 1, maximum: 1000, description: 'Pods listed per signature, most lines first.' },
       samples: { type: 'integer', minimum: 1, maximum: 50, description: 'Sample lines kept per signature.' },
+    },
+  },
+
+  catalogue: {
+    noun: 'signature',
+    ids: SIGNATURES.map((s) => s.id),
+    page: (id) => {
+      const signature = findSignature(id);
+      return signature ? renderSignaturePage(signature) : null;
     },
   },
 
