@@ -1,6 +1,7 @@
-// Run by `npm run build` after tsc: lexes every page `explain` prints (docs/rules/<id>.md and each
-// known-signature page) with marked and writes the tokens to dist/explain-pages.json.br, one file
-// ({rules: {id: tokens}, signatures: {id: tokens}}) without the copies of the source the layout does
+// Run by `npm run build` after tsc: lexes every page `explain` prints (docs/rules/<id>.md and the
+// page of each entry of a rule's catalogue, such as a known signature) with marked and writes the
+// tokens to dist/explain-pages.json.br, one file
+// ({rules: {id: tokens}, entries: {id: tokens}}) without the copies of the source the layout does
 // not read (see lean), compressed with Node's own brotli: the JSON is 0.6 MB of repetitive token
 // objects and 58 KB compressed, and `explain` inflates it in a few milliseconds.
 // The terminal layout depends on the width and colours of the terminal, so it stays at run time;
@@ -15,17 +16,16 @@ import { Lexer } from 'marked';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const { RULES } = await import(path.join(dist, 'rules/index.js'));
-const { SIGNATURES } = await import(path.join(dist, 'rules/known-signature/index.js'));
-const { renderSignaturePage } = await import(path.join(dist, 'rules/known-signature/docs.js'));
 const { readRuleDocs } = await import(path.join(dist, 'core/rule-docs.js'));
 
-const pages = { rules: {}, signatures: {} };
+const pages = { rules: {}, entries: {} };
 for (const rule of RULES) {
   const markdown = readRuleDocs(rule.meta.id);
   // A missing page is reported by `explain` and the docs meta-test; the build does not invent one.
   if (markdown !== null) pages.rules[rule.meta.id] = Lexer.lex(markdown);
 }
-for (const signature of SIGNATURES) pages.signatures[signature.id] = Lexer.lex(renderSignaturePage(signature));
+// Entries of a rule's catalogue (known-signature's signatures), each with its own page.
+for (const rule of RULES) for (const id of rule.catalogue?.ids ?? []) pages.entries[id] = Lexer.lex(rule.catalogue.page(id));
 if (Object.keys(pages.rules).length === 0) throw new Error('explain-pages: no rule page found');
 /** Drops what the layout never reads: `raw` everywhere, and `text` beside the inline `tokens` it repeats (images keep theirs: it is their alt text). */
 function lean(key, value) {

@@ -10,8 +10,8 @@ import { parse } from 'yaml';
 import { docsUrlFor } from '../src/core/docs.js';
 import { UsageError } from '../src/core/errors.js';
 import { loadRuleOptionOverrides } from '../src/export/config.js';
-import { runExportRules, type ExportRulesFlags } from '../src/export/run.js';
-import type { RuleGroup } from '../src/export/types.js';
+import { runExportRules, type ExportRulesFlags } from '../src/cli/run-export-rules.js';
+import type { RuleGroup } from '../src/kit/export/types.js';
 import { fleetLookup } from './support/export-rules.js';
 
 let dir: string;

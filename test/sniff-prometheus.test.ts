@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sniffKind } from '../src/input/sniff.js';
+import { sniffKind } from '../src/parsers/sniff.js';
 
 describe('sniffing metrics dumps', () => {
   it('recognises proxy-metrics dumps by their POD frame, metadata or bare samples', () => {

@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { brotliDecompress } from 'node:zlib';
 import type { Token } from 'marked';
 
-export type ExplainPageKind = 'rules' | 'signatures';
+/** `rules`: a rule's docs page; `entries`: a page of an entry of a rule's catalogue (RuleCatalogue). */
+export type ExplainPageKind = 'rules' | 'entries';
 
 type Pages = Record<ExplainPageKind, Record<string, Token[]>>;
 
@@ -36,7 +37,7 @@ async function readBuiltPages(): Promise<Pages | null> {
 
 /**
  * The tokens of a page; `markdown` gives its source when there is no build output, null for none.
- * `id` comes from the rule registry or the signature catalogue, never from the command line.
+ * `id` comes from the rule registry or a rule's catalogue, never from the command line.
  */
 export async function explainPageTokens(kind: ExplainPageKind, id: string, markdown: () => string | null): Promise<Token[] | null> {
   const pages = await builtPages();

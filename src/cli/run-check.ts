@@ -13,8 +13,6 @@ import { DOCS_BASE, TOOL_NAME } from '../core/docs.js';
 import { readRuleDocs } from '../core/rule-docs.js';
 import type { AnyRule } from '../core/types.js';
 import { RULES } from '../rules/index.js';
-import { findSignature, SIGNATURES } from '../rules/known-signature/index.js';
-import { renderSignaturePage } from '../rules/known-signature/docs.js';
 import { LINKERD_EXTENSION_NAME } from './argv.js';
 import { explainPageTokens, type ExplainPageKind } from './explain-pages.js';
 
@@ -67,7 +65,7 @@ export function defaultCheckEnvironment(config?: string): CheckEnvironment {
     engines: pkg.engines?.node ?? '*',
     rules: RULES,
     docsFor: readRuleDocs,
-    pageFor: (kind, id) => explainPageTokens(kind, id, () => pageSource(kind, id)),
+    pageFor: (kind, id) => explainPageTokens(kind, id, () => pageSource(RULES, kind, id)),
     cwd: process.cwd(),
     ...(config !== undefined ? { config } : {}),
     pathEnv: process.env.PATH ?? '',
@@ -75,10 +73,10 @@ export function defaultCheckEnvironment(config?: string): CheckEnvironment {
 }
 
 /** A page's Markdown, for a source checkout without the build's pages. */
-function pageSource(kind: ExplainPageKind, id: string): string | null {
+function pageSource(rules: readonly AnyRule[], kind: ExplainPageKind, id: string): string | null {
   if (kind === 'rules') return readRuleDocs(id);
-  const signature = findSignature(id);
-  return signature ? renderSignaturePage(signature) : null;
+  const owner = rules.find((r) => r.catalogue?.ids.includes(id));
+  return owner?.catalogue ? owner.catalogue.page(id) : null;
 }
 
 const ok = (description: string): CheckLine => ({ description, result: 'success' });
@@ -109,13 +107,15 @@ export function checkRuleDocs(rules: readonly AnyRule[], docsFor: (ruleId: strin
   return missing.length === 0 ? ok(description) : problem('error', description, `no docs page for ${missing.join(', ')} (docs/rules/<id>.md is missing from the install); reinstall linkerd-doctor`);
 }
 
-/** The pages `explain` prints, lexed at build time (dist/explain-pages.json.br), for every rule and signature. */
+/** The pages `explain` prints, lexed at build time (dist/explain-pages.json.br), for every rule and catalogue entry. */
 export async function checkExplainPages(rules: readonly AnyRule[], pageFor: (kind: ExplainPageKind, id: string) => Promise<unknown>): Promise<CheckLine> {
-  const description = `\`linkerd-doctor explain\` has a page for every rule and its ${SIGNATURES.length} known signatures`;
+  const catalogues = rules.flatMap((r) => (r.catalogue ? [r.catalogue] : []));
+  const entries = catalogues.map((c) => ` and its ${c.ids.length} known ${c.noun}s`).join('');
+  const description = `\`linkerd-doctor explain\` has a page for every rule${entries}`;
   const missing: string[] = [];
   try {
     for (const id of rules.map((r) => r.meta.id)) if ((await pageFor('rules', id)) === null) missing.push(id);
-    for (const id of SIGNATURES.map((s) => s.id)) if ((await pageFor('signatures', id)) === null) missing.push(id);
+    for (const id of catalogues.flatMap((c) => c.ids)) if ((await pageFor('entries', id)) === null) missing.push(id);
   } catch (err) {
     return problem('error', description, `cannot read the explain pages (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); reinstall linkerd-doctor`);
   }

@@ -1,6 +1,6 @@
 // `linkerd-doctor collect`: captures a bundle in the layout the analyser reads best, so nobody
 // has to remember which kubectl flags keep timestamps and pod names. Every pod's files go to
-// <namespace>/<pod>/ (src/input/path-meta.ts reads the namespace, pod and container from that
+// <namespace>/<pod>/ (src/util/path-meta.ts reads the namespace, pod and container from that
 // path): the proxy log as linkerd-proxy.log with --timestamps, the proxy's metrics as
 // proxy-metrics.txt, `describe.txt` for pods that are not healthy; per namespace get-pods.txt and
 // events.txt; control-plane pods with every container's log; and dns/ with dig answers for the

@@ -9,10 +9,8 @@ import { readRuleDocs } from '../core/rule-docs.js';
 import type { AnyRule, RuleOptionSpec } from '../core/types.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { RULES } from '../rules/index.js';
-import { findSignature, SIGNATURES } from '../rules/known-signature/index.js';
-import { renderSignaturePage } from '../rules/known-signature/docs.js';
 import type { Token } from 'marked';
-import { closest, didYouMean } from './argv.js';
+import { closest, didYouMean } from '../util/did-you-mean.js';
 import { explainPageTokens } from './explain-pages.js';
 import { writeStdout } from './output.js';
 import { terminalWidth, useColor } from './terminal.js';
@@ -86,12 +84,13 @@ export async function renderRuleDocs(rule: AnyRule, color: boolean): Promise<str
   return header + (await renderTokens(tokens, color));
 }
 
-/** A known-signature catalogue entry (`explain trust-anchor-mismatch`), rendered like a rule page. */
-export async function renderSignatureDocs(id: string, color: boolean): Promise<string | null> {
-  const signature = findSignature(id);
-  if (!signature) return null;
-  const tokens = await explainPageTokens('signatures', signature.id, () => renderSignaturePage(signature));
-  const header = `${signature.id} · signature of known-signature (LD1100) · severity info\n${docsUrlFor('known-signature')}\n\n`;
+/** A catalogue entry of a rule (`explain trust-anchor-mismatch`, a known-signature signature), rendered like a rule page. */
+export async function renderCatalogueEntryDocs(id: string, color: boolean): Promise<string | null> {
+  const owner = RULES.find((r) => r.catalogue?.ids.includes(id));
+  if (!owner?.catalogue) return null;
+  const { meta, catalogue } = owner;
+  const tokens = await explainPageTokens('entries', id, () => catalogue.page(id));
+  const header = `${id} · ${catalogue.noun} of ${meta.id} (${meta.code}) · severity ${meta.defaultSeverity}\n${docsUrlFor(meta.id)}\n\n`;
   return header + (await renderTokens(tokens ?? [], color));
 }
 
@@ -111,13 +110,16 @@ export async function runExplain(id: string | undefined, flags: { color?: boolea
   const rule = resolveRule(id);
   const color = useColor(flags.color, process.stdout);
   if (!rule) {
-    const signaturePage = await renderSignatureDocs(id, color);
-    if (signaturePage !== null) {
-      await writeStdout(signaturePage);
+    const entryPage = await renderCatalogueEntryDocs(id, color);
+    if (entryPage !== null) {
+      await writeStdout(entryPage);
       return EXIT_CLEAN;
     }
-    const candidates = [...RULES.flatMap((r) => [r.meta.id, r.meta.code]), ...SIGNATURES.map((s) => s.id)];
-    process.stderr.write(`linkerd-doctor: explain: unknown rule or signature ${JSON.stringify(id)}${didYouMean(closest(id, candidates))} (known rules: ${known}; signatures: linkerd-doctor explain known-signature)\n`);
+    const catalogues = RULES.flatMap((r) => (r.catalogue ? [{ rule: r.meta.id, ...r.catalogue }] : []));
+    const candidates = [...RULES.flatMap((r) => [r.meta.id, r.meta.code]), ...catalogues.flatMap((c) => c.ids)];
+    const what = ['rule', ...catalogues.map((c) => c.noun)].join(' or ');
+    const lists = catalogues.map((c) => `; ${c.noun}s: linkerd-doctor explain ${c.rule}`).join('');
+    process.stderr.write(`linkerd-doctor: explain: unknown ${what} ${JSON.stringify(id)}${didYouMean(closest(id, candidates))} (known rules: ${known}${lists})\n`);
     return EXIT_USAGE_OR_INPUT;
   }
   try {

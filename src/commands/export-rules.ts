@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
-import { runExportRules } from '../export/run.js';
-import { EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS } from '../export/types.js';
+import { runExportRules } from '../cli/run-export-rules.js';
+import { EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS } from '../kit/export/types.js';
 
 export default class ExportRules extends Command {
   static override summary = 'Write the rules as Prometheus alerting rules or Loki ruler rules.';

@@ -6,7 +6,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { closest, didYouMean } from '../cli/argv.js';
+import { closest, didYouMean } from '../util/did-you-mean.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import type { AnyRule, RuleOptionSpec, Severity } from '../core/types.js';
 import type { ConfiguredRule } from '../engine/engine.js';

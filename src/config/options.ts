@@ -2,7 +2,7 @@
 // for the config file, for defaults (meta-test), for export-rules and for any other caller, so a
 // threshold cannot be set to nonsense, nor a string reach a PromQL literal.
 
-import { closest, didYouMean } from '../cli/argv.js';
+import { closest, didYouMean } from '../util/did-you-mean.js';
 import { UsageError } from '../core/errors.js';
 import type { AnyRule, RuleMeta, RuleOptionSpec } from '../core/types.js';
 

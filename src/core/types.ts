@@ -31,6 +31,18 @@ export interface InputStats extends InputInfo {
   switchedTo?: InputKind;
 }
 
+/** A rule that did not run because none of its input kinds was given (the report lists it). */
+export interface SkippedRule {
+  ruleId: string;
+  reason: string;
+}
+
+/** A rule that threw: the others went on, and the report names this one with its message. */
+export interface RuleFailure {
+  ruleId: string;
+  message: string;
+}
+
 export interface SourceLocation {
   path: string;
   line: number;
@@ -428,6 +440,22 @@ export interface RuleModule<O extends object = object, S = unknown> {
   visitors: Visitors<S>;
   merge(into: S, from: S): void;
   finish(state: S, ctx: FinishContext<O>): FindingDraft[];
+  /** The entries of a catalogue the rule matches against, each with its own `explain` page. */
+  catalogue?: RuleCatalogue;
+}
+
+/**
+ * A rule's catalogue (known-signature's signatures): `explain <entry id>` prints an entry's page,
+ * headed as a <noun> of the rule, and `check` proves every entry has one. Declared by the rule, so
+ * the CLI needs no knowledge of which rule has one.
+ */
+export interface RuleCatalogue {
+  /** What one entry is called, singular: `signature`. */
+  noun: string;
+  /** Entry ids, unique across rules and distinct from rule ids. */
+  ids: readonly string[];
+  /** An entry's page as Markdown; null for an id not in the catalogue. */
+  page(id: string): string | null;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

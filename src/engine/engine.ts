@@ -4,7 +4,7 @@
 // given: it imports no rule, collector or later stage, and folds nothing (report/fold.ts does).
 
 import { docsUrlFor } from '../core/docs.js';
-import { INPUT_KINDS, type AnyRule, type Finding, type InputKind, type InputStats, type LdRecord, type RecordKind, type Severity } from '../core/types.js';
+import { INPUT_KINDS, type AnyRule, type Finding, type InputKind, type InputStats, type LdRecord, type RecordKind, type RuleFailure, type Severity, type SkippedRule } from '../core/types.js';
 import type { AnyCollector, Collector } from './collector.js';
 import { ALL_RULES, InterestMask } from './interest-mask.js';
 
@@ -12,16 +12,6 @@ export interface ConfiguredRule {
   rule: AnyRule;
   options: object;
   severity?: Severity;
-}
-
-export interface SkippedRule {
-  ruleId: string;
-  reason: string;
-}
-
-export interface RuleFailure {
-  ruleId: string;
-  message: string;
 }
 
 export interface EngineResult {

@@ -4,9 +4,9 @@
 import { InputError, describeSystemError } from '../core/errors.js';
 import type { InputKind, InputStats, LdRecord } from '../core/types.js';
 import { LineSplitter } from '../input/lines.js';
-import { metaFromPath } from '../input/path-meta.js';
+import { metaFromPath } from '../util/path-meta.js';
 import type { InputEntry } from '../input/open.js';
-import { SNIFF_LINES, SniffWindow, sniffKind } from '../input/sniff.js';
+import { SNIFF_LINES, SniffWindow, sniffKind } from '../parsers/sniff.js';
 import { PARSERS } from '../parsers/index.js';
 import type { LineParser, ParserOptions, ParserState } from '../parsers/parser.js';
 

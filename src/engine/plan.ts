@@ -8,7 +8,7 @@ import type { InputKind } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
 import { bytesWhenRead, holdsTar } from '../input/inflated-size.js';
 import { isGzip, isTar } from '../input/open.js';
-import { SNIFF_LINES, sniffKind } from '../input/sniff.js';
+import { SNIFF_LINES, sniffKind } from '../parsers/sniff.js';
 import { PARSERS } from '../parsers/index.js';
 import type { WorkerCatalog } from './collector.js';
 import type { EngineModules } from './engine.js';

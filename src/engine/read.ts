@@ -9,7 +9,7 @@ import { diskPathOf, type Discovery, type InputSource } from '../input/discover.
 import { bytesWhenRead } from '../input/inflated-size.js';
 import { primeFile, releasePrimed, type PrimedFile } from '../input/file-range.js';
 import { openSource, RUN_SCOPE, type InputEntry } from '../input/open.js';
-import { SNIFF_LINES } from '../input/sniff.js';
+import { SNIFF_LINES } from '../parsers/sniff.js';
 import type { ParserOptions } from '../parsers/parser.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
 

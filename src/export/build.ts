@@ -5,7 +5,7 @@ import type { AnyRule } from '../core/types.js';
 import { EXPORTERS, findRule, RULES } from '../rules/index.js';
 import type { RuleOptionOverrides } from './config.js';
 import { resolveRuleOptions } from '../config/options.js';
-import { alertSeverity, type AlertingRule, type ExportSettings, type ExportTarget, type RuleExporter, type RuleGroup, type SeverityMap } from './types.js';
+import { alertSeverity, type AlertingRule, type ExportSettings, type ExportTarget, type RuleExporter, type RuleGroup, type SeverityMap } from '../kit/export/types.js';
 
 export const GROUP_PREFIX = 'linkerd-doctor';
 

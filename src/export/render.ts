@@ -4,7 +4,7 @@
 
 import { stringify } from 'yaml';
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
-import type { ExportFormat, ExportTarget, RuleGroup } from './types.js';
+import type { ExportFormat, ExportTarget, RuleGroup } from '../kit/export/types.js';
 
 export interface RenderOptions {
   format: ExportFormat;

@@ -5,12 +5,12 @@
 // confident story is worse than none.
 
 import type { Finding, FindingSubject, Severity, Timeline } from '../core/types.js';
-import { workloadOfPod } from '../input/path-meta.js';
+import { workloadOfPod } from '../util/path-meta.js';
 import { podsOfFinding, windowOf } from '../core/evidence.js';
 import { controllerOfAddress, type ControllerComponent } from '../knowledge/control-plane.js';
 import { REGISTRY } from '../rules/index.js';
 import { formatDuration } from '../util/stats.js';
-import type { CausalLink, Relation } from './knowledge.js';
+import type { CausalLink, Relation } from '../kit/incident.js';
 
 export type { CausalLink, Relation };
 export { windowOf };

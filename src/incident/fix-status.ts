@@ -6,7 +6,7 @@ import type { Finding, FixStatus } from '../core/types.js';
 import { evidenceNumber, podsOfFinding } from '../core/evidence.js';
 import { KNOWN_FIXES, hasFix, parseLinkerdRelease, parseProxyVersion, releaseHasFix, type KnownFix } from '../knowledge/fixes.js';
 import { findRegistered } from '../rules/index.js';
-import type { FixCandidate } from './knowledge.js';
+import type { FixCandidate } from '../kit/incident.js';
 import type { PodVersion, ProxyVersions } from './versions.js';
 
 /** The known fixes a finding's rule names for it, in the order of KNOWN_FIXES. */

@@ -8,8 +8,8 @@
 
 import { INPUT_KINDS, type RecordBase } from '../core/types.js';
 import { defineCollector } from '../engine/collector.js';
-import { workloadOfPod } from '../input/path-meta.js';
-import { isGoLog } from '../parsers/go-log.js';
+import { workloadOfPod } from '../util/path-meta.js';
+import { isGoLog } from '../kit/go-log.js';
 import { componentsOfWorkload } from '../knowledge/control-plane.js';
 import { compareVersions, formatVersion, linkerdReleaseFor, parseLinkerdRelease, parseProxyVersion } from '../knowledge/fixes.js';
 import { bump, mergeCounts, mergeKeyed } from '../util/stats.js';

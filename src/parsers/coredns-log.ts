@@ -14,7 +14,7 @@
 import type { CorednsMessageRecord, CorednsQueryRecord } from '../core/types.js';
 import { CollectorPrefixReader } from './collector-prefix.js';
 import { isPasteNoise } from './pasted.js';
-import type { LineParser, ParserFactory } from './parser.js';
+import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
 
 const QUERY_LINE =
   /^\[(?:INFO|DEBUG)\] (\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
@@ -158,4 +158,21 @@ export const createCorednsLogParser: ParserFactory = (input, sink) => {
     },
   };
   return parser;
+};
+
+const SNIFF_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
+/** CoreDNS messages; ≤ 1.2 behind Go's log date (`2018/09/06 13:02:45 [INFO] …`). */
+const SNIFF_OTHER = /^(?:\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d )?\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
+/** CoreDNS ≤ 1.2 query log: `ip:port - [11/Jan/2019:19:57:57 +0000] id "A IN name. …`; before 1.0.5 without port and id. */
+const SNIFF_QUERY_CLF = /^\S+ - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?:\d+ )?"\S+ \S+ \S+ /;
+/** 2017 errors plugin, `29/Nov/2017:23:16:11 +0000 [ERROR 0 name. A] no items found`, and the start-up banner. */
+const SNIFF_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4} \[(?:ERROR|INFO|WARNING|DEBUG)[ \]]|CoreDNS-\d+\.\d+\.\d+\s*$|(?:[\w-]+\.)*\.?:\d+$|(?:linux|darwin|windows|freebsd)\/\w+, go\d)/;
+
+/** How the sniffer (parsers/sniff.ts) tells a CoreDNS log: a query-log line is sure, a plugin message less so. */
+export const corednsLogSniff: FormatSniff = {
+  kind: 'coredns-log',
+  tests: [
+    { order: 40, on: 'line', claim: (line) => (SNIFF_QUERY.test(line) || SNIFF_QUERY_CLF.test(line) ? { kind: 'coredns-log', score: 3 } : null) },
+    { order: 50, on: 'line', claim: (line) => (SNIFF_OTHER.test(line) || SNIFF_MESSAGE.test(line) ? { kind: 'coredns-log', score: 1 } : null) },
+  ],
 };

@@ -8,7 +8,7 @@ import { CollectorPrefixReader, parseRfc3339 } from './collector-prefix.js';
 import { parseDateLine, parseDigWhen, plannedQueries } from './dig-banner.js';
 import { DigMessageBuilder, type Section } from './dig-message.js';
 import { SHORT_IDENTIFY, SHORT_RDATA, isRrType, parenDepth, parseRrText, stripComment } from './dig-rr.js';
-import type { LineParser, ParserFactory } from './parser.js';
+import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
 
 /** Continuation lines one parenthesised record may take (long DNSKEY/RRSIG/TXT rdata stays far below). */
 const MAX_MULTILINE_LINES = 200;
@@ -333,3 +333,33 @@ class DigParser extends DigMessageBuilder implements LineParser {
 }
 
 export const createDigParser: ParserFactory = (input, sink) => new DigParser(input, sink);
+
+const SNIFF_MARKER = /^(?:; <<>> DiG |;; ->>HEADER<<-|;; (?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|;; global options:|;; connection timed out|;; communications error|;; Got answer:|;; Query time:|;; WHEN:|;; Received \d+ bytes)/;
+const SNIFF_YAML = /^-?\s*type: (?:MESSAGE|DIG_ERROR)\s*$/;
+// Patterns are written so no two quantifiers can split the same run of characters: lines of up to
+// 1 MiB reach the sniffer, and an ambiguous `\d+[\d…]*` backtracks quadratically (minutes per line).
+const SNIFF_RR_LINE = /^\S+\s+(?:\d[\dwdhms]*\s+)?(?:IN|CH|HS)\s+[A-Z0-9]+\s/;
+const SNIFF_SHORT_SRV = /^\d+ \d+ \d+ \S+\.$/;
+const SNIFF_SHORT_IP = /^(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[^:]*:)[0-9a-f:]+)$/i;
+/** `+short` CNAME/PTR/NS targets are a bare absolute name. */
+const SNIFF_SHORT_NAME = /^[a-z0-9_][-a-z0-9_]*(?:\.[-a-z0-9_]+)*\.$/i;
+/** `+short +identify` appends where the answer came from. */
+const SNIFF_SHORT_IDENTIFY_SUFFIX = / from server \S+ in \d+ ms\.$/;
+
+function isShortAnswer(line: string): boolean {
+  return SNIFF_SHORT_SRV.test(line) || SNIFF_SHORT_IP.test(line) || SNIFF_SHORT_NAME.test(line);
+}
+
+/**
+ * How the sniffer (parsers/sniff.ts) tells dig output: its `;;` banners and sections are sure, a
+ * bare resource record is loose, and `dig +short` prints nothing but rdata, so such lines name
+ * dig only when every line of the head is one.
+ */
+export const digSniff: FormatSniff = {
+  kind: 'dig',
+  tests: [
+    { order: 30, on: 'line', claim: (line) => (SNIFF_MARKER.test(line) || SNIFF_YAML.test(line) ? { kind: 'dig', score: 3 } : null) },
+    { order: 60, on: 'line', claim: (line) => (SNIFF_RR_LINE.test(line) ? { kind: 'dig', score: 1 } : null) },
+    { order: 70, on: 'line', claim: (line) => (isShortAnswer(line.replace(SNIFF_SHORT_IDENTIFY_SUFFIX, '')) ? { kind: 'dig', score: 0, onlyIfAll: true } : null) },
+  ],
+};

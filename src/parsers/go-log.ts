@@ -5,18 +5,11 @@
 // klog (`E0605 11:01:10.123456       1 reflector.go:138] …`: reflector list/watch failures, RBAC
 // `forbidden`, leader election). Their records are proxy-log records with a Go format, so the
 // rules and the signature catalogue read them beside the proxy's own lines; their text for
-// pattern matching is `component: message key=value…` (goLineText), whichever layout printed it.
+// pattern matching is `component: message key=value…` (kit/go-log.ts goLineText), whichever layout printed it.
 
-import type { LogLevel, ProxyLogRecord } from '../core/types.js';
+import type { LogLevel } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
 import type { Parsed } from './proxy-log-parsed.js';
-
-/** The Go layouts: logrus text (logfmt), logrus JSON, klog. */
-export const GO_FORMATS: ReadonlySet<ProxyLogRecord['format']> = new Set(['logfmt', 'go-json', 'klog', 'go-std']);
-
-export function isGoLog(record: Pick<ProxyLogRecord, 'format'>): boolean {
-  return GO_FORMATS.has(record.format);
-}
 
 const GO_LEVELS: Readonly<Record<string, LogLevel>> = {
   trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', warning: 'WARN', error: 'ERROR', fatal: 'ERROR', panic: 'ERROR',
@@ -95,15 +88,4 @@ export function looksLikeKlog(content: string): boolean {
     if (d < 48 || d > 57) return false;
   }
   return content.charCodeAt(5) === 32;
-}
-
-/**
- * The text catalogue patterns and rules match a Go line against: `component: message key=value…`,
- * unescaped, whether logrus printed it as text or JSON or klog printed it. The `source` field of
- * a klog line (its Go file) is left out: it is where, not what.
- */
-export function goLineText(record: Pick<ProxyLogRecord, 'target' | 'message' | 'fields'>): string {
-  let text = record.target === '' ? record.message : `${record.target}: ${record.message}`;
-  for (const [k, v] of Object.entries(record.fields)) if (k !== 'source') text += ` ${k}=${v}`;
-  return text;
 }

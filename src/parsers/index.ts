@@ -1,10 +1,11 @@
 import type { InputKind } from '../core/types.js';
-import { createCorednsLogParser } from './coredns-log.js';
-import { createDigParser } from './dig.js';
-import { createKubectlParser } from './kubectl.js';
-import type { ParserFactory } from './parser.js';
-import { createPrometheusParser } from './prometheus.js';
+import { corednsLogSniff, createCorednsLogParser } from './coredns-log.js';
+import { createDigParser, digSniff } from './dig.js';
+import { createKubectlParser, kubectlSniff } from './kubectl.js';
+import type { FormatSniff, ParserFactory } from './parser.js';
+import { createPrometheusParser, prometheusSniff } from './prometheus.js';
 import { createProxyLogParser } from './proxy-log.js';
+import { proxyLogSniff } from './proxy-log-sniff.js';
 
 /** The parser for each input kind; `unknown` inputs are listed but not analysed. */
 export const PARSERS: Partial<Record<InputKind, ParserFactory>> = {
@@ -14,3 +15,9 @@ export const PARSERS: Partial<Record<InputKind, ParserFactory>> = {
   'coredns-log': createCorednsLogParser,
   kubectl: createKubectlParser,
 };
+
+/**
+ * How each format is told from an input's first lines, declared beside its parser. The order is
+ * the tie-break: of two kinds with the same score, the earlier wins.
+ */
+export const FORMAT_SNIFFS: readonly FormatSniff[] = [proxyLogSniff, prometheusSniff, digSniff, corednsLogSniff, kubectlSniff];

@@ -8,10 +8,10 @@
 // Grammar notes: docs/parse-format.md.
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
-import { KubeObjectReader, kubeObjectSniffScore } from './kubectl-object.js';
+import { KubeObjectReader, isKubeObjectJson, kubeObjectSniffScore } from './kubectl-object.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
-import type { LineParser, ParserFactory } from './parser.js';
+import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
 
 type ContainerKind = PodStatusRecord['containerKind'];
 
@@ -389,6 +389,20 @@ export function kubectlSniffScore(line: string): number {
   if (kubeObjectSniffScore(line) > 0) return 2;
   return tableHeader(line) ? 3 : 0;
 }
+
+/**
+ * How the sniffer (parsers/sniff.ts) tells kubectl output. Its line test runs last and claims any
+ * line no other format did. Describe output that ends with a proxy log tail is a proxy log: the
+ * proxy-log parser reads the describe lines too.
+ */
+export const kubectlSniff: FormatSniff = {
+  kind: 'kubectl',
+  tests: [
+    { order: 20, on: 'json', claim: (text) => (isKubeObjectJson(text) ? { kind: 'kubectl', score: 3 } : null) },
+    { order: 120, on: 'line', claim: (line) => ({ kind: 'kubectl', score: kubectlSniffScore(line) }) },
+  ],
+  yieldsTo: 'proxy-log',
+};
 
 export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   const reader = new KubectlReader(input, (record) => sink.emit(record), (line, reason) => sink.unparsed(line, reason));

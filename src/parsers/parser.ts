@@ -46,3 +46,35 @@ export interface ParserOptions {
 }
 
 export type ParserFactory = (input: InputInfo, sink: ParserSink, options: ParserOptions) => LineParser;
+
+/** Kinds a sniffer can name; `unknown` is what is left when none scores. */
+export type SniffedKind = Exclude<InputKind, 'unknown'>;
+
+/** What one of a format's sniff tests says of a line (or of a JSON document): whose, and how strongly. */
+export interface SniffClaim {
+  kind: SniffedKind;
+  /** Added to the kind's score. 0 still claims the text: no later test sees it. */
+  score: number;
+  /** The text names the kind only when every telling line of the head is such a text (`dig +short` rdata). */
+  onlyIfAll?: boolean;
+}
+
+/** One test a format declares for the sniffer (parsers/sniff.ts runs every format's tests). */
+export interface SniffTest {
+  /**
+   * Place among all formats' tests, lowest first. The first test that claims a text ends its
+   * scoring, so a pattern that is sure runs before a looser one another format may also match.
+   */
+  order: number;
+  /** `line`: each line of the head; `json`: a JSON document assembled from one or more lines. */
+  on: 'line' | 'json';
+  claim(text: string): SniffClaim | null;
+}
+
+/** How a format is told from the first lines of an input, declared beside its parser. */
+export interface FormatSniff {
+  kind: SniffedKind;
+  tests: readonly SniffTest[];
+  /** When this kind scores best but `yieldsTo` scored at all, the input is read as `yieldsTo`. */
+  yieldsTo?: SniffedKind;
+}

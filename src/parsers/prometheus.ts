@@ -10,7 +10,7 @@
 // rejects; the records that can still be read are emitted either way.
 
 import type { InputInfo, MetricSampleRecord, MetricType } from '../core/types.js';
-import type { LineParser, ParserFactory, ParserSink } from './parser.js';
+import type { FormatSniff, LineParser, ParserFactory, ParserSink } from './parser.js';
 import { OpenMetricsChecker } from './openmetrics-checker.js';
 import { TEXT_TYPES, TYPE_SUFFIXES, isSpace, lexSample, parseNumber, type LexedSample, type SamplePrefix } from './prometheus-lexer.js';
 import { INITIAL_HASH, SeriesSet, prefixState, type HashState } from './prometheus-series-set.js';
@@ -331,3 +331,15 @@ export class PrometheusParser implements LineParser {
   }
 
 }
+
+const SNIFF_COMMENT = /^# (?:HELP|TYPE|UNIT|POD|EOF|ERROR)\b/;
+const SNIFF_SAMPLE = /^(?:[A-Za-z_:][\w:]*|\{"[^"]+")(?:\{.*\})?\s+(?:[-+]?(?:\d|Inf|NaN|inf|nan)[^\s]*)(?:\s+\S+)?\s*$/;
+
+/** How the sniffer (parsers/sniff.ts) tells an exposition: its comments are sure, a bare sample line is loose and tested late. */
+export const prometheusSniff: FormatSniff = {
+  kind: 'prometheus',
+  tests: [
+    { order: 20, on: 'line', claim: (line) => (SNIFF_COMMENT.test(line) ? { kind: 'prometheus', score: 2 } : null) },
+    { order: 100, on: 'line', claim: (line) => (SNIFF_SAMPLE.test(line) ? { kind: 'prometheus', score: 1 } : null) },
+  ],
+};

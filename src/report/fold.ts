@@ -22,7 +22,7 @@
 import type { Finding, FindingSubject } from '../core/types.js';
 import { fixesFor, fixStatusFor } from '../incident/fix-status.js';
 import type { ProxyVersions } from '../incident/versions.js';
-import { workloadOfPod } from '../input/path-meta.js';
+import { workloadOfPod } from '../util/path-meta.js';
 import { compact } from '../util/stats.js';
 import { findingKind } from './fingerprint.js';
 import { humanize } from './formats/values.js';

@@ -3,8 +3,7 @@
 
 import { TOOL_NAME, TOOL_VERSION } from '../core/docs.js';
 import type { InputError } from '../core/errors.js';
-import { SEVERITIES, type Finding, type InputKind, type InputStats, type Severity } from '../core/types.js';
-import type { RuleFailure, SkippedRule } from '../engine/engine.js';
+import { SEVERITIES, type Finding, type InputKind, type InputStats, type RuleFailure, type Severity, type SkippedRule } from '../core/types.js';
 import { correlate, type Incident } from '../incident/correlate.js';
 import { versionSummary, type ProxyVersions } from '../incident/versions.js';
 import { compareWithBaseline, type BaselineEntry, type BaselineFile, type BaselineVerdict, type StaleBaselineEntry } from './baseline.js';

@@ -3,8 +3,8 @@
 // (engine, export, correlation, fix status, docs checks) derives it from REGISTRY.
 
 import type { AnyRule } from '../core/types.js';
-import type { RuleExporter } from '../export/types.js';
-import type { RuleIncidentKnowledge } from '../incident/knowledge.js';
+import type { RuleExporter } from '../kit/export/types.js';
+import type { RuleIncidentKnowledge } from '../kit/incident.js';
 import authorizationDenied from './authorization-denied/index.js';
 import { authorizationDeniedExporter } from './authorization-denied/export.js';
 import { authorizationDeniedIncident } from './authorization-denied/incident.js';

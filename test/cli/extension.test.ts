@@ -77,7 +77,7 @@ describe('the checks', () => {
   });
 
   it('fail when an explain page is missing or the pages cannot be read', async () => {
-    const missing = await checkExplainPages(RULES, async (kind, id) => (kind === 'signatures' && id === 'trust-anchor-mismatch' ? null : []));
+    const missing = await checkExplainPages(RULES, async (kind, id) => (kind === 'entries' && id === 'trust-anchor-mismatch' ? null : []));
     assert.equal(missing.result, 'error');
     assert.match(missing.error!, /no explain page for trust-anchor-mismatch;/);
     const unreadable = await checkExplainPages(RULES, async () => {

@@ -103,13 +103,13 @@ describe('the pages lexed at build time (dist/explain-pages.json.br)', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const built = path.join(root, 'dist/explain-pages.json.br');
     if (!existsSync(built) || statSync(path.join(root, 'scripts/explain-pages.js')).mtimeMs > statSync(built).mtimeMs) execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-    const pages = JSON.parse(brotliDecompressSync(readFileSync(built)).toString('utf8')) as { rules: Record<string, Token[]>; signatures: Record<string, Token[]> };
+    const pages = JSON.parse(brotliDecompressSync(readFileSync(built)).toString('utf8')) as { rules: Record<string, Token[]>; entries: Record<string, Token[]> };
     assert.deepEqual(Object.keys(pages.rules).sort(), RULES.map((r) => r.meta.id).sort());
-    assert.deepEqual(Object.keys(pages.signatures).sort(), SIGNATURES.map((s) => s.id).sort());
+    assert.deepEqual(Object.keys(pages.entries).sort(), SIGNATURES.map((s) => s.id).sort());
     for (const color of [false, true]) {
       const options = { width: 72, color };
       for (const rule of RULES) assert.equal(renderTerminalTokens(pages.rules[rule.meta.id]!, options), renderTerminalTokens(Lexer.lex(readRuleDocs(rule.meta.id)!), options), rule.meta.id);
-      for (const signature of SIGNATURES) assert.equal(renderTerminalTokens(pages.signatures[signature.id]!, options), renderTerminalTokens(Lexer.lex(renderSignaturePage(signature)), options), signature.id);
+      for (const signature of SIGNATURES) assert.equal(renderTerminalTokens(pages.entries[signature.id]!, options), renderTerminalTokens(Lexer.lex(renderSignaturePage(signature)), options), signature.id);
     }
   });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sniffKind } from '../../src/input/sniff.js';
+import { sniffKind } from '../../src/parsers/sniff.js';
 import type { LdRecord } from '../../src/core/types.js';
 import { parseDigWhen, plannedQueries } from '../../src/parsers/dig-banner.js';
 import { parseRrText, parseTtl } from '../../src/parsers/dig-rr.js';

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import rule from '../../src/rules/dns-ttl-zero/index.js';
-import { controlPlaneService, describeRuns, serviceSet } from '../../src/rules/dns-ttl-zero/index.js';
+import { controlPlaneService, serviceSet } from '../../src/knowledge/control-plane-dns.js';
+import { describeRuns } from '../../src/rules/dns-ttl-zero/index.js';
 import { runRule } from '../support/rule-tester.js';
 import { DATA } from './helpers.js';
 

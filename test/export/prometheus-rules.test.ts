@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { stringify } from 'yaml';
-import type { RuleGroup } from '../../src/export/types.js';
+import type { RuleGroup } from '../../src/kit/export/types.js';
 import { renderRuleFile } from '../../src/export/render.js';
 import { fleetGroups, overrides, promtool, renderPrometheus, requirePromtool, withFiles } from '../support/export-rules.js';
 

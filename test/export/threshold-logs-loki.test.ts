@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AlertingRule } from '../../src/export/types.js';
+import type { AlertingRule } from '../../src/kit/export/types.js';
 import { fleetGroups, overrides } from '../support/export-rules.js';
 import { logqlProblems, runPipeline } from '../support/loki-ruler.js';
 

@@ -168,7 +168,7 @@ describe('storm bundle report', () => {
 
 describe('incident markdown', () => {
   it('renders linked incidents with roles, timeline, reasoning and first action, and nothing otherwise', async () => {
-    const { incidentsMarkdown } = await import('../../src/incident/markdown.js');
+    const { incidentsMarkdown } = await import('../../src/report/formats/incident-markdown.js');
     const text = incidentsMarkdown(correlate([storm(20), controller(0)]));
     assert.match(text, /^## Incidents \(1\)\n\n### 1\. Destination controller saturated/);
     assert.match(text, /\| probable cause \| Destination controller unavailable to proxies \| `control-plane-unavailable` \|/);

@@ -9,8 +9,8 @@ import { tarBuffer as tarOf } from '../../scripts/fixtures/archive.js';
 import { InputError, describeSystemError } from '../../src/core/errors.js';
 import type { LdRecord } from '../../src/core/types.js';
 import { readInputs } from '../../src/engine/analyze.js';
-import { metaFromPath, workloadOfPod } from '../../src/input/path-meta.js';
-import { sniffKind } from '../../src/input/sniff.js';
+import { metaFromPath, workloadOfPod } from '../../src/util/path-meta.js';
+import { sniffKind } from '../../src/parsers/sniff.js';
 
 const LINE = '[  4384.968000s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.2.88.14:8086}: linkerd_reconnect: Failed to connect error=endpoint 10.2.88.14:8086: Connection refused (os error 111)';
 

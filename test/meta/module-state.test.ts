@@ -35,7 +35,7 @@ const NOT_A_RUNS_STATE: Record<string, string> = {
  * Issue 30: no rule or parser module is to hold mutable state; the hot-path memos are to move into
  * the run's own context once the engine hands one down (a rule's state is such a context, the
  * parsers get none yet). Until then these, and only these, remain in src/parsers, src/input,
- * src/util and src/rules, each registered with ownedByRun/ownedByTask or listed above. A new one
+ * src/util, src/kit and src/rules, each registered with ownedByRun/ownedByTask or listed above. A new one
  * fails here: put it in the parser instance or the rule state instead. `file:name` → what it is.
  */
 const PENDING_RUN_CONTEXT: Record<string, string> = {
@@ -56,11 +56,11 @@ const PENDING_RUN_CONTEXT: Record<string, string> = {
   'src/rules/reconnect-storm/index.ts:lastPathLabel': 'one-entry memo of the last path',
   'src/rules/reconnect-storm/index.ts:errorClasses': 'remembered error classifications',
   'src/util/body-memo.ts:derivations': 'the perBody() derivation numbers (code, not input)',
-  'src/util/metric-proxy.ts:lastPath': 'one-entry memo of the last proxy key',
-  'src/util/metric-proxy.ts:lastSection': 'one-entry memo of the last proxy key',
-  'src/util/metric-proxy.ts:lastProxyKey': 'one-entry memo of the last proxy key',
-  'src/util/metric-proxy.ts:lastPod': 'one-entry memo of the last pod key',
-  'src/util/metric-proxy.ts:lastPodKey': 'one-entry memo of the last pod key',
+  'src/kit/metric-proxy.ts:lastPath': 'one-entry memo of the last proxy key',
+  'src/kit/metric-proxy.ts:lastSection': 'one-entry memo of the last proxy key',
+  'src/kit/metric-proxy.ts:lastProxyKey': 'one-entry memo of the last proxy key',
+  'src/kit/metric-proxy.ts:lastPod': 'one-entry memo of the last pod key',
+  'src/kit/metric-proxy.ts:lastPodKey': 'one-entry memo of the last pod key',
   'src/util/run-caches.ts:runClears': 'the register of run-owned caches',
   'src/util/run-caches.ts:taskClears': 'the register of task-owned caches',
 };
@@ -125,9 +125,9 @@ describe('module-level state', () => {
     assert.deepEqual(stale, [], 'these NOT_A_RUNS_STATE entries name state that no longer exists');
   });
 
-  it('parsers, input, util and rules hold no module-level state but the memos waiting for a run context (issue 30)', () => {
+  it('parsers, input, util, kit and rules hold no module-level state but the memos waiting for a run context (issue 30)', () => {
     const found: string[] = [];
-    for (const file of files.filter((f) => /^src\/(?:parsers|input|util|rules)\//.test(f))) {
+    for (const file of files.filter((f) => /^src\/(?:parsers|input|util|kit|rules)\//.test(f))) {
       for (const name of moduleState(file, readFileSync(path.join(root, file), 'utf8'))) found.push(`${file}:${name}`);
     }
     assert.deepEqual(found.filter((key) => !(key in PENDING_RUN_CONTEXT)), [], 'keep this state in the parser instance or the rule state, not at module level');

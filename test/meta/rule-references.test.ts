@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildRuleGroups } from '../../src/export/build.js';
-import { DEFAULT_SETTINGS } from '../../src/export/types.js';
+import { DEFAULT_SETTINGS } from '../../src/kit/export/types.js';
 import { CAUSAL_LINKS } from '../../src/incident/correlate.js';
 import { KNOWN_FIXES } from '../../src/knowledge/fixes.js';
 import { EXPORTERS, REGISTRY, RULES } from '../../src/rules/index.js';

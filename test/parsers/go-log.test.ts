@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseLogText } from '../support/parse-log.js';
-import { sniffKind } from '../../src/input/sniff.js';
-import { goLineText } from '../../src/parsers/go-log.js';
+import { sniffKind } from '../../src/parsers/sniff.js';
+import { goLineText } from '../../src/kit/go-log.js';
 import { proxyLineText } from '../../src/rules/known-signature/index.js';
 
 const parse = (content: string, path = 'linkerd/linkerd-destination-5d8f7c6b9-x2x8k/destination.log') => parseLogText(content, path);

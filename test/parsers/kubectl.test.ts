@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { KubeEventRecord, LdRecord, PodStatusRecord } from '../../src/core/types.js';
 import { readEntry } from '../../src/engine/pipeline.js';
-import { sniffKind } from '../../src/input/sniff.js';
+import { sniffKind } from '../../src/parsers/sniff.js';
 import { parseHumanDuration } from '../../src/parsers/kubectl.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

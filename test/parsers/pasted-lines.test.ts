@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { LdRecord, ProxyLogRecord } from '../../src/core/types.js';
 import { readEntry } from '../../src/engine/pipeline.js';
-import { sniffKind } from '../../src/input/sniff.js';
+import { sniffKind } from '../../src/parsers/sniff.js';
 import { createProxyLogParser } from '../../src/parsers/proxy-log.js';
 
 async function parse(content: string, path = 'pasted.txt') {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { INPUT_KINDS, type InputKind } from '../../src/core/types.js';
-import { SNIFF_LINES, sniffKind } from '../../src/input/sniff.js';
+import { SNIFF_LINES, sniffKind } from '../../src/parsers/sniff.js';
 import { checkProperty, hostileInput, physicalLines } from '../support/fuzz.js';
 import { PARSERS } from '../../src/parsers/index.js';
 import { ALL_LINES, CORPUS } from './corpus.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { renderSignatureDocs } from '../../src/cli/run-rules.js';
+import { renderCatalogueEntryDocs } from '../../src/cli/run-rules.js';
 import type { CorednsMessageRecord, Finding, LdRecord, ProxyLogRecord, SampleLine } from '../../src/core/types.js';
 import { foldCoveredFindings } from '../../src/report/fold.js';
 import { KNOWN_FIXES } from '../../src/knowledge/fixes.js';
@@ -336,11 +336,11 @@ describe('signature docs', () => {
   });
 
   it('explain renders a signature page with meaning, causes, fix by version and references', async () => {
-    const page = (await renderSignatureDocs('trust-anchor-mismatch', false))!;
+    const page = (await renderCatalogueEntryDocs('trust-anchor-mismatch', false))!;
     assert.match(page, /^trust-anchor-mismatch · signature of known-signature \(LD1100\)/);
     for (const heading of ['What it means', 'Likely causes', 'How to fix it', 'Sustained form', 'References']) assert.ok(page.includes(heading), heading);
     assert.ok(page.includes('linkerd/linkerd2/issues/11156'));
-    assert.equal(await renderSignatureDocs('no-such-signature', false), null);
+    assert.equal(await renderCatalogueEntryDocs('no-such-signature', false), null);
   });
 
   it('every docs/rules page still exists for the registered rules', () => {

@@ -257,7 +257,9 @@ test('every regex on untrusted text stays under 2 s CPU per MiB on pumps built f
   assert.ok(subjects.filter((s) => s.name.startsWith('signature ')).length === SIGNATURES.length);
   assert.ok(subjects.some((s) => s.name.startsWith('parsers/pasted.ts')), 'the sniffer patterns are collected');
   assert.ok(subjects.some((s) => s.name.startsWith('parsers/proxy-log-structured.ts')), 'LOGFMT_PAIR is collected');
-  assert.ok(subjects.some((s) => s.name.startsWith('input/path-meta.ts')), 'the input layer is collected');
+  assert.ok(subjects.some((s) => s.name.startsWith('util/path-meta.ts')), 'the path metadata patterns are collected');
+  assert.ok(subjects.some((s) => s.name.startsWith('input/discover.ts')), 'the input layer is collected');
+  assert.ok(subjects.some((s) => s.name.startsWith('parsers/dig.ts')), 'the sniff patterns declared beside the parsers are collected');
   assert.ok(subjects.some((s) => s.name.includes('/patterns.ts ')), 'the rules\u2019 pattern sources are collected');
   assert.ok(subjects.length > 150, `only ${subjects.length} regexes collected`);
   const unique = [...new Map(subjects.map((s) => [`${s.name.startsWith('signature ') ? 're2 ' : ''}/${s.source}/${s.flags}`, s])).values()];

@@ -10,7 +10,7 @@ import type { AnyRule } from '../../src/core/types.js';
 import { buildRuleGroups } from '../../src/export/build.js';
 import type { RuleOptionOverrides } from '../../src/export/config.js';
 import { renderRuleFile } from '../../src/export/render.js';
-import { DEFAULT_SETTINGS, type ExportSettings, type ExportTarget, type RuleGroup } from '../../src/export/types.js';
+import { DEFAULT_SETTINGS, type ExportSettings, type ExportTarget, type RuleGroup } from '../../src/kit/export/types.js';
 import { findRule, RULES } from '../../src/rules/index.js';
 
 const run = promisify(execFile);

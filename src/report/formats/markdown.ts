@@ -5,7 +5,7 @@
 // rule and title when it would not fit), then as many details as fit, and a pointer to the full
 // report whenever something was left out.
 
-import { incidentBlocks, incidentsHeading } from '../../incident/markdown.js';
+import { incidentBlocks, incidentsHeading } from './incident-markdown.js';
 import type { Finding, SampleLine, Timeline } from '../../core/types.js';
 import { compact } from '../../util/stats.js';
 import { isFailing } from '../exit-code.js';

@@ -1,5 +1,5 @@
 import { evidenceNumber, evidenceString } from '../../core/evidence.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 import { compact } from '../../util/stats.js';
 
 const isProbeFlood = (kind: string | undefined) => kind === 'probe flood';

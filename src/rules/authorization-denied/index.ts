@@ -11,7 +11,7 @@
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
-import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
+import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
 import { bump, cappedBump, cappedCounts, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { AUTHZ_DENIED } from './patterns.js';

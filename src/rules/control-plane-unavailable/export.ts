@@ -6,8 +6,8 @@
 import type { ControlPlaneUnavailableOptions } from './index.js';
 import { FAILED_REQUEST_FILTERS, FAILFAST_FILTERS } from './patterns.js';
 import { CONTROLLER_PORTS } from '../../knowledge/control-plane.js';
-import { alertingRule, byClause, integersBelow, labelRef, literalAlternation, num, selector } from '../../export/expr.js';
-import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, integersBelow, labelRef, literalAlternation, num, selector } from '../../kit/export/expr.js';
+import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../../kit/export/types.js';
 
 const RULE_ID = 'control-plane-unavailable';
 

@@ -1,5 +1,5 @@
 import { evidenceCounts, evidenceNumber, evidenceString } from '../../core/evidence.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 import { reachesStreamLimitedController } from '../../knowledge/fixes.js';
 import { titleCase } from '../../knowledge/control-plane.js';
 import { compact } from '../../util/stats.js';

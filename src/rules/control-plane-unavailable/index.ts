@@ -9,8 +9,8 @@
 // the HTTP port of half the applications in a cluster.
 
 import { type FindingDraft, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
-import { workloadOfPod } from '../../input/path-meta.js';
-import { isGoLog } from '../../parsers/go-log.js';
+import { workloadOfPod } from '../../util/path-meta.js';
+import { isGoLog } from '../../kit/go-log.js';
 import { perBody } from '../../util/body-memo.js';
 import {
   CONTROLLER_PORTS,

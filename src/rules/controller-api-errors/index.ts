@@ -14,8 +14,8 @@
 // connection error can be a blip during a control-plane upgrade, so `minApiErrors` are needed.
 
 import { defineRule, type FindingDraft, type KubeEventRecord, type ProxyLogRecord, type SampleLine, type SourceLocation } from '../../core/types.js';
-import { goLineText, isGoLog } from '../../parsers/go-log.js';
-import { workloadOfPod } from '../../input/path-meta.js';
+import { goLineText, isGoLog } from '../../kit/go-log.js';
+import { workloadOfPod } from '../../util/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';

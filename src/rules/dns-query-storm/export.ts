@@ -1,9 +1,9 @@
 // dns-query-storm live: CoreDNS request rates (Prometheus) and, with the `log` plugin on, bursts
 // of queries per name in its query log (Loki).
 
-import { alertingRule, byClause, duration, labelRef, literalAlternation, num, quoted, selector } from '../../export/expr.js';
-import { serviceSet } from '../dns-ttl-zero/index.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, duration, labelRef, literalAlternation, num, quoted, selector } from '../../kit/export/expr.js';
+import { serviceSet } from '../../knowledge/control-plane-dns.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import type { DnsQueryStormOptions } from './index.js';
 
 /**

@@ -13,7 +13,7 @@
 import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
 import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
-import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../dns-ttl-zero/index.js';
+import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../../knowledge/control-plane-dns.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 

@@ -1,5 +1,5 @@
 import { evidenceNumber, evidenceString } from '../../core/evidence.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 
 export const dnsResolutionFailureIncident: RuleIncidentKnowledge = {
   causes: [

@@ -11,7 +11,7 @@
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { componentFromName, controlPlaneLocation, type ControllerComponent } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
-import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
+import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
 import { formatDuration, keepTop, mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';

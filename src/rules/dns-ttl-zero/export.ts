@@ -6,8 +6,8 @@
 // zones, view} counts answers served from expired cache entries, which carry TTL 0 unless the
 // cache plugin sets keepttl or (v1.14.7+) a serve_stale RESPONSE_TTL.
 
-import { alertingRule, byClause, labelRef, podLabels, selector } from '../../export/expr.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, labelRef, podLabels, selector } from '../../kit/export/expr.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import type { DnsTtlZeroOptions } from './index.js';
 
 /**

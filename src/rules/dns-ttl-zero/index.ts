@@ -10,6 +10,7 @@ import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type Samp
 import { earliest, latest, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
+import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../../knowledge/control-plane-dns.js';
 
 export interface DnsTtlZeroOptions {
   /** Comma-separated Service names whose answers proxies re-resolve in a loop (any namespace). */
@@ -17,11 +18,6 @@ export interface DnsTtlZeroOptions {
   /** TTL runs kept per name and capture file; a countdown or a repeated value is one run. */
   maxRuns: number;
 }
-
-export const DEFAULT_CONTROL_PLANE_NAMES = [
-  'linkerd-dst-headless', 'linkerd-dst', 'linkerd-policy', 'linkerd-identity-headless', 'linkerd-identity',
-  'linkerd-sp-validator', 'linkerd-proxy-injector', 'linkerd-policy-validator',
-].join(',');
 
 /** A stretch of one TTL repeated (`same`) or counting down (`down`), in capture order. */
 interface TtlRun {
@@ -79,29 +75,6 @@ interface State {
 }
 
 const SAMPLES = 3;
-
-export function normaliseName(name: string): string {
-  const lower = name.toLowerCase();
-  return lower === '' || lower.endsWith('.') ? lower : `${lower}.`;
-}
-
-/**
- * The control-plane Service a name belongs to: `<svc>.<ns>.svc.<zone>`, `<svc>.<ns>`, or a pod
- * record under it (`10-42-0-12.linkerd-dst-headless.linkerd.svc.cluster.local.`).
- */
-export function controlPlaneService(name: string, services: ReadonlySet<string>): string | null {
-  const labels = normaliseName(name).replace(/\.$/, '').split('.');
-  for (let i = 0; i < labels.length; i++) {
-    if (!services.has(labels[i]!)) continue;
-    const rest = labels.length - i - 1;
-    if (rest === 0 || rest === 1 || labels[i + 2] === 'svc') return labels[i]!;
-  }
-  return null;
-}
-
-export function serviceSet(csv: string): Set<string> {
-  return new Set(csv.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
-}
 
 function appendTtl(series: CaptureSeries, ttl: number, maxRuns: number): void {
   const last = series.runs[series.runs.length - 1];

@@ -2,9 +2,9 @@
 // are built from ./patterns.ts, the module the offline rule matches with, so both count the same
 // lines, plain and JSON alike (the patterns are on the message text, which both carry verbatim).
 
-import { alertingRule } from '../../export/expr.js';
-import { countPerPod, exclude, lines, match, who } from '../../export/log-query.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule } from '../../kit/export/expr.js';
+import { countPerPod, exclude, lines, match, who } from '../../kit/export/log-query.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import type { FailfastOptions } from './index.js';
 import { ENTER_FAILFAST, FAILFAST_REQUEST, LOAD_SHED } from './patterns.js';
 

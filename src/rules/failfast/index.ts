@@ -16,7 +16,7 @@
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { CONTROLLER_PORTS, componentFromName, portOf } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
-import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
+import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
 import { addDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../../util/distinct.js';
 import { bump, cappedBump, cappedCounts, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';

@@ -1,7 +1,7 @@
 // fd-exhaustion live, from the proxies' own /metrics as the linkerd-viz `linkerd-proxy` job scrapes them.
 
-import { alertingRule, byClause, labelRef, num, podLabels, selector } from '../../export/expr.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, labelRef, num, podLabels, selector } from '../../kit/export/expr.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import type { FdExhaustionOptions } from './index.js';
 import { EMFILE } from './patterns.js';
 

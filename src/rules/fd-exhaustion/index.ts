@@ -3,7 +3,7 @@
 // `Too many open files (os error 24)`. process_max_fds reports 0 when the limit is unlimited.
 
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
-import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../kit/metric-proxy.js';
 import { perBody } from '../../util/body-memo.js';
 import { keepTop, mergeKeyed } from '../../util/stats.js';
 import { EMFILE } from './patterns.js';

@@ -2,9 +2,9 @@
 // are built from ./patterns.ts, the module the offline rule matches with, so both count the same
 // lines, plain and JSON alike (the patterns are on the message text, which both carry verbatim).
 
-import { alertingRule, byClause, num, podLabels, selector } from '../../export/expr.js';
-import { afterUptime, countPerPod, lines, match, who } from '../../export/log-query.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, num, podLabels, selector } from '../../kit/export/expr.js';
+import { afterUptime, countPerPod, lines, match, who } from '../../kit/export/log-query.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import type { IdentityFailureOptions } from './index.js';
 import { CERT_EXPIRY_METRIC, CERTIFY_FAILURE, IDENTITY_NOT_READY, TLS_ALERT, TRUST_ANCHOR_MISMATCH } from './patterns.js';
 

@@ -1,5 +1,5 @@
 import { evidenceNumber, evidenceString } from '../../core/evidence.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 
 const WHAT: Readonly<Record<string, string>> = {
   certify: 'failing to obtain a certificate',

@@ -10,8 +10,8 @@
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
-import { podKeyOf } from '../../util/metric-proxy.js';
-import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
+import { podKeyOf } from '../../kit/metric-proxy.js';
+import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
 import { formatDuration, keepTop, latest, mergeKeyed } from '../../util/stats.js';
 import { stateCap } from '../../core/state-cap.js';
 import { toTimeline } from '../../util/timeline.js';

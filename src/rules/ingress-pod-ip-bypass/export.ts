@@ -1,8 +1,8 @@
 // ingress-pod-ip-bypass live, from the proxies' own /metrics as the linkerd-viz `linkerd-proxy` job scrapes them.
 
-import { alertingRule, byClause, labelRef, num, onClause, podLabels, selector } from '../../export/expr.js';
-import { METRICS_ONLY, RETAIN_IDLE_SECONDS } from '../../export/proxy-metrics.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, labelRef, num, onClause, podLabels, selector } from '../../kit/export/expr.js';
+import { METRICS_ONLY, RETAIN_IDLE_SECONDS } from '../../kit/export/proxy-metrics.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import { type IngressBypassOptions, SCRAPERS } from './index.js';
 
 /** Families the offline rule counts as endpoint series (per destination pod), as metric names. */

@@ -7,10 +7,10 @@
 // Logs show it as `proxy{addr=X}:forward{addr=X}` instead of `…:service{…}:endpoint{addr=Y}`.
 
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
-import { workloadOfPod } from '../../input/path-meta.js';
+import { workloadOfPod } from '../../util/path-meta.js';
 import { perBody } from '../../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
-import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../kit/metric-proxy.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 

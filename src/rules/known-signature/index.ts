@@ -6,11 +6,12 @@
 
 import type { CorednsMessageRecord, CorednsQueryRecord, FindingDraft, ProxyLogRecord, SampleLine } from '../../core/types.js';
 import { defineRule } from '../../core/types.js';
-import { goLineText, isGoLog } from '../../parsers/go-log.js';
+import { goLineText, isGoLog } from '../../kit/go-log.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
+import { renderSignaturePage } from './docs.js';
 import { compileSignaturePatternOnFirstUse, type LinearPattern } from './matcher.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -248,6 +249,15 @@ export default defineRule<KnownSignatureOptions, State>({
     optionSchema: {
       topPods: { type: 'integer', minimum: 1, maximum: 1000, description: 'Pods listed per signature, most lines first.' },
       samples: { type: 'integer', minimum: 1, maximum: 50, description: 'Sample lines kept per signature.' },
+    },
+  },
+
+  catalogue: {
+    noun: 'signature',
+    ids: SIGNATURES.map((s) => s.id),
+    page: (id) => {
+      const signature = findSignature(id);
+      return signature ? renderSignaturePage(signature) : null;
     },
   },
 

@@ -1,7 +1,6 @@
 import { evidenceNumber } from '../../core/evidence.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import { isProxyOomKill, type RuleIncidentKnowledge } from '../../kit/incident.js';
 import { compact } from '../../util/stats.js';
-import { isProxyOomKill } from '../pod-restarts/incident.js';
 
 export const metricCardinalityIncident: RuleIncidentKnowledge = {
   causes: [

@@ -7,7 +7,7 @@
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, compact, detach, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
-import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../util/metric-proxy.js';
+import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../kit/metric-proxy.js';
 import { stateCap } from '../../core/state-cap.js';
 
 export interface MetricCardinalityOptions {

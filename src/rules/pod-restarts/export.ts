@@ -6,8 +6,8 @@
 // `LinkerdControllerPodRestarting`, so the restart alert here covers the proxy only.
 
 import type { PodRestartsOptions } from './index.js';
-import { alertingRule, byClause, duration, labelRef, num, onClause, selector } from '../../export/expr.js';
-import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, duration, labelRef, num, onClause, selector } from '../../kit/export/expr.js';
+import type { AlertingRule, ExporterInput, ExportSettings, RuleExporter } from '../../kit/export/types.js';
 
 const RULE_ID = 'pod-restarts';
 const CONTROLLERS = 'destination|policy|identity|proxy-injector|sp-validator';

@@ -1,12 +1,6 @@
 import { evidenceNumber, evidenceString } from '../../core/evidence.js';
-import type { Finding } from '../../core/types.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 import { titleCase } from '../../knowledge/control-plane.js';
-
-/** A pod-restarts finding about the proxy container being OOMKilled. */
-export function isProxyOomKill(f: Finding): boolean {
-  return f.ruleId === 'pod-restarts' && f.evidence.problem === 'oom' && f.evidence.role === 'proxy';
-}
 
 export const podRestartsIncident: RuleIncidentKnowledge = {
   causes: [

@@ -12,7 +12,7 @@
 //   makes a finding.
 
 import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type ProxyLogRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
-import { workloadOfPod } from '../../input/path-meta.js';
+import { workloadOfPod } from '../../util/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';

@@ -2,9 +2,9 @@
 // are built from ./patterns.ts, the module the offline rule matches with, so both count the same
 // lines, plain and JSON alike (the patterns are on the message text, which both carry verbatim).
 
-import { alertingRule, byClause, labelRef, literalAlternation, num } from '../../export/expr.js';
-import { lines, match } from '../../export/log-query.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, labelRef, literalAlternation, num } from '../../kit/export/expr.js';
+import { lines, match } from '../../kit/export/log-query.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import { NON_DETECTABLE_PORTS, type ProtocolDetectionTimeoutOptions } from './index.js';
 import { PROTOCOL_DETECT_TIMEOUT } from './patterns.js';
 

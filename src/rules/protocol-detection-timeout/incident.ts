@@ -1,5 +1,5 @@
 import { evidenceNumber, evidenceString } from '../../core/evidence.js';
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 
 // No known mechanism makes a detection timeout cause another rule's finding: its findings join an
 // incident by shared pods and time only.

@@ -16,8 +16,8 @@
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
-import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../util/log-signal.js';
-import { cappedSet, cappedAdd, mergeCappedSet, type CappedSet } from '../../util/metric-proxy.js';
+import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
+import { cappedSet, cappedAdd, mergeCappedSet, type CappedSet } from '../../kit/metric-proxy.js';
 import { mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { PROTOCOL_DETECT_TIMEOUT } from './patterns.js';

@@ -1,7 +1,7 @@
 // One target's storm as a finding: message, severity, evidence and the remediation for its target.
 
 import type { FindingDraft } from '../../core/types.js';
-import { workloadOfPod } from '../../input/path-meta.js';
+import { workloadOfPod } from '../../util/path-meta.js';
 import { controlPlaneLocation, controllerOfAddress, splitAddress } from '../../knowledge/control-plane.js';
 import { describeDistinct, distinctCount } from '../../util/distinct.js';
 import { bump, compact, formatDuration, maxOf, median, topEntries } from '../../util/stats.js';

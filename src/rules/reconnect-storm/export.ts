@@ -9,8 +9,8 @@
 import { CONTROLLER_ADDRESS_REGEX } from '../../knowledge/control-plane.js';
 import type { ReconnectStormOptions } from './index.js';
 import { RECONNECT_FAILURE, RECONNECT_TARGET } from './patterns.js';
-import { alertingRule, byClause, duration, labelRef, num, podLabels, selector } from '../../export/expr.js';
-import type { AlertingRule, ExporterInput, RuleExporter } from '../../export/types.js';
+import { alertingRule, byClause, duration, labelRef, num, podLabels, selector } from '../../kit/export/expr.js';
+import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 
 const RULE_ID = 'reconnect-storm';
 

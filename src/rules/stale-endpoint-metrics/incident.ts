@@ -1,4 +1,4 @@
-import type { RuleIncidentKnowledge } from '../../incident/knowledge.js';
+import type { RuleIncidentKnowledge } from '../../kit/incident.js';
 
 export const staleEndpointMetricsIncident: RuleIncidentKnowledge = {
   causes: [

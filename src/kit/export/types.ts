@@ -1,7 +1,7 @@
 // What an exporter produces: Prometheus-style alerting rules, which both the Prometheus rule-file
 // format and the Loki ruler accept (the ruler reads the same `groups:` layout, with LogQL in expr).
 
-import type { Severity } from '../core/types.js';
+import type { Severity } from '../../core/types.js';
 
 export const EXPORT_TARGETS = ['prometheus', 'loki'] as const;
 export type ExportTarget = (typeof EXPORT_TARGETS)[number];

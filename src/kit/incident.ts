@@ -44,3 +44,11 @@ export interface RuleIncidentKnowledge {
    */
   annotatesLines?: true;
 }
+
+// Predicates over one rule's findings that another rule's causal links test: declared here so a
+// rule folder never imports another rule's folder.
+
+/** A pod-restarts finding about the proxy container being OOMKilled. */
+export function isProxyOomKill(f: Finding): boolean {
+  return f.ruleId === 'pod-restarts' && f.evidence.problem === 'oom' && f.evidence.role === 'proxy';
+}

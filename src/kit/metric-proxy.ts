@@ -2,9 +2,9 @@
 // proxy per `# POD` section; a plain dump is one proxy per file.
 
 import type { FindingSubject, MetricSampleRecord, ProxyLogRecord } from '../core/types.js';
-import { workloadOfPod } from '../input/path-meta.js';
-import { ownedByRun } from './run-caches.js';
-import { detach } from './stats.js';
+import { workloadOfPod } from '../util/path-meta.js';
+import { ownedByRun } from '../util/run-caches.js';
+import { detach } from '../util/stats.js';
 
 /** Key of the proxy that exposed a sample: file plus POD section. */
 export function proxyKeyOf(record: MetricSampleRecord): string {

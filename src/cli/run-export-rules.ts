@@ -1,12 +1,12 @@
 // What `linkerd-doctor export-rules` does once its flags are parsed.
 
-import { writeFileAtomic, writeStdout } from '../cli/output.js';
+import { writeFileAtomic, writeStdout } from './output.js';
 import { InputError, UsageError } from '../core/errors.js';
 import { EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
-import { buildRuleGroups, type BuildOptions } from './build.js';
-import { loadRuleOptionOverrides } from './config.js';
-import { renderRuleFile } from './render.js';
-import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS, type ExportFormat, type ExportSettings, type ExportTarget, type SeverityMap } from './types.js';
+import { buildRuleGroups, type BuildOptions } from '../export/build.js';
+import { loadRuleOptionOverrides } from '../export/config.js';
+import { renderRuleFile } from '../export/render.js';
+import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS, type ExportFormat, type ExportSettings, type ExportTarget, type SeverityMap } from '../kit/export/types.js';
 
 export interface ExportRulesFlags {
   target: string;

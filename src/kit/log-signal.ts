@@ -3,9 +3,9 @@
 // count a signal and decide from its count and duration whether it is sustained.
 
 import type { FindingDraft, ProxyLogRecord, SampleLine } from '../core/types.js';
-import { perBody } from './body-memo.js';
-import { cappedBump, cappedCounts, earliest, latest, mergeCapped, type CappedCounts } from './stats.js';
-import { addToBuckets, mergeBuckets, timeBuckets, type TimeBuckets } from './timeline.js';
+import { perBody } from '../util/body-memo.js';
+import { cappedBump, cappedCounts, earliest, latest, mergeCapped, type CappedCounts } from '../util/stats.js';
+import { addToBuckets, mergeBuckets, timeBuckets, type TimeBuckets } from '../util/timeline.js';
 import { keepSample } from '../core/evidence.js';
 import { stateCap } from '../core/state-cap.js';
 

@@ -1,7 +1,7 @@
 // Small builders shared by the exporters, so label names, selectors and durations are spelled one way.
 
-import { docsUrlFor, TOOL_NAME } from '../core/docs.js';
-import type { Severity } from '../core/types.js';
+import { docsUrlFor, TOOL_NAME } from '../../core/docs.js';
+import type { Severity } from '../../core/types.js';
 import type { AlertingRule, ExportSettings } from './types.js';
 
 /** Label every exported alert carries, so an alert can be traced back to `linkerd-doctor explain <id>`. */

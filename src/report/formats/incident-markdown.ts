@@ -1,9 +1,9 @@
 // The incident summary as GitHub-flavoured Markdown, for the top of `--format markdown` (the
-// Markdown formatter calls this; it is kept here so the story reads the same in every format).
+// Markdown formatter calls this; it sits with the formats because it renders, not correlates).
 
-import { fencedBlock, mdCode, mdProse, mdText } from '../report/formats/markdown-safe.js';
-import type { Incident } from './correlate.js';
-import { formatTimeRange } from '../report/formats/values.js';
+import { fencedBlock, mdCode, mdProse, mdText } from './markdown-safe.js';
+import type { Incident } from '../../incident/correlate.js';
+import { formatTimeRange } from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 
