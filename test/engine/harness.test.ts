@@ -4,7 +4,8 @@
 //   that is not folded into the rule's own (report/fold.ts), unless the pair is a declared second cause;
 // - merges are complete: the case's records split at every input boundary and at the middle, read
 //   by two engines and merged (structured-cloned, as workers' states are), give the same findings;
-// - memory is capped: the case replayed over thousands of distinct pods keeps the rule's state bounded.
+// - memory is capped: state-bounds.test.ts replays each case over many distinct pods (a separate
+//   file, because it shrinks every cap for its process).
 
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';

@@ -135,6 +135,16 @@ describe('baseline comparison', () => {
     assert.equal(compare(finding({ keyFigure: { name: 'totalLines', value: 3200 } }), 20).verdicts[0]!.state, 'unchanged');
   });
 
+  // Catches `value > limit` written `>=`: a key figure exactly at the tolerance is within it.
+  // 200 × 1.5 is exactly 300 in binary floating point, so the boundary is the comparison's alone.
+  it('keeps a key figure exactly at the tolerance unchanged, and calls one above it worse', () => {
+    const at200 = createBaseline(buildReport(parts([finding({ keyFigure: { name: 'totalLines', value: 200 } })]), 'error').findings);
+    const verdict = (value: number) =>
+      compareWithBaseline(buildReport(parts([finding({ keyFigure: { name: 'totalLines', value } })]), 'error').findings, at200, { tolerancePercent: 50, evaluatedRules: evaluated, notEvaluatedReason: () => '' }).verdicts[0]!.state;
+    assert.equal(verdict(300), 'unchanged');
+    assert.equal(verdict(301), 'worse');
+  });
+
   it('calls it worse when the severity rises', () => {
     const low = createBaseline(buildReport(parts([finding({ severity: 'warning' })]), 'error').findings);
     const [v] = compareWithBaseline(buildReport(parts([finding()]), 'error').findings, low, { tolerancePercent: 10, evaluatedRules: evaluated, notEvaluatedReason: () => '' }).verdicts;
