@@ -9,7 +9,7 @@ import type { Finding } from '../../src/core/types.js';
 import { correlate } from '../../src/incident/correlate.js';
 import { findRule } from '../../src/rules/index.js';
 import { runRule } from '../support/rule-tester.js';
-import { every, proxyLog, startup } from '../rule-cases/log-inputs.js';
+import { every, proxyLog, startup } from '../support/log-inputs.js';
 
 const NO_IDENTITY_RECORD =
   'identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_app_core::control: Failed to resolve control-plane component error=no record found for name: linkerd-identity-headless.linkerd.svc.cluster.local. type: SRV class: IN';

@@ -162,7 +162,7 @@ describe('each live log filter accepts the lines its offline rule counts', () =>
     it(`${id}: every sample line of its firing cases passes one of its Loki alerts`, async () => {
       const groups = buildRuleGroups({ target: 'loki', settings: DEFAULT_SETTINGS, overrides: NO_OVERRIDES, notice: () => {}, exporters: [live], registered: [] });
       const alerts = groups.flatMap((g) => g.rules);
-      const { cases } = (await import(pathToFileURL(path.join(ROOT, 'test/rule-cases', `${id}.ts`)).href)) as { cases: RuleCases };
+      const { cases } = (await import(pathToFileURL(path.join(ROOT, 'src/rules', id, 'cases.ts')).href)) as { cases: RuleCases };
       let checked = 0;
       for (const c of cases.fires) {
         const run = await runRule(entry.rule, c.inputs, c.options);

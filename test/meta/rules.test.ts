@@ -1,31 +1,21 @@
 // Every registered rule is checked here, so a rule merged from another branch is held to the same
 // bar without anyone adding it to a list: valid meta, options with defaults that fit their schema,
 // a docs page with every section, `explain` renders it, and cases that fire and stay quiet
-// (test/rule-cases/<id>.ts), run through the real pipeline, sequentially and merged in parallel.
+// (src/rules/<id>/cases.ts), run through the real pipeline, sequentially and merged in parallel.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { renderRuleDocs } from '../../src/cli/run-rules.js';
 import { docsUrlFor } from '../../src/core/docs.js';
 import { readRuleDocs } from '../../src/core/rule-docs.js';
 import type { AnyRule } from '../../src/core/types.js';
 import reconnectStorm from '../../src/rules/reconnect-storm/index.js';
 import { RULES } from '../../src/rules/index.js';
-import { expectedOf, type RuleCase, type RuleCases } from '../support/rule-cases.js';
+import { loadRuleCases as loadCases } from '../support/rule-case-files.js';
+import { expectedOf, type RuleCase } from '../support/rule-cases.js';
 import { runRule, runRuleMerged } from '../support/rule-tester.js';
 import { docsProblems, metaProblems } from './rule-conformance.js';
 
-const CASES_DIR = fileURLToPath(new URL('../rule-cases/', import.meta.url));
-
-async function loadCases(id: string): Promise<RuleCases> {
-  const file = `${CASES_DIR}${id}.ts`;
-  assert.ok(existsSync(file), `rule ${id} has no fire/quiet cases: add test/rule-cases/${id}.ts exporting \`cases: RuleCases\``);
-  const mod = (await import(pathToFileURL(file).href)) as { cases?: RuleCases };
-  assert.ok(mod.cases, `test/rule-cases/${id}.ts must export \`cases\``);
-  return mod.cases;
-}
 
 
 describe('rule conformance', () => {
@@ -51,7 +41,7 @@ describe('rule conformance', () => {
 
       it('fires on every "fires" case exactly as expected, with derived docs URLs and usable locations', async () => {
         const { fires } = await loadCases(id);
-        assert.ok(fires.length > 0, `test/rule-cases/${id}.ts has no case that fires`);
+        assert.ok(fires.length > 0, `src/rules/${id}/cases.ts has no case that fires`);
         for (const c of fires) {
           const run = await runRule(rule, c.inputs, c.options);
           assert.ok(c.expect.length > 0, `"${c.name}" expects no finding: it is a quiet case`);
@@ -69,7 +59,7 @@ describe('rule conformance', () => {
 
       it('stays quiet on every "quiet" case (and was not merely skipped)', async () => {
         const { quiet } = await loadCases(id);
-        assert.ok(quiet.length > 0, `test/rule-cases/${id}.ts has no case that stays quiet`);
+        assert.ok(quiet.length > 0, `src/rules/${id}/cases.ts has no case that stays quiet`);
         for (const c of quiet) {
           const run = await runRule(rule, c.inputs, c.options);
           assert.equal(run.skipped, false, `"${c.name}" was skipped for missing input; a quiet case must feed the rule its input kind`);

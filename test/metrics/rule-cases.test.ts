@@ -9,10 +9,10 @@ import fdExhaustion from '../../src/rules/fd-exhaustion/index.js';
 import ingressPodIpBypass from '../../src/rules/ingress-pod-ip-bypass/index.js';
 import metricCardinality from '../../src/rules/metric-cardinality/index.js';
 import staleEndpointMetrics from '../../src/rules/stale-endpoint-metrics/index.js';
-import { cases as fdCases } from '../rule-cases/fd-exhaustion.js';
-import { cases as ingressCases } from '../rule-cases/ingress-pod-ip-bypass.js';
-import { cases as cardinalityCases } from '../rule-cases/metric-cardinality.js';
-import { cases as staleCases } from '../rule-cases/stale-endpoint-metrics.js';
+import { cases as fdCases } from '../../src/rules/fd-exhaustion/cases.js';
+import { cases as ingressCases } from '../../src/rules/ingress-pod-ip-bypass/cases.js';
+import { cases as cardinalityCases } from '../../src/rules/metric-cardinality/cases.js';
+import { cases as staleCases } from '../../src/rules/stale-endpoint-metrics/cases.js';
 import type { RuleCases } from '../support/rule-cases.js';
 import { runRule, runRuleMerged } from '../support/rule-tester.js';
 

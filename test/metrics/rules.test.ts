@@ -11,7 +11,7 @@ import ingressPodIpBypass from '../../src/rules/ingress-pod-ip-bypass/index.js';
 import metricCardinality from '../../src/rules/metric-cardinality/index.js';
 import staleEndpointMetrics from '../../src/rules/stale-endpoint-metrics/index.js';
 import { runRule, type TestInput } from '../support/rule-tester.js';
-import { endpoints } from '../rule-cases/metrics-inputs.js';
+import { endpoints } from '../support/metrics-inputs.js';
 import { legacyEndpointDump, podSection } from './helpers.js';
 
 const sampleMetrics = readFileSync(new URL('../data/linkerd2/sampleMetrics.txt', import.meta.url), 'utf8');

@@ -11,7 +11,7 @@ import { defaultRules } from '../../src/cli/run-analyze.js';
 import type { Finding } from '../../src/core/types.js';
 import { analyzeInputs } from '../../src/analysis/analyze.js';
 import { foldCoveredFindings, foldFindings } from '../../src/report/fold.js';
-import { every, proxyLog } from '../rule-cases/log-inputs.js';
+import { every, proxyLog } from '../support/log-inputs.js';
 
 const DST_DOWN =
   'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.15:8086}: linkerd_reconnect: Failed to connect error=endpoint 10.42.0.15:8086: Connection refused (os error 111)';

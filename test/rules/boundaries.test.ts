@@ -7,8 +7,9 @@ import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import type { LdRecord, ProxyLogRecord } from '../../src/core/types.js';
 import { readEntry } from '../../src/engine/pipeline.js';
+import type { ParserState } from '../../src/parsers/parser.js';
 import fdExhaustion from '../../src/rules/fd-exhaustion/index.js';
-import { fds } from '../rule-cases/metrics-inputs.js';
+import { fds } from '../support/metrics-inputs.js';
 import { runRule } from '../support/rule-tester.js';
 
 describe('fd-exhaustion at its ratio', () => {
@@ -33,13 +34,13 @@ const line = (uptime: number, n: number) =>
 async function restartsOf(lines: readonly string[], splitAt?: number): Promise<number[]> {
   const records: LdRecord[] = [];
   const parts = splitAt === undefined ? [lines] : [lines.slice(0, splitAt), lines.slice(splitAt)];
-  let state: Record<string, unknown> | undefined;
+  let state: ParserState | undefined;
   let before = 0;
   for (const part of parts) {
     const stream = Readable.from([Buffer.from(part.map((l) => `${l}\n`).join(''))]);
     const slice = state ? { linesBefore: before, kind: 'proxy-log' as const, parserState: state } : undefined;
     const result = await readEntry({ path: 'shop/web-5d8f7c9b4-abcde/linkerd-proxy.log', stream, size: null }, { record: (r) => records.push(r) }, {}, 'proxy-log', slice);
-    state = result.endState as Record<string, unknown> | undefined;
+    state = result.endState;
     before += part.length;
   }
   return records.map((r) => (r as ProxyLogRecord).restart);

@@ -1,5 +1,5 @@
 // The fire/quiet case registry the rule meta-test runs. Every rule id in RULES must have a module
-// test/rule-cases/<id>.ts exporting `cases: RuleCases`; the meta-test fails for a rule without one,
+// src/rules/<id>/cases.ts exporting `cases: RuleCases`; the meta-test fails for a rule without one,
 // for an empty list, for a "fires" case whose findings are not exactly the expected ones (count,
 // severity, kind and subject, in order) and for a "quiet" case that finds something or is skipped
 // for missing input (a quiet case must prove the rule looked and saw no problem). Rule test files

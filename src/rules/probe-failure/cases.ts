@@ -6,9 +6,9 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { RuleCases } from '../support/rule-cases.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
 
-const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 const policy403 = read('test/data/kubectl/events-probe-403-default.txt');
 const watchRefused = read('test/data/kubectl/events-probe-watch-noheader.txt');
 const oldLayout = read('test/data/kubectl/events-probe-old-layout.txt');

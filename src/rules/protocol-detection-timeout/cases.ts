@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RuleCases } from '../support/rule-cases.js';
-import { every, healthyLogs, proxyLog, real, realHealthy } from './log-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { every, healthyLogs, proxyLog, real, realHealthy } from '../../../test/support/log-inputs.js';
 
 /** Plain form of the JSON line in real #12505 (linkerd_detect, outbound, proxy 2.210). */
 const DETECT_TIMEOUT = (ip: string, port: number) =>

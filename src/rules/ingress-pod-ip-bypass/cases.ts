@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RuleCases } from '../support/rule-cases.js';
-import { endpoints, forwardLog, healthyIngress, legacyEndpointDump, podSection, sampleMetrics } from './metrics-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { endpoints, forwardLog, healthyIngress, legacyEndpointDump, podSection, sampleMetrics } from '../../../test/support/metrics-inputs.js';
 
 const bypass = endpoints(12);
 const viaService = endpoints(12, { service: 'checkout-svc' });

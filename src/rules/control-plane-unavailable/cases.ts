@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { fixtureInputs } from '../support/fixture-inputs.js';
-import type { RuleCases } from '../support/rule-cases.js';
-import type { TestInput } from '../support/rule-tester.js';
+import { fixtureInputs } from '../../../test/support/fixture-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import type { TestInput } from '../../../test/support/rule-tester.js';
 
 /** An application that serves HTTP on 8080 and logs failed requests: not a controller. */
 function appOn8080(): TestInput {

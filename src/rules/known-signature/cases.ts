@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { RuleCases } from '../support/rule-cases.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
 
-const REAL = fileURLToPath(new URL('../data/real/', import.meta.url));
+const REAL = fileURLToPath(new URL('../../../test/data/real/', import.meta.url));
 const real = (file: string) => readFileSync(`${REAL}${file}`, 'utf8');
 
 export const cases: RuleCases = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { DESTINATION_STORM, POLICY_STORM, stormBundle } from '../../scripts/fixtures/reconnect-storm.js';
-import type { RuleCases } from '../support/rule-cases.js';
+import { DESTINATION_STORM, POLICY_STORM, stormBundle } from '../../../scripts/fixtures/reconnect-storm.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
 
 const ts = (second: number, ms = 0) => new Date(Date.UTC(2024, 5, 6, 11, 0, second, ms)).toISOString().replace('Z', '000000Z');
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { RuleCases } from '../support/rule-cases.js';
-import { healthyDump } from './metrics-inputs.js';
-import { every, healthyLogs, proxyLog, real, realHealthy, startup } from './log-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { healthyDump } from '../../../test/support/metrics-inputs.js';
+import { every, healthyLogs, proxyLog, real, realHealthy, startup } from '../../../test/support/log-inputs.js';
 
 const T0 = '2024-06-07T09:00:00Z';
 const ID = (sa: string, ns: string) => `${sa}.${ns}.serviceaccount.identity.linkerd.cluster.local`;

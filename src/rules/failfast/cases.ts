@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RuleCases } from '../support/rule-cases.js';
-import { every, healthyLogs, proxyLog, real, realHealthy, startup, type LogEvent } from './log-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { every, healthyLogs, proxyLog, real, realHealthy, startup, type LogEvent } from '../../../test/support/log-inputs.js';
 
 const ID = (sa: string, ns: string) => `${sa}.${ns}.serviceaccount.identity.linkerd.cluster.local`;
 

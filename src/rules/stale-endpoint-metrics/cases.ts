@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import type { RuleCases } from '../support/rule-cases.js';
-import { endpoints, healthyDump, legacyEndpointDump, podSection, sampleMetrics } from './metrics-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { endpoints, healthyDump, legacyEndpointDump, podSection, sampleMetrics } from '../../../test/support/metrics-inputs.js';
 
-const fixture = (path: string) => readFileSync(new URL(`../../fixtures/${path}`, import.meta.url));
+const fixture = (path: string) => readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url));
 /** Traefik whose connection pool holds connections to every old generation (scripts/fixtures/metrics.ts). */
 const traefikPooled = gunzipSync(fixture('traefik-pooled/proxy-metrics.txt.gz'));
 const healthyRollout = fixture('healthy-rollout/proxy-metrics.txt');

@@ -4,8 +4,8 @@
 // test/data/real/README.md, status in its expected.json).
 
 import { readFileSync } from 'node:fs';
-import { fixtureInputs } from '../support/fixture-inputs.js';
-import type { TestInput } from '../support/rule-tester.js';
+import { fixtureInputs } from './fixture-inputs.js';
+import type { TestInput } from './rule-tester.js';
 
 export interface LogEvent {
   /** Seconds of proxy uptime. */

@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { RuleCases } from '../support/rule-cases.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
 
-const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 const destination = read('fixtures/pod-restarts/describe-linkerd-destination.txt');
 const web = read('fixtures/pod-restarts/describe-web.txt');
 const events = read('fixtures/pod-restarts/events.txt');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { fixtureInputs } from '../support/fixture-inputs.js';
-import type { RuleCases } from '../support/rule-cases.js';
+import { fixtureInputs } from '../../../test/support/fixture-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
 
 const digLoops = (name: string) => name.startsWith('dig-');
 

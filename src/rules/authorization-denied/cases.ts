@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RuleCases } from '../support/rule-cases.js';
-import { every, healthyLogs, proxyLog, real, realHealthy } from './log-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { every, healthyLogs, proxyLog, real, realHealthy } from '../../../test/support/log-inputs.js';
 
 /** The 2.11 shape of real #8608: GKE Dataplane V2 probes from 169.254.42.1 refused on the collector's port. */
 const PROBE_DENIED = (port: number) =>

@@ -4,10 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { RuleCases } from '../support/rule-cases.js';
-import { healthyLogs, realHealthy } from './log-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { healthyLogs, realHealthy } from '../../../test/support/log-inputs.js';
 
-const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 const rbac = read('test/data/go-logs/destination-rbac-forbidden.log');
 const refused = read('test/data/go-logs/destination-apiserver-refused-klog.log');
 const webhookEvent = read('test/data/kubectl/events-webhook-timeout.txt');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RuleCases } from '../support/rule-cases.js';
-import { fds, healthyDump, podSection, sampleMetrics } from './metrics-inputs.js';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+import { fds, healthyDump, podSection, sampleMetrics } from '../../../test/support/metrics-inputs.js';
 
 const emfile = '[  4012.003212s]  WARN ThreadId(01) inbound:accept{client.addr=10.42.0.1:3322}: linkerd_app_core::serve: Server failed to accept connection error=Too many open files (os error 24)\n';
 
