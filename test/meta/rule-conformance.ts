@@ -54,17 +54,17 @@ export function optionsProblems(rule: AnyRule): string[] {
 }
 
 export function docsProblems(ruleId: string, markdown: string | null): string[] {
-  if (markdown === null) return [`docs/rules/${ruleId}.md is missing`];
+  if (markdown === null) return [`src/rules/${ruleId}/README.md is missing`];
   const problems: string[] = [];
   const sections = docSections(markdown);
   for (const name of REQUIRED_DOC_SECTIONS) {
     const body = findSection(sections, name);
-    if (body === undefined) problems.push(`docs/rules/${ruleId}.md has no "## ${name}" section`);
-    else if (body.length < 40) problems.push(`docs/rules/${ruleId}.md: "## ${name}" is too short to help anyone`);
+    if (body === undefined) problems.push(`src/rules/${ruleId}/README.md has no "## ${name}" section`);
+    else if (body.length < 40) problems.push(`src/rules/${ruleId}/README.md: "## ${name}" is too short to help anyone`);
   }
   const fix = findSection(sections, 'How to fix it');
-  if (fix && !/\bv?\d+\.\d+|\bedge-\d|\bstable-\d/.test(fix)) problems.push(`docs/rules/${ruleId}.md: "How to fix it" names no version; say which releases need which fix`);
+  if (fix && !/\bv?\d+\.\d+|\bedge-\d|\bstable-\d/.test(fix)) problems.push(`src/rules/${ruleId}/README.md: "How to fix it" names no version; say which releases need which fix`);
   const refs = findSection(sections, 'References');
-  if (refs && !/#\d+|https?:\/\//.test(refs)) problems.push(`docs/rules/${ruleId}.md: "References" cites no upstream issue, PR or link`);
+  if (refs && !/#\d+|https?:\/\//.test(refs)) problems.push(`src/rules/${ruleId}/README.md: "References" cites no upstream issue, PR or link`);
   return problems;
 }

@@ -4,6 +4,8 @@
 // (src/rules/<id>/cases.ts), run through the real pipeline, sequentially and merged in parallel.
 
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { renderRuleDocs } from '../../src/cli/run-rules.js';
 import { docsUrlFor } from '../../src/core/docs.js';
@@ -15,6 +17,7 @@ import { loadRuleCases as loadCases } from '../support/rule-case-files.js';
 import { expectedOf, type RuleCase } from '../support/rule-cases.js';
 import { runRule, runRuleMerged } from '../support/rule-tester.js';
 import { docsProblems, metaProblems } from './rule-conformance.js';
+import { GENERATE_COMMAND, ROOT, rulePageSource } from '../../scripts/generated-files.js';
 
 
 
@@ -28,8 +31,10 @@ describe('rule conformance', () => {
         assert.deepEqual(metaProblems(rule, RULES), []);
       });
 
-      it('has docs/rules/<id>.md with every section, and explain renders it', async () => {
-        assert.deepEqual(docsProblems(id, readRuleDocs(id)), []);
+      it('has its page src/rules/<id>/README.md with every section, and explain renders the published copy', async () => {
+        const source = path.join(ROOT, rulePageSource(id));
+        assert.deepEqual(docsProblems(id, existsSync(source) ? readFileSync(source, 'utf8') : null), []);
+        assert.equal(readRuleDocs(id), readFileSync(source, 'utf8'), `docs/rules/${id}.md differs from its source ${rulePageSource(id)}: run \`${GENERATE_COMMAND}\``);
         const page = await renderRuleDocs(rule, false);
         assert.match(page, new RegExp(`^${id} \\(${rule.meta.code}\\)`));
         for (const heading of ['What it means', 'Evidence', 'How to fix it', 'False positives', 'References']) assert.ok(page.includes(heading), heading);
@@ -107,7 +112,7 @@ describe('the conformance checks themselves', () => {
   });
 
   it('reject a missing page, a missing section and a fix without versions', () => {
-    assert.deepEqual(docsProblems('x', null), ['docs/rules/x.md is missing']);
+    assert.deepEqual(docsProblems('x', null), ['src/rules/x/README.md is missing']);
     const page = ['# x', '## What it means', 'x'.repeat(50), '## Evidence', 'x'.repeat(50), '## How to fix it', 'Restart everything and hope for the best, it usually helps.', '## References', 'See linkerd2 #1234 for the background.'].join('\n');
     const problems = docsProblems('x', page).join('\n');
     assert.match(problems, /no "## False positives" section/);

@@ -8,7 +8,6 @@ import { foldCoveredFindings } from '../../src/report/fold.js';
 import { KNOWN_FIXES } from '../../src/knowledge/fixes.js';
 import { RULES } from '../../src/rules/index.js';
 import knownSignature, { compileSignaturePattern, EXCERPT_MAX_LINES, SIGNATURES, proxyLineText } from '../../src/rules/known-signature/index.js';
-import { renderSignatureCatalogue } from '../../src/rules/known-signature/docs.js';
 import { runRule } from '../support/rule-tester.js';
 import { SAMPLE_TEXT_MAX } from '../../src/core/evidence.js';
 
@@ -330,8 +329,8 @@ describe('folding a signature into the rule that judged it', () => {
 });
 
 describe('signature docs', () => {
-  it('docs/signatures.md is in sync with the catalogue (regenerate: node --import tsx scripts/signatures-doc.ts)', () => {
-    assert.equal(readFileSync(DOCS, 'utf8'), renderSignatureCatalogue());
+  // docs/signatures.md being what the catalogue renders is test/meta/generated.test.ts's job.
+  it('docs/signatures.md lists every signature', () => {
     for (const s of SIGNATURES) assert.ok(readFileSync(DOCS, 'utf8').includes(`| ${s.id} |`), s.id);
   });
 
