@@ -418,6 +418,20 @@ export interface RuleMeta<O extends object> {
    * tracing format. Leave it out to see every record; an empty list sees only those.
    */
   lineInterest?: Partial<Record<InputKind, readonly string[]>>;
+  /**
+   * Findings of other rules that this rule's findings already tell (one cause, one finding): when
+   * this rule reports in the same run, a finding of `rule` (whose subject target is one of
+   * `targets`, when given: a signature id of known-signature, say) folds into this rule's and is
+   * listed under its `alsoMatched`. Declared here, in the absorbing rule's own folder, so a new
+   * rule never edits another rule's folder to claim an overlap.
+   */
+  absorbs?: readonly RuleAbsorbs[];
+}
+
+/** One overlap a rule claims: another rule's findings (optionally only those with these targets). */
+export interface RuleAbsorbs {
+  rule: string;
+  targets?: readonly string[];
 }
 
 export type Visitors<S> = {

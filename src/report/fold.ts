@@ -19,13 +19,14 @@
 // only when the workload, namespace or target does. A cause seen on a single pod is not folded and
 // keeps its per-pod fingerprint.
 
-import type { Finding, FindingSubject } from '../core/types.js';
+import type { AnyRule, Finding, FindingSubject } from '../core/types.js';
 import { fixesFor, fixStatusFor } from '../incident/fix-status.js';
 import type { ProxyVersions } from '../incident/versions.js';
 import { workloadOfPod } from '../util/path-meta.js';
 import { compact } from '../util/stats.js';
 import { findingKind } from './fingerprint.js';
 import { humanize } from './formats/values.js';
+import { RULES } from '../rules/index.js';
 
 /** Pods named in the folded message; the rest are in `evidence.pods`. */
 const NAMED_PODS = 5;
@@ -37,14 +38,21 @@ interface AlsoMatched {
   title: string;
 }
 
+/** For a finding, the rules whose meta claims it (`absorbs`): the other way to declare a fold, from the absorbing rule's folder. */
+function absorbersOf(rules: readonly AnyRule[]): (f: Finding) => string[] {
+  const claims = rules.flatMap((r) => (r.meta.absorbs ?? []).map((a) => ({ by: r.meta.id as string, ...a })));
+  return (f) => claims.filter((c) => c.rule === f.ruleId && (!c.targets || c.targets.includes(f.subject.target ?? ''))).map((c) => c.by);
+}
+
 /**
- * Drops each finding whose `foldsInto` names a rule that also reported in this run, and lists it
+ * Drops each finding whose `foldsInto` (or another rule's `absorbs`) names a rule that also reported in this run, and lists it
  * under `alsoMatched` in that rule's kept findings, transitively: what folded into a finding that
  * itself folded is listed wherever that one went.
  */
-export function foldCoveredFindings(findings: readonly Finding[]): Finding[] {
+export function foldCoveredFindings(findings: readonly Finding[], rules: readonly AnyRule[] = RULES): Finding[] {
   const reporting = new Set(findings.map((f) => f.ruleId));
-  const targetsOf = findings.map((f) => f.foldsInto?.filter((id) => id !== f.ruleId && reporting.has(id)) ?? []);
+  const absorbers = absorbersOf(rules);
+  const targetsOf = findings.map((f) => [...new Set([...(f.foldsInto ?? []), ...absorbers(f)])].filter((id) => id !== f.ruleId && reporting.has(id)));
   // A rule absorbs what folds into it once one of its findings is kept or has itself folded somewhere that absorbs.
   const folds = targetsOf.map(() => false);
   const absorbing = new Set(findings.filter((_, i) => targetsOf[i]!.length === 0).map((f) => f.ruleId));

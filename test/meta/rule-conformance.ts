@@ -19,6 +19,10 @@ export function metaProblems(rule: AnyRule, all: readonly AnyRule[]): string[] {
   const code = CODE.exec(meta.code);
   if (!code) problems.push(`code ${JSON.stringify(meta.code)} is not LD1xxx–LD5xxx`);
   if (all.filter((r) => r.meta.code === meta.code).length > 1) problems.push(`code ${meta.code} is used by more than one rule`);
+  for (const claim of meta.absorbs ?? []) {
+    if (claim.rule === meta.id) problems.push('absorbs its own findings');
+    else if (!all.some((r) => r.meta.id === claim.rule)) problems.push(`absorbs ${claim.rule}, which is not a registered rule`);
+  }
   if (!meta.title?.trim()) problems.push('title is empty');
   if (!meta.description?.trim()) problems.push('description is empty');
   else if (meta.description.includes('\n')) problems.push('description must be one line (it is the `rules` listing)');

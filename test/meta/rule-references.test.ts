@@ -69,11 +69,12 @@ function tableRuleIds(markdown: string): string[] {
   return ids;
 }
 
-/** Rule ids in source literals: `ruleId: 'x'`, `coveredBy: [...]`, `foldsInto: [...]`, `ruleIds: [...]`, `disabledRules: [...]`, `linkerd-doctor.<id>` groups. */
+/** Rule ids in source literals: `ruleId: 'x'`, `absorbs: [{ rule: 'x' }]`, `coveredBy: [...]`, `foldsInto: [...]`, `ruleIds: [...]`, `disabledRules: [...]`, `linkerd-doctor.<id>` groups. */
 function literalRuleIds(source: string): string[] {
   const ids: string[] = [];
   for (const m of source.matchAll(/\bruleId:\s*'([^']+)'/g)) ids.push(m[1]!);
   for (const m of source.matchAll(/\b(?:coveredBy|foldsInto|ruleIds|disabledRules):\s*\[([^\]]*)\]/g)) for (const s of m[1]!.matchAll(/'([^']+)'/g)) ids.push(s[1]!);
+  for (const m of source.matchAll(/\babsorbs:\s*\[([^\]]*)\]/g)) for (const r of m[1]!.matchAll(/\brule:\s*'([^']+)'/g)) ids.push(r[1]!);
   for (const m of source.matchAll(/'linkerd-doctor\.([a-z0-9-]+)'/g)) if (!REPORT_EXTENSIONS.has(m[1]!)) ids.push(m[1]!);
   return ids;
 }

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { defaultRules } from '../../src/cli/run-analyze.js';
-import type { Finding } from '../../src/core/types.js';
+import type { Finding, RuleAbsorbs } from '../../src/core/types.js';
 import { analyzeInputs } from '../../src/analysis/analyze.js';
 import { foldCoveredFindings, foldFindings } from '../../src/report/fold.js';
+import { RULES } from '../../src/rules/index.js';
 import { every, proxyLog } from '../support/log-inputs.js';
 
 const DST_DOWN =
@@ -144,5 +145,22 @@ describe('fold: one cause reported by several rules', () => {
     const folded = foldCoveredFindings([ruleFinding('known-signature', ['failfast']), ruleFinding('failfast', ['known-signature', 'reconnect-storm']), ruleFinding('reconnect-storm')]);
     assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
     assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['failfast', 'known-signature']);
+  });
+});
+
+describe('fold: an overlap claimed by the absorbing rule (meta.absorbs)', () => {
+  const claimant = (absorbs: RuleAbsorbs[]) => ({ ...RULES.find((r) => r.meta.id === 'reconnect-storm')!, meta: { ...RULES.find((r) => r.meta.id === 'reconnect-storm')!.meta, absorbs } });
+  const signature = (target: string): Finding => ({ ...ruleFinding('known-signature'), subject: { target } });
+
+  it('folds the claimed rule\'s finding with a listed target into the claimant, and leaves other targets alone', () => {
+    const rules = [claimant([{ rule: 'known-signature', targets: ['endpoint-no-route-to-host'] }])];
+    const folded = foldCoveredFindings([ruleFinding('reconnect-storm'), signature('endpoint-no-route-to-host'), signature('tls-access-denied')], rules);
+    assert.deepEqual(folded.map((f) => [f.ruleId, f.subject.target ?? null]), [['reconnect-storm', null], ['known-signature', 'tls-access-denied']]);
+    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['known-signature']);
+  });
+
+  it('claims nothing when the claimant did not report', () => {
+    const rules = [claimant([{ rule: 'known-signature' }])];
+    assert.equal(foldCoveredFindings([signature('endpoint-no-route-to-host')], rules).length, 1);
   });
 });
