@@ -25,11 +25,11 @@ import fg from 'fast-glob';
  * GitHub Action's steps, or launch the built CLI dozens of times per file. `npm run test:e2e` runs
  * them and `.ci/run` runs that after `npm test`. CPU seconds each, measured alone on Node 20
  * (4 December 2026, load 3-8); the 84 unit files take about 240 CPU seconds together.
- * The golden reports (31 s), the schema checks (26 s) and redaction (18 s) stay unit tests: they
+ * The golden reports (31 s), the schema checks (18 s) and redaction (18 s) stay unit tests: they
  * are what a change to a report most often breaks.
  */
 export const E2E_FILES = [
-  'test/cli/reports.test.ts', // 81 s: every report flag and format through the built CLI
+  'test/cli/reports.test.ts', // 68 s: every report flag and format through the built CLI
   'test/e2e/cli.test.ts', // 17 s: the CLI as a user runs it
   'test/e2e/ci-gate.test.ts', // 15 s: the CI gate walkthrough, a launch per step
   'test/e2e/terminal.test.ts', // tmux, 80x24

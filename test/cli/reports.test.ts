@@ -55,9 +55,24 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const json = (run: Run) => JSON.parse(run.stdout) as Report;
 
+const EVERY_FORMAT = ['json', 'text', 'markdown', 'html', 'junit', 'sarif'] as const;
+type Format = (typeof EVERY_FORMAT)[number];
+
+/**
+ * One launch writing each format to its own file (an --output goes with the --format beside it),
+ * instead of one launch per format: the reports are the same, the CLI starts once.
+ */
+function everyFormat(args: string[], formats: readonly Format[] = EVERY_FORMAT): Run & { reports: Record<Format, string> } {
+  const out = mkdtempSync(path.join(dir, 'formats-'));
+  const run = cli([...args, ...formats.flatMap((format) => ['--format', format, '--output', path.join(out, `report.${format}`)])]);
+  const reports = Object.fromEntries(formats.map((format) => [format, readFileSync(path.join(out, `report.${format}`), 'utf8')])) as Record<Format, string>;
+  return { ...run, reports };
+}
+
 describe('folding many pods into one finding', () => {
   it('40 Traefik pods with the same logs give one finding per cause, naming the pods, and one headline', () => {
-    const report = json(cli(['analyze', traefik40, '--format', 'json', '-q']));
+    const { reports } = everyFormat(['analyze', traefik40, '-q'], ['json', 'text', 'markdown']);
+    const report = JSON.parse(reports.json) as Report;
     const bypass = report.findings.filter((f) => f.ruleId === 'ingress-pod-ip-bypass');
     assert.equal(bypass.length, 1);
     const [f] = bypass;
@@ -70,9 +85,9 @@ describe('folding many pods into one finding', () => {
     assert.equal(new Set(evidence.pods.map((p) => p.pod)).size, 40, 'one evidence row per pod');
     for (const incident of report.incidents ?? []) assert.ok((incident.headline.match(/Traefik dials pod IPs directly/g) ?? []).length <= 1, incident.headline);
 
-    const text = cli(['analyze', traefik40]).stdout;
+    const text = reports.text;
     assert.equal((text.match(/Traefik dials pod IPs directly/g) ?? []).length <= 3, true, 'title, answer; not 40 times');
-    const markdown = cli(['analyze', traefik40, '--format', 'markdown']).stdout;
+    const markdown = reports.markdown;
     assert.ok(markdown.length < 65_536, `${markdown.length} characters`);
     assert.equal((markdown.match(/^\| .*ingress-pod-ip-bypass/gm) ?? []).length, 1);
   });
@@ -99,11 +114,11 @@ describe('folding many pods into one finding', () => {
   });
 
   it('--max-findings and --summary shorten every report', () => {
-    const two = cli(['analyze', STORM, '--max-findings', '1']);
-    assert.equal((two.stdout.match(/^ERROR {3}/gm) ?? []).length, 1);
-    assert.match(two.stdout, /2 more finding\(s\) not shown \(--max-findings\)/);
+    const two = everyFormat(['analyze', STORM, '--max-findings', '1'], ['text', 'markdown']);
+    assert.equal((two.reports.text.match(/^ERROR {3}/gm) ?? []).length, 1);
+    assert.match(two.reports.text, /2 more finding\(s\) not shown \(--max-findings\)/);
     assert.equal(two.code, 1, 'the exit code still counts every finding');
-    const md = cli(['analyze', STORM, '--max-findings', '1', '--format', 'markdown']).stdout;
+    const md = two.reports.markdown;
     assert.equal((md.match(/^\| 🔴/gm) ?? []).length, 1);
     const summary = cli(['analyze', STORM, '--summary']).stdout;
     // Whole titles, one per finding; the rule tag where it fits beside the title.
@@ -232,32 +247,31 @@ describe('no silent pass: an empty input set or a failed input is an error', () 
   }
 
   it('a missing input next to a healthy bundle: status error, never pass, in every format', () => {
-    const args = ['analyze', path.join(dir, 'not-captured'), path.join(ROOT, 'fixtures/healthy'), '-q'];
-    const asJson = cli([...args, '--format', 'json']);
-    assert.equal(asJson.code, 2);
-    assert.equal(json(asJson).status, 'error');
-    const markdown = cli([...args, '--format', 'markdown']).stdout;
+    const run = everyFormat(['analyze', path.join(dir, 'not-captured'), path.join(ROOT, 'fixtures/healthy'), '-q']);
+    assert.equal(run.code, 2);
+    assert.equal((JSON.parse(run.reports.json) as Report).status, 'error');
+    const markdown = run.reports.markdown;
     assert.match(markdown, /^### linkerd-doctor \S+: ⚠️ \*\*ERROR\*\* · 1 input error\(s\)$/m);
     assert.doesNotMatch(markdown, /PASS|✅/);
-    const html = cli([...args, '--format', 'html']).stdout;
+    const html = run.reports.html;
     assert.match(html, /<span class="badge error">ERROR<\/span>/);
     assert.doesNotMatch(html, /class="badge pass"/);
-    const text = cli([...args, '--format', 'text']).stdout;
-    assert.match(text, /^Summary: .* · ERROR · 1 input error\(s\)$/m);
-    assert.match(cli([...args, '--format', 'junit']).stdout, /^<testsuites name="linkerd-doctor" tests="\d+" failures="0" errors="1"/m);
-    const sarif = JSON.parse(cli([...args, '--format', 'sarif']).stdout) as { runs: { invocations: { executionSuccessful: boolean }[] }[] };
+    assert.match(run.reports.text, /^Summary: .* · ERROR · 1 input error\(s\)$/m);
+    assert.match(run.reports.junit, /^<testsuites name="linkerd-doctor" tests="\d+" failures="0" errors="1"/m);
+    const sarif = JSON.parse(run.reports.sarif) as { runs: { invocations: { executionSuccessful: boolean }[] }[] };
     assert.equal(sarif.runs[0]!.invocations[0]!.executionSuccessful, false);
   });
 });
 
 describe('rule codes in every report', () => {
   it('JSON, SARIF, JUnit, Markdown and HTML name LD1001', () => {
-    assert.deepEqual([...new Set(json(cli(['analyze', STORM, '--format', 'json', '-q'])).findings.map((f) => f.code))].sort(), ['LD1001', 'LD1002']);
-    const sarif = JSON.parse(cli(['analyze', STORM, '--format', 'sarif', '-q']).stdout) as { runs: { results: { properties: { code: string } }[]; tool: { driver: { rules: { properties: { code: string } }[] } } }[] };
+    const { reports } = everyFormat(['analyze', STORM, '-q']);
+    assert.deepEqual([...new Set((JSON.parse(reports.json) as Report).findings.map((f) => f.code))].sort(), ['LD1001', 'LD1002']);
+    const sarif = JSON.parse(reports.sarif) as { runs: { results: { properties: { code: string } }[]; tool: { driver: { rules: { properties: { code: string } }[] } } }[] };
     assert.ok(sarif.runs[0]!.results.every((r) => /^LD\d{4}$/.test(r.properties.code)));
-    assert.match(cli(['analyze', STORM, '--format', 'junit', '-q']).stdout, /\[LD1001 reconnect-storm\]/);
-    assert.match(cli(['analyze', STORM, '--format', 'markdown', '-q']).stdout, /\| \[`reconnect-storm`\]\([^)]+\) LD1001 \|/);
-    assert.match(cli(['analyze', STORM, '--format', 'html', '-q']).stdout, /<code>reconnect-storm<\/code> <span class="muted">LD1001<\/span>/);
+    assert.match(reports.junit, /\[LD1001 reconnect-storm\]/);
+    assert.match(reports.markdown, /\| \[`reconnect-storm`\]\([^)]+\) LD1001 \|/);
+    assert.match(reports.html, /<code>reconnect-storm<\/code> <span class="muted">LD1001<\/span>/);
   });
 });
 

@@ -1,11 +1,16 @@
 // docs/schema/*.schema.json: generated from the code (`npm run schema`), and true of what the
-// code produces: every fixture's JSON report (also with a baseline and suppressions) validates
-// against report.schema.json, and the example configs against config.schema.json and the loader.
+// code produces: every fixture's and real artifact's JSON report (the fixtures' also with a
+// baseline and suppressions) validates against report.schema.json, and the example configs
+// against config.schema.json and the loader.
+//
+// The plain reports are the committed golden ones (test/golden/reports/*/report.json), which
+// test/golden/reports.test.ts keeps byte-identical to what the built CLI writes: validating those
+// needs no CLI launch of its own.
 
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,6 +22,10 @@ import { loadConfig } from '../../src/config/config.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCHEMA_DIR = path.join(ROOT, 'docs/schema');
 const EXAMPLES = path.join(SCHEMA_DIR, 'examples');
+const GOLDEN = path.join(ROOT, 'test/golden/reports');
+
+/** The committed golden JSON report of a case (fixtures-<bundle>, real-<kind>-<file>). */
+const golden = (name: string) => JSON.parse(readFileSync(path.join(GOLDEN, name, 'report.json'), 'utf8')) as Record<string, unknown> & { findings: Record<string, unknown>[] };
 
 function cli(args: string[]): Promise<string> {
   return new Promise((resolve) => {
@@ -51,10 +60,16 @@ describe('docs/schema', () => {
       await rm(work, { recursive: true, force: true });
     });
 
+    it('every golden JSON report validates: each fixture bundle and each real artifact', () => {
+      const cases = readdirSync(GOLDEN).filter((name) => existsSync(path.join(GOLDEN, name, 'report.json')));
+      for (const fixture of fixtures) assert.ok(cases.includes(`fixtures-${fixture}`), `no golden report for fixtures/${fixture}`);
+      assert.ok(cases.filter((name) => name.startsWith('real-')).length >= 40);
+      for (const name of cases) assert.deepEqual(problems(validate, golden(name)), [], name);
+    });
+
     for (const fixture of fixtures) {
-      it(`fixtures/${fixture}: the JSON report validates, also with a baseline and a suppression`, async () => {
-        const report = JSON.parse(await cli(['analyze', `fixtures/${fixture}`, '--format', 'json', '-q'])) as { findings: { ruleId: string }[] };
-        assert.deepEqual(problems(validate, report), []);
+      it(`fixtures/${fixture}: the JSON report validates with a baseline and a suppression`, async () => {
+        const report = golden(`fixtures-${fixture}`) as { findings: { ruleId: string }[] };
         const baseline = path.join(work, `${fixture}.baseline.json`);
         const gated = JSON.parse(await cli(['analyze', `fixtures/${fixture}`, '--format', 'json', '-q', '--write-baseline', baseline])) as unknown;
         assert.deepEqual(problems(validate, gated), []);
@@ -70,8 +85,9 @@ describe('docs/schema', () => {
       assert.deepEqual(problems(validate, report), []);
     });
 
-    it('rejects what the report never is (the check can fail)', async () => {
-      const report = JSON.parse(await cli(['analyze', 'fixtures/storm', '--format', 'json', '-q'])) as Record<string, unknown> & { findings: Record<string, unknown>[] };
+    it('rejects what the report never is (the check can fail)', () => {
+      const report = golden('fixtures-storm');
+      assert.deepEqual(problems(validate, report), []);
       assert.notDeepEqual(problems(validate, { ...report, status: 'maybe' }), []);
       assert.notDeepEqual(problems(validate, { ...report, findings: [{ ...report.findings[0], severity: 'critical' }] }), []);
       assert.notDeepEqual(problems(validate, { ...report, findings: [{ ...report.findings[0], ruleId: 'no-such-rule' }] }), []);
@@ -111,7 +127,7 @@ describe('docs/schema', () => {
         for (const [i, config] of bad.entries()) {
           assert.notDeepEqual(problems(validate, config), [], JSON.stringify(config));
           const file = path.join(work, `bad-${i}.json`);
-          execFileSync(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(file)}, ${JSON.stringify(JSON.stringify(config))})`]);
+          await writeFile(file, JSON.stringify(config));
           await assert.rejects(loadConfig(file), Error, `the loader accepts ${JSON.stringify(config)}`);
         }
       } finally {
