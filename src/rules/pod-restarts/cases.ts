@@ -34,7 +34,16 @@ export const cases: RuleCases = {
     {
       name: 'get pods -o yaml: the destination controller OOMKilled at 250Mi and now in CrashLoopBackOff',
       expect: [
-        { severity: 'error', kind: 'oom/destination', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7d9f8c6b5-x2x8k', target: 'linkerd-destination/destination' } },
+        {
+          severity: 'error',
+          kind: 'oom/destination',
+          subject: {
+            namespace: 'linkerd',
+            workload: 'linkerd-destination',
+            pod: 'linkerd-destination-7d9f8c6b5-x2x8k',
+            target: 'linkerd-destination/destination',
+          },
+        },
       ],
       inputs: [{ path: 'pods.yaml', content: podsYaml }],
       check: (findings) => {
@@ -46,7 +55,16 @@ export const cases: RuleCases = {
     {
       name: 'the destination controller OOMKilled at 250Mi, 6 restarts, BackOff events',
       expect: [
-        { severity: 'error', kind: 'oom/destination', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+        {
+          severity: 'error',
+          kind: 'oom/destination',
+          subject: {
+            namespace: 'linkerd',
+            workload: 'linkerd-destination',
+            pod: 'linkerd-destination-7c9d5b8f6-q2wzl',
+            target: 'linkerd-destination/destination',
+          },
+        },
       ],
       inputs: [{ path: 'describe-linkerd-destination.txt', content: destination }],
       check: (findings) => {
@@ -62,18 +80,33 @@ export const cases: RuleCases = {
     {
       name: 'a data-plane proxy OOMKilled 4 times is an error',
       expect: [
-        { severity: 'error', kind: 'oom/linkerd-proxy', subject: { namespace: 'shop', workload: 'web', pod: 'web-6d9c7f8b5-2lqzk', target: 'web/linkerd-proxy' } },
+        {
+          severity: 'error',
+          kind: 'oom/linkerd-proxy',
+          subject: { namespace: 'shop', workload: 'web', pod: 'web-6d9c7f8b5-2lqzk', target: 'web/linkerd-proxy' },
+        },
       ],
       inputs: [{ path: 'describe-web.txt', content: web }],
       check: (findings) => {
-        assert.deepEqual(findings.map((f) => [f.severity, f.evidence.container, f.evidence.problem]), [['error', 'linkerd-proxy', 'oom']]);
+        assert.deepEqual(
+          findings.map((f) => [f.severity, f.evidence.container, f.evidence.problem]),
+          [['error', 'linkerd-proxy', 'oom']],
+        );
       },
     },
     {
       name: 'get pods: a destination replica in CrashLoopBackOff, another restarted 6 times 16 minutes ago',
       expect: [
-        { severity: 'error', kind: 'crashloop/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-xk4pd', target: 'linkerd-destination/destination' } },
-        { severity: 'warning', kind: 'restarts/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+        {
+          severity: 'error',
+          kind: 'crashloop/destination',
+          subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-xk4pd', target: 'linkerd-destination/destination' },
+        },
+        {
+          severity: 'warning',
+          kind: 'restarts/destination',
+          subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' },
+        },
       ],
       inputs: [{ path: 'get-pods.txt', content: pods }],
       check: (findings) => {
@@ -84,20 +117,25 @@ export const cases: RuleCases = {
     {
       name: 'get events: BackOff for destination and a node OOM kill of linkerd2-proxy',
       expect: [
-        { severity: 'error', kind: 'crashloop/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+        {
+          severity: 'error',
+          kind: 'crashloop/destination',
+          subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' },
+        },
         { severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
       ],
       inputs: [{ path: 'events.txt', content: events }],
       options: { minBackOffEvents: 1 },
       check: (findings) => {
-        assert.deepEqual(findings.map((f) => `${f.severity} ${f.evidence.container} ${f.evidence.problem}`).sort(), ['error destination crashloop', 'warning linkerd-proxy oom']);
+        assert.deepEqual(findings.map((f) => `${f.severity} ${f.evidence.container} ${f.evidence.problem}`).sort(), [
+          'error destination crashloop',
+          'warning linkerd-proxy oom',
+        ]);
       },
     },
     {
       name: 'real: linkerd2#4899 proxy OOMKilled once (describe pasted with its log tail)',
-      expect: [
-        { severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
-      ],
+      expect: [{ severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } }],
       inputs: [{ path: 'l2-4899-describe-oom-2.8.1.log', content: real4899 }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -107,9 +145,7 @@ export const cases: RuleCases = {
     },
     {
       name: 'real: linkerd2#10643 proxy in CrashLoopBackOff',
-      expect: [
-        { severity: 'error', kind: 'crashloop/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
-      ],
+      expect: [{ severity: 'error', kind: 'crashloop/linkerd-proxy', subject: { target: 'linkerd-proxy' } }],
       inputs: [{ path: 'l2-10643-describe-crashloop-policy.log', content: real10643 }],
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -127,13 +163,30 @@ export const cases: RuleCases = {
         { path: 'l2-4899-describe-oom-2.8.1.log', content: real4899 },
         { path: 'l2-10643-describe-crashloop-policy.log', content: real10643 },
       ],
-      check: (findings) => assert.deepEqual(findings.map((f) => `${f.severity} ${f.evidence.problem}`), ['error crashloop', 'warning oom']),
+      check: (findings) =>
+        assert.deepEqual(
+          findings.map((f) => `${f.severity} ${f.evidence.problem}`),
+          ['error crashloop', 'warning oom'],
+        ),
     },
     {
       name: 'describe, events and pods of one incident in separate files',
       expect: [
-        { severity: 'error', kind: 'crashloop/destination', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-xk4pd', target: 'linkerd-destination/destination' } },
-        { severity: 'error', kind: 'oom/destination', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' } },
+        {
+          severity: 'error',
+          kind: 'crashloop/destination',
+          subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-xk4pd', target: 'linkerd-destination/destination' },
+        },
+        {
+          severity: 'error',
+          kind: 'oom/destination',
+          subject: {
+            namespace: 'linkerd',
+            workload: 'linkerd-destination',
+            pod: 'linkerd-destination-7c9d5b8f6-q2wzl',
+            target: 'linkerd-destination/destination',
+          },
+        },
         { severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } },
       ],
       inputs: [
@@ -145,8 +198,16 @@ export const cases: RuleCases = {
     {
       name: 'get pods: Init:CrashLoopBackOff and Init:Error of control-plane pods are their init container, not the controllers',
       expect: [
-        { severity: 'error', kind: 'crashloop/linkerd-init', subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-6d9f8c7b5-p4k2m', target: 'linkerd-destination/linkerd-init' } },
-        { severity: 'warning', kind: 'restarts/linkerd-init', subject: { workload: 'linkerd-identity', pod: 'linkerd-identity-7c8d9f6b5-t6w8q', target: 'linkerd-identity/linkerd-init' } },
+        {
+          severity: 'error',
+          kind: 'crashloop/linkerd-init',
+          subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-6d9f8c7b5-p4k2m', target: 'linkerd-destination/linkerd-init' },
+        },
+        {
+          severity: 'warning',
+          kind: 'restarts/linkerd-init',
+          subject: { workload: 'linkerd-identity', pod: 'linkerd-identity-7c8d9f6b5-t6w8q', target: 'linkerd-identity/linkerd-init' },
+        },
       ],
       inputs: [{ path: 'pods.txt', content: initCrashLoop }],
       check: (findings) => {
@@ -155,8 +216,19 @@ export const cases: RuleCases = {
       },
     },
     {
-      name: 'the crash loop and linkerd-init\'s own log: iptables-nft refused for lack of NET_ADMIN',
-      expect: [{ severity: 'error', kind: 'crashloop/linkerd-init', subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-6d9f8c7b5-p4k2m', target: 'linkerd-destination/linkerd-init' } }],
+      name: "the crash loop and linkerd-init's own log: iptables-nft refused for lack of NET_ADMIN",
+      expect: [
+        {
+          severity: 'error',
+          kind: 'crashloop/linkerd-init',
+          subject: {
+            namespace: 'linkerd',
+            workload: 'linkerd-destination',
+            pod: 'linkerd-destination-6d9f8c7b5-p4k2m',
+            target: 'linkerd-destination/linkerd-init',
+          },
+        },
+      ],
       inputs: [
         { path: 'pods.txt', content: initCrashLoop.split('\n').slice(0, 2).join('\n') + '\n' },
         { path: 'linkerd/linkerd-destination-6d9f8c7b5-p4k2m/linkerd-init.log', content: initNftDenied },
@@ -165,18 +237,34 @@ export const cases: RuleCases = {
         assert.equal(findings[0]!.evidence.initCause, 'capabilities');
         assert.match(findings[0]!.message, /NET_ADMIN\/NET_RAW/);
         assert.match(findings[0]!.remediation, /NET_ADMIN and NET_RAW/);
-        assert.equal(findings[0]!.title, 'linkerd-init init container in CrashLoopBackOff in linkerd/linkerd-destination: iptables refused, NET_ADMIN/NET_RAW missing');
+        assert.equal(
+          findings[0]!.title,
+          'linkerd-init init container in CrashLoopBackOff in linkerd/linkerd-destination: iptables refused, NET_ADMIN/NET_RAW missing',
+        );
       },
     },
     {
-      name: 'the network validator\'s log alone: linkerd-cni has not configured the node',
-      expect: [{ severity: 'error', kind: 'init-failed/linkerd-network-validator', subject: { namespace: 'shop', workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-network-validator' } }],
+      name: "the network validator's log alone: linkerd-cni has not configured the node",
+      expect: [
+        {
+          severity: 'error',
+          kind: 'init-failed/linkerd-network-validator',
+          subject: { namespace: 'shop', workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-network-validator' },
+        },
+      ],
       inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/linkerd-network-validator.log', content: validatorFailed }],
-      check: (findings) => assert.equal(findings[0]!.title, 'linkerd-network-validator init container failed in shop/web: linkerd-cni has not configured the node'),
+      check: (findings) =>
+        assert.equal(findings[0]!.title, 'linkerd-network-validator init container failed in shop/web: linkerd-cni has not configured the node'),
     },
     {
       name: 'get pod -o json: linkerd-init in CrashLoopBackOff, its termination message the iptables-nft refusal',
-      expect: [{ severity: 'error', kind: 'crashloop/linkerd-init', subject: { namespace: 'booksapp', workload: 'books', pod: 'books-6b9c7d8f5-k2m4p', target: 'books/linkerd-init' } }],
+      expect: [
+        {
+          severity: 'error',
+          kind: 'crashloop/linkerd-init',
+          subject: { namespace: 'booksapp', workload: 'books', pod: 'books-6b9c7d8f5-k2m4p', target: 'books/linkerd-init' },
+        },
+      ],
       inputs: [{ path: 'pod.json', content: podJsonInit }],
       check: (findings) => {
         assert.equal(findings[0]!.evidence.initCause, 'capabilities');

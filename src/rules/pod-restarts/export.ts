@@ -99,5 +99,5 @@ export const podRestartsExporter: RuleExporter<PodRestartsOptions> = {
   ruleId: RULE_ID,
   reads: ['minRestarts', 'recentRestartSeconds', 'repeatedProxyOoms'],
   prometheus,
-  unsupported: { loki: 'container restarts and OOM kills are not in the proxies\' logs; use the Prometheus rules (kube-state-metrics)' },
+  unsupported: { loki: "container restarts and OOM kills are not in the proxies' logs; use the Prometheus rules (kube-state-metrics)" },
 };

@@ -7,12 +7,13 @@ export const podRestartsIncident: RuleIncidentKnowledge = {
     {
       effect: 'reconnect-storm',
       requires: 'component',
-      mechanism: 'a controller that is OOMKilled or crash-looping drops every proxy\'s stream at once, and each proxy retries its connection in a loop until the controller is back',
+      mechanism:
+        "a controller that is OOMKilled or crash-looping drops every proxy's stream at once, and each proxy retries its connection in a loop until the controller is back",
     },
     {
       effect: 'control-plane-unavailable',
       requires: 'component',
-      mechanism: 'while the controller container restarts, its pod\'s proxy has nothing to forward the proxies\' calls to and fails them',
+      mechanism: "while the controller container restarts, its pod's proxy has nothing to forward the proxies' calls to and fails them",
     },
   ],
   phrase: (f) => {

@@ -1,0 +1,103 @@
+// The vocabulary pod-restarts' reducer (index.ts) and its findings (describe.ts) share: options, a
+// container's gathered state, the control-plane controllers and the init-container causes.
+
+import type { PodStatusRecord, SampleLine, Severity, SourceLocation } from '../../core/types.js';
+import { stateCap } from '../../core/state-cap.js';
+
+export interface PodRestartsOptions {
+  minRestarts: number;
+  recentRestartSeconds: number;
+  repeatedProxyOoms: number;
+  minBackOffEvents: number;
+}
+
+/** Controller containers of the Linkerd control plane, and which proxies depend on each. */
+export const CONTROLLERS: Readonly<Record<string, { serves: 'destination' | 'policy' | 'identity' | null; role: string }>> = {
+  destination: { serves: 'destination', role: 'service discovery for every proxy' },
+  policy: { serves: 'policy', role: 'authorization policy for every proxy' },
+  identity: { serves: 'identity', role: 'the certificates every proxy needs to start and to renew' },
+  'proxy-injector': { serves: null, role: 'injecting proxies into new pods (its webhook fails or is skipped meanwhile)' },
+  'sp-validator': { serves: null, role: 'validating ServiceProfiles' },
+};
+export const PROXY_CONTAINER = 'linkerd-proxy';
+export const INIT_CONTAINERS = new Set(['linkerd-init', 'linkerd-network-validator']);
+/** Control-plane pods by their Deployment, for `get pods` rows that name no container. */
+export const CONTROL_PLANE_POD = /^linkerd-(destination|identity|proxy-injector)-[a-z0-9]{8,10}-[a-z0-9]{5}$/;
+/** Process names in kernel OOM messages (node-problem-detector's OOMKilling events). */
+export const OOM_PROCESSES: Readonly<Record<string, string>> = { 'linkerd2-proxy': PROXY_CONTAINER, 'policy-controller': 'policy' };
+export const MAX_CONTAINERS = stateCap(10_000);
+export const MAX_SAMPLES = 3;
+
+export interface ContainerState {
+  namespace: string | null;
+  pod: string | null;
+  container: string;
+  /** Current state (Running, Waiting, Terminated or the get-pods STATUS) and its reason. */
+  state: string | null;
+  reason: string | null;
+  lastReason: string | null;
+  lastExitCode: number | null;
+  restartCount: number;
+  lastRestartAgoSeconds: number | null;
+  memoryLimit: string | null;
+  lastFinished: number | null;
+  image: string | null;
+  containerKind: PodStatusRecord['containerKind'];
+  /** From events: OOM kills, back-offs and liveness kills, summed over `count`. */
+  oomEvents: number;
+  backOffEvents: number;
+  livenessKills: number;
+  /** Why an init container fails, from its own log (iptables, capabilities, CNI). */
+  initCause: InitCause | null;
+  samples: SampleLine[];
+  location: SourceLocation;
+}
+
+/**
+ * Why linkerd-init or linkerd-network-validator fails, from the lines they log (proxy-init's
+ * pkg/iptables/iptables.go and the iptables output it relays; validator/src/main.rs).
+ */
+export type InitCause = 'capabilities' | 'iptables-mode' | 'cni-not-ready' | 'iptables-failed' | 'cni-plugin-failed';
+/** The CNI plugin as the sandbox events name it: `plugin type="linkerd-cni" name="linkerd-cni" failed (add)`. */
+export const LINKERD_CNI = 'linkerd-cni';
+export const LINKERD_CNI_SANDBOX = /plugin type="linkerd-cni"|linkerd-cni: /;
+export const INIT_CAUSES: readonly [RegExp, InitCause][] = [
+  [/Permission denied \(you must be root\)|Operation not permitted|could not get iptables lock/, 'capabilities'],
+  [/Could not fetch rule set generation id|Table does not exist|do you need to insmod|Couldn't load target|nf_tables|iptables-legacy/, 'iptables-mode'],
+  [/Failed to validate networking configuration|Unable to connect to validator/, 'cni-not-ready'],
+  [/aborting firewall configuration/, 'iptables-failed'],
+];
+/** The cause as a finding's title says it. */
+export const INIT_CAUSE_TITLE: Record<InitCause, string> = {
+  capabilities: 'iptables refused, NET_ADMIN/NET_RAW missing',
+  'iptables-mode': 'its iptables mode (legacy/nft) does not match the node',
+  'cni-not-ready': 'linkerd-cni has not configured the node',
+  'iptables-failed': 'its iptables rules could not be applied',
+  'cni-plugin-failed': 'the pod network could not be set up',
+};
+export const INIT_CAUSE_TEXT: Record<InitCause, string> = {
+  capabilities: 'iptables was refused: the container lacks NET_ADMIN/NET_RAW (a PodSecurity or PSP policy, or a runtime that drops them)',
+  'iptables-mode': "iptables cannot use the node's packet filter: the iptables mode (legacy or nft) does not match the node kernel",
+  'cni-not-ready':
+    'the network validator saw no redirect: linkerd-cni has not configured the node (CNI plugin ordering, or the DaemonSet not yet running there)',
+  'iptables-failed': 'the iptables rules could not be applied',
+  'cni-plugin-failed':
+    "the linkerd-cni plugin failed while the kubelet set up the pod's network (it could not read the pod from the API server or apply its iptables rules), so the pod sandbox is not created",
+};
+
+export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
+
+export type Role = 'proxy' | 'controller' | 'init';
+
+export function roleOf(container: string, kind: PodStatusRecord['containerKind']): Role | null {
+  if (container === PROXY_CONTAINER) return 'proxy';
+  if (CONTROLLERS[container] && kind !== 'init') return 'controller';
+  if (INIT_CONTAINERS.has(container) || container === LINKERD_CNI) return 'init';
+  return null;
+}
+
+/** The controller a `get pods` row of a control-plane pod stands for (its main container). */
+/**
+ * The init container an `Init:` status of a control-plane pod stands for: `get pods` does not name
+ * it; linkerd-init unless linkerd-cni replaced it with linkerd-network-validator (a describe tells).
+ */
