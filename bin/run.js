@@ -30,7 +30,12 @@ await main(process.argv.slice(2), fileURLToPath(new URL('..', import.meta.url)))
 
 function firstLine(err) {
   const text = err instanceof Error ? err.message : String(err);
-  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown error';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? 'unknown error'
+  );
 }
 
 function fail(message, code = USAGE_OR_INPUT) {

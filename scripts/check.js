@@ -1,7 +1,7 @@
-// `npm test`: ESLint + dependency-cruiser, the type check, the build and the unit tests. Lint, type
-// check and build start together; the unit tests start as soon as the build is done (they run the
-// built CLI), while lint and the type check may still be going. Run one after another, the four
-// left a core idle most of the time on a 2-core machine.
+// `npm test`: ESLint + dependency-cruiser, Prettier's check, the type check, the build and the unit
+// tests. Lint, format check, type check and build start together; the unit tests start as soon as
+// the build is done (they run the built CLI), while the checks may still be going. Run one after
+// another, they left a core idle most of the time on a 2-core machine.
 //
 // Arguments go to the unit tests: `npm test -- test/rules/` checks everything and tests one area.
 // `npm test -- --coverage` runs them under c8 instead (`npm run coverage`, the floor in .c8rc.json),
@@ -18,7 +18,9 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 function run(script, live = false, args = []) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '--silent', script, ...(args.length > 0 ? ['--', ...args] : [])], { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(npm, ['run', '--silent', script, ...(args.length > 0 ? ['--', ...args] : [])], {
+      stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    });
     const chunks = [];
     if (!live) {
       child.stdout.on('data', (c) => chunks.push(c));
@@ -38,8 +40,9 @@ const coverage = process.argv.includes('--coverage');
 const unitArgs = process.argv.slice(2).filter((a) => a !== '--coverage');
 
 const lint = run('lint');
+const format = run('format:check');
 const typecheck = run('typecheck');
 const build = await run('build');
 const unit = build === 0 ? run(coverage ? 'coverage' : 'test:unit', true, unitArgs) : Promise.resolve(build);
-const codes = [await lint, await typecheck, build, await unit];
+const codes = [await lint, await format, await typecheck, build, await unit];
 process.exit(codes.find((c) => c !== 0) ?? 0);

@@ -9,7 +9,8 @@ import { GENERATE_COMMAND, generatedFiles, ROOT, staleFiles } from './generated-
 const files = generatedFiles();
 const stale = staleFiles(files);
 if (process.argv.includes('--check')) {
-  if (stale.length > 0) process.stderr.write(`${stale.length} generated file(s) out of date: ${stale.join(', ')}. Run \`${GENERATE_COMMAND}\` and commit the result.\n`);
+  if (stale.length > 0)
+    process.stderr.write(`${stale.length} generated file(s) out of date: ${stale.join(', ')}. Run \`${GENERATE_COMMAND}\` and commit the result.\n`);
   process.exit(stale.length > 0 ? 1 : 0);
 }
 for (const file of files) {

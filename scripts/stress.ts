@@ -10,7 +10,20 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -58,7 +71,6 @@ interface Case {
 
 /** Issue 27's bounds for a hostile input of `mib` MiB: 260 MB peak RSS, 2 s of CPU per MiB (at least 2 s, node's start-up). */
 const HOSTILE_BOUNDS = (mib: number) => ({ rssLimitMb: 260, cpuLimitSeconds: Math.max(2, 2 * mib) });
-
 
 const PROXY_LINE = (uptime: number, rest: string) => `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${rest}`;
 
@@ -109,8 +121,10 @@ function filesUnder(dir: string): string[] {
 
 const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 /** The many-small-files bundle: 100,000 files of one validLog line. */
-const MANY_SMALL_FILES_MIB = (100_000 * Buffer.byteLength(PROXY_LINE(10, 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)') + '\n')) / 2 ** 20;
-const validLog = (n: number) => Array.from({ length: n }, (_, i) => PROXY_LINE(10 + i, 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)')).join('\n') + '\n';
+const MANY_SMALL_FILES_MIB =
+  (100_000 * Buffer.byteLength(PROXY_LINE(10, 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)') + '\n')) / 2 ** 20;
+const validLog = (n: number) =>
+  Array.from({ length: n }, (_, i) => PROXY_LINE(10 + i, 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)')).join('\n') + '\n';
 
 const CASES: Case[] = [
   {
@@ -210,7 +224,13 @@ const CASES: Case[] = [
     what: 'BOM, CRLF, lone CR, NUL bytes and invalid UTF-8 around valid lines',
     prepare: (dir) => {
       const good = PROXY_LINE(5, 'linkerd_reconnect: Failed to connect error=Connection refused');
-      const parts = [Buffer.from(good + '\r\n'), Buffer.from('a\rb\r\n'), Buffer.from([0, 0, 0, 0x0a]), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x0a]), Buffer.from(good + '\r\n')];
+      const parts = [
+        Buffer.from(good + '\r\n'),
+        Buffer.from('a\rb\r\n'),
+        Buffer.from([0, 0, 0, 0x0a]),
+        Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x0a]),
+        Buffer.from(good + '\r\n'),
+      ];
       writeFileSync(path.join(dir, 'encodings.log'), Buffer.concat([Buffer.from('\uFEFF'), ...Array.from({ length: 2000 }, () => parts).flat()]));
     },
     args: ['analyze', 'encodings.log'],
@@ -255,7 +275,8 @@ const CASES: Case[] = [
   {
     name: 'tar-gz-bomb',
     what: 'a tar.gz bundle whose member inflates 1000:1 past a 64 MiB limit',
-    prepare: async (dir) => writeFileSync(path.join(dir, 'bomb.tgz'), gzipSync(await tarOf([{ name: 'ns/pod/linkerd-proxy.log', body: Buffer.alloc(128 << 20) }]))),
+    prepare: async (dir) =>
+      writeFileSync(path.join(dir, 'bomb.tgz'), gzipSync(await tarOf([{ name: 'ns/pod/linkerd-proxy.log', body: Buffer.alloc(128 << 20) }]))),
     args: ['analyze', 'bomb.tgz'],
     env: { LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(64 << 20) },
     exit: [2],
@@ -287,7 +308,10 @@ const CASES: Case[] = [
     what: 'a tar.gz bundle with 20,000 small members',
     prepare: async (dir) => {
       const body = validLog(3);
-      writeFileSync(path.join(dir, 'many.tgz'), gzipSync(await tarOf(Array.from({ length: 20_000 }, (_, i) => ({ name: `ns/web-${i}/linkerd-proxy.log`, body })))));
+      writeFileSync(
+        path.join(dir, 'many.tgz'),
+        gzipSync(await tarOf(Array.from({ length: 20_000 }, (_, i) => ({ name: `ns/web-${i}/linkerd-proxy.log`, body })))),
+      );
     },
     args: ['analyze', 'many.tgz', '--quiet'],
     exit: [0, 1],
@@ -307,7 +331,10 @@ const CASES: Case[] = [
     name: 'truncated-tar',
     what: 'a tar bundle cut mid-member',
     prepare: async (dir) => {
-      const t = await tarOf([{ name: 'a.log', body: validLog(50) }, { name: 'b.log', body: validLog(5_000) }]);
+      const t = await tarOf([
+        { name: 'a.log', body: validLog(50) },
+        { name: 'b.log', body: validLog(5_000) },
+      ]);
       writeFileSync(path.join(dir, 'truncated.tar'), t.subarray(0, t.length - 200_000));
     },
     args: ['analyze', 'truncated.tar'],
@@ -491,7 +518,8 @@ const CASES: Case[] = [
     args: ['analyze', STORM, '--config', 'off.yaml', '--quiet', '--format', 'json', '--output', 'report.json'],
     exit: [2],
     stderr: new RegExp(`^linkerd-doctor: no rule was checked \\(disabled in the config: ${ALL_RULES.join(', ')}\\)`),
-    check: (dir) => ((JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as { status: string }).status === 'error' ? null : 'report status is not "error"'),
+    check: (dir) =>
+      (JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as { status: string }).status === 'error' ? null : 'report status is not "error"',
   },
   {
     name: 'gate-cr-only',
@@ -520,7 +548,10 @@ const CASES: Case[] = [
   {
     name: 'jobs-1000',
     what: '`--jobs 1000` on a 96 MiB log (it used to start a worker per range)',
-    prepare: (dir) => writeLines(path.join(dir, 'big.log'), 800_000, (i) => PROXY_LINE(10 + i * 0.01, `outbound:endpoint{addr=${ip(i % 200)}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`)),
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'big.log'), 800_000, (i) =>
+        PROXY_LINE(10 + i * 0.01, `outbound:endpoint{addr=${ip(i % 200)}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`),
+      ),
     args: ['analyze', 'big.log', '--jobs', '1000', '--format', 'json', '--output', 'big.json'],
     exit: [0, 1],
     stderr: /^linkerd-doctor: notice: --jobs 1000 capped at \d+, the number of CPU cores$/,
@@ -528,7 +559,8 @@ const CASES: Case[] = [
   {
     name: 'tar-unknown-members',
     what: 'a tar of 100,000 members of an unknown kind (the error must be one short line)',
-    prepare: async (dir) => writeFileSync(path.join(dir, 'unknown.tar'), await tarOf(Array.from({ length: 100_000 }, (_, i) => ({ name: `notes/${i}.txt`, body: 'hello\n' })))),
+    prepare: async (dir) =>
+      writeFileSync(path.join(dir, 'unknown.tar'), await tarOf(Array.from({ length: 100_000 }, (_, i) => ({ name: `notes/${i}.txt`, body: 'hello\n' })))),
     args: ['analyze', 'unknown.tar'],
     exit: [2],
     stderr: /^linkerd-doctor: unknown\.tar:notes\/0\.txt, unknown\.tar:notes\/1\.txt, unknown\.tar:notes\/2\.txt and 99997 more: nothing recognisable/,
@@ -537,8 +569,11 @@ const CASES: Case[] = [
     name: 'pod-sections',
     what: 'a proxy-metrics dump of 1,000,000 small `# POD` sections (per-proxy rule state must stay bounded)',
     prepare: (dir) =>
-      writeLines(path.join(dir, 'pods.prom'), 1_000_000, (p) =>
-        `#\n# POD web-${p.toString(36)} (${p + 1} of 1000000)\n#\nprocess_open_fds ${p % 700}\nprocess_max_fds 1024\nrequest_total{direction="outbound",dst_pod="api-${p % 1000}",dst_namespace="ns"} ${p}\n# EOF`,
+      writeLines(
+        path.join(dir, 'pods.prom'),
+        1_000_000,
+        (p) =>
+          `#\n# POD web-${p.toString(36)} (${p + 1} of 1000000)\n#\nprocess_open_fds ${p % 700}\nprocess_max_fds 1024\nrequest_total{direction="outbound",dst_pod="api-${p % 1000}",dst_namespace="ns"} ${p}\n# EOF`,
       ),
     args: ['analyze', 'pods.prom', '--jobs', '1', '--format', 'json', '--output', 'pods.json'],
     exit: [0, 1],
@@ -548,7 +583,10 @@ const CASES: Case[] = [
     what: 'a metrics dump whose series carry 100,000 labels each',
     prepare: (dir) => {
       const labels = Array.from({ length: 100_000 }, (_, k) => `l${k.toString(36)}=""`).join(',');
-      writeFileSync(path.join(dir, 'wide.prom'), `# TYPE request_total counter\nrequest_total{${labels}} 1\nrequest_total{${labels},direction="inbound"} 2\n# EOF\n`);
+      writeFileSync(
+        path.join(dir, 'wide.prom'),
+        `# TYPE request_total counter\nrequest_total{${labels}} 1\nrequest_total{${labels},direction="inbound"} 2\n# EOF\n`,
+      );
     },
     args: ['analyze', 'wide.prom', '--format', 'json', '--output', 'wide.json'],
     exit: [0, 1],
@@ -557,7 +595,12 @@ const CASES: Case[] = [
     name: 'dns-names',
     what: 'a CoreDNS query log of 5,000,000 distinct names',
     prepare: (dir) =>
-      writeLines(path.join(dir, 'coredns.log'), 5_000_000, (i) => `[INFO] 10.244.${(i >> 8) & 255}.${i & 255}:48557 - ${i & 65535} "A IN n${i.toString(36)}.example.com. udp 49 false 512" NXDOMAIN qr,aa,rd 142 0.000149388s`),
+      writeLines(
+        path.join(dir, 'coredns.log'),
+        5_000_000,
+        (i) =>
+          `[INFO] 10.244.${(i >> 8) & 255}.${i & 255}:48557 - ${i & 65535} "A IN n${i.toString(36)}.example.com. udp 49 false 512" NXDOMAIN qr,aa,rd 142 0.000149388s`,
+      ),
     args: ['analyze', 'coredns.log', '--jobs', '1', '--format', 'json', '--output', 'coredns.json'],
     exit: [0, 1],
   },
@@ -565,7 +608,9 @@ const CASES: Case[] = [
     name: 'config-suppressions',
     what: 'a 9 MB config of 128,000 suppressions (parsing it took 941 MB)',
     prepare: (dir) =>
-      writeLines(path.join(dir, 'suppress.yaml'), 128_001, (i) => (i === 0 ? 'suppress:' : `  - rule: reconnect-storm\n    subject: "ns/pod-${i}-*"\n    reason: accepted until INC-${i}`)),
+      writeLines(path.join(dir, 'suppress.yaml'), 128_001, (i) =>
+        i === 0 ? 'suppress:' : `  - rule: reconnect-storm\n    subject: "ns/pod-${i}-*"\n    reason: accepted until INC-${i}`,
+      ),
     args: ['analyze', STORM, '--config', 'suppress.yaml'],
     exit: [2],
     stderr: /^linkerd-doctor: suppress\.yaml: config is \d+ KiB, more than the 256 KiB a config may have/,
@@ -600,7 +645,9 @@ const CASES: Case[] = [
       const depth = 5000;
       const notARecord = `{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
       const deepRecord = `{"timestamp":"2024-06-06T11:01:30.549000Z","level":"WARN","fields":{"message":"x","p":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}},"target":"linkerd_app"}`;
-      const lines = readFileSync(path.join(STORM, 'ingress', 'traefik-84f22pthm6-9jxm9', 'linkerd-proxy.log'), 'utf8').trimEnd().split('\n');
+      const lines = readFileSync(path.join(STORM, 'ingress', 'traefik-84f22pthm6-9jxm9', 'linkerd-proxy.log'), 'utf8')
+        .trimEnd()
+        .split('\n');
       writeFileSync(path.join(dir, 'deep.log'), [...lines.slice(0, 10), notARecord, deepRecord, ...lines.slice(10)].join('\n') + '\n');
     },
     args: ['analyze', 'deep.log'],
@@ -615,7 +662,10 @@ const CASES: Case[] = [
       mkdirSync(path.join(dir, 'bundle'));
       writeFileSync(path.join(dir, 'bundle', 'metrics.prom'), '# TYPE process_open_fds gauge\nprocess_open_fds 3\nprocess_max_fds 1024\n');
       const preamble = Array.from({ length: 300 }, (_, i) => `collected by capture.sh step ${i}\n`).join('');
-      writeFileSync(path.join(dir, 'bundle', 'proxy.log'), preamble + readFileSync(path.join(STORM, 'ingress', 'traefik-84f22pthm6-9jxm9', 'linkerd-proxy.log'), 'utf8'));
+      writeFileSync(
+        path.join(dir, 'bundle', 'proxy.log'),
+        preamble + readFileSync(path.join(STORM, 'ingress', 'traefik-84f22pthm6-9jxm9', 'linkerd-proxy.log'), 'utf8'),
+      );
     },
     args: ['analyze', 'bundle'],
     exit: [0],
@@ -626,7 +676,10 @@ const CASES: Case[] = [
     name: 'regex-known-signature',
     what: 'a 64 KiB proxy line repeating `Failed to connect` after controller{addr=…} (30 s at 32 KiB before)',
     prepare: (dir) => {
-      const line = PROXY_LINE(1, 'outbound:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_reconnect: ' + 'Failed to connect '.repeat((64 << 10) / 18));
+      const line = PROXY_LINE(
+        1,
+        'outbound:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_reconnect: ' + 'Failed to connect '.repeat((64 << 10) / 18),
+      );
       writeFileSync(path.join(dir, 'proxy.log'), validLog(20) + line + '\n' + validLog(20));
     },
     args: ['analyze', 'proxy.log'],
@@ -661,7 +714,9 @@ const CASES: Case[] = [
     prepare: async (dir) => {
       const filler = 'x'.repeat((1 << 20) - 200);
       // Not a background signature, so a full log reports it (and identity-failure keeps samples too).
-      await writeLines(path.join(dir, 'wide-signature.log'), 132, (i) => PROXY_LINE(20 + i, `linkerd_app_core::errors::respond: Failed to proxy request: invalid peer certificate: ${i} ${filler} UnknownIssuer`));
+      await writeLines(path.join(dir, 'wide-signature.log'), 132, (i) =>
+        PROXY_LINE(20 + i, `linkerd_app_core::errors::respond: Failed to proxy request: invalid peer certificate: ${i} ${filler} UnknownIssuer`),
+      );
     },
     args: ['analyze', 'wide-signature.log', '--format', 'json', '--output', 'report.json'],
     exit: [0, 1],
@@ -711,7 +766,11 @@ const CASES: Case[] = [
     name: 'nested-tgz',
     what: 'a storm log in a .tgz in a .tgz in a .tgz (read as one text stream, the gate passed)',
     prepare: async (dir) => {
-      let archive = gzipSync(await tarOf([{ name: 'linkerd/linkerd-proxy.log', body: readFileSync(path.join(STORM, 'linkerd', 'linkerd-destination-27q9ckwhq2-8bswg', 'linkerd-proxy.log')) }]));
+      let archive = gzipSync(
+        await tarOf([
+          { name: 'linkerd/linkerd-proxy.log', body: readFileSync(path.join(STORM, 'linkerd', 'linkerd-destination-27q9ckwhq2-8bswg', 'linkerd-proxy.log')) },
+        ]),
+      );
       for (const name of ['node-a.tgz', 'nodes.tgz']) archive = gzipSync(await tarOf([{ name, body: archive }]));
       writeFileSync(path.join(dir, 'bundle.tgz'), archive);
     },
@@ -749,8 +808,14 @@ const CASES: Case[] = [
     name: 'format-switch',
     what: '70 lines of dig, then a storm proxy log, in one file (read as dig only: exit 0)',
     prepare: (dir) => {
-      const dig = readFileSync(path.join(ROOT, 'test', 'dns', 'data', 'dig-samples', '14-truncated-tcp-retry.out'), 'utf8').split('\n').slice(0, 70).join('\n');
-      writeFileSync(path.join(dir, 'capture.txt'), `${dig}\n${readFileSync(path.join(STORM, 'linkerd', 'linkerd-destination-27q9ckwhq2-8bswg', 'linkerd-proxy.log'), 'utf8')}`);
+      const dig = readFileSync(path.join(ROOT, 'test', 'dns', 'data', 'dig-samples', '14-truncated-tcp-retry.out'), 'utf8')
+        .split('\n')
+        .slice(0, 70)
+        .join('\n');
+      writeFileSync(
+        path.join(dir, 'capture.txt'),
+        `${dig}\n${readFileSync(path.join(STORM, 'linkerd', 'linkerd-destination-27q9ckwhq2-8bswg', 'linkerd-proxy.log'), 'utf8')}`,
+      );
     },
     args: ['analyze', 'capture.txt', '-q'],
     exit: [2],
@@ -799,7 +864,10 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   const rssFile = path.join(dir, `stress-${c.name}.rss`);
   const hook = path.join(dir, 'stress-rss-hook.mjs');
   // Fallback measurement: a preload writes this process's own peak RSS (kB) when it exits.
-  writeFileSync(hook, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.STRESS_RSS_FILE, String(process.resourceUsage().maxRSS)));\n`);
+  writeFileSync(
+    hook,
+    `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.STRESS_RSS_FILE, String(process.resourceUsage().maxRSS)));\n`,
+  );
   const node = TIME ? `${TIME} -v -o ${rssFile} ${process.execPath}` : `${process.execPath} --import ${hook}`;
   const cli = `${node} ${BIN}`;
   const command = c.shell ? c.shell.replaceAll('$CLI', cli) : `${cli} ${c.args!.map((a) => `'${a}'`).join(' ')}`;
@@ -842,7 +910,8 @@ async function run(c: Case, dir: string): Promise<Outcome> {
   if ((c.maxCpuSecondsPerMiB !== undefined || c.cpuLimitSeconds !== undefined) && cpu === null) problems.push('CPU time not measured (needs /usr/bin/time)');
   if (cpu !== null && c.maxCpuSecondsPerMiB !== undefined) {
     const inputMiB = Math.max(1, inputBytes(dir) / (1 << 20));
-    if (cpu / inputMiB > c.maxCpuSecondsPerMiB) problems.push(`${cpu.toFixed(1)} s CPU for ${inputMiB.toFixed(1)} MiB: over ${c.maxCpuSecondsPerMiB} s per MiB`);
+    if (cpu / inputMiB > c.maxCpuSecondsPerMiB)
+      problems.push(`${cpu.toFixed(1)} s CPU for ${inputMiB.toFixed(1)} MiB: over ${c.maxCpuSecondsPerMiB} s per MiB`);
   }
   if (cpu !== null && c.cpuLimitSeconds !== undefined && cpu > c.cpuLimitSeconds) problems.push(`${cpu.toFixed(1)} s of CPU, over ${c.cpuLimitSeconds} s`);
   // A check that throws (a report that was never written) is the case failing, not the run.
@@ -867,7 +936,9 @@ function readCpuSeconds(file: string): number | null {
 
 /** Bytes of input the case generated (its folder, before the run's own outputs count much). */
 function inputBytes(dir: string): number {
-  return filesUnder(dir).filter((f) => !/stress-|report\.json$/.test(path.basename(f))).reduce((sum, f) => sum + statSync(f).size, 0);
+  return filesUnder(dir)
+    .filter((f) => !/stress-|report\.json$/.test(path.basename(f)))
+    .reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
 function readRss(file: string): number | null {
@@ -891,7 +962,9 @@ async function main(): Promise<number> {
   });
   const base = mkdtempSync(path.join(tmpdir(), 'ld-stress-'));
   chmodSync(base, 0o755);
-  console.log(`stress: ${cases.length} hostile inputs in ${base}; peak RSS from ${TIME ? '/usr/bin/time -v' : 'process.resourceUsage()'}; limit ${RSS_LIMIT_MB} MB`);
+  console.log(
+    `stress: ${cases.length} hostile inputs in ${base}; peak RSS from ${TIME ? '/usr/bin/time -v' : 'process.resourceUsage()'}; limit ${RSS_LIMIT_MB} MB`,
+  );
   const outcomes: Outcome[] = [];
   try {
     for (const c of cases) {

@@ -15,7 +15,10 @@ describe('DNS registration', () => {
     assert.equal(typeof PARSERS['coredns-log'], 'function');
   });
 
-  for (const [id, code, input] of [['dns-ttl-zero', 'LD3001', 'dig'], ['dns-query-storm', 'LD3002', 'coredns-log']] as const) {
+  for (const [id, code, input] of [
+    ['dns-ttl-zero', 'LD3001', 'dig'],
+    ['dns-query-storm', 'LD3002', 'coredns-log'],
+  ] as const) {
     it(`${id}: registered, agreed options, documented`, () => {
       const rule = findRule(id);
       assert.ok(rule, 'in RULES');

@@ -25,7 +25,10 @@ after(async () => {
 async function exportRules(flags: Partial<ExportRulesFlags>, cwd = dir, lookup = fleetLookup) {
   let stdout = '';
   let stderr = '';
-  const code = await runExportRules({ target: 'prometheus', ...flags }, { stdout: async (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, lookup });
+  const code = await runExportRules(
+    { target: 'prometheus', ...flags },
+    { stdout: async (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, lookup },
+  );
   return { code, stdout, stderr };
 }
 
@@ -47,11 +50,17 @@ describe('config file', () => {
   test('bad config is a one-line usage error naming the file, line and key', async () => {
     const config = path.join(dir, 'bad.yaml');
     await writeFile(config, 'rules:\n  fd-exhaustion:\n    options:\n      ratio: lots\n');
-    await assert.rejects(loadRuleOptionOverrides(config, dir), (e: unknown) => e instanceof UsageError && /bad\.yaml:4: rules\.fd-exhaustion\.options\.ratio/.test(e.message));
+    await assert.rejects(
+      loadRuleOptionOverrides(config, dir),
+      (e: unknown) => e instanceof UsageError && /bad\.yaml:4: rules\.fd-exhaustion\.options\.ratio/.test(e.message),
+    );
   });
 
   test('an explicit --config must exist; the default file is optional', async () => {
-    await assert.rejects(loadRuleOptionOverrides(path.join(dir, 'missing.yaml'), dir), (e: unknown) => e instanceof UsageError && /no such file/.test(e.message));
+    await assert.rejects(
+      loadRuleOptionOverrides(path.join(dir, 'missing.yaml'), dir),
+      (e: unknown) => e instanceof UsageError && /no such file/.test(e.message),
+    );
     const empty = await mkdtemp(path.join(tmpdir(), 'ld-empty-'));
     try {
       const none = await loadRuleOptionOverrides(undefined, empty);
@@ -133,7 +142,7 @@ describe('export-rules', () => {
     assert.equal(mistyped.stderr.trim().split('\n').length, 1);
   });
 
-  test('every alert carries severity, the rule id label, summary, description and the rule\'s runbook', async () => {
+  test("every alert carries severity, the rule id label, summary, description and the rule's runbook", async () => {
     for (const target of ['prometheus', 'loki']) {
       const { stdout } = await exportRules({ target });
       for (const [name, rule] of alerts(stdout)) {
@@ -151,8 +160,19 @@ describe('export-rules', () => {
     const onlyStorm = (id: string) => (id === 'reconnect-storm' ? fleetLookup(id) : undefined);
     const result = await exportRules({}, dir, onlyStorm);
     assert.equal(result.code, 0);
-    assert.deepEqual([...alerts(result.stdout).values()].map((r) => r.labels.linkerd_doctor_rule), ['reconnect-storm']);
-    for (const id of ['metric-cardinality', 'fd-exhaustion', 'ingress-pod-ip-bypass', 'stale-endpoint-metrics', 'dns-ttl-zero', 'dns-query-storm', 'control-plane-unavailable']) {
+    assert.deepEqual(
+      [...alerts(result.stdout).values()].map((r) => r.labels.linkerd_doctor_rule),
+      ['reconnect-storm'],
+    );
+    for (const id of [
+      'metric-cardinality',
+      'fd-exhaustion',
+      'ingress-pod-ip-bypass',
+      'stale-endpoint-metrics',
+      'dns-ttl-zero',
+      'dns-query-storm',
+      'control-plane-unavailable',
+    ]) {
       assert.match(result.stderr, new RegExp(`notice: skipping ${id}: the rule is not part of this build`));
     }
     assert.doesNotMatch(result.stdout, /notice/);
@@ -163,7 +183,10 @@ describe('export-rules', () => {
     const renamed = (id: string) => {
       const rule = fleetLookup(id);
       if (id !== 'fd-exhaustion' || !rule) return rule;
-      return { ...rule, meta: { ...rule.meta, defaultOptions: { maxRatio: 0.8 }, optionSchema: { maxRatio: { type: 'number' as const, description: 'renamed' } } } };
+      return {
+        ...rule,
+        meta: { ...rule.meta, defaultOptions: { maxRatio: 0.8 }, optionSchema: { maxRatio: { type: 'number' as const, description: 'renamed' } } },
+      };
     };
     const result = await exportRules({}, dir, renamed);
     assert.equal(result.code, 0);
@@ -195,7 +218,12 @@ describe('export-rules', () => {
 
   test('--format prometheusrule wraps the groups in a monitoring.coreos.com/v1 PrometheusRule', async () => {
     const { stdout } = await exportRules({ format: 'prometheusrule', label: ['release=kube-prometheus-stack'], name: 'linkerd-live' });
-    const resource = parse(stdout) as { apiVersion: string; kind: string; metadata: { name: string; labels: Record<string, string> }; spec: { groups: RuleGroup[] } };
+    const resource = parse(stdout) as {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; labels: Record<string, string> };
+      spec: { groups: RuleGroup[] };
+    };
     assert.equal(resource.apiVersion, 'monitoring.coreos.com/v1');
     assert.equal(resource.kind, 'PrometheusRule');
     assert.equal(resource.metadata.name, 'linkerd-live');
@@ -228,9 +256,18 @@ describe('export-rules', () => {
       assert.deepEqual([...legacy.keys()], [...modern.keys()], target);
       const pairs = new Set([...modern].map(([name, rule]) => `${legacy.get(name)!.labels.severity}->${rule.labels.severity}`));
       assert.ok(pairs.has('error->critical') && pairs.has('warning->warning'), `${target}: ${[...pairs].join(' ')}`);
-      assert.deepEqual([...pairs].filter((p) => !['error->critical', 'warning->warning', 'info->info'].includes(p)), [], target);
+      assert.deepEqual(
+        [...pairs].filter((p) => !['error->critical', 'warning->warning', 'info->info'].includes(p)),
+        [],
+        target,
+      );
       // Only the label changes: the same queries, durations and annotations either way.
-      for (const [name, rule] of modern) assert.deepEqual({ ...rule, labels: { ...rule.labels, severity: '' } }, { ...legacy.get(name)!, labels: { ...legacy.get(name)!.labels, severity: '' } }, name);
+      for (const [name, rule] of modern)
+        assert.deepEqual(
+          { ...rule, labels: { ...rule.labels, severity: '' } },
+          { ...legacy.get(name)!, labels: { ...legacy.get(name)!.labels, severity: '' } },
+          name,
+        );
     }
     const bad = await exportRules({ 'severity-map': 'pagerduty' });
     assert.equal(bad.code, 2);
@@ -243,19 +280,25 @@ describe('export-rules', () => {
       assert.equal(result.code, 2, name);
       assert.equal(result.stdout, '', name);
       assert.equal(result.stderr.trim().split('\n').length, 1, name);
-      assert.match(result.stderr, /is not a valid resource name: a Kubernetes metadata\.name must be an RFC 1123 subdomain, at most 253 characters of lower-case letters, digits, '-' and '\.', starting and ending with a letter or digit/, name);
+      assert.match(
+        result.stderr,
+        /is not a valid resource name: a Kubernetes metadata\.name must be an RFC 1123 subdomain, at most 253 characters of lower-case letters, digits, '-' and '\.', starting and ending with a letter or digit/,
+        name,
+      );
     }
     assert.match((await exportRules({ format: 'prometheusrule', name: 'Bad_Name' })).stderr, /\(e\.g\. "bad-name"\)/);
-    for (const name of ['linkerd-doctor', 'linkerd.doctor-1', 'a', 'a'.repeat(253)]) assert.equal((await exportRules({ format: 'prometheusrule', name, quiet: true })).code, 0, name);
+    for (const name of ['linkerd-doctor', 'linkerd.doctor-1', 'a', 'a'.repeat(253)])
+      assert.equal((await exportRules({ format: 'prometheusrule', name, quiet: true })).code, 0, name);
     for (const label of ['bad key=x', 'release=kube prometheus', 'release=-x', `k=${'v'.repeat(64)}`, 'Example.COM/x=y', '/x=y']) {
       const result = await exportRules({ format: 'prometheusrule', label: [label] });
       assert.equal(result.code, 2, label);
       assert.match(result.stderr, /not a valid label key|a label value must be/, label);
     }
-    for (const label of ['release=kube-prometheus-stack', 'app.kubernetes.io/part-of=monitoring', 'empty=']) assert.equal((await exportRules({ format: 'prometheusrule', label: [label], quiet: true })).code, 0, label);
+    for (const label of ['release=kube-prometheus-stack', 'app.kubernetes.io/part-of=monitoring', 'empty='])
+      assert.equal((await exportRules({ format: 'prometheusrule', label: [label], quiet: true })).code, 0, label);
   });
 
-  test('docs/fleet.md documents every exported alert and links each rule\'s page', async () => {
+  test("docs/fleet.md documents every exported alert and links each rule's page", async () => {
     const doc = await readFile(new URL('../docs/fleet.md', import.meta.url), 'utf8');
     for (const target of ['prometheus', 'loki']) {
       for (const [name, rule] of alerts((await exportRules({ target, quiet: true })).stdout)) {

@@ -5,7 +5,10 @@ import { UsageError } from '../src/core/errors.js';
 
 describe('resolvePathArgs', () => {
   it('refuses to wait on a terminal when no PATH is given', () => {
-    assert.throws(() => resolvePathArgs([], true), (err: unknown) => err instanceof UsageError && /stdin is a terminal/.test(err.message));
+    assert.throws(
+      () => resolvePathArgs([], true),
+      (err: unknown) => err instanceof UsageError && /stdin is a terminal/.test(err.message),
+    );
   });
 
   it('reads stdin when it is a pipe or a file and no PATH is given', () => {

@@ -7,7 +7,10 @@ describe('sniffing metrics dumps', () => {
     assert.equal(sniffKind(['#', '# POD web-1 (1 of 2)', '#', '# HELP a b']), 'prometheus');
     assert.equal(sniffKind(['#', '# POD web-1 (1 of 1)', '#', '# ERROR: pod not running: web-1']), 'prometheus');
     assert.equal(sniffKind(['request_total{direction="inbound",target_addr="10.0.0.1:8080"} 1', 'tcp_open_total{peer="src"} 2']), 'prometheus');
-    assert.equal(sniffKind(['# TYPE process_cpu_seconds counter', '# UNIT process_cpu_seconds seconds', 'process_cpu_seconds_total 1.5', '# EOF']), 'prometheus');
+    assert.equal(
+      sniffKind(['# TYPE process_cpu_seconds counter', '# UNIT process_cpu_seconds seconds', 'process_cpu_seconds_total 1.5', '# EOF']),
+      'prometheus',
+    );
   });
 
   it('does not take proxy logs for metrics', () => {

@@ -139,7 +139,34 @@ export function writeProxyLog(file: string, shape: ProxyLogShape): { bytes: numb
   return { bytes: out.written, lines: out.lines };
 }
 
-const LATENCY_BUCKETS = ['1', '2', '3', '4', '5', '10', '20', '30', '40', '50', '100', '200', '300', '400', '500', '1000', '2000', '3000', '4000', '5000', '10000', '20000', '30000', '40000', '50000', '+Inf'];
+const LATENCY_BUCKETS = [
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '10',
+  '20',
+  '30',
+  '40',
+  '50',
+  '100',
+  '200',
+  '300',
+  '400',
+  '500',
+  '1000',
+  '2000',
+  '3000',
+  '4000',
+  '5000',
+  '10000',
+  '20000',
+  '30000',
+  '40000',
+  '50000',
+  '+Inf',
+];
 
 export interface DumpShape {
   series: number;
@@ -176,7 +203,7 @@ export function writeMetricsDump(file: string, shape: DumpShape): { bytes: numbe
       out.line(`request_total{${labels}} ${r.int(1, 900000)}`);
       podSeries++;
     }
-    out.line('# HELP response_latency_ms Elapsed times between a request\'s headers being received and its response stream completing');
+    out.line("# HELP response_latency_ms Elapsed times between a request's headers being received and its response stream completing");
     out.line('# TYPE response_latency_ms histogram');
     let k = 0;
     while (podSeries + LATENCY_BUCKETS.length + 2 <= perPod * 0.97) {
@@ -196,7 +223,9 @@ export function writeMetricsDump(file: string, shape: DumpShape): { bytes: numbe
     // Three more samples follow in the prometheus-client section. The label sets begin with
     // `direction`, which must not be written twice: promtool stops at a duplicate label name.
     for (let i = 0; podSeries < perPod - 3; i++) {
-      out.line(`tcp_open_connections{direction="outbound",peer="dst",${labelSets[i % labelSets.length]!.slice('direction="outbound",'.length)}} ${r.int(0, 40)}`);
+      out.line(
+        `tcp_open_connections{direction="outbound",peer="dst",${labelSets[i % labelSets.length]!.slice('direction="outbound",'.length)}} ${r.int(0, 40)}`,
+      );
       podSeries++;
     }
     out.line('# HELP process_cpu_seconds Total user and system CPU time spent in seconds.');
@@ -208,7 +237,9 @@ export function writeMetricsDump(file: string, shape: DumpShape): { bytes: numbe
     out.line('proxy_build_info{version="2.280.0",git_sha="0b6ae0b",profile="release",vendor="linkerd"} 1');
     out.line('# HELP outbound_http_balancer_endpoints The number of endpoints currently in a HTTP request balancer.');
     out.line('# TYPE outbound_http_balancer_endpoints gauge');
-    out.line(`outbound_http_balancer_endpoints{parent_group="core",parent_kind="Service",parent_namespace="shop",parent_name="cart",parent_port="8080",parent_section_name="",backend_group="core",backend_kind="Service",backend_namespace="shop",backend_name="cart",backend_port="8080",backend_section_name="",endpoint_state="ready"} ${r.int(1, 9)}`);
+    out.line(
+      `outbound_http_balancer_endpoints{parent_group="core",parent_kind="Service",parent_namespace="shop",parent_name="cart",parent_port="8080",parent_section_name="",backend_group="core",backend_kind="Service",backend_namespace="shop",backend_name="cart",backend_port="8080",backend_section_name="",endpoint_state="ready"} ${r.int(1, 9)}`,
+    );
     out.line('# EOF');
     podSeries += 3;
     series += podSeries;

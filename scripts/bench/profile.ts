@@ -90,13 +90,16 @@ for (const shape of SHAPES.filter((s) => wanted.has(s.id))) {
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'ld-profile-'));
   try {
-    const run = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli, 'analyze', input, '--jobs', '1', '--format', 'json', '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const run = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli, 'analyze', input, '--jobs', '1', '--format', 'json', '--quiet'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     if (run.status !== 0 && run.status !== 1) throw new Error(`analyze exited ${run.status} on ${input}`);
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('no profile written');
     const { total, areas, functions } = summarise(JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile);
     process.stdout.write(`\n${shape.name} (${path.relative(root, input)}), --jobs 1: ${(total / 1000).toFixed(2)} s sampled\n  areas (self time):\n`);
-    for (const [area, ms] of areas.filter(([, ms]) => ms / total >= 0.005)) process.stdout.write(`    ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${area}\n`);
+    for (const [area, ms] of areas.filter(([, ms]) => ms / total >= 0.005))
+      process.stdout.write(`    ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${area}\n`);
     process.stdout.write('  functions (self time):\n');
     for (const [name, ms] of functions) process.stdout.write(`    ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${name}\n`);
   } finally {

@@ -86,14 +86,23 @@ function dumpBundle(dumps: number): { dir: string; bytes: number; lines: number 
 }
 
 /** Runs a command with stdout discarded; returns wall seconds, and the peak RSS and CPU time it reports. */
-function timeOnce(command: string, args: string[], extraEnv: Record<string, string> = {}, rssFrom: 'probe' | 'time' = 'probe'): Promise<{ seconds: number; peakRss: number | null; cpuSeconds: number | null }> {
+function timeOnce(
+  command: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+  rssFrom: 'probe' | 'time' = 'probe',
+): Promise<{ seconds: number; peakRss: number | null; cpuSeconds: number | null }> {
   const rssFile = path.join(dataDir, `.rss-${process.pid}`);
   rmSync(rssFile, { force: true });
   const hasTime = existsSync('/usr/bin/time');
   const [cmd, argv] = rssFrom === 'time' && hasTime ? ['/usr/bin/time', ['-f', '%M %U %S', '-o', rssFile, command, ...args]] : [command, args];
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(cmd, argv as string[], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...extraEnv, BENCH_RSS_FILE: rssFile } });
+    const child = spawn(cmd, argv as string[], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...extraEnv, BENCH_RSS_FILE: rssFile },
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
@@ -166,14 +175,31 @@ async function measureAll(jobs: Job[], times: number): Promise<Measurement[]> {
     const sorted = [...samples].sort((a, b) => a - b);
     const rss = results.map((r) => r.peakRss).filter((v): v is number => v !== null);
     return {
-      name: job.name, seconds: best.seconds, median: sorted[sorted.length >> 1]!, samples, cpuSeconds: best.cpuSeconds,
-      bytes: job.input.bytes, lines: job.input.lines, peakRss: rss.length ? Math.max(...rss) : null,
+      name: job.name,
+      seconds: best.seconds,
+      median: sorted[sorted.length >> 1]!,
+      samples,
+      cpuSeconds: best.cpuSeconds,
+      bytes: job.input.bytes,
+      lines: job.input.lines,
+      peakRss: rss.length ? Math.max(...rss) : null,
     };
   });
 }
 
 function analyzeArgs(files: string[], jobCount?: string): string[] {
-  const args = ['--import', path.join(root, 'scripts/bench/rss-probe.js'), path.join(root, 'bin/run.js'), 'analyze', ...files, '--format', 'json', '--fail-on', 'none', '--quiet'];
+  const args = [
+    '--import',
+    path.join(root, 'scripts/bench/rss-probe.js'),
+    path.join(root, 'bin/run.js'),
+    'analyze',
+    ...files,
+    '--format',
+    'json',
+    '--fail-on',
+    'none',
+    '--quiet',
+  ];
   if (jobCount) args.push('--jobs', jobCount);
   return args;
 }
@@ -181,11 +207,14 @@ function analyzeArgs(files: string[], jobCount?: string): string[] {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const filesOf = (root: string) => `find ${shellQuote(root)} -type f ! -name '.*' -print0 | sort -z | xargs -0`;
 const grepCount = `grep -c 'Failed to connect' > /dev/null`;
-const logPipeline = (file: string) => `grep 'Failed to connect' ${shellQuote(file)} | sed -E 's/.*endpoint\\{addr=([^}]*)\\}.*/\\1/' | sort | uniq -c > /dev/null`;
+const logPipeline = (file: string) =>
+  `grep 'Failed to connect' ${shellQuote(file)} | sed -E 's/.*endpoint\\{addr=([^}]*)\\}.*/\\1/' | sort | uniq -c > /dev/null`;
 const dumpPipeline = (file: string) => `grep -v '^#' ${shellQuote(file)} | cut -d'{' -f1 | sort | uniq -c > /dev/null`;
 
 function machine(): Record<string, string | number> {
-  const cpuModel = existsSync('/proc/cpuinfo') ? (/^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown') : (cpus()[0]?.model ?? 'unknown');
+  const cpuModel = existsSync('/proc/cpuinfo')
+    ? (/^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown')
+    : (cpus()[0]?.model ?? 'unknown');
   return {
     nproc: Number(spawnSync('nproc').stdout?.toString().trim() || cpus().length),
     cpu: cpuModel,
@@ -255,7 +284,12 @@ async function main(): Promise<void> {
     const gz = gzipEach(plain, `${plain.root}-gz`);
     const tgz = tarball(plain, `${plain.root}.tgz`);
     const shapes = [
-      { analyze: `analyze ${podCount} pod files`, input: plain.root, peer: `cat ${podCount} files | grep -c`, command: `${filesOf(plain.root)} cat | ${grepCount}` },
+      {
+        analyze: `analyze ${podCount} pod files`,
+        input: plain.root,
+        peer: `cat ${podCount} files | grep -c`,
+        command: `${filesOf(plain.root)} cat | ${grepCount}`,
+      },
       { analyze: `analyze ${podCount} .gz`, input: gz.root, peer: `zcat ${podCount} .gz | grep -c`, command: `${filesOf(gz.root)} zcat | ${grepCount}` },
       { analyze: 'analyze one .tgz', input: tgz, peer: 'tar -xzOf .tgz | grep -c', command: `tar -xzOf ${shellQuote(tgz)} | ${grepCount}` },
     ];
@@ -274,7 +308,13 @@ async function main(): Promise<void> {
     const withPromtool = withPipelines && spawnSync('promtool', ['--version']).status === 0;
     if (withPromtool) {
       const promtoolPeer = `promtool check metrics, ${dumpCount} dumps`;
-      pipelineJobs.push({ name: promtoolPeer, input: dumps, command: 'bash', args: ['-c', `for f in ${shellQuote(dumps.dir)}/*.prom; do promtool check metrics < "$f" > /dev/null 2>&1; done; true`], rssFrom: 'time' });
+      pipelineJobs.push({
+        name: promtoolPeer,
+        input: dumps,
+        command: 'bash',
+        args: ['-c', `for f in ${shellQuote(dumps.dir)}/*.prom; do promtool check metrics < "$f" > /dev/null 2>&1; done; true`],
+        rssFrom: 'time',
+      });
       reference.set(`analyze ${dumpCount} dumps`, promtoolPeer);
     }
     shapeNames.push({ analyze: `analyze ${dumpCount} dumps`, peer: withPromtool ? `promtool check metrics, ${dumpCount} dumps` : '', single: dumpName });
@@ -309,9 +349,13 @@ async function main(): Promise<void> {
 
   const m = result.machine;
   console.log(`linkerd-doctor benchmark, ${result.date}`);
-  console.log(`machine: ${m.nproc} cores (${m.cpu}), ${m.memoryGiB} GiB RAM, node ${m.node}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`);
+  console.log(
+    `machine: ${m.nproc} cores (${m.cpu}), ${m.memoryGiB} GiB RAM, node ${m.node}; load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after`,
+  );
   console.log(`speed probe per round (ms, lower is faster; a steady machine repeats itself within a few %): ${result.speedProbeMs.join(' ')}`);
-  console.log(`inputs: log ${fmt(mb(log.bytes), 0)} MB / ${fmt(log.lines / 1e6, 2)} M lines; dump ${fmt(mb(dump.bytes), 0)} MB / ${fmt(dump.lines / 1e6, 2)} M lines (${series} series)`);
+  console.log(
+    `inputs: log ${fmt(mb(log.bytes), 0)} MB / ${fmt(log.lines / 1e6, 2)} M lines; dump ${fmt(mb(dump.bytes), 0)} MB / ${fmt(dump.lines / 1e6, 2)} M lines (${series} series)`,
+  );
   console.log('');
   console.log('MB/s, lines/s and ratios use the best run (the machine may be shared: see the load average).');
   console.log(table(rows, reference));
@@ -326,11 +370,14 @@ async function main(): Promise<void> {
     const peer = rows.find((r) => r.name === shape.peer);
     const single = rows.find((r) => r.name === shape.single)!;
     const vsPeer = peer ? `, ${fmt(a.seconds / peer.seconds, 2)}× the time of \`${shape.peer}\`` : '';
-    console.log(`  ${shape.analyze}: ${fmt(mb(a.bytes) / a.seconds, 0)} MB/s, ${fmt(a.seconds / single.seconds, 2)}× the time of one file of the same lines${vsPeer}, peak RSS ${a.peakRss === null ? 'n/a' : fmt(a.peakRss / 1e6, 0)} MB`);
+    console.log(
+      `  ${shape.analyze}: ${fmt(mb(a.bytes) / a.seconds, 0)} MB/s, ${fmt(a.seconds / single.seconds, 2)}× the time of one file of the same lines${vsPeer}, peak RSS ${a.peakRss === null ? 'n/a' : fmt(a.peakRss / 1e6, 0)} MB`,
+    );
   }
   if (flat) {
     const flatRow = rows.find((r) => r.name === `analyze log ${flatMb} MiB`)!;
-    if (flatRow.peakRss && parRow.peakRss) console.log(`peak RSS ${flatMb} MiB → ${logMb} MiB: ${fmt(flatRow.peakRss / 1e6, 0)} → ${fmt(parRow.peakRss / 1e6, 0)} MB`);
+    if (flatRow.peakRss && parRow.peakRss)
+      console.log(`peak RSS ${flatMb} MiB → ${logMb} MiB: ${fmt(flatRow.peakRss / 1e6, 0)} → ${fmt(parRow.peakRss / 1e6, 0)} MB`);
   }
   console.log(`figures saved to ${path.relative(root, out)}`);
 }

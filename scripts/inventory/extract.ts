@@ -73,7 +73,8 @@ const RUST_CALL = /\b(?:tracing::)?(warn|error|info)!\s*\(/g;
 const GO_CALL = /\.(Errorf|Errorln|Error|Warnf|Warningf|Warnln|Warning|Warn|Fatalf|Fatalln|Fatal|Infof|Info|ErrorS|InfoS)\s*\(/g;
 /** What a Go logging call is made on: a logger (log, logger, s.log, klog, logrus) or a WithError/WithField(s) chain. */
 const GO_RECEIVER = /(?:\b(?:log|logger|klog|logrus|[a-z]\w*[Ll]og(?:ger)?|l)|With(?:Error|Fields?|Context)\([^;\n]*\))$/;
-const FAILURE_WORDS = /fail|error|unable|cannot|can't|could not|couldn't|denied|invalid|refused|timeout|timed out|lost|unavailable|expired|reject|panic|abort|not found|missing/i;
+const FAILURE_WORDS =
+  /fail|error|unable|cannot|can't|could not|couldn't|denied|invalid|refused|timeout|timed out|lost|unavailable|expired|reject|panic|abort|not found|missing/i;
 
 function levelOf(name: string): Level {
   if (name.startsWith('Error') || name === 'error') return 'error';
@@ -86,8 +87,14 @@ function levelOf(name: string): Level {
 function rustTarget(file: string): string {
   const m = /^(.*?)\/src\/(.*)\.rs$/.exec(file);
   if (!m) return file;
-  const crate = m[1]!.replace(/^linkerd\//, 'linkerd/').replace(/[/-]/g, '_').replace(/^policy_controller/, 'linkerd_policy_controller');
-  const module = m[2]!.replace(/(^|\/)(lib|main|mod)$/, '').split('/').filter((s) => s !== '');
+  const crate = m[1]!
+    .replace(/^linkerd\//, 'linkerd/')
+    .replace(/[/-]/g, '_')
+    .replace(/^policy_controller/, 'linkerd_policy_controller');
+  const module = m[2]!
+    .replace(/(^|\/)(lib|main|mod)$/, '')
+    .split('/')
+    .filter((s) => s !== '');
   return [crate, ...module].join('::');
 }
 
@@ -132,7 +139,7 @@ function goSite(args: string[], receiver: string): { template: string | null; fi
   const fields = /WithError\(/.test(receiver) ? ['error'] : [];
   const first = args[0];
   // klog's structured calls: ErrorS(err, "msg", kv…).
-  const message = first === undefined ? null : literalValue(first) ?? (args[1] !== undefined ? literalValue(args[1]) : null);
+  const message = first === undefined ? null : (literalValue(first) ?? (args[1] !== undefined ? literalValue(args[1]) : null));
   return { template: message === null ? null : normaliseTemplate(message, 'go').trim(), fields };
 }
 
@@ -190,7 +197,9 @@ function tagExists(dir: string, tag: string): boolean {
 }
 
 function latestTag(dir: string, pattern: string): string | null {
-  const tags = git(dir, 'tag', '--list', pattern, '--sort=-version:refname').split('\n').filter((t) => t !== '');
+  const tags = git(dir, 'tag', '--list', pattern, '--sort=-version:refname')
+    .split('\n')
+    .filter((t) => t !== '');
   return tags[0] ?? null;
 }
 
@@ -218,7 +227,15 @@ function main(): void {
   for (const source of COMPONENT_SOURCES) {
     const dir = dirs[source.repo];
     const legacy = source.legacyReleases?.filter((t) => tagExists(dirs.linkerd2, t)) ?? null;
-    const ref = legacy ? proxyRefOf(legacy[0]!) : source.repo === 'linkerd2' ? latest : source.repo === 'linkerd2-proxy' ? proxyRefOf(latest) : source.tagPrefix ? latestTag(dir, `${source.tagPrefix}v*`) : 'HEAD';
+    const ref = legacy
+      ? proxyRefOf(legacy[0]!)
+      : source.repo === 'linkerd2'
+        ? latest
+        : source.repo === 'linkerd2-proxy'
+          ? proxyRefOf(latest)
+          : source.tagPrefix
+            ? latestTag(dir, `${source.tagPrefix}v*`)
+            : 'HEAD';
     if (!ref) throw new Error(`${source.component}: no release ref found in ${dir}`);
     const commit = git(dir, 'rev-parse', `${ref}^{commit}`).trim();
     sources.push({ repo: `linkerd/${source.repo}`, component: source.component, ref, commit });
@@ -237,7 +254,16 @@ function main(): void {
       let entry = entries.get(key);
       if (!entry) {
         const presentIn = site.template === null || tracked.length === 0 ? null : present.filter((p) => p.templates.has(site.template!)).map((p) => p.release);
-        entry = { key, component: source.component, level: site.level, template: site.template, fields: site.fields, target: site.target, sites: [], presentIn };
+        entry = {
+          key,
+          component: source.component,
+          level: site.level,
+          template: site.template,
+          fields: site.fields,
+          target: site.target,
+          sites: [],
+          presentIn,
+        };
         entries.set(key, entry);
       }
       entry.sites.push({ file: `${source.repo}/${site.file}`, line: site.line });

@@ -19,25 +19,82 @@ export interface ComponentSource {
   legacyReleases?: readonly string[];
 }
 
-const RUST_TESTS = [':!**/tests/**', ':!**/tests.rs', ':!**/test_util*', ':!**/test-util/**', ':!**/mock*', ':!**/fuzz/**', ':!**/benches/**', ':!**/integration/**', ':!**/build.rs'];
+const RUST_TESTS = [
+  ':!**/tests/**',
+  ':!**/tests.rs',
+  ':!**/test_util*',
+  ':!**/test-util/**',
+  ':!**/mock*',
+  ':!**/fuzz/**',
+  ':!**/benches/**',
+  ':!**/integration/**',
+  ':!**/build.rs',
+];
 const GO_TESTS = [':!**/*_test.go', ':!**/testutil/**', ':!**/test/**', ':!**/fake/**', ':!**/gen/**'];
 
 export const COMPONENT_SOURCES: readonly ComponentSource[] = [
   { component: 'proxy', repo: 'linkerd2-proxy', language: 'rust', pathspecs: ['*.rs', ':!linkerd/app/test/**', ':!tools/**', ...RUST_TESTS] },
-  { component: 'proxy-legacy', repo: 'linkerd2-proxy', language: 'rust', legacyReleases: ['stable-2.6.1', 'stable-2.7.1'], pathspecs: ['*.rs', ':!linkerd/app/test/**', ':!tools/**', ...RUST_TESTS] },
+  {
+    component: 'proxy-legacy',
+    repo: 'linkerd2-proxy',
+    language: 'rust',
+    legacyReleases: ['stable-2.6.1', 'stable-2.7.1'],
+    pathspecs: ['*.rs', ':!linkerd/app/test/**', ':!tools/**', ...RUST_TESTS],
+  },
   { component: 'policy-controller', repo: 'linkerd2', language: 'rust', pathspecs: ['policy-controller/*.rs', ...RUST_TESTS] },
-  { component: 'destination', repo: 'linkerd2', language: 'go', pathspecs: ['controller/api/destination/*.go', 'controller/cmd/destination/*.go', ...GO_TESTS] },
-  { component: 'identity', repo: 'linkerd2', language: 'go', pathspecs: ['controller/identity/*.go', 'controller/cmd/identity/*.go', 'pkg/identity/*.go', ...GO_TESTS] },
-  { component: 'proxy-injector', repo: 'linkerd2', language: 'go', pathspecs: ['controller/proxy-injector/*.go', 'controller/cmd/proxy-injector/*.go', 'controller/webhook/*.go', 'pkg/inject/*.go', ...GO_TESTS] },
+  {
+    component: 'destination',
+    repo: 'linkerd2',
+    language: 'go',
+    pathspecs: ['controller/api/destination/*.go', 'controller/cmd/destination/*.go', ...GO_TESTS],
+  },
+  {
+    component: 'identity',
+    repo: 'linkerd2',
+    language: 'go',
+    pathspecs: ['controller/identity/*.go', 'controller/cmd/identity/*.go', 'pkg/identity/*.go', ...GO_TESTS],
+  },
+  {
+    component: 'proxy-injector',
+    repo: 'linkerd2',
+    language: 'go',
+    pathspecs: ['controller/proxy-injector/*.go', 'controller/cmd/proxy-injector/*.go', 'controller/webhook/*.go', 'pkg/inject/*.go', ...GO_TESTS],
+  },
   { component: 'heartbeat', repo: 'linkerd2', language: 'go', pathspecs: ['controller/heartbeat/*.go', 'controller/cmd/heartbeat/*.go', ...GO_TESTS] },
   {
     component: 'controller',
     repo: 'linkerd2',
     language: 'go',
     // What every Go controller links: the Kubernetes API wrappers, admin server, flags, TLS.
-    pathspecs: ['controller/*.go', 'pkg/*.go', ':!controller/api/destination/**', ':!controller/cmd/destination/**', ':!controller/identity/**', ':!controller/cmd/identity/**', ':!pkg/identity/**', ':!controller/proxy-injector/**', ':!controller/cmd/proxy-injector/**', ':!controller/webhook/**', ':!pkg/inject/**', ':!controller/heartbeat/**', ':!controller/cmd/heartbeat/**', ':!pkg/healthcheck/**', ':!pkg/charts/**', ':!pkg/version/**', ':!pkg/cmd/**', ':!controller/script/**', ...GO_TESTS],
+    pathspecs: [
+      'controller/*.go',
+      'pkg/*.go',
+      ':!controller/api/destination/**',
+      ':!controller/cmd/destination/**',
+      ':!controller/identity/**',
+      ':!controller/cmd/identity/**',
+      ':!pkg/identity/**',
+      ':!controller/proxy-injector/**',
+      ':!controller/cmd/proxy-injector/**',
+      ':!controller/webhook/**',
+      ':!pkg/inject/**',
+      ':!controller/heartbeat/**',
+      ':!controller/cmd/heartbeat/**',
+      ':!pkg/healthcheck/**',
+      ':!pkg/charts/**',
+      ':!pkg/version/**',
+      ':!pkg/cmd/**',
+      ':!controller/script/**',
+      ...GO_TESTS,
+    ],
   },
-  { component: 'proxy-init', repo: 'linkerd2-proxy-init', language: 'go', tagPrefix: 'proxy-init/', pathspecs: ['proxy-init/*.go', 'pkg/*.go', 'internal/*.go', ...GO_TESTS] },
+  {
+    component: 'proxy-init',
+    repo: 'linkerd2-proxy-init',
+    language: 'go',
+    tagPrefix: 'proxy-init/',
+    pathspecs: ['proxy-init/*.go', 'pkg/*.go', 'internal/*.go', ...GO_TESTS],
+  },
   { component: 'cni-plugin', repo: 'linkerd2-proxy-init', language: 'go', tagPrefix: 'cni-plugin/', pathspecs: ['cni-plugin/*.go', ...GO_TESTS] },
   { component: 'network-validator', repo: 'linkerd2-proxy-init', language: 'rust', tagPrefix: 'validator/', pathspecs: ['validator/*.rs', ...RUST_TESTS] },
   { component: 'cni-repair-controller', repo: 'linkerd2-proxy-init', language: 'rust', pathspecs: ['cni-repair-controller/*.rs', ...RUST_TESTS] },

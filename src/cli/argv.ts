@@ -77,7 +77,10 @@ export const FORWARD_COMPATIBLE_COMMANDS: ReadonlySet<string> = new Set(['check'
  */
 export function dropUnknownFlags(argv: readonly string[], command: CommandShape): { argv: string[]; dropped: string[] } {
   const byName = new Map(Object.values(command.flags).map((f) => [`--${f.name}`, f]));
-  const known = new Set([...byName.keys(), ...Object.values(command.flags).flatMap((f) => [...(f.type === 'boolean' ? [`--no-${f.name}`] : []), ...(f.char ? [`-${f.char}`] : [])])]);
+  const known = new Set([
+    ...byName.keys(),
+    ...Object.values(command.flags).flatMap((f) => [...(f.type === 'boolean' ? [`--no-${f.name}`] : []), ...(f.char ? [`-${f.char}`] : [])]),
+  ]);
   known.add('--help');
   const out: string[] = [];
   const dropped: string[] = [];
@@ -90,7 +93,8 @@ export function dropUnknownFlags(argv: readonly string[], command: CommandShape)
     const name = arg.startsWith('--') ? arg.split('=', 1)[0]! : arg.startsWith('-') && arg.length > 1 ? arg.slice(0, 2) : null;
     if (name === null) out.push(arg);
     else if (!known.has(name)) dropped.push(arg);
-    else if (byName.get(name)?.type === 'boolean' && arg.includes('=')) out.push(/^(false|0)$/i.test(arg.slice(name.length + 1)) ? `--no-${name.slice(2)}` : name);
+    else if (byName.get(name)?.type === 'boolean' && arg.includes('='))
+      out.push(/^(false|0)$/i.test(arg.slice(name.length + 1)) ? `--no-${name.slice(2)}` : name);
     else out.push(arg);
   }
   return { argv: out, dropped };
@@ -111,17 +115,28 @@ export function dispatch(argv: readonly string[], commands: readonly CommandShap
   const ids = commands.map((c) => c.id);
   if (first === undefined || TOP_LEVEL_FLAGS.includes(first)) return { kind: 'run', argv: [...argv] };
   if (first.startsWith('-')) {
-    const suggestion = first === '-v' || first === '-V' ? '--version' : closest(first, TOP_LEVEL_FLAGS.filter((f) => f.startsWith('--')));
-    return { kind: 'error', message: `unknown flag ${first}${didYouMean(suggestion)} (before a command only ${TOP_LEVEL_FLAGS.join(' and ')}; commands: ${ids.join(', ')}, help)` };
+    const suggestion =
+      first === '-v' || first === '-V'
+        ? '--version'
+        : closest(
+            first,
+            TOP_LEVEL_FLAGS.filter((f) => f.startsWith('--')),
+          );
+    return {
+      kind: 'error',
+      message: `unknown flag ${first}${didYouMean(suggestion)} (before a command only ${TOP_LEVEL_FLAGS.join(' and ')}; commands: ${ids.join(', ')}, help)`,
+    };
   }
   if (first === '_extension-metadata') return { kind: 'metadata' };
   if (first === 'help') {
     const topic = argv[1];
     if (topic === undefined || topic === 'help') return { kind: 'run', argv: ['--help'] };
-    if (!ids.includes(topic)) return { kind: 'error', message: `help: unknown command ${topic}${didYouMean(closest(topic, ids))} (commands: ${ids.join(', ')})` };
+    if (!ids.includes(topic))
+      return { kind: 'error', message: `help: unknown command ${topic}${didYouMean(closest(topic, ids))} (commands: ${ids.join(', ')})` };
     return { kind: 'run', argv: [topic, '--help'] };
   }
-  if (!ids.includes(first)) return { kind: 'error', message: `unknown command ${first}${didYouMean(closest(first, [...ids, 'help']))} (commands: ${ids.join(', ')}, help)` };
+  if (!ids.includes(first))
+    return { kind: 'error', message: `unknown command ${first}${didYouMean(closest(first, [...ids, 'help']))} (commands: ${ids.join(', ')}, help)` };
   return { kind: 'run', argv: [...argv] };
 }
 
@@ -142,7 +157,8 @@ export class FlagValueError extends Error {
 /** A whole-number flag with a minimum whose refusal reads like the others (`--max-findings must be …`). */
 export function parseWholeNumber(flag: string, input: string, min: number, hint = ''): number {
   const n = /^\d+$/.test(input) ? Number(input) : NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw new FlagValueError(flag, `--${flag} must be a whole number of at least ${min}${hint}, got ${JSON.stringify(input)}`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new FlagValueError(flag, `--${flag} must be a whole number of at least ${min}${hint}, got ${JSON.stringify(input)}`);
   return n;
 }
 
@@ -167,21 +183,38 @@ export interface PermissiveParse {
 }
 
 /** One line for an oclif parse error, chosen by its class, naming the command and the nearest name. */
-export function describeParseError(err: unknown, command: CommandShape | undefined, classes: ParserErrorClasses | undefined, permissive?: PermissiveParse): string {
+export function describeParseError(
+  err: unknown,
+  command: CommandShape | undefined,
+  classes: ParserErrorClasses | undefined,
+  permissive?: PermissiveParse,
+): string {
   const where = command ? `${command.id}: ` : '';
   const help = command ? ` (see linkerd-doctor ${command.id} --help)` : ' (see linkerd-doctor --help)';
   const flagNames = command ? Object.values(command.flags).flatMap((f) => [`--${f.name}`, ...(f.char ? [`-${f.char}`] : [])]) : [];
 
   if (err instanceof FlagValueError) return `${where}${err.reason}`;
   if (classes && err instanceof classes.NonExistentFlagsError) {
-    const parts = err.flags.map((f) => `unknown flag ${f}${didYouMean(f.startsWith('--') ? closest(f, flagNames.filter((n) => n.startsWith('--'))) : undefined)}`);
+    const parts = err.flags.map(
+      (f) =>
+        `unknown flag ${f}${didYouMean(
+          f.startsWith('--')
+            ? closest(
+                f,
+                flagNames.filter((n) => n.startsWith('--')),
+              )
+            : undefined,
+        )}`,
+    );
     return `${where}${parts.join('; ')}${help}`;
   }
-  if (classes && err instanceof classes.UnexpectedArgsError) return `${where}unexpected argument${err.args.length === 1 ? '' : 's'} ${err.args.map(String).join(' ')}${help}`;
+  if (classes && err instanceof classes.UnexpectedArgsError)
+    return `${where}unexpected argument${err.args.length === 1 ? '' : 's'} ${err.args.map(String).join(' ')}${help}`;
   if (classes && command && permissive && (err instanceof classes.FlagInvalidOptionError || err instanceof classes.FailedFlagValidationError)) {
     for (const token of permissive.raw) {
       const def = token.type === 'flag' && token.flag ? command.flags[token.flag] : undefined;
-      if (def?.options && !def.options.includes(token.input)) return `${where}--${def.name} ${token.input}: not one of ${def.options.join(', ')}${didYouMean(closest(token.input, def.options))}`;
+      if (def?.options && !def.options.includes(token.input))
+        return `${where}--${def.name} ${token.input}: not one of ${def.options.join(', ')}${didYouMean(closest(token.input, def.options))}`;
     }
     const missing = Object.values(command.flags).find((f) => f.required && permissive.flags[f.name] === undefined);
     if (missing) return `${where}--${missing.name} is required${missing.options ? ` (one of: ${missing.options.join(', ')})` : ''}${help}`;

@@ -4,7 +4,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { CLUSTER_COMMANDS, describeParseError, dispatch, dropUnknownFlags, FORWARD_COMPATIBLE_COMMANDS, LINKERD_EXTENSION_NAME, stripLinkerdGlobals, type CommandShape, type ParserErrorClasses, type PermissiveParse } from './argv.js';
+import {
+  CLUSTER_COMMANDS,
+  describeParseError,
+  dispatch,
+  dropUnknownFlags,
+  FORWARD_COMPATIBLE_COMMANDS,
+  LINKERD_EXTENSION_NAME,
+  stripLinkerdGlobals,
+  type CommandShape,
+  type ParserErrorClasses,
+  type PermissiveParse,
+} from './argv.js';
 import { terminalWidth } from './terminal.js';
 
 const USAGE_OR_INPUT = 2;
@@ -64,7 +75,13 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
   const { Config, Errors, flush, run } = await import('@oclif/core');
   const commands = commandsOf(root);
   const prepared = stripLinkerdGlobals(rawArgv.map((a) => (a === '-h' ? '--help' : a)));
-  const plan = commands.length > 0 ? dispatch(prepared.argv, commands.filter((c) => !c.hidden)) : ({ kind: 'run', argv: prepared.argv } as const);
+  const plan =
+    commands.length > 0
+      ? dispatch(
+          prepared.argv,
+          commands.filter((c) => !c.hidden),
+        )
+      : ({ kind: 'run', argv: prepared.argv } as const);
   if (plan.kind === 'metadata') {
     process.stdout.write(JSON.stringify(EXTENSION_METADATA) + '\n');
     return;
@@ -99,7 +116,11 @@ export async function main(rawArgv: readonly string[], root: string): Promise<vo
     await flush();
   } catch (err) {
     if (err instanceof Errors.ExitError) process.exitCode = err.oclif.exit;
-    else fail(describeParseError(err, command, parserErrorClasses(), await permissiveParse(root, command, argv.slice(1))), (err as { oclif?: { exit?: number } })?.oclif?.exit ?? USAGE_OR_INPUT);
+    else
+      fail(
+        describeParseError(err, command, parserErrorClasses(), await permissiveParse(root, command, argv.slice(1))),
+        (err as { oclif?: { exit?: number } })?.oclif?.exit ?? USAGE_OR_INPUT,
+      );
   }
 }
 

@@ -81,7 +81,8 @@ export function pairOutputTargets(tokens: readonly Token[]): OutputTarget[] {
   }
   if (targets.length === 0) targets.push({ format: 'text', file: null });
   const toStdout = targets.filter((t) => t.file === null);
-  if (toStdout.length > 1) throw new UsageError(`${toStdout.map((t) => `--format ${t.format}`).join(' and ')} would all go to stdout; put --output FILE beside each --format but one`);
+  if (toStdout.length > 1)
+    throw new UsageError(`${toStdout.map((t) => `--format ${t.format}`).join(' and ')} would all go to stdout; put --output FILE beside each --format but one`);
   return targets;
 }
 

@@ -76,7 +76,7 @@ function ownDescriptor(p: string): number | null {
   if (p === '/dev/stdout') return 1;
   if (p === '/dev/stderr') return 2;
   if (p === '/dev/stdin') return 0;
-  const m = /^\/(?:dev\/fd|proc\/(?:self|thread-self)\/fd)\/(\d+)$/.exec(p) ?? (new RegExp(`^/proc/${process.pid}/fd/(\\d+)$`).exec(p));
+  const m = /^\/(?:dev\/fd|proc\/(?:self|thread-self)\/fd)\/(\d+)$/.exec(p) ?? new RegExp(`^/proc/${process.pid}/fd/(\\d+)$`).exec(p);
   return m ? Number(m[1]) : null;
 }
 

@@ -51,10 +51,13 @@ export interface AnalyzeFlags {
 /** Pairs `--format` and `--output` in order; a format without a file (or with `-`) goes to stdout (at most one). */
 export function outputTargets(formats: readonly string[] = [], outputs: readonly string[] = []): OutputTarget[] {
   const names = formats.length > 0 ? formats : ['text'];
-  for (const n of names) if (!(FORMAT_NAMES as readonly string[]).includes(n)) throw new UsageError(`unknown --format ${n} (known: ${FORMAT_NAMES.join(', ')})`);
-  if (outputs.length > names.length) throw new UsageError(`${outputs.length} --output files but only ${names.length} --format; give a --format for each --output`);
+  for (const n of names)
+    if (!(FORMAT_NAMES as readonly string[]).includes(n)) throw new UsageError(`unknown --format ${n} (known: ${FORMAT_NAMES.join(', ')})`);
+  if (outputs.length > names.length)
+    throw new UsageError(`${outputs.length} --output files but only ${names.length} --format; give a --format for each --output`);
   const targets = (names as FormatName[]).map((format, i) => ({ format, file: outputs[i] === undefined || outputs[i] === '-' ? null : outputs[i]! }));
-  if (targets.filter((t) => t.file === null).length > 1) throw new UsageError('more than one --format would go to stdout; pair each extra --format with an --output FILE');
+  if (targets.filter((t) => t.file === null).length > 1)
+    throw new UsageError('more than one --format would go to stdout; pair each extra --format with an --output FILE');
   return targets;
 }
 
@@ -63,7 +66,10 @@ export function defaultRules(): ConfiguredRule[] {
 }
 
 /** Flags win over the config file, the config over the built-in defaults. */
-export function effectiveThresholds(flags: Pick<AnalyzeFlags, 'fail-on' | 'min-severity' | 'baseline-tolerance'>, config: LinkerdDoctorConfig): { failOn: FailOn; minSeverity: Severity; tolerancePercent: number } {
+export function effectiveThresholds(
+  flags: Pick<AnalyzeFlags, 'fail-on' | 'min-severity' | 'baseline-tolerance'>,
+  config: LinkerdDoctorConfig,
+): { failOn: FailOn; minSeverity: Severity; tolerancePercent: number } {
   const failOn = (flags['fail-on'] ?? config.failOn ?? 'error') as FailOn;
   const minSeverity = (flags['min-severity'] ?? config.minSeverity ?? 'info') as Severity;
   if (![...SEVERITIES, 'none'].includes(failOn)) throw new UsageError(`--fail-on ${failOn}: must be one of ${[...SEVERITIES, 'none'].join(', ')}`);
@@ -80,14 +86,20 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     const targets = flags.targets ?? outputTargets(flags.format, flags.output);
     const config = await loadConfig(flags.config);
     // A config changes the verdict; say which one, whether it was found or given.
-    if (config.source && !flags.quiet) process.stderr.write(`linkerd-doctor: notice: using config ${config.source}${flags.config ? '' : ' (found in the working directory; --config FILE to choose another)'}\n`);
+    if (config.source && !flags.quiet)
+      process.stderr.write(
+        `linkerd-doctor: notice: using config ${config.source}${flags.config ? '' : ' (found in the working directory; --config FILE to choose another)'}\n`,
+      );
     const { failOn, minSeverity, tolerancePercent } = effectiveThresholds(flags, config);
     const suppressions = [...config.suppress, ...(flags.suppress ?? []).map((s) => parseSuppressFlag(s))];
     const previous = flags.baseline ? await readBaseline(flags.baseline) : undefined;
     const paths = resolvePathArgs(argv, process.stdin.isTTY);
     // A bad limit is one usage error now, not one error per compressed input (or none without any).
     decompressionLimits();
-    const outputFiles = [...targets.flatMap((t) => (t.file ? [{ flag: '--output', file: t.file }] : [])), ...(flags['write-baseline'] ? [{ flag: '--write-baseline', file: flags['write-baseline'] }] : [])];
+    const outputFiles = [
+      ...targets.flatMap((t) => (t.file ? [{ flag: '--output', file: t.file }] : [])),
+      ...(flags['write-baseline'] ? [{ flag: '--write-baseline', file: flags['write-baseline'] }] : []),
+    ];
     for (const warning of duplicateOutputWarnings(outputFiles)) process.stderr.write(`linkerd-doctor: ${warning}\n`);
     assertNotAnInput(outputFiles, paths);
 
@@ -96,14 +108,24 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     options.jobs = jobs.jobs;
     if (jobs.notice && !flags.quiet) process.stderr.write(`linkerd-doctor: notice: ${jobs.notice}\n`);
     const result = await analyzeInputs(paths, config.rules, options);
-    assertNotAnInput(outputFiles, result.inputs.map((i) => i.path));
-    const gate: GateOptions = { suppressions, ruleIds: config.rules.map((c) => c.rule.meta.id), disabledRules: config.disabledRules, fold: flags.fold !== false };
+    assertNotAnInput(
+      outputFiles,
+      result.inputs.map((i) => i.path),
+    );
+    const gate: GateOptions = {
+      suppressions,
+      ruleIds: config.rules.map((c) => c.rule.meta.id),
+      disabledRules: config.disabledRules,
+      fold: flags.fold !== false,
+    };
     if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
     let report = buildReport(result, failOn, gate);
 
     if (flags['write-baseline']) {
       if (report.errors.length > 0) {
-        process.stderr.write(`linkerd-doctor: not writing baseline ${flags['write-baseline']}: the run had ${report.errors.length} error(s), so its findings may be incomplete\n`);
+        process.stderr.write(
+          `linkerd-doctor: not writing baseline ${flags['write-baseline']}: the run had ${report.errors.length} error(s), so its findings may be incomplete\n`,
+        );
       } else {
         const written = createBaseline(report.findings);
         await writeFileAtomic(flags['write-baseline'], serializeBaseline(written));
@@ -128,7 +150,12 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
     let unwritten = 0;
     for (const target of targets) {
       const color = target.file === null && useColor(flags.color, process.stdout);
-      const layout = { width: target.file === null ? terminalWidth(process.stdout) : terminalWidth(undefined), verbose: flags.verbose === true, summaryOnly: flags.summary === true, notShown: visible.length - findings.length };
+      const layout = {
+        width: target.file === null ? terminalWidth(process.stdout) : terminalWidth(undefined),
+        verbose: flags.verbose === true,
+        summaryOnly: flags.summary === true,
+        notShown: visible.length - findings.length,
+      };
       // One unwritable file (or a formatter failing on odd data) must not cost the other reports
       // (kube-linter's multi-output lesson).
       try {
@@ -157,14 +184,21 @@ function writeNotices(report: Report, inputs: readonly { path: string; unparsed:
   for (const i of inputs) {
     if (i.unparsed > 0) notice(`${i.path}: ${i.unparsed} of ${i.lines} lines did not parse as ${i.kind}`);
   }
-  for (const e of report.errors) if (e.path.startsWith('rule:')) process.stderr.write(`linkerd-doctor: rule ${e.path.slice(5)} failed: ${e.message.replace(/^rule failed: /, '')}\n`);
+  for (const e of report.errors)
+    if (e.path.startsWith('rule:')) process.stderr.write(`linkerd-doctor: rule ${e.path.slice(5)} failed: ${e.message.replace(/^rule failed: /, '')}\n`);
   for (const s of report.suppressions) {
-    if (s.matched === 0) notice(`unused suppression ${s.rule}${s.subject ? `=${s.subject}` : ''} (${s.source === 'flag' ? '--suppress' : 'config'}): it matched no finding; remove it`);
+    if (s.matched === 0)
+      notice(
+        `unused suppression ${s.rule}${s.subject ? `=${s.subject}` : ''} (${s.source === 'flag' ? '--suppress' : 'config'}): it matched no finding; remove it`,
+      );
   }
   if (report.summary.suppressed > 0) notice(`${report.summary.suppressed} finding(s) suppressed`);
   const b = report.baseline;
   if (b) {
     notice(`baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged, ${b.fixed.length} fixed, ${b.stale.length} stale`);
-    for (const s of b.stale) notice(`stale baseline entry ${s.ruleId} "${s.title}" (${s.reason}); rewrite the baseline with --write-baseline once the rule runs again or drop the entry`);
+    for (const s of b.stale)
+      notice(
+        `stale baseline entry ${s.ruleId} "${s.title}" (${s.reason}); rewrite the baseline with --write-baseline once the rule runs again or drop the entry`,
+      );
   }
 }

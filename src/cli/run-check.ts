@@ -84,7 +84,9 @@ const problem = (result: 'warning' | 'error', description: string, error: string
 
 export function checkNodeVersion(version: string, engines: string): CheckLine {
   const description = `Node.js ${version} satisfies ${engines}`;
-  return semver.satisfies(version, engines) ? ok(description) : problem('error', description, `Node.js ${version} is outside the supported range ${engines}; install a supported Node.js LTS`);
+  return semver.satisfies(version, engines)
+    ? ok(description)
+    : problem('error', description, `Node.js ${version} is outside the supported range ${engines}; install a supported Node.js LTS`);
 }
 
 export function checkRules(rules: readonly AnyRule[]): CheckLine {
@@ -98,13 +100,17 @@ export function checkRules(rules: readonly AnyRule[]): CheckLine {
     }
   }
   if (rules.length === 0) return problem('error', 'the rules load', 'no rules are registered; reinstall linkerd-doctor');
-  return duplicates.length === 0 ? ok(description) : problem('error', description, `duplicate rule ids or codes: ${duplicates.join(', ')}; reinstall linkerd-doctor`);
+  return duplicates.length === 0
+    ? ok(description)
+    : problem('error', description, `duplicate rule ids or codes: ${duplicates.join(', ')}; reinstall linkerd-doctor`);
 }
 
 export function checkRuleDocs(rules: readonly AnyRule[], docsFor: (ruleId: string) => string | null): CheckLine {
   const description = 'every rule has its docs page for `linkerd-doctor explain`';
   const missing = rules.map((r) => r.meta.id).filter((id) => docsFor(id) === null);
-  return missing.length === 0 ? ok(description) : problem('error', description, `no docs page for ${missing.join(', ')} (docs/rules/<id>.md is missing from the install); reinstall linkerd-doctor`);
+  return missing.length === 0
+    ? ok(description)
+    : problem('error', description, `no docs page for ${missing.join(', ')} (docs/rules/<id>.md is missing from the install); reinstall linkerd-doctor`);
 }
 
 /** The pages `explain` prints, lexed at build time (dist/explain-pages.json.br), for every rule and catalogue entry. */
@@ -117,7 +123,11 @@ export async function checkExplainPages(rules: readonly AnyRule[], pageFor: (kin
     for (const id of rules.map((r) => r.meta.id)) if ((await pageFor('rules', id)) === null) missing.push(id);
     for (const id of catalogues.flatMap((c) => c.ids)) if ((await pageFor('entries', id)) === null) missing.push(id);
   } catch (err) {
-    return problem('error', description, `cannot read the explain pages (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); reinstall linkerd-doctor`);
+    return problem(
+      'error',
+      description,
+      `cannot read the explain pages (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); reinstall linkerd-doctor`,
+    );
   }
   return missing.length === 0 ? ok(description) : problem('error', description, `no explain page for ${missing.join(', ')}; reinstall linkerd-doctor`);
 }
@@ -144,11 +154,22 @@ export function checkOnPath(pathEnv: string): CheckLine {
       // not in this directory
     }
   }
-  return problem('warning', description, `no executable ${TOOL_NAME} on the PATH; install it globally (npm install -g linkerd-doctor) to use it as \`linkerd doctor\``);
+  return problem(
+    'warning',
+    description,
+    `no executable ${TOOL_NAME} on the PATH; install it globally (npm install -g linkerd-doctor) to use it as \`linkerd doctor\``,
+  );
 }
 
 export async function runChecks(env: CheckEnvironment): Promise<CheckOutput> {
-  const checks = [checkNodeVersion(env.nodeVersion, env.engines), checkRules(env.rules), checkRuleDocs(env.rules, env.docsFor), await checkExplainPages(env.rules, env.pageFor), await checkConfig(env.cwd, env.config, env.rules), checkOnPath(env.pathEnv)];
+  const checks = [
+    checkNodeVersion(env.nodeVersion, env.engines),
+    checkRules(env.rules),
+    checkRuleDocs(env.rules, env.docsFor),
+    await checkExplainPages(env.rules, env.pageFor),
+    await checkConfig(env.cwd, env.config, env.rules),
+    checkOnPath(env.pathEnv),
+  ];
   return { success: checks.every((c) => c.result !== 'error'), categories: [{ categoryName: CHECK_CATEGORY, checks }] };
 }
 

@@ -70,8 +70,10 @@ export function validateCollectOptions(options: CollectOptions): void {
   for (const ns of [...options.namespaces, options.controlPlaneNamespace]) {
     if (!NAMESPACE_NAME.test(ns)) throw new UsageError(`collect: ${JSON.stringify(ns)} is not a namespace name (lower-case letters, digits and -, at most 63)`);
   }
-  if (options.digFrom !== undefined && !/^[a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*$/.test(options.digFrom)) throw new UsageError(`collect: --dig-from ${JSON.stringify(options.digFrom)} must be NAMESPACE/POD`);
-  if (options.since !== undefined && !/^\d+[smh]$/.test(options.since)) throw new UsageError(`collect: --since ${JSON.stringify(options.since)} must be a duration such as 30m or 2h`);
+  if (options.digFrom !== undefined && !/^[a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*$/.test(options.digFrom))
+    throw new UsageError(`collect: --dig-from ${JSON.stringify(options.digFrom)} must be NAMESPACE/POD`);
+  if (options.since !== undefined && !/^\d+[smh]$/.test(options.since))
+    throw new UsageError(`collect: --since ${JSON.stringify(options.since)} must be a duration such as 30m or 2h`);
 }
 
 function accessFlags(access: KubeAccess): string[] {
@@ -84,7 +86,12 @@ function accessFlags(access: KubeAccess): string[] {
 }
 
 const kubectl = (o: CollectOptions, ...args: string[]): string[] => ['kubectl', ...accessFlags(o.access), ...args];
-const linkerd = (o: CollectOptions, ...args: string[]): string[] => ['linkerd', ...accessFlags(o.access), `--linkerd-namespace=${o.controlPlaneNamespace}`, ...args];
+const linkerd = (o: CollectOptions, ...args: string[]): string[] => [
+  'linkerd',
+  ...accessFlags(o.access),
+  `--linkerd-namespace=${o.controlPlaneNamespace}`,
+  ...args,
+];
 
 /** The commands that list the pods whose files are collected: the affected ones, then the control plane. */
 export function listingCommands(o: CollectOptions): { affected: string[]; controlPlane: string[] } {
@@ -122,7 +129,10 @@ export function affectedPodSteps(o: CollectOptions, pod: ListedPod): CaptureStep
   const dir = `${pod.namespace}/${pod.name}`;
   const since = o.since ? [`--since=${o.since}`] : [];
   return [
-    { argv: kubectl(o, 'logs', `--namespace=${pod.namespace}`, pod.name, `--container=${PROXY_CONTAINER}`, '--timestamps', ...since), file: `${dir}/${PROXY_CONTAINER}.log` },
+    {
+      argv: kubectl(o, 'logs', `--namespace=${pod.namespace}`, pod.name, `--container=${PROXY_CONTAINER}`, '--timestamps', ...since),
+      file: `${dir}/${PROXY_CONTAINER}.log`,
+    },
     { argv: linkerd(o, 'diagnostics', 'proxy-metrics', `--namespace=${pod.namespace}`, `pod/${pod.name}`), file: `${dir}/proxy-metrics.txt` },
     ...(pod.unhealthy ? [{ argv: kubectl(o, 'describe', 'pod', `--namespace=${pod.namespace}`, pod.name), file: `${dir}/describe.txt` }] : []),
   ];
@@ -133,7 +143,10 @@ export function controlPlanePodSteps(o: CollectOptions, pod: ListedPod): Capture
   const dir = `${pod.namespace}/${pod.name}`;
   const since = o.since ? [`--since=${o.since}`] : [];
   return [
-    ...pod.containers.map((c) => ({ argv: kubectl(o, 'logs', `--namespace=${pod.namespace}`, pod.name, `--container=${c}`, '--timestamps', ...since), file: `${dir}/${c}.log` })),
+    ...pod.containers.map((c) => ({
+      argv: kubectl(o, 'logs', `--namespace=${pod.namespace}`, pod.name, `--container=${c}`, '--timestamps', ...since),
+      file: `${dir}/${c}.log`,
+    })),
     ...(pod.unhealthy ? [{ argv: kubectl(o, 'describe', 'pod', `--namespace=${pod.namespace}`, pod.name), file: `${dir}/describe.txt` }] : []),
   ];
 }
@@ -148,7 +161,8 @@ export function parsePodListing(text: string): ListedPod[] {
     const [namespace = '', name = '', phase = '', containers = '', ready = '', restarts = ''] = line.split('\t');
     if (!NAMESPACE_NAME.test(namespace) || !POD_NAME.test(name)) continue;
     const names = containers.split(' ').filter((c) => CONTAINER_NAME.test(c));
-    const unhealthy = (phase !== 'Running' && phase !== 'Succeeded') || ready.split(' ').includes('false') || restarts.split(' ').some((r) => /^\d+$/.test(r) && r !== '0');
+    const unhealthy =
+      (phase !== 'Running' && phase !== 'Succeeded') || ready.split(' ').includes('false') || restarts.split(' ').some((r) => /^\d+$/.test(r) && r !== '0');
     pods.push({ namespace, name, containers: names, unhealthy });
   }
   return pods;
@@ -226,10 +240,16 @@ export const spawnStep: StepRunner = (step, file) =>
     child.stdout.pipe(sink, { end: false });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_TAIL)));
-    child.on('error', (err: NodeJS.ErrnoException) => done({ step, ok: false, reason: err.code === 'ENOENT' ? `${step.argv[0]} is not on the PATH` : err.message }));
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      done({ step, ok: false, reason: err.code === 'ENOENT' ? `${step.argv[0]} is not on the PATH` : err.message }),
+    );
     child.on('close', (code, signal) => {
       if (code === 0) return done({ step, ok: true });
-      const last = stderr.split('\n').map((l) => l.trim()).filter(Boolean).pop();
+      const last = stderr
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .pop();
       done({ step, ok: false, reason: `${signal ? `killed by ${signal}` : `exit ${code}`}${last ? `: ${last}` : ''}` });
     });
   });
@@ -292,9 +312,17 @@ export async function collect(o: CollectOptions, run: StepRunner = spawnStep, wa
   };
   const pods = affectedPods(o, parsePodListing(await read('pods-affected.tsv')));
   const controlPlanePods = parsePodListing(await read(`${o.controlPlaneNamespace}/pods.tsv`)).filter((p) => p.namespace === o.controlPlaneNamespace);
-  if (pods.length === 0 && listings.every((r) => r.ok)) warn(`no pod matched --selector=${o.selector}${o.namespaces.length > 0 ? ` in ${o.namespaces.join(', ')}` : ''} with a ${PROXY_CONTAINER} container; only the control plane and DNS are captured`);
+  if (pods.length === 0 && listings.every((r) => r.ok))
+    warn(
+      `no pod matched --selector=${o.selector}${o.namespaces.length > 0 ? ` in ${o.namespaces.join(', ')}` : ''} with a ${PROXY_CONTAINER} container; only the control plane and DNS are captured`,
+    );
   const namespaces = o.namespaces.length > 0 ? o.namespaces : [...new Set(pods.map((p) => p.namespace))];
-  const steps = [...pods.flatMap((p) => affectedPodSteps(o, p)), ...controlPlanePods.flatMap((p) => controlPlanePodSteps(o, p)), ...namespaceSteps(o, namespaces), ...digSteps(o)];
+  const steps = [
+    ...pods.flatMap((p) => affectedPodSteps(o, p)),
+    ...controlPlanePods.flatMap((p) => controlPlanePodSteps(o, p)),
+    ...namespaceSteps(o, namespaces),
+    ...digSteps(o),
+  ];
   const results = await runAll(steps, o.outputDir, run, report);
   const failed = [...listings, ...results].filter((r) => !r.ok);
   return { files: results.filter((r) => r.ok && !r.empty).length, failed, affectedPods: pods.length, controlPlanePods: controlPlanePods.length };

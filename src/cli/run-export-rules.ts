@@ -6,7 +6,16 @@ import { EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
 import { buildRuleGroups, type BuildOptions } from '../export/build.js';
 import { loadRuleOptionOverrides } from '../export/config.js';
 import { renderRuleFile } from '../export/render.js';
-import { DEFAULT_SETTINGS, EXPORT_FORMATS, EXPORT_TARGETS, SEVERITY_MAPS, type ExportFormat, type ExportSettings, type ExportTarget, type SeverityMap } from '../kit/export/types.js';
+import {
+  DEFAULT_SETTINGS,
+  EXPORT_FORMATS,
+  EXPORT_TARGETS,
+  SEVERITY_MAPS,
+  type ExportFormat,
+  type ExportSettings,
+  type ExportTarget,
+  type SeverityMap,
+} from '../kit/export/types.js';
 
 export interface ExportRulesFlags {
   target: string;
@@ -81,13 +90,25 @@ function settingsFrom(flags: ExportRulesFlags): ExportSettings {
     corednsLogSelector: flags['coredns-log-selector'] ?? DEFAULT_SETTINGS.corednsLogSelector,
     groupBy: flags['group-by'] ?? DEFAULT_SETTINGS.groupBy,
   };
-  for (const [flag, name] of [['--namespace-label', settings.namespaceLabel], ['--pod-label', settings.podLabel], ...settings.groupBy.map((l) => ['--group-by', l])] as const) {
+  for (const [flag, name] of [
+    ['--namespace-label', settings.namespaceLabel],
+    ['--pod-label', settings.podLabel],
+    ...settings.groupBy.map((l) => ['--group-by', l]),
+  ] as const) {
     if (!LABEL_NAME.test(name)) throw new UsageError(`${flag} ${JSON.stringify(name)} is not a valid label name`);
   }
-  for (const [flag, value] of [['--proxy-selector', settings.proxySelector], ['--log-selector', settings.logSelector], ['--coredns-selector', settings.corednsSelector], ['--coredns-log-selector', settings.corednsLogSelector]] as const) {
+  for (const [flag, value] of [
+    ['--proxy-selector', settings.proxySelector],
+    ['--log-selector', settings.logSelector],
+    ['--coredns-selector', settings.corednsSelector],
+    ['--coredns-log-selector', settings.corednsLogSelector],
+  ] as const) {
     if (/^\s*\{|\}\s*$/.test(value)) throw new UsageError(`${flag} takes label matchers without braces, e.g. job="linkerd-proxy"`);
   }
-  for (const [flag, value] of [['--log-selector', settings.logSelector], ['--coredns-log-selector', settings.corednsLogSelector]] as const) {
+  for (const [flag, value] of [
+    ['--log-selector', settings.logSelector],
+    ['--coredns-log-selector', settings.corednsLogSelector],
+  ] as const) {
     if (value.trim() === '') throw new UsageError(`${flag} must not be empty: a LogQL query needs at least one stream matcher`);
   }
   return settings;
@@ -101,7 +122,9 @@ function parseLabels(pairs: readonly string[]): Record<string, string> {
     const [key, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
     checkLabelKey(key);
     if (value.length > LABEL_PART_MAX || !LABEL_VALUE.test(value)) {
-      throw new UsageError(`--label ${key}=${JSON.stringify(value)}: a label value must be at most ${LABEL_PART_MAX} characters of letters, digits, '-', '_' or '.', starting and ending with a letter or digit (or empty)`);
+      throw new UsageError(
+        `--label ${key}=${JSON.stringify(value)}: a label value must be at most ${LABEL_PART_MAX} characters of letters, digits, '-', '_' or '.', starting and ending with a letter or digit (or empty)`,
+      );
     }
     labels[key] = value;
   }

@@ -119,7 +119,9 @@ export async function runExplain(id: string | undefined, flags: { color?: boolea
     const candidates = [...RULES.flatMap((r) => [r.meta.id, r.meta.code]), ...catalogues.flatMap((c) => c.ids)];
     const what = ['rule', ...catalogues.map((c) => c.noun)].join(' or ');
     const lists = catalogues.map((c) => `; ${c.noun}s: linkerd-doctor explain ${c.rule}`).join('');
-    process.stderr.write(`linkerd-doctor: explain: unknown ${what} ${JSON.stringify(id)}${didYouMean(closest(id, candidates))} (known rules: ${known}${lists})\n`);
+    process.stderr.write(
+      `linkerd-doctor: explain: unknown ${what} ${JSON.stringify(id)}${didYouMean(closest(id, candidates))} (known rules: ${known}${lists})\n`,
+    );
     return EXIT_USAGE_OR_INPUT;
   }
   try {

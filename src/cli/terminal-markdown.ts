@@ -97,7 +97,12 @@ class BlockRenderer {
   private table(table: Tokens.Table, indent: string): string {
     const rows = [table.header.map((cell) => this.inline(cell.tokens)), ...table.rows.map((row) => row.map((cell) => this.inline(cell.tokens)))];
     const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => visibleLength(row[col] ?? ''))));
-    const line = (row: string[]) => indent + row.map((cell, col) => cell + ' '.repeat(widths[col]! - visibleLength(cell))).join('  ').trimEnd();
+    const line = (row: string[]) =>
+      indent +
+      row
+        .map((cell, col) => cell + ' '.repeat(widths[col]! - visibleLength(cell)))
+        .join('  ')
+        .trimEnd();
     const [header, ...body] = rows;
     return [this.style.bold(line(header!)), indent + widths.map((w) => '─'.repeat(w)).join('  '), ...body.map(line)].join('\n');
   }

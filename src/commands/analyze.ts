@@ -16,9 +16,18 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
 
   static override examples = [
     '<%= config.bin %> analyze ./bundle/',
-    { description: 'A metrics dump straight from the Linkerd CLI:', command: 'linkerd diagnostics proxy-metrics -n emojivoto deploy/web | <%= config.bin %> analyze -' },
-    { description: 'JSON to a file; warnings fail the run too:', command: '<%= config.bin %> analyze incident.tgz --format json --output report.json --fail-on warning' },
-    { description: 'Text on stdout and SARIF in a file (an --output goes with the --format beside it):', command: '<%= config.bin %> analyze bundle/ --format text --format sarif --output results.sarif' },
+    {
+      description: 'A metrics dump straight from the Linkerd CLI:',
+      command: 'linkerd diagnostics proxy-metrics -n emojivoto deploy/web | <%= config.bin %> analyze -',
+    },
+    {
+      description: 'JSON to a file; warnings fail the run too:',
+      command: '<%= config.bin %> analyze incident.tgz --format json --output report.json --fail-on warning',
+    },
+    {
+      description: 'Text on stdout and SARIF in a file (an --output goes with the --format beside it):',
+      command: '<%= config.bin %> analyze bundle/ --format text --format sarif --output results.sarif',
+    },
     { description: 'JSON and HTML files, the formats taken from the names:', command: '<%= config.bin %> analyze bundle/ -o report.json -o report.html' },
     [
       'Accept what is there now, then fail only on what is new or worse:',
@@ -37,15 +46,33 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
   static override flags = {
     format: Flags.string({
       char: 'f',
-      summary: 'Report format; repeat to write several. A --format and an --output side by side (either order) go together; a format without one goes to stdout.',
+      summary:
+        'Report format; repeat to write several. A --format and an --output side by side (either order) go together; a format without one goes to stdout.',
       options: FORMAT_NAMES,
-      multiple: true, multipleNonGreedy: true,
+      multiple: true,
+      multipleNonGreedy: true,
     }),
-    output: Flags.string({ char: 'o', summary: 'Write the report of the --format beside it to FILE (- = stdout); alone, the format follows the extension: .json, .sarif, .xml (JUnit), .md, .html, else text.', multiple: true, multipleNonGreedy: true }),
-    'fail-on': Flags.string({ summary: 'Exit 1 when a finding is at or above this severity [default: config failOn, else error].', options: ['error', 'warning', 'info', 'none'] }),
-    'min-severity': Flags.string({ summary: 'Show only findings at or above this severity; the exit code still counts all [default: config minSeverity, else info].', options: ['error', 'warning', 'info'] }),
+    output: Flags.string({
+      char: 'o',
+      summary:
+        'Write the report of the --format beside it to FILE (- = stdout); alone, the format follows the extension: .json, .sarif, .xml (JUnit), .md, .html, else text.',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    'fail-on': Flags.string({
+      summary: 'Exit 1 when a finding is at or above this severity [default: config failOn, else error].',
+      options: ['error', 'warning', 'info', 'none'],
+    }),
+    'min-severity': Flags.string({
+      summary: 'Show only findings at or above this severity; the exit code still counts all [default: config minSeverity, else info].',
+      options: ['error', 'warning', 'info'],
+    }),
     config: Flags.string({ char: 'c', summary: 'Config file (YAML or JSON) [default: .linkerd-doctor.yaml/.yml/.json in the working directory].' }),
-    suppress: Flags.string({ summary: 'Suppress findings of RULE (id or code), optionally only those whose subject matches a glob: RULE[=subject-glob]. Repeatable.', multiple: true, multipleNonGreedy: true }),
+    suppress: Flags.string({
+      summary: 'Suppress findings of RULE (id or code), optionally only those whose subject matches a glob: RULE[=subject-glob]. Repeatable.',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     baseline: Flags.string({ summary: 'Fail only on findings that are new or worse than in this baseline file.' }),
     'write-baseline': Flags.string({ summary: 'Record the current findings in this baseline file (by fingerprint, with their key figures).' }),
     'baseline-tolerance': Flags.custom<number>({
@@ -58,13 +85,23 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
       summary: 'Worker threads for large inputs (default: LINKERD_DOCTOR_JOBS, else the CPU cores, at most 4); 1 reads sequentially.',
       parse: async (input) => parseWholeNumber('jobs', input, 1, ` (more than the ${availableParallelism()} CPU cores is capped)`),
     })(),
-    verbose: Flags.boolean({ summary: 'Text report: every finding with its full evidence, samples and fix (default: a few lines per finding).', default: false }),
+    verbose: Flags.boolean({
+      summary: 'Text report: every finding with its full evidence, samples and fix (default: a few lines per finding).',
+      default: false,
+    }),
     summary: Flags.boolean({ summary: 'Text report: the incidents and one line per finding, nothing else.', default: false }),
-    'max-findings': Flags.custom<number>({ summary: 'Show at most N findings in each report (the worst first); the exit code still counts all.', parse: async (input) => parseWholeNumber('max-findings', input, 1) })(),
+    'max-findings': Flags.custom<number>({
+      summary: 'Show at most N findings in each report (the worst first); the exit code still counts all.',
+      parse: async (input) => parseWholeNumber('max-findings', input, 1),
+    })(),
     fold: Flags.boolean({ summary: 'Fold findings of one rule and cause on many pods into one finding naming the pods.', default: true, allowNo: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),
-    redact: Flags.boolean({ summary: 'Replace IPs, pod names, namespaces, hostnames and other identifiers with consistent pseudonyms (ip-1, pod-1, ns-1…) in every format, so the report can be shared.', default: false }),
+    redact: Flags.boolean({
+      summary:
+        'Replace IPs, pod names, namespaces, hostnames and other identifiers with consistent pseudonyms (ip-1, pod-1, ns-1…) in every format, so the report can be shared.',
+      default: false,
+    }),
   };
 
   async run(): Promise<void> {

@@ -15,7 +15,12 @@ Exit 0 when no check fails (a warning still passes), 1 when one does. The last l
   static override examples = ['<%= config.bin %> check', '<%= config.bin %> check -o json', 'linkerd doctor check'];
 
   static override flags = {
-    output: Flags.string({ char: 'o', summary: 'Output format: table, json (what `linkerd check` reads) or short (only what did not pass).', options: [...CHECK_OUTPUTS], default: 'table' }),
+    output: Flags.string({
+      char: 'o',
+      summary: 'Output format: table, json (what `linkerd check` reads) or short (only what did not pass).',
+      options: [...CHECK_OUTPUTS],
+      default: 'table',
+    }),
     config: Flags.string({ char: 'c', summary: 'Config file to validate [default: .linkerd-doctor.yaml/.yml/.json in the working directory].' }),
     namespace: Flags.string({ char: 'n', summary: 'Accepted for the extension contract; linkerd-doctor has no proxies to check.' }),
     pre: Flags.boolean({ summary: 'Accepted for the extension contract; there is nothing to install, so the same checks run.', allowNo: true }),
@@ -28,7 +33,8 @@ Exit 0 when no check fails (a warning still passes), 1 when one does. The last l
     const { flags } = await this.parse(Check);
     const output = await runChecks(defaultCheckEnvironment(flags.config));
     const colour = useColor(flags.color, process.stdout);
-    const paint = (result: CheckResult, mark: string) => (!colour ? mark : result === 'success' ? chalk.bold.green(mark) : result === 'warning' ? chalk.bold.yellow(mark) : chalk.bold.red(mark));
+    const paint = (result: CheckResult, mark: string) =>
+      !colour ? mark : result === 'success' ? chalk.bold.green(mark) : result === 'warning' ? chalk.bold.yellow(mark) : chalk.bold.red(mark);
     await writeStdout(formatCheck(output, flags.output as CheckOutputFormat, paint));
     process.exitCode = output.success ? EXIT_CLEAN : EXIT_FINDINGS;
   }

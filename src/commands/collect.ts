@@ -14,13 +14,25 @@ Commands run without a shell, four at a time, each one's output streamed to its 
 
   static override examples = [
     '<%= config.bin %> collect -n emojivoto',
-    { description: 'Only the ingress pods, the last hour:', command: '<%= config.bin %> collect -n ingress -l app.kubernetes.io/name=traefik --since 1h --output-dir traefik-bundle' },
+    {
+      description: 'Only the ingress pods, the last hour:',
+      command: '<%= config.bin %> collect -n ingress -l app.kubernetes.io/name=traefik --since 1h --output-dir traefik-bundle',
+    },
     { description: 'See what it would run:', command: '<%= config.bin %> collect -n emojivoto --dry-run' },
   ];
 
   static override flags = {
-    namespace: Flags.string({ char: 'n', summary: 'Namespace of the affected workloads (repeatable) [default: every namespace].', multiple: true, multipleNonGreedy: true }),
-    selector: Flags.string({ char: 'l', summary: `Label selector of the affected pods [default: ${DEFAULT_SELECTOR}, every meshed pod].`, default: DEFAULT_SELECTOR }),
+    namespace: Flags.string({
+      char: 'n',
+      summary: 'Namespace of the affected workloads (repeatable) [default: every namespace].',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    selector: Flags.string({
+      char: 'l',
+      summary: `Label selector of the affected pods [default: ${DEFAULT_SELECTOR}, every meshed pod].`,
+      default: DEFAULT_SELECTOR,
+    }),
     'output-dir': Flags.string({ char: 'd', summary: 'Folder to write the bundle into; must be absent or empty [default: linkerd-doctor-bundle-<UTC time>].' }),
     since: Flags.string({ summary: 'Only log lines newer than this (kubectl logs --since), e.g. 30m or 2h [default: all the kubelet kept].' }),
     'linkerd-namespace': Flags.string({ char: 'L', summary: 'Namespace of the Linkerd control plane.', default: 'linkerd', env: 'LINKERD_NAMESPACE' }),
@@ -64,7 +76,10 @@ Commands run without a shell, four at a time, each one's output streamed to its 
       }
       const notice = (line: string) => process.stderr.write(`linkerd-doctor: collect: ${line}\n`);
       const summary = await collect(options, undefined, notice);
-      if (!flags.quiet) notice(`wrote ${summary.files} files from ${summary.affectedPods} affected and ${summary.controlPlanePods} control-plane pods into ${options.outputDir}${summary.failed.length > 0 ? `; ${summary.failed.length} commands failed (above)` : ''}`);
+      if (!flags.quiet)
+        notice(
+          `wrote ${summary.files} files from ${summary.affectedPods} affected and ${summary.controlPlanePods} control-plane pods into ${options.outputDir}${summary.failed.length > 0 ? `; ${summary.failed.length} commands failed (above)` : ''}`,
+        );
       // stdout: the next command, so `$(linkerd-doctor collect …)` can be run or copied.
       await writeStdout(`${shellQuote(['linkerd-doctor', 'analyze', path.normalize(options.outputDir)])}\n`);
       process.exitCode = summary.failed.length > 0 ? EXIT_USAGE_OR_INPUT : EXIT_CLEAN;

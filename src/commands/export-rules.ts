@@ -11,7 +11,8 @@ export default class ExportRules extends Command {
     '<%= config.bin %> export-rules --target prometheus > linkerd-doctor.rules.yaml',
     {
       description: 'A PrometheusRule for the Prometheus Operator, selected by its release label:',
-      command: '<%= config.bin %> export-rules --target prometheus --format prometheusrule --label release=kube-prometheus-stack | kubectl apply -n monitoring -f -',
+      command:
+        '<%= config.bin %> export-rules --target prometheus --format prometheusrule --label release=kube-prometheus-stack | kubectl apply -n monitoring -f -',
     },
     {
       description: "Loki ruler rules with the thresholds of the project's config:",
@@ -21,7 +22,12 @@ export default class ExportRules extends Command {
 
   static override flags = {
     target: Flags.string({ char: 't', summary: 'Rule engine to write for.', options: [...EXPORT_TARGETS], required: true }),
-    format: Flags.string({ char: 'f', summary: 'A plain rule file, or a PrometheusRule resource for the Prometheus Operator.', options: [...EXPORT_FORMATS], default: 'yaml' }),
+    format: Flags.string({
+      char: 'f',
+      summary: 'A plain rule file, or a PrometheusRule resource for the Prometheus Operator.',
+      options: [...EXPORT_FORMATS],
+      default: 'yaml',
+    }),
     config: Flags.string({ char: 'c', summary: 'Config file with rules.<id>.options (default: .linkerd-doctor.yaml in the current directory, if present).' }),
     output: Flags.string({ char: 'o', summary: 'Write to FILE instead of stdout.' }),
     'namespace-label': Flags.string({ summary: 'Label holding the pod namespace on proxy metrics and log streams.', default: 'namespace' }),
@@ -29,10 +35,21 @@ export default class ExportRules extends Command {
     'proxy-selector': Flags.string({ summary: 'PromQL matchers (no braces) selecting the proxy scrape job.', default: 'job="linkerd-proxy"' }),
     'log-selector': Flags.string({ summary: 'LogQL stream matchers (no braces) selecting linkerd-proxy logs.', default: 'container="linkerd-proxy"' }),
     'coredns-selector': Flags.string({ summary: 'PromQL matchers (no braces) selecting CoreDNS metrics; empty selects every coredns_* series.', default: '' }),
-    'coredns-log-selector': Flags.string({ summary: 'LogQL stream matchers (no braces) selecting CoreDNS query logs.', default: 'container=~"coredns|node-cache"' }),
-    'group-by': Flags.string({ summary: 'Extra label kept in every aggregation (repeatable), e.g. cluster for Thanos, Mimir or a shared Loki.', multiple: true, multipleNonGreedy: true }),
+    'coredns-log-selector': Flags.string({
+      summary: 'LogQL stream matchers (no braces) selecting CoreDNS query logs.',
+      default: 'container=~"coredns|node-cache"',
+    }),
+    'group-by': Flags.string({
+      summary: 'Extra label kept in every aggregation (repeatable), e.g. cluster for Thanos, Mimir or a shared Loki.',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     name: Flags.string({ summary: 'metadata.name of the PrometheusRule, an RFC 1123 subdomain (default: linkerd-doctor-<target>).' }),
-    label: Flags.string({ summary: 'KEY=VALUE label on the PrometheusRule metadata (repeatable), e.g. what the Prometheus ruleSelector matches.', multiple: true, multipleNonGreedy: true }),
+    label: Flags.string({
+      summary: 'KEY=VALUE label on the PrometheusRule metadata (repeatable), e.g. what the Prometheus ruleSelector matches.',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     'severity-map': Flags.string({
       summary: 'Severity label values: alertmanager (critical|warning|info, what Kubernetes Alertmanager routes key on) or legacy (error|warning|info).',
       options: [...SEVERITY_MAPS],

@@ -4,7 +4,8 @@ import { runNothingToInstall } from '../cli/run-install.js';
 export default class Install extends Command {
   static override summary = 'Print manifests for `kubectl apply -f -`: none, nothing runs in the cluster.';
 
-  static override description = 'Part of the Linkerd extension contract (`linkerd doctor install | kubectl apply -f -`). linkerd-doctor reads captured files on this machine, so stdout stays empty and a notice on stderr says why; the exit code is 0.';
+  static override description =
+    'Part of the Linkerd extension contract (`linkerd doctor install | kubectl apply -f -`). linkerd-doctor reads captured files on this machine, so stdout stays empty and a notice on stderr says why; the exit code is 0.';
 
   static override examples = ['<%= config.bin %> install', 'linkerd doctor install | kubectl apply -f -'];
 

@@ -3,7 +3,17 @@ import type { RecordKind } from '../core/types.js';
 import { runParse } from '../cli/run-parse.js';
 
 /** Every `kind` a parsed record can have (docs/parse-format.md). */
-export const RECORD_KINDS = ['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query', 'coredns-message', 'pod-status', 'kube-event'] as const satisfies readonly RecordKind[];
+export const RECORD_KINDS = [
+  'proxy-log',
+  'metric-sample',
+  'metric-scrape-error',
+  'dns-query',
+  'dns-answer',
+  'coredns-query',
+  'coredns-message',
+  'pod-status',
+  'kube-event',
+] as const satisfies readonly RecordKind[];
 
 export default class Parse extends Command {
   static override summary = 'Print the parsed records of the inputs as NDJSON, one object per line.';
@@ -19,7 +29,10 @@ export default class Parse extends Command {
   };
 
   static override flags = {
-    strict: Flags.boolean({ summary: 'Reject input a lenient reader accepts (metrics: the OpenMetrics grammar exactly); rejected lines are reported as errors.', default: false }),
+    strict: Flags.boolean({
+      summary: 'Reject input a lenient reader accepts (metrics: the OpenMetrics grammar exactly); rejected lines are reported as errors.',
+      default: false,
+    }),
     kind: Flags.string({ summary: 'Print only records of this kind (repeatable).', options: [...RECORD_KINDS], multiple: true, multipleNonGreedy: true }),
   };
 

@@ -105,7 +105,11 @@ async function readConfigText(file: string, shown: string): Promise<string> {
 }
 
 function tooBig(shown: string, size: number | null): ConfigError {
-  return new ConfigError(shown, '', `config is ${size === null ? 'over' : `${(size / (1 << 10)).toFixed(0)} KiB,`} more than the ${MAX_CONFIG_BYTES >> 10} KiB a config may have; suppress findings by glob rather than one entry each`);
+  return new ConfigError(
+    shown,
+    '',
+    `config is ${size === null ? 'over' : `${(size / (1 << 10)).toFixed(0)} KiB,`} more than the ${MAX_CONFIG_BYTES >> 10} KiB a config may have; suppress findings by glob rather than one entry each`,
+  );
 }
 
 export function defaultConfig(rules: readonly AnyRule[] = RULES): LinkerdDoctorConfig {
@@ -151,7 +155,8 @@ export function parseConfig(text: string, source: string, rules: readonly AnyRul
   }
   const lineOf = (keyPath: KeyPath): number | undefined => {
     const node = doc.getIn(keyPath, true) as { range?: [number, number, number] } | undefined;
-    const keyNode = keyPath.length > 0 ? (doc.getIn(keyPath.slice(0, -1), true) as { items?: { key?: { value?: unknown; range?: number[] } }[] } | undefined) : undefined;
+    const keyNode =
+      keyPath.length > 0 ? (doc.getIn(keyPath.slice(0, -1), true) as { items?: { key?: { value?: unknown; range?: number[] } }[] } | undefined) : undefined;
     const keyRange = keyNode?.items?.find((i) => i.key?.value === keyPath[keyPath.length - 1])?.key?.range;
     const offset = keyRange?.[0] ?? node?.range?.[0];
     return offset === undefined ? undefined : lineCounter.linePos(offset).line;
@@ -167,7 +172,13 @@ export function parseConfig(text: string, source: string, rules: readonly AnyRul
     root = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new ConfigError(source, '', /alias/i.test(message) ? `refused: more than ${MAX_ALIAS_COUNT} YAML alias expansions (an alias bomb?)` : `invalid ${isJson ? 'JSON' : 'YAML'}: ${message.split('\n')[0]}`);
+    throw new ConfigError(
+      source,
+      '',
+      /alias/i.test(message)
+        ? `refused: more than ${MAX_ALIAS_COUNT} YAML alias expansions (an alias bomb?)`
+        : `invalid ${isJson ? 'JSON' : 'YAML'}: ${message.split('\n')[0]}`,
+    );
   }
   const config = defaultConfig(rules);
   config.source = source;
@@ -237,7 +248,8 @@ function describeSchemaError(error: ValidationError, rules: readonly AnyRule[]):
     const keyPath = [...at, key];
     if (at.length === 0) return { keyPath, reason: `unknown setting${didYouMean(closest(key, TOP_LEVEL_SETTINGS))} (known: ${known(TOP_LEVEL_SETTINGS)})` };
     if (top === 'rules' && at.length === 1) return { keyPath, reason: `unknown rule${didYouMean(nearestRule(key, rules))} (known: ${ruleIds})` };
-    if (top === 'rules' && at.length === 2) return { keyPath, reason: `unknown rule setting${didYouMean(closest(key, RULE_SETTINGS))} (known: ${known(RULE_SETTINGS)})` };
+    if (top === 'rules' && at.length === 2)
+      return { keyPath, reason: `unknown rule setting${didYouMean(closest(key, RULE_SETTINGS))} (known: ${known(RULE_SETTINGS)})` };
     if (top === 'rules' && setting === 'options') {
       const names = Object.keys(resolveRule(String(id), rules)?.meta.optionSchema ?? {});
       return { keyPath, reason: `unknown option${didYouMean(closest(key, names))} (${names.length ? `known: ${known(names)}` : 'this rule has no options'})` };
@@ -253,7 +265,10 @@ function describeSchemaError(error: ValidationError, rules: readonly AnyRule[]):
   if (top === 'suppress' && at.length === 1) return { keyPath: at, reason: 'must be a list of {rule, subject, reason} entries' };
   if (top === 'suppress' && at.length === 2) return { keyPath: at, reason: 'must be a mapping with rule, reason and an optional subject glob' };
   if (top === 'suppress' && id !== undefined && setting === 'rule') {
-    return { keyPath: at, reason: `unknown rule ${JSON.stringify(value)}${typeof value === 'string' ? didYouMean(nearestRule(value, rules)) : ''} (known: ${ruleIds})` };
+    return {
+      keyPath: at,
+      reason: `unknown rule ${JSON.stringify(value)}${typeof value === 'string' ? didYouMean(nearestRule(value, rules)) : ''} (known: ${ruleIds})`,
+    };
   }
   if (top === 'suppress' && setting === 'subject') return { keyPath: at, reason: 'must be a non-empty glob, e.g. "emojivoto/*"' };
   if (top === 'suppress' && setting === 'reason') return { keyPath: at, reason: 'a suppression needs a reason: say why the finding is accepted' };
@@ -281,14 +296,20 @@ export function parseSuppressFlag(value: string, rules: readonly AnyRule[] = RUL
   const id = eq < 0 ? value : value.slice(0, eq);
   const subject = eq < 0 ? undefined : value.slice(eq + 1);
   const rule = resolveRule(id, rules);
-  if (!rule) throw new UsageError(`--suppress ${value}: unknown rule ${JSON.stringify(id)}${didYouMean(nearestRule(id, rules))} (known: ${rules.map((r) => r.meta.id).join(', ')})`);
+  if (!rule)
+    throw new UsageError(
+      `--suppress ${value}: unknown rule ${JSON.stringify(id)}${didYouMean(nearestRule(id, rules))} (known: ${rules.map((r) => r.meta.id).join(', ')})`,
+    );
   if (subject === '') throw new UsageError(`--suppress ${value}: empty subject glob; drop the = to suppress every finding of the rule`);
   return subject === undefined ? { rule: rule.meta.id, source: 'flag' } : { rule: rule.meta.id, subject, source: 'flag' };
 }
 
 /** The rule id or code nearest a mistyped one, the same for the flags and the config file. */
 export function nearestRule(idOrCode: string, rules: readonly AnyRule[] = RULES): string | undefined {
-  return closest(idOrCode, rules.flatMap((r) => [r.meta.id, r.meta.code]));
+  return closest(
+    idOrCode,
+    rules.flatMap((r) => [r.meta.id, r.meta.code]),
+  );
 }
 
 /** A rule by id or by code. */

@@ -11,7 +11,8 @@ export function optionProblem(spec: RuleOptionSpec, value: unknown): string | nu
   switch (spec.type) {
     case 'number':
     case 'integer':
-      if (typeof value !== 'number' || !Number.isFinite(value)) return `must be a ${spec.type === 'integer' ? 'whole number' : 'number'}, got ${describe(value)}`;
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        return `must be a ${spec.type === 'integer' ? 'whole number' : 'number'}, got ${describe(value)}`;
       if (spec.type === 'integer' && !Number.isInteger(value)) return `must be a whole number, got ${value}`;
       if (spec.minimum !== undefined && value < spec.minimum) return `must be ≥ ${spec.minimum}, got ${value}`;
       if (spec.maximum !== undefined && value > spec.maximum) return `must be ≤ ${spec.maximum}, got ${value}`;
@@ -42,7 +43,10 @@ function schemaIssues(schema: Record<string, RuleOptionSpec>, options: Record<st
     const spec = schema[key];
     if (!spec) {
       const known = Object.keys(schema);
-      issues.push({ key, reason: `unknown option${didYouMean(closest(key, known))} (${known.length ? `known: ${known.join(', ')}` : 'this rule has no options'})` });
+      issues.push({
+        key,
+        reason: `unknown option${didYouMean(closest(key, known))} (${known.length ? `known: ${known.join(', ')}` : 'this rule has no options'})`,
+      });
       continue;
     }
     const problem = optionProblem(spec, value);

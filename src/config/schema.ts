@@ -29,7 +29,10 @@ export function buildConfigSchema(rules: readonly AnyRule[] = RULES): Schema {
   const ruleSchemas: Record<string, Schema> = {};
   for (const { meta } of rules) {
     const options = Object.fromEntries(
-      Object.entries(meta.optionSchema as Record<string, RuleOptionSpec>).map(([name, spec]) => [name, optionSchema(spec, (meta.defaultOptions as Record<string, unknown>)[name])]),
+      Object.entries(meta.optionSchema as Record<string, RuleOptionSpec>).map(([name, spec]) => [
+        name,
+        optionSchema(spec, (meta.defaultOptions as Record<string, unknown>)[name]),
+      ]),
     );
     ruleSchemas[meta.id] = {
       description: `${meta.title} (${meta.code}). false disables the rule. Docs: docs/rules/${meta.id}.md`,

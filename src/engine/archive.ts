@@ -27,7 +27,12 @@ import { readNoting, type ReadOptions } from './read.js';
  * readSource gives for the whole bundle. Rejects when the worker fails (the caller then reads
  * the bundle again on this thread).
  */
-export async function readArchive(unit: Unit & { type: 'archive' }, pool: TaskPool, modules: EngineModules, options: ReadOptions & ParallelOptions): Promise<TaskResult[]> {
+export async function readArchive(
+  unit: Unit & { type: 'archive' },
+  pool: TaskPool,
+  modules: EngineModules,
+  options: ReadOptions & ParallelOptions,
+): Promise<TaskResult[]> {
   const head = pool.run({ type: 'sources', sources: [unit.source], until: unit.headBytes }, true);
   // Awaited once this thread is done; a worker that dies before then must not end the process.
   head.catch(() => {});

@@ -4,7 +4,18 @@
 // given: it imports no rule, collector or later stage, and folds nothing (report/fold.ts does).
 
 import { docsUrlFor } from '../core/docs.js';
-import { INPUT_KINDS, type AnyRule, type Finding, type InputKind, type InputStats, type LdRecord, type RecordKind, type RuleFailure, type Severity, type SkippedRule } from '../core/types.js';
+import {
+  INPUT_KINDS,
+  type AnyRule,
+  type Finding,
+  type InputKind,
+  type InputStats,
+  type LdRecord,
+  type RecordKind,
+  type RuleFailure,
+  type Severity,
+  type SkippedRule,
+} from '../core/types.js';
 import type { AnyCollector, Collector } from './collector.js';
 import { ALL_RULES, InterestMask } from './interest-mask.js';
 

@@ -24,7 +24,12 @@ import { knownTotalBytes, readSources, reportUnrecognised, type ReadOptions, typ
 
 export { cappedJobs, parallelPlanFor, resolveJobs, splitPoints, type ParallelOptions, type ParallelPlan } from './plan.js';
 
-export async function analyzeInParallel(discovery: Discovery, plan: ParallelPlan, engine: RuleEngine, options: ReadOptions & ParallelOptions): Promise<ReadResult> {
+export async function analyzeInParallel(
+  discovery: Discovery,
+  plan: ParallelPlan,
+  engine: RuleEngine,
+  options: ReadOptions & ParallelOptions,
+): Promise<ReadResult> {
   const inputs: InputStats[] = [];
   const errors = [...discovery.errors];
   const progress = options.progress;
@@ -158,7 +163,13 @@ async function readRangeOnMainThread(
   const local = RuleEngine.of(modules);
   const entry = { path: unit.source.path, stream: fileRange(unit.source.path, start, end), size: end - start };
   const result = await readEntry(entry, { record: (r) => local.emit(r) }, options, unit.kind, { linesBefore, kind: unit.kind, parserState });
-  const out: TaskResult = { states: local.snapshot(), failures: local.failedRules(), inputs: [result.stats], errors: result.error ? [serializeError(result.error)] : [], linesBefore };
+  const out: TaskResult = {
+    states: local.snapshot(),
+    failures: local.failedRules(),
+    inputs: [result.stats],
+    errors: result.error ? [serializeError(result.error)] : [],
+    linesBefore,
+  };
   if (result.endState) out.endState = result.endState;
   return out;
 }

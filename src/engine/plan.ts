@@ -71,7 +71,11 @@ export function resolveJobs(requested: number | undefined, env: NodeJS.ProcessEn
  * but never more than the cores. Each worker holds its own heap and rule states, so `--jobs 1000`
  * would cost gigabytes and gain nothing; the notice says so rather than capping silently.
  */
-export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): { jobs: number; notice?: string } {
+export function cappedJobs(
+  requested: number | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cores = availableParallelism(),
+): { jobs: number; notice?: string } {
   const jobs = resolveJobs(requested, env);
   if (jobs <= cores) return { jobs };
   const asked = requested !== undefined ? `--jobs ${requested}` : `LINKERD_DOCTOR_JOBS=${env.LINKERD_DOCTOR_JOBS}`;
@@ -79,7 +83,12 @@ export function cappedJobs(requested: number | undefined, env: NodeJS.ProcessEnv
 }
 
 /** Whether (and how) to read in parallel; null means the sequential path. */
-export async function parallelPlanFor(discovery: Discovery, modules: EngineModules, options: ReadOptions & ParallelOptions, decompressionLedger?: SharedArrayBuffer): Promise<ParallelPlan | null> {
+export async function parallelPlanFor(
+  discovery: Discovery,
+  modules: EngineModules,
+  options: ReadOptions & ParallelOptions,
+  decompressionLedger?: SharedArrayBuffer,
+): Promise<ParallelPlan | null> {
   const jobs = resolveJobs(options.jobs);
   const catalog = options.catalog;
   if (jobs <= 1 || options.onUnparsed || !catalog) return null;
@@ -136,7 +145,12 @@ export async function planUnits(sources: readonly InputSource[], plan: ParallelP
   for (const source of sources) {
     // A file named by raw bytes (not UTF-8) is read whole by one thread: range tasks name files by text.
     const big = source.type === 'file' && !source.raw && plan.jobs >= 2 && Math.max(source.size, plan.readBytes.get(source.path) ?? 0) >= plan.splitMinBytes;
-    const split = big ? await splitPoints(source.path, source.size, plan.jobs, { dumps: plan.splitDumps, ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}) }).catch(() => null) : null;
+    const split = big
+      ? await splitPoints(source.path, source.size, plan.jobs, {
+          dumps: plan.splitDumps,
+          ...(plan.splitFractions ? { fractions: plan.splitFractions } : {}),
+        }).catch(() => null)
+      : null;
     const archive = big && !split && (await holdsTar(source.path));
     if (source.type === 'file' && !split && !archive) {
       run.push(source);
@@ -145,7 +159,12 @@ export async function planUnits(sources: readonly InputSource[], plan: ParallelP
     flush();
     if (split) units.push({ type: 'ranges', source: source as FileSource, kind: split.kind, bounds: split.bounds });
     // Half the members: this thread also walks the tar and copies the worker's members to it.
-    else if (archive) units.push({ type: 'archive', source: source as FileSource, headBytes: Math.floor((plan.readBytes.get(source.path) ?? (source as FileSource).size) / 2) });
+    else if (archive)
+      units.push({
+        type: 'archive',
+        source: source as FileSource,
+        headBytes: Math.floor((plan.readBytes.get(source.path) ?? (source as FileSource).size) / 2),
+      });
     else units.push({ type: 'main', source });
   }
   flush();
@@ -180,7 +199,12 @@ const CRI_PARTIAL = /^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P/;
  * is a separate proxy's exposition, which the parser reads from a clean state. Null when the file
  * cannot be cut (another kind, a dump with a single section).
  */
-export async function splitPoints(file: string, size: number, parts: number, options: { dumps?: boolean; fractions?: number[] } = {}): Promise<{ kind: InputKind; bounds: number[] } | null> {
+export async function splitPoints(
+  file: string,
+  size: number,
+  parts: number,
+  options: { dumps?: boolean; fractions?: number[] } = {},
+): Promise<{ kind: InputKind; bounds: number[] } | null> {
   const handle = await open(file, 'r');
   try {
     const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
@@ -199,7 +223,8 @@ export async function splitPoints(file: string, size: number, parts: number, opt
     // The proxy-log parser saves and restores its state between ranges; a dump section needs none.
     let boundaryAfter: (target: number) => Promise<number | null>;
     if (kind === 'proxy-log') boundaryAfter = (target) => lineStartAfter(handle, target, size);
-    else if (kind === 'prometheus' && options.dumps) boundaryAfter = async (target) => (await podHeaderBefore(handle, target, bounds[bounds.length - 1]!)) ?? podHeaderAfter(handle, target, size);
+    else if (kind === 'prometheus' && options.dumps)
+      boundaryAfter = async (target) => (await podHeaderBefore(handle, target, bounds[bounds.length - 1]!)) ?? podHeaderAfter(handle, target, size);
     else return null;
     const bounds = [0];
     for (let k = 1; k < parts; k++) {
@@ -226,7 +251,7 @@ const POD_HEADER_LINE = Buffer.from('\n# POD ');
  */
 async function podHeaderBefore(handle: FileHandle, target: number, floor: number): Promise<number | null> {
   const buf = Buffer.allocUnsafe(MiB);
-  for (let end = target; end > floor; ) {
+  for (let end = target; end > floor;) {
     const start = Math.max(floor, end - buf.length);
     // Read a needle's length past `end` so a header straddling blocks is seen whole.
     const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, end - start + POD_HEADER_LINE.length - 1), start);

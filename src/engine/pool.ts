@@ -13,7 +13,6 @@ import { runTask } from './tasks.js';
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
-
 /** This thread, or a worker thread. */
 type Slot = 'main' | Worker;
 

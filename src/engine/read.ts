@@ -56,7 +56,9 @@ export async function readDiscovered(discovery: Discovery, onRecord: (record: Ld
 
 /** The bytes the reader will count (inflated ones for gzip, `readBytes`), unknown with stdin. */
 export function knownTotalBytes(discovery: Discovery, readBytes: ReadonlyMap<string, number>): number | null {
-  return discovery.sources.every((s) => s.type === 'file') ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? (readBytes.get(s.path) ?? s.size) : 0), 0) : null;
+  return discovery.sources.every((s) => s.type === 'file')
+    ? discovery.sources.reduce((n, s) => n + (s.type === 'file' ? (readBytes.get(s.path) ?? s.size) : 0), 0)
+    : null;
 }
 
 const NOTHING_RECOGNISABLE = 'nothing recognisable (no proxy log, metrics dump, dig output or CoreDNS log found)';
@@ -78,7 +80,8 @@ export function listNames(names: readonly string[], shown = LISTED_NAMES): strin
 export function reportUnrecognised(discovery: Discovery, inputs: readonly InputStats[], errors: InputError[]): void {
   collapseRunBudgetErrors(errors);
   flagFormatSwitches(inputs, errors);
-  const failedUnder = (container: string) => errors.some((e) => e.path === container || e.path.startsWith(container.endsWith('/') ? container : `${container}/`));
+  const failedUnder = (container: string) =>
+    errors.some((e) => e.path === container || e.path.startsWith(container.endsWith('/') ? container : `${container}/`));
   const originOf = new Map<string, string>();
   const withFiles = new Set<string>();
   for (const s of discovery.sources) {
@@ -102,7 +105,9 @@ export function reportUnrecognised(discovery: Discovery, inputs: readonly InputS
     return;
   }
   const searched = inputs.length > 0 ? inputs.map((i) => i.path) : discovery.sources.map((s) => s.path);
-  errors.push(new InputError(listNames(searched.length > 0 ? searched : ['(no inputs)']), inputs.length > 0 ? NOTHING_RECOGNISABLE : 'no input entries to read'));
+  errors.push(
+    new InputError(listNames(searched.length > 0 ? searched : ['(no inputs)']), inputs.length > 0 ? NOTHING_RECOGNISABLE : 'no input entries to read'),
+  );
 }
 
 /**
@@ -114,7 +119,12 @@ export function reportUnrecognised(discovery: Discovery, inputs: readonly InputS
 function noteUnrecognised(inputs: readonly InputStats[], notices: InputError[]): void {
   const judgedByHead = inputs.filter((i) => i.kind === 'unknown' && i.lines > SNIFF_LINES).map((i) => i.path);
   if (judgedByHead.length === 0) return;
-  notices.push(new InputError(listNames(judgedByHead), `not analysed: no known input kind in the first ${SNIFF_LINES} lines (cut a longer preamble to have a log behind it read)`));
+  notices.push(
+    new InputError(
+      listNames(judgedByHead),
+      `not analysed: no known input kind in the first ${SNIFF_LINES} lines (cut a longer preamble to have a log behind it read)`,
+    ),
+  );
 }
 
 /**
@@ -145,7 +155,10 @@ function collapseRunBudgetErrors(errors: InputError[]): void {
   const first = spent[0]!;
   const kept = errors.filter((e) => !spent.includes(e) || e === first);
   errors.splice(0, errors.length, ...kept);
-  errors[errors.indexOf(first)] = new InputError(first.path, `${first.message}; ${spent.length - 1} later gzip input(s) stopped too: ${listNames(spent.slice(1).map((e) => e.path))}`);
+  errors[errors.indexOf(first)] = new InputError(
+    first.path,
+    `${first.message}; ${spent.length - 1} later gzip input(s) stopped too: ${listNames(spent.slice(1).map((e) => e.path))}`,
+  );
 }
 
 /**
@@ -168,7 +181,14 @@ function sourceOrigin(inputPath: string, originOf: ReadonlyMap<string, string>):
  * (primeFile): in a folder of small pod logs the open and the first read were round trips through
  * the thread pool that the reader sat waiting for, file after file.
  */
-export async function readSources(sources: readonly InputSource[], callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[], until = Infinity): Promise<void> {
+export async function readSources(
+  sources: readonly InputSource[],
+  callbacks: EntryCallbacks,
+  options: ReadOptions,
+  inputs: InputStats[],
+  errors: InputError[],
+  until = Infinity,
+): Promise<void> {
   let next: Promise<PrimedFile> | null = null;
   try {
     for (let i = 0; i < sources.length; i++) {
@@ -185,7 +205,13 @@ export async function readSources(sources: readonly InputSource[], callbacks: En
 }
 
 /** Reads one entry, noting its statistics and its error (returned too: one naming another path stops the source). */
-export async function readNoting(entry: InputEntry, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[]): Promise<InputError | undefined> {
+export async function readNoting(
+  entry: InputEntry,
+  callbacks: EntryCallbacks,
+  options: ReadOptions,
+  inputs: InputStats[],
+  errors: InputError[],
+): Promise<InputError | undefined> {
   options.progress?.file(entry.path);
   const result = await readEntry(entry, callbacks, options);
   inputs.push(result.stats);
@@ -198,7 +224,15 @@ export async function readNoting(entry: InputEntry, callbacks: EntryCallbacks, o
  * order; with `until`, only the tar members that start before that many stored bytes (the rest of
  * a bundle shared by two threads, engine/archive.ts). `primed`: the file, already opened.
  */
-export async function readSource(source: InputSource, callbacks: EntryCallbacks, options: ReadOptions, inputs: InputStats[], errors: InputError[], until = Infinity, primed?: Promise<PrimedFile>): Promise<void> {
+export async function readSource(
+  source: InputSource,
+  callbacks: EntryCallbacks,
+  options: ReadOptions,
+  inputs: InputStats[],
+  errors: InputError[],
+  until = Infinity,
+  primed?: Promise<PrimedFile>,
+): Promise<void> {
   let failedEntry: InputError | null = null;
   let stored = 0;
   try {

@@ -47,8 +47,7 @@ async function readTask(task: WorkerTask, modules: EngineModules, parserOptions:
     linesBefore = counted.lines;
     anchorCandidate = counted.anchorCandidate;
   }
-  const assumedState =
-    task.parserState ?? (task.start > 0 ? await stateBefore(task.path, task.start, task.kind, parserOptions, anchorCandidate) : undefined);
+  const assumedState = task.parserState ?? (task.start > 0 ? await stateBefore(task.path, task.start, task.kind, parserOptions, anchorCandidate) : undefined);
   const entry = { path: task.path, stream: fileRange(task.path, task.start, task.end), size: task.end - task.start };
   const slice = assumedState ? { linesBefore, kind: task.kind, parserState: assumedState } : { linesBefore, kind: task.kind };
   const result = await readEntry(entry, callbacks, parserOptions, task.kind, slice);
@@ -79,7 +78,13 @@ export async function countLines(file: string, start: number, end: number): Prom
  * wall-time anchor before a range can be, if that line is one (stateBefore checks). `start` counts
  * as a line start only when it is 0.
  */
-export async function countLinesNotingAnchor(file: string, start: number, end: number, anchorBefore: number, chunkBytes = 4 * MiB): Promise<{ lines: number; anchorCandidate: number | null }> {
+export async function countLinesNotingAnchor(
+  file: string,
+  start: number,
+  end: number,
+  anchorBefore: number,
+  chunkBytes = 4 * MiB,
+): Promise<{ lines: number; anchorCandidate: number | null }> {
   const fd = openSync(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(chunkBytes);
@@ -116,7 +121,13 @@ const mayStartCollectorLine = (b: number) => (b >= 48 && b <= 57) || b === 123;
  * and records are taken to precede the range. parallel.ts checks all of it against the previous
  * range's real end state, so a wrong guess costs a re-read, never a wrong result.
  */
-async function stateBefore(file: string, start: number, kind: InputKind, options: ParserOptions, anchorCandidate: number | null): Promise<ParserState | undefined> {
+async function stateBefore(
+  file: string,
+  start: number,
+  kind: InputKind,
+  options: ParserOptions,
+  anchorCandidate: number | null,
+): Promise<ParserState | undefined> {
   const handle = await open(file, 'r');
   try {
     let windowStart = Math.max(0, start - WARM_UP_BYTES);
@@ -163,7 +174,7 @@ async function lastCollectorLine(handle: FileHandle, before: number): Promise<Bu
   // Blocks overlap so that the start of a line is always seen whole enough to be recognised.
   const overlap = 32;
   const buf = Buffer.allocUnsafe(MiB + overlap);
-  for (let end = before; end > 0; ) {
+  for (let end = before; end > 0;) {
     const start = Math.max(0, end - MiB);
     const { bytesRead } = await handle.read(buf, 0, Math.min(before, end + overlap) - start, start);
     const block = buf.subarray(0, bytesRead);
@@ -198,5 +209,7 @@ const TIMESTAMP_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
 /** `2026-11-27T03:12:45` (kubectl/CRI) or `{"log":` (Docker json-file) at `at`. */
 function startsCollectorLine(b: Buffer, at: number): boolean {
   if (b[at] === 123) return b.subarray(at, at + DOCKER_JSON.length).equals(DOCKER_JSON);
-  return TIMESTAMP_DIGITS.every((d) => isDigit(b[at + d])) && b[at + 4] === 45 && b[at + 7] === 45 && b[at + 10] === 84 && b[at + 13] === 58 && b[at + 16] === 58;
+  return (
+    TIMESTAMP_DIGITS.every((d) => isDigit(b[at + d])) && b[at + 4] === 45 && b[at + 7] === 45 && b[at + 10] === 84 && b[at + 13] === 58 && b[at + 16] === 58
+  );
 }

@@ -5,7 +5,15 @@ import type { AnyRule } from '../core/types.js';
 import { EXPORTERS, findRule, RULES } from '../rules/index.js';
 import type { RuleOptionOverrides } from './config.js';
 import { resolveRuleOptions } from '../config/options.js';
-import { alertSeverity, type AlertingRule, type ExportSettings, type ExportTarget, type RuleExporter, type RuleGroup, type SeverityMap } from '../kit/export/types.js';
+import {
+  alertSeverity,
+  type AlertingRule,
+  type ExportSettings,
+  type ExportTarget,
+  type RuleExporter,
+  type RuleGroup,
+  type SeverityMap,
+} from '../kit/export/types.js';
 
 export const GROUP_PREFIX = 'linkerd-doctor';
 
@@ -47,7 +55,9 @@ export function buildRuleGroups(opts: BuildOptions): RuleGroup[] {
     const missingNumbers = exporter.reads.filter((name) => typeof options[name] !== 'number');
     const missingText = (exporter.readsText ?? []).filter((name) => typeof options[name] !== 'string');
     if (missingNumbers.length > 0 || missingText.length > 0) {
-      const missing = [missingNumbers.length > 0 && `numeric ${missingNumbers.join(', ')}`, missingText.length > 0 && `string ${missingText.join(', ')}`].filter(Boolean).join(' and ');
+      const missing = [missingNumbers.length > 0 && `numeric ${missingNumbers.join(', ')}`, missingText.length > 0 && `string ${missingText.join(', ')}`]
+        .filter(Boolean)
+        .join(' and ');
       opts.notice(`skipping ${exporter.ruleId}: its options have no ${missing}, which the ${opts.target} export reads`);
       continue;
     }

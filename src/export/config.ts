@@ -19,7 +19,9 @@ export async function loadRuleOptionOverrides(file: string | undefined, cwd: str
   const config = await loadConfig(file, { cwd });
   return {
     source: config.source,
-    rules: new Map(config.rules.map((c) => [c.rule.meta.id, changedOptions(c.options as Record<string, unknown>, c.rule.meta.defaultOptions as Record<string, unknown>)])),
+    rules: new Map(
+      config.rules.map((c) => [c.rule.meta.id, changedOptions(c.options as Record<string, unknown>, c.rule.meta.defaultOptions as Record<string, unknown>)]),
+    ),
     disabled: config.disabledRules,
   };
 }

@@ -19,7 +19,9 @@ export { windowOf };
 export const CAUSAL_LINKS: readonly CausalLink[] = REGISTRY.flatMap((r) => (r.incident?.causes ?? []).map((link) => ({ cause: r.rule.meta.id, ...link })));
 
 /** How a finding reads inside a headline, by rule; rules without a phrase use their title. */
-const PHRASES: ReadonlyMap<string, (f: Finding) => string> = new Map(REGISTRY.flatMap((r) => (r.incident?.phrase ? [[r.rule.meta.id, r.incident.phrase] as const] : [])));
+const PHRASES: ReadonlyMap<string, (f: Finding) => string> = new Map(
+  REGISTRY.flatMap((r) => (r.incident?.phrase ? [[r.rule.meta.id, r.incident.phrase] as const] : [])),
+);
 
 export interface IncidentFindingRef {
   ruleId: string;
@@ -101,7 +103,10 @@ const DAY_MS = 86_400_000;
  */
 export function timeSpells(prints: readonly Footprint[]): number[] {
   const spell = prints.map(() => -1);
-  const timed = prints.map((p, i) => i).filter((i) => prints[i]!.start !== null).sort((a, b) => prints[a]!.start! - prints[b]!.start!);
+  const timed = prints
+    .map((p, i) => i)
+    .filter((i) => prints[i]!.start !== null)
+    .sort((a, b) => prints[a]!.start! - prints[b]!.start!);
   let count = 0;
   let spellStart = 0;
   let spellEnd = 0;
@@ -201,7 +206,8 @@ export function correlate(allFindings: readonly Finding[]): Incident[] {
         for (const id of theirs.ids) addReason(reasons, id, theirs.texts[k++]!);
       }
       const id = (rules[i]! * ruleIndex.size + rules[j]!) * GROUPING_RELATIONS.length + relation;
-      if (!reasons.ids.has(id)) addReason(reasons, id, `${findings[i]!.ruleId} and ${findings[j]!.ruleId} share ${RELATION_WORDS[GROUPING_RELATIONS[relation]!]}`);
+      if (!reasons.ids.has(id))
+        addReason(reasons, id, `${findings[i]!.ruleId} and ${findings[j]!.ruleId} share ${RELATION_WORDS[GROUPING_RELATIONS[relation]!]}`);
       parent[rj] = ri;
     }
   }
@@ -212,8 +218,19 @@ export function correlate(allFindings: readonly Finding[]): Incident[] {
     if (members) members.push(i);
     else groups.set(r, [i]);
   });
-  const incidents = [...groups].map(([r, members]) => buildIncident(members.map((i) => findings[i]!), members.map((i) => prints[i]!), linkReasons.get(r)?.texts ?? []));
-  incidents.sort((a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.findings.length - a.findings.length || (a.window?.start ?? '').localeCompare(b.window?.start ?? ''));
+  const incidents = [...groups].map(([r, members]) =>
+    buildIncident(
+      members.map((i) => findings[i]!),
+      members.map((i) => prints[i]!),
+      linkReasons.get(r)?.texts ?? [],
+    ),
+  );
+  incidents.sort(
+    (a, b) =>
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+      b.findings.length - a.findings.length ||
+      (a.window?.start ?? '').localeCompare(b.window?.start ?? ''),
+  );
   incidents.forEach((inc, i) => (inc.id = `incident-${i + 1}`));
   return incidents;
 }
@@ -267,7 +284,8 @@ function examplesPerMechanism(edges: readonly Edge[]): { examples: Edge[]; summa
   const summaries: string[] = [];
   for (const [link, list] of byLink) {
     examples.push(...list.slice(0, REASONING_EXAMPLES));
-    if (list.length > REASONING_EXAMPLES) summaries.push(`… and ${list.length - REASONING_EXAMPLES} more ${link.cause} → ${link.effect} pairs by the same mechanism.`);
+    if (list.length > REASONING_EXAMPLES)
+      summaries.push(`… and ${list.length - REASONING_EXAMPLES} more ${link.cause} → ${link.effect} pairs by the same mechanism.`);
   }
   return { examples, summaries };
 }
@@ -286,7 +304,8 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
   const causes = members.map((_, i) => i).filter((i) => !hasIncoming.has(i) && hasOutgoing.has(i));
   const effects = members.map((_, i) => i).filter((i) => hasIncoming.has(i));
   const related = members.map((_, i) => i).filter((i) => !hasIncoming.has(i) && !hasOutgoing.has(i));
-  const byTime = (a: number, b: number) => (prints[a]!.start ?? Infinity) - (prints[b]!.start ?? Infinity) || SEVERITY_RANK[members[b]!.severity] - SEVERITY_RANK[members[a]!.severity];
+  const byTime = (a: number, b: number) =>
+    (prints[a]!.start ?? Infinity) - (prints[b]!.start ?? Infinity) || SEVERITY_RANK[members[b]!.severity] - SEVERITY_RANK[members[a]!.severity];
   causes.sort(byTime);
   effects.sort(byTime);
   related.sort(byTime);
@@ -294,7 +313,8 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
 
   const reasoning: string[] = [];
   const explained = examplesPerMechanism(valid);
-  for (const e of explained.examples) reasoning.push(`${members[e.from]!.title} → ${members[e.to]!.title}: ${e.link.mechanism}.${timeNote(prints[e.from]!, prints[e.to]!)}`);
+  for (const e of explained.examples)
+    reasoning.push(`${members[e.from]!.title} → ${members[e.to]!.title}: ${e.link.mechanism}.${timeNote(prints[e.from]!, prints[e.to]!)}`);
   reasoning.push(...explained.summaries);
   const disputed = examplesPerMechanism(edges.filter((x) => x.contradicted));
   for (const e of disputed.examples) {
@@ -307,7 +327,9 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
   if (members.length > 1) {
     if (valid.length === 0) {
       confidence = 'unclear';
-      reasoning.push(`No known mechanism links these signals; they are listed by first appearance${prints.some((p) => p.start === null) ? ' (some have no wall-clock time)' : ''}.`);
+      reasoning.push(
+        `No known mechanism links these signals; they are listed by first appearance${prints.some((p) => p.start === null) ? ' (some have no wall-clock time)' : ''}.`,
+      );
     } else if (edges.some((e) => e.contradicted) || causes.length > 1) {
       confidence = 'unclear';
       if (causes.length > 1) reasoning.push(`${causes.length} independent probable causes; which came first is not decided by a known mechanism.`);
@@ -333,8 +355,22 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
   }
   const layers: number[][] = [];
   for (const i of [...causes, ...effects]) (layers[depth.get(i) ?? 0] ??= []).push(i);
-  const chain = layers.filter((l) => l && l.length).map((l) => phrasesOf(l.map((i) => members[i]!), phrase));
-  const rest = related.length ? [phrasesOf(related.map((i) => members[i]!), phrase)] : [];
+  const chain = layers
+    .filter((l) => l && l.length)
+    .map((l) =>
+      phrasesOf(
+        l.map((i) => members[i]!),
+        phrase,
+      ),
+    );
+  const rest = related.length
+    ? [
+        phrasesOf(
+          related.map((i) => members[i]!),
+          phrase,
+        ),
+      ]
+    : [];
   let headline = chain.length > 0 ? chain.join(' → ') + (rest.length ? `; also ${rest.join('; ')}` : '') : rest.join('; ');
   if (confidence === 'unclear' && members.length > 1) headline = `Order unclear: ${headline}`;
 
@@ -358,14 +394,18 @@ function buildIncident(members: Finding[], prints: Footprint[], links: string[])
     window: starts.length ? { start: new Date(Math.min(...starts)).toISOString(), end: new Date(Math.max(...ends, ...starts)).toISOString() } : null,
     timeline: mergeTimelines(order.map((i) => members[i]!)),
     firstAction:
-      confidence === 'unclear' && members.length > 1 ? `Start with the earliest signal (${first.title}), since the order is unclear: ${firstActionOf(first)}` : firstActionOf(first),
+      confidence === 'unclear' && members.length > 1
+        ? `Start with the earliest signal (${first.title}), since the order is unclear: ${firstActionOf(first)}`
+        : firstActionOf(first),
   };
 }
 
 function timeNote(cause: Footprint, effect: Footprint): string {
   if (cause.start === null || effect.start === null) return ' (no wall-clock time to check the order)';
   const delta = Math.round((effect.start - cause.start) / 1000);
-  return delta >= 0 ? ` The cause was logged ${formatDuration(delta)} before the effect.` : ` The effect was logged ${formatDuration(-delta)} before the cause.`;
+  return delta >= 0
+    ? ` The cause was logged ${formatDuration(delta)} before the effect.`
+    : ` The effect was logged ${formatDuration(-delta)} before the cause.`;
 }
 
 /** The first step of a finding's remediation (rules number their steps; the first is the one to do now). */

@@ -22,7 +22,7 @@ export function fixStatusFor(finding: FixCandidate, fix: KnownFix, versions: Pro
   let inferred = false;
   if (fix.side === 'control-plane') {
     considered = all.filter((p) => p.controlPlane);
-    basis = 'the control-plane pods\' proxies (they come with the control-plane release)';
+    basis = "the control-plane pods' proxies (they come with the control-plane release)";
     if (considered.length === 0) {
       considered = all;
       inferred = true;
@@ -39,7 +39,7 @@ export function fixStatusFor(finding: FixCandidate, fix: KnownFix, versions: Pro
         : `the ${considered.length} pod${considered.length === 1 ? '' : 's'} named in this finding`;
     if (considered.length === 0) {
       considered = all.filter((p) => !p.controlPlane);
-      basis = 'every data-plane proxy in the bundle (none of this finding\'s pods reported a version)';
+      basis = "every data-plane proxy in the bundle (none of this finding's pods reported a version)";
     }
   }
 
@@ -71,7 +71,16 @@ export function fixStatusFor(finding: FixCandidate, fix: KnownFix, versions: Pro
           : status === 'not-fixed'
             ? `Not fixed in this version: ${basis} run ${seen}, older than ${where} (${fix.change}). Upgrade, or meanwhile ${fix.mitigation}.`
             : `Partly fixed: ${basis} run ${seen}; ${unfixed} pod${unfixed === 1 ? '' : 's'} predate ${where} (${fix.change}).`;
-  return { fix: fix.id, symptom: fix.symptom, fixedIn: { proxy: fix.fixedInProxy, linkerd: fix.fixedInLinkerd }, status, basis, versions: list, note, references: [...fix.references] };
+  return {
+    fix: fix.id,
+    symptom: fix.symptom,
+    fixedIn: { proxy: fix.fixedInProxy, linkerd: fix.fixedInLinkerd },
+    status,
+    basis,
+    versions: list,
+    note,
+    references: [...fix.references],
+  };
 }
 
 /** A logged Linkerd release wins over a proxy version: a controller's release is the control plane's. */

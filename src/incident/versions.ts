@@ -95,7 +95,14 @@ export const versionCollector = defineCollector<VersionState, ProxyVersions>({
   result: (state) => proxyVersionsOf(state),
 });
 
-function note(state: VersionState, record: RecordBase, pod: string | undefined, version: string, source: 'metrics' | 'log', what: 'proxy' | 'release' = 'proxy'): void {
+function note(
+  state: VersionState,
+  record: RecordBase,
+  pod: string | undefined,
+  version: string,
+  source: 'metrics' | 'log',
+  what: 'proxy' | 'release' = 'proxy',
+): void {
   const name = pod ?? record.path;
   const key = `${record.namespace ?? ''}/${name}`;
   let p = state.pods.get(key);
@@ -115,8 +122,14 @@ export function proxyVersionsOf(state: VersionState | undefined): ProxyVersions 
   const byPod = new Map<string, PodVersion>();
   if (!state) return { byPod, untracked: new Map() };
   for (const p of state.pods.values()) {
-    const newest = [...p.versions.keys()].map((v) => parseProxyVersion(v)!).sort(compareVersions).pop();
-    const release = [...p.releases.keys()].map((r) => parseLinkerdRelease(r)!).sort((a, b) => compareVersions(a.version, b.version)).pop();
+    const newest = [...p.versions.keys()]
+      .map((v) => parseProxyVersion(v)!)
+      .sort(compareVersions)
+      .pop();
+    const release = [...p.releases.keys()]
+      .map((r) => parseLinkerdRelease(r)!)
+      .sort((a, b) => compareVersions(a.version, b.version))
+      .pop();
     const workload = workloadOfPod(p.pod);
     const entry: PodVersion = {
       pod: p.pod,

@@ -49,7 +49,9 @@ const IGNORED_DIRECTORIES = new Set(['node_modules']);
  * devpts, securityfs, bpf, pstore, configfs, fusectl, efivarfs): their "files" are generated on
  * read, can be endless or block, and are never captured logs.
  */
-const PSEUDO_FILE_SYSTEMS = new Set([0x9fa0, 0x62656572, 0x64626720, 0x74726163, 0x27e0eb, 0x63677270, 0x1cd1, 0x73636673, 0xcafe4a11, 0x6165676c, 0x62656570, 0x65735543, 0xde5e81e4]);
+const PSEUDO_FILE_SYSTEMS = new Set([
+  0x9fa0, 0x62656572, 0x64626720, 0x74726163, 0x27e0eb, 0x63677270, 0x1cd1, 0x73636673, 0xcafe4a11, 0x6165676c, 0x62656570, 0x65735543, 0xde5e81e4,
+]);
 
 const PSEUDO_ARGUMENT = 'on a kernel pseudo file system (/proc, /sys, …); not read';
 
@@ -59,7 +61,9 @@ export async function discoverInputs(args: readonly string[]): Promise<Discovery
   const addFile = (file: WalkedFile, origin: string) => {
     if (seen.has(file.identity)) return;
     seen.add(file.identity);
-    discovery.sources.push(file.raw ? { type: 'file', path: file.path, raw: file.raw, size: file.size, origin } : { type: 'file', path: file.path, size: file.size, origin });
+    discovery.sources.push(
+      file.raw ? { type: 'file', path: file.path, raw: file.raw, size: file.size, origin } : { type: 'file', path: file.path, size: file.size, origin },
+    );
   };
 
   // stdin can be read once: a second `-` would wait forever for an end that already came.
@@ -203,7 +207,11 @@ async function walkTree(root: string, discovery: Discovery, options: WalkOptions
           discovery.notices.push(new InputError(shown, PSEUDO_NOT_READ));
           continue;
         }
-        onFile(raw ? { path: shown, raw, size: info.size, identity: `${info.dev}:${info.ino}` } : { path: shown, size: info.size, identity: `${info.dev}:${info.ino}` });
+        onFile(
+          raw
+            ? { path: shown, raw, size: info.size, identity: `${info.dev}:${info.ino}` }
+            : { path: shown, size: info.size, identity: `${info.dev}:${info.ino}` },
+        );
       } else {
         discovery.notices.push(new InputError(shown, 'not a regular file (FIFO, socket or device); not read'));
       }

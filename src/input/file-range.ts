@@ -89,7 +89,8 @@ function readSmallFile(file: DiskPath, size: number): PrimedFile {
     let bytesRead = 0;
     while (bytesRead < size) {
       const n = readSync(fd, buffer, bytesRead, size - bytesRead, bytesRead);
-      if (n === 0) throw new InputError(shownPath(file), `the file shrank to ${bytesRead} bytes while it was read (truncated or rotated); its analysis is incomplete`);
+      if (n === 0)
+        throw new InputError(shownPath(file), `the file shrank to ${bytesRead} bytes while it was read (truncated or rotated); its analysis is incomplete`);
       bytesRead += n;
     }
     const now = statSync(file, { throwIfNoEntry: false });

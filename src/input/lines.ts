@@ -29,7 +29,8 @@ const ENCODING_WINDOW = 512;
  * but is not enough alone: FF FE or FE FF before ASCII text is a damaged UTF-8 file.
  */
 export function utf16Of(head: Buffer): 'utf-16le' | 'utf-16be' | null {
-  const bom = head.length >= 2 && head[0] === 0xff && head[1] === 0xfe ? 'utf-16le' : head.length >= 2 && head[0] === 0xfe && head[1] === 0xff ? 'utf-16be' : null;
+  const bom =
+    head.length >= 2 && head[0] === 0xff && head[1] === 0xfe ? 'utf-16le' : head.length >= 2 && head[0] === 0xfe && head[1] === 0xff ? 'utf-16be' : null;
   const from = bom ? 2 : 0;
   const pairs = Math.floor((Math.min(head.length, ENCODING_WINDOW) - from) / 2);
   if (pairs < (bom ? 1 : 4)) return bom;

@@ -80,7 +80,10 @@ export function unsupportedContainer(head: Buffer): string | null {
  * would otherwise leave the logs inside it unread while the gate passes.
  */
 function unsupportedError(displayPath: string, format: string): InputError {
-  return new InputError(displayPath, `${format} archive: not supported, so nothing in it was read; unpack it and pass the folder, or pipe it (e.g. \`${format === 'zip' || format === '7z' ? 'unzip -p' : format === 'bzip2' ? 'bzip2 -dc' : format === 'xz' ? 'xz -dc' : 'zstd -dc'} FILE | linkerd-doctor analyze -\`)`);
+  return new InputError(
+    displayPath,
+    `${format} archive: not supported, so nothing in it was read; unpack it and pass the folder, or pipe it (e.g. \`${format === 'zip' || format === '7z' ? 'unzip -p' : format === 'bzip2' ? 'bzip2 -dc' : format === 'xz' ? 'xz -dc' : 'zstd -dc'} FILE | linkerd-doctor analyze -\`)`,
+  );
 }
 
 /**
@@ -90,7 +93,12 @@ function unsupportedError(displayPath: string, format: string): InputError {
 export const MAX_NESTING = 6;
 const TOO_DEEP = `archives nested more than ${MAX_NESTING} layers of gzip and tar deep; not read`;
 
-export async function* openSource(source: InputSource, stdin: Readable = process.stdin, run: RunCounting = { counts: true }, opened?: Promise<PrimedFile>): AsyncGenerator<InputEntry> {
+export async function* openSource(
+  source: InputSource,
+  stdin: Readable = process.stdin,
+  run: RunCounting = { counts: true },
+  opened?: Promise<PrimedFile>,
+): AsyncGenerator<InputEntry> {
   if (source.type === 'file') {
     const primed = await (opened ?? primeFile(diskPathOf(source), source.size)).catch((err: unknown) => {
       throw err instanceof InputError ? err : new InputError(source.path, describeSystemError(err));
@@ -334,7 +342,8 @@ function bombGuard(inflater: Gunzip, limits: DecompressionLimits, archive: Infla
       let bytes = 0;
       let compressed = 0;
       if (over(inflated, compressedSeen)) [scope, bytes, compressed] = ['', inflated, compressedSeen];
-      else if (over(archive.inflated, archive.compressed)) [scope, bytes, compressed] = [' (all gzip data of this archive)', archive.inflated, archive.compressed];
+      else if (over(archive.inflated, archive.compressed))
+        [scope, bytes, compressed] = [' (all gzip data of this archive)', archive.inflated, archive.compressed];
       else if (counted && over(runInflated, runCompressed)) [scope, bytes, compressed] = [RUN_SCOPE, runInflated, runCompressed];
       if (scope !== null) {
         done(
@@ -350,7 +359,6 @@ function bombGuard(inflater: Gunzip, limits: DecompressionLimits, archive: Infla
     },
   });
 }
-
 
 /** Re-labels stream errors as InputErrors naming the file, once. */
 function tagErrors(displayPath: string, stream: Readable): Readable {

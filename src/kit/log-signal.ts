@@ -26,7 +26,16 @@ export interface SignalTally {
 
 /** `podCap` 0 leaves the pods uncounted, for a rule that counts them per signal itself. */
 export function signalTally(podCap = POD_CAP): SignalTally {
-  return { count: 0, firstTime: null, lastTime: null, firstUptime: null, lastUptime: null, pods: cappedCounts(podCap), samples: [], perMinute: timeBuckets(60) };
+  return {
+    count: 0,
+    firstTime: null,
+    lastTime: null,
+    firstUptime: null,
+    lastUptime: null,
+    pods: cappedCounts(podCap),
+    samples: [],
+    perMinute: timeBuckets(60),
+  };
 }
 
 /** The pod a line came from: its pod name, else its file (one file is one proxy's log). */
@@ -102,7 +111,16 @@ export const bodyText = perBody((record): string => {
 });
 
 /** `name{k=v}` of every span, root first, for address and port extraction. */
-export const spanText = perBody((record): string => record.spans.map((s) => `${s.name}{${Object.entries(s.fields).map(([k, v]) => `${k}=${v}`).join(' ')}}`).join(':'));
+export const spanText = perBody((record): string =>
+  record.spans
+    .map(
+      (s) =>
+        `${s.name}{${Object.entries(s.fields)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}}`,
+    )
+    .join(':'),
+);
 
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;

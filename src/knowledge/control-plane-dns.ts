@@ -4,8 +4,14 @@
 // here rather than in one rule's folder.
 
 export const DEFAULT_CONTROL_PLANE_NAMES = [
-  'linkerd-dst-headless', 'linkerd-dst', 'linkerd-policy', 'linkerd-identity-headless', 'linkerd-identity',
-  'linkerd-sp-validator', 'linkerd-proxy-injector', 'linkerd-policy-validator',
+  'linkerd-dst-headless',
+  'linkerd-dst',
+  'linkerd-policy',
+  'linkerd-identity-headless',
+  'linkerd-identity',
+  'linkerd-sp-validator',
+  'linkerd-proxy-injector',
+  'linkerd-policy-validator',
 ].join(',');
 
 export function normaliseName(name: string): string {
@@ -28,5 +34,10 @@ export function controlPlaneService(name: string, services: ReadonlySet<string>)
 }
 
 export function serviceSet(csv: string): Set<string> {
-  return new Set(csv.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    csv
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }

@@ -12,7 +12,8 @@ export interface ProxyVersion {
   patch: number;
 }
 
-export type KnownFixId = 'destination-stream-limit' | 'connect-backoff-cap' | 'dns-min-ttl' | 'dns-negative-min-ttl' | 'inbound-authority-label' | 'duplicate-series';
+export type KnownFixId =
+  'destination-stream-limit' | 'connect-backoff-cap' | 'dns-min-ttl' | 'dns-negative-min-ttl' | 'inbound-authority-label' | 'duplicate-series';
 
 export interface KnownFix {
   id: KnownFixId;

@@ -28,7 +28,8 @@ const GO_LOG_DATE = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d):(\d\d):(\d\d) /;
 const KLOG_LINE = /^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] (.*)$/s;
 const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'FATAL' };
 /** The start-up banner: server blocks (`.:53`, `cluster.local.:53`, `dns://.:53`), the version, the platform, maxprocs. */
-const BANNER_LINE = /^(?:(?:[a-z]+:\/\/)?(?:[\w-]+\.)*\.?:\d+|CoreDNS-\d+\.\d+\.\d+(?:[^\d\s]\S*)?|(?:linux|darwin|windows|freebsd)\/\w+, go\d.*|Listen: .*|maxprocs: .*)$/;
+const BANNER_LINE =
+  /^(?:(?:[a-z]+:\/\/)?(?:[\w-]+\.)*\.?:\d+|CoreDNS-\d+\.\d+\.\d+(?:[^\d\s]\S*)?|(?:linux|darwin|windows|freebsd)\/\w+, go\d.*|Listen: .*|maxprocs: .*)$/;
 /** `[ERROR] plugin/errors: 2 name. A: read udp …`, `[INFO] plugin/reload: Running configuration …`, `[INFO] SIGTERM: …`. */
 const LEVELLED_MESSAGE = /^\[(INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/([\w-]+): ?)?(.*)$/s;
 /** The 2017 errors plugin: `[ERROR 0 name. A] no items found` (rcode, name, type, then the error). */
@@ -49,7 +50,7 @@ export function parseClfDate(text: string): number | null {
 }
 
 /** A non-query CoreDNS line as a message record, or null when it is not one CoreDNS writes. */
-export function parseCorednsMessage(content: string): Omit<CorednsMessageRecord, 'path' | 'line' | 'time'> & { time: number | null } | null {
+export function parseCorednsMessage(content: string): (Omit<CorednsMessageRecord, 'path' | 'line' | 'time'> & { time: number | null }) | null {
   let text = content;
   let time: number | null = null;
   const date = CLF_DATE.exec(text);
@@ -67,7 +68,15 @@ export function parseCorednsMessage(content: string): Omit<CorednsMessageRecord,
   if (klog) return { kind: 'coredns-message', time, level: KLOG_LEVELS[klog[1]!]!, plugin: null, message: klog[2]!, raw: content };
   const bracketed = BRACKETED_ERROR.exec(text);
   // Written the way the errors plugin prints it since 2018: `rcode name. type: error`.
-  if (bracketed) return { kind: 'coredns-message', time, level: bracketed[1]!, plugin: null, message: `${bracketed[2]} ${bracketed[3]} ${bracketed[4]}: ${bracketed[5]}`, raw: content };
+  if (bracketed)
+    return {
+      kind: 'coredns-message',
+      time,
+      level: bracketed[1]!,
+      plugin: null,
+      message: `${bracketed[2]} ${bracketed[3]} ${bracketed[4]}: ${bracketed[5]}`,
+      raw: content,
+    };
   const levelled = LEVELLED_MESSAGE.exec(text);
   if (levelled) return { kind: 'coredns-message', time, level: levelled[1]!, plugin: levelled[2] ?? null, message: levelled[3]!, raw: content };
   if (time === null && BANNER_LINE.test(text)) return { kind: 'coredns-message', time, level: null, plugin: null, message: text, raw: content };
@@ -162,11 +171,13 @@ export const createCorednsLogParser: ParserFactory = (input, sink) => {
 
 const SNIFF_QUERY = /^\[(?:INFO|DEBUG)\] \S+:\d+ - \d+ "\S+ \S+ \S+ /;
 /** CoreDNS messages; ≤ 1.2 behind Go's log date (`2018/09/06 13:02:45 [INFO] …`). */
-const SNIFF_OTHER = /^(?:\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d )?\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
+const SNIFF_OTHER =
+  /^(?:\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d )?\[(?:INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/|CoreDNS-|Reloading|linux\/|SIGTERM|Running configuration|Starting)/;
 /** CoreDNS ≤ 1.2 query log: `ip:port - [11/Jan/2019:19:57:57 +0000] id "A IN name. …`; before 1.0.5 without port and id. */
 const SNIFF_QUERY_CLF = /^\S+ - \[\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?:\d+ )?"\S+ \S+ \S+ /;
 /** 2017 errors plugin, `29/Nov/2017:23:16:11 +0000 [ERROR 0 name. A] no items found`, and the start-up banner. */
-const SNIFF_MESSAGE = /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4} \[(?:ERROR|INFO|WARNING|DEBUG)[ \]]|CoreDNS-\d+\.\d+\.\d+\s*$|(?:[\w-]+\.)*\.?:\d+$|(?:linux|darwin|windows|freebsd)\/\w+, go\d)/;
+const SNIFF_MESSAGE =
+  /^(?:\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4} \[(?:ERROR|INFO|WARNING|DEBUG)[ \]]|CoreDNS-\d+\.\d+\.\d+\s*$|(?:[\w-]+\.)*\.?:\d+$|(?:linux|darwin|windows|freebsd)\/\w+, go\d)/;
 
 /** How the sniffer (parsers/sniff.ts) tells a CoreDNS log: a query-log line is sure, a plugin message less so. */
 export const corednsLogSniff: FormatSniff = {

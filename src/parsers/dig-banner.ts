@@ -9,10 +9,48 @@ import { IPV4, isRrClass, isRrType } from './dig-rr.js';
 const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
 /** Offsets (minutes) of zone abbreviations `date`/dig print; ambiguous ones (IST, CST in Asia…) take their most common meaning. */
 const ZONES: Record<string, number> = {
-  UTC: 0, GMT: 0, Z: 0, UT: 0, WET: 0, WEST: 60, BST: 60, CET: 60, CEST: 120, MET: 60, MEST: 120, EET: 120, EEST: 180, MSK: 180,
-  IST: 330, PKT: 300, ICT: 420, WIB: 420, HKT: 480, SGT: 480, AWST: 480, CST: -360, CDT: -300, EST: -300, EDT: -240,
-  MST: -420, MDT: -360, PST: -480, PDT: -420, AKST: -540, AKDT: -480, HST: -600, JST: 540, KST: 540, ACST: 570, ACDT: 630,
-  AEST: 600, AEDT: 660, NZST: 720, NZDT: 780, BRT: -180, ART: -180,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  UT: 0,
+  WET: 0,
+  WEST: 60,
+  BST: 60,
+  CET: 60,
+  CEST: 120,
+  MET: 60,
+  MEST: 120,
+  EET: 120,
+  EEST: 180,
+  MSK: 180,
+  IST: 330,
+  PKT: 300,
+  ICT: 420,
+  WIB: 420,
+  HKT: 480,
+  SGT: 480,
+  AWST: 480,
+  CST: -360,
+  CDT: -300,
+  EST: -300,
+  EDT: -240,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  AKST: -540,
+  AKDT: -480,
+  HST: -600,
+  JST: 540,
+  KST: 540,
+  ACST: 570,
+  ACDT: 630,
+  AEST: 600,
+  AEDT: 660,
+  NZST: 720,
+  NZDT: 780,
+  BRT: -180,
+  ART: -180,
 };
 
 /**
@@ -60,7 +98,8 @@ export function plannedQueries(args: readonly string[]): { queries: PlannedQuery
   let server: string | null = null;
   let current: { name: string | null; type: string | null; class: string | null } = { name: null, type: null, class: null };
   const push = () => {
-    if (current.name !== null || current.type !== null) queries.push({ name: absolute(current.name ?? '.'), type: current.type ?? (current.name === null ? 'NS' : 'A'), class: current.class });
+    if (current.name !== null || current.type !== null)
+      queries.push({ name: absolute(current.name ?? '.'), type: current.type ?? (current.name === null ? 'NS' : 'A'), class: current.class });
     current = { name: null, type: null, class: null };
   };
   for (let i = 0; i < args.length; i++) {

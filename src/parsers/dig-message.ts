@@ -131,8 +131,26 @@ export abstract class DigMessageBuilder {
 
   protected newMessage(lineNo: number, format: DigFormat, implicit: boolean): Message {
     this.msg = {
-      line: lineNo, format, sending: false, implicit, name: null, type: null, class: null, status: null, flags: [], server: null, protocol: null,
-      time: null, queryTimeMs: null, ede: [], notes: [], error: null, section: null, answers: [], seen: new Set(), queryEmitted: null,
+      line: lineNo,
+      format,
+      sending: false,
+      implicit,
+      name: null,
+      type: null,
+      class: null,
+      status: null,
+      flags: [],
+      server: null,
+      protocol: null,
+      time: null,
+      queryTimeMs: null,
+      ede: [],
+      notes: [],
+      error: null,
+      section: null,
+      answers: [],
+      seen: new Set(),
+      queryEmitted: null,
     };
     return this.msg;
   }
@@ -185,8 +203,8 @@ export abstract class DigMessageBuilder {
       path: this.input.path,
       line: msg.line,
       ...podMeta(this.input),
-      name: msg.name ?? planned?.name ?? (msg.format === 'short' ? '' : firstOwner ?? ''),
-      type: msg.type ?? planned?.type ?? (msg.format === 'short' ? sharedType(msg) : msg.answers[0]?.rr.type ?? ''),
+      name: msg.name ?? planned?.name ?? (msg.format === 'short' ? '' : (firstOwner ?? '')),
+      type: msg.type ?? planned?.type ?? (msg.format === 'short' ? sharedType(msg) : (msg.answers[0]?.rr.type ?? '')),
       server: msg.server ?? this.plannedServer,
       time,
       status: msg.status,

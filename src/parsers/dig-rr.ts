@@ -130,5 +130,6 @@ export function shortAnswerType(data: string): string {
   return 'UNKNOWN';
 }
 
-export const SHORT_RDATA = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|(?=[0-9a-f]*:)[0-9a-f:.]+|\d+ \d+ \d+ [^\s;]+\.|\d+ [^\s;]+\.|[a-z0-9_*][-a-z0-9_.*\\]*\.|"(?:[^"\\]|\\.)*"(?: "(?:[^"\\]|\\.)*")*)$/i;
+export const SHORT_RDATA =
+  /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}|(?=[0-9a-f]*:)[0-9a-f:.]+|\d+ \d+ \d+ [^\s;]+\.|\d+ [^\s;]+\.|[a-z0-9_*][-a-z0-9_.*\\]*\.|"(?:[^"\\]|\\.)*"(?: "(?:[^"\\]|\\.)*")*)$/i;
 export const SHORT_IDENTIFY = /^(.*) from server (\S+) in \d+ ms\.$/;

@@ -17,8 +17,13 @@ const MAX_MULTILINE_LINES = 200;
 const MDNS_WARNING = /^(?:WARNING: \.local is reserved for Multicast DNS|You are currently testing what happens when an mDNS query is leaked to DNS)$/;
 
 const SECTION_TITLES: Record<string, Section> = {
-  QUESTION: 'question', ANSWER: 'answer', AUTHORITY: 'authority', ADDITIONAL: 'additional',
-  ZONE: 'question', PREREQUISITE: 'answer', UPDATE: 'authority',
+  QUESTION: 'question',
+  ANSWER: 'answer',
+  AUTHORITY: 'authority',
+  ADDITIONAL: 'additional',
+  ZONE: 'question',
+  PREREQUISITE: 'answer',
+  UPDATE: 'authority',
 };
 
 class DigParser extends DigMessageBuilder implements LineParser {
@@ -207,7 +212,12 @@ class DigParser extends DigMessageBuilder implements LineParser {
       this.finishMessage();
       const timedOut = /connection timed out/.test(body);
       const reasons = [...new Set(this.pendingErrors)];
-      const error = reasons.length > 0 ? `${reasons.join(', ')}; no servers could be reached` : timedOut ? 'connection timed out; no servers could be reached' : 'no servers could be reached';
+      const error =
+        reasons.length > 0
+          ? `${reasons.join(', ')}; no servers could be reached`
+          : timedOut
+            ? 'connection timed out; no servers could be reached'
+            : 'no servers could be reached';
       this.emitFailure(lineNo, error, 'text');
       return;
     }
@@ -334,7 +344,8 @@ class DigParser extends DigMessageBuilder implements LineParser {
 
 export const createDigParser: ParserFactory = (input, sink) => new DigParser(input, sink);
 
-const SNIFF_MARKER = /^(?:; <<>> DiG |;; ->>HEADER<<-|;; (?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|;; global options:|;; connection timed out|;; communications error|;; Got answer:|;; Query time:|;; WHEN:|;; Received \d+ bytes)/;
+const SNIFF_MARKER =
+  /^(?:; <<>> DiG |;; ->>HEADER<<-|;; (?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|;; global options:|;; connection timed out|;; communications error|;; Got answer:|;; Query time:|;; WHEN:|;; Received \d+ bytes)/;
 const SNIFF_YAML = /^-?\s*type: (?:MESSAGE|DIG_ERROR)\s*$/;
 // Patterns are written so no two quantifiers can split the same run of characters: lines of up to
 // 1 MiB reach the sniffer, and an ambiguous `\d+[\d…]*` backtracks quadratically (minutes per line).
@@ -360,6 +371,10 @@ export const digSniff: FormatSniff = {
   tests: [
     { order: 30, on: 'line', claim: (line) => (SNIFF_MARKER.test(line) || SNIFF_YAML.test(line) ? { kind: 'dig', score: 3 } : null) },
     { order: 60, on: 'line', claim: (line) => (SNIFF_RR_LINE.test(line) ? { kind: 'dig', score: 1 } : null) },
-    { order: 70, on: 'line', claim: (line) => (isShortAnswer(line.replace(SNIFF_SHORT_IDENTIFY_SUFFIX, '')) ? { kind: 'dig', score: 0, onlyIfAll: true } : null) },
+    {
+      order: 70,
+      on: 'line',
+      claim: (line) => (isShortAnswer(line.replace(SNIFF_SHORT_IDENTIFY_SUFFIX, '')) ? { kind: 'dig', score: 0, onlyIfAll: true } : null),
+    },
   ],
 };

@@ -12,7 +12,14 @@ import { parseRfc3339 } from './collector-prefix.js';
 import type { Parsed } from './proxy-log-parsed.js';
 
 const GO_LEVELS: Readonly<Record<string, LogLevel>> = {
-  trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', warning: 'WARN', error: 'ERROR', fatal: 'ERROR', panic: 'ERROR',
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARN',
+  warning: 'WARN',
+  error: 'ERROR',
+  fatal: 'ERROR',
+  panic: 'ERROR',
 };
 
 /** Keys logrus (and zap, for the few components built on it) use for what is not a field. */
@@ -27,10 +34,20 @@ export function goJsonRecord(d: Record<string, unknown>): Parsed | null {
   const message = typeof d.msg === 'string' ? d.msg : typeof d.message === 'string' ? d.message : undefined;
   if (level === undefined || message === undefined) return null;
   const fields: Record<string, string> = {};
-  for (const [k, v] of Object.entries(d)) if (!RESERVED.has(k)) fields[k] = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+  for (const [k, v] of Object.entries(d)) if (!RESERVED.has(k)) fields[k] = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
   const timeText = typeof d.time === 'string' ? d.time : typeof d.ts === 'string' ? d.ts : typeof d.timestamp === 'string' ? d.timestamp : null;
   const component = typeof d.component === 'string' ? d.component : typeof d.logger === 'string' ? d.logger : '';
-  return { format: 'go-json', uptime: null, time: timeText ? parseRfc3339(timeText) : null, level, thread: null, spans: [], target: component, message, fields };
+  return {
+    format: 'go-json',
+    uptime: null,
+    time: timeText ? parseRfc3339(timeText) : null,
+    level,
+    thread: null,
+    spans: [],
+    target: component,
+    message,
+    fields,
+  };
 }
 
 const KLOG_LEVELS: Readonly<Record<string, LogLevel>> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'ERROR' };
@@ -76,7 +93,18 @@ export function parseGoStd(content: string): Parsed | null {
   const m = GO_STD.exec(content);
   if (!m) return null;
   const time = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}${m[5] ? `.${m[5].slice(0, 3)}` : ''}Z`);
-  return { format: 'go-std', uptime: null, time: Number.isNaN(time) ? null : time, level: 'INFO', levelAbsent: true, thread: null, spans: [], target: '', message: m[6]!.trimEnd(), fields: {} };
+  return {
+    format: 'go-std',
+    uptime: null,
+    time: Number.isNaN(time) ? null : time,
+    level: 'INFO',
+    levelAbsent: true,
+    thread: null,
+    spans: [],
+    target: '',
+    message: m[6]!.trimEnd(),
+    fields: {},
+  };
 }
 
 /** Cheap test before the regex: `E0605 ` and the like. */

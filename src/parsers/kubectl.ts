@@ -17,8 +17,28 @@ type ContainerKind = PodStatusRecord['containerKind'];
 
 /** Keys kubectl describe prints at the container level (two spaces deeper than the container name). */
 const CONTAINER_FIELDS = new Set([
-  'Container ID', 'Image', 'Image ID', 'Port', 'Ports', 'Host Port', 'Host Ports', 'Command', 'Args', 'State', 'Last State', 'Ready',
-  'Restart Count', 'Limits', 'Requests', 'Liveness', 'Readiness', 'Startup', 'Environment', 'Environment Variables from', 'Mounts', 'SeccompProfile',
+  'Container ID',
+  'Image',
+  'Image ID',
+  'Port',
+  'Ports',
+  'Host Port',
+  'Host Ports',
+  'Command',
+  'Args',
+  'State',
+  'Last State',
+  'Ready',
+  'Restart Count',
+  'Limits',
+  'Requests',
+  'Liveness',
+  'Readiness',
+  'Startup',
+  'Environment',
+  'Environment Variables from',
+  'Mounts',
+  'SeccompProfile',
 ]);
 /** Keys under `State:` and `Last State:`. */
 const STATE_FIELDS = new Set(['Reason', 'Exit Code', 'Started', 'Finished', 'Message', 'Signal']);
@@ -348,12 +368,32 @@ export class KubectlReader {
 }
 
 const isEventRow = (cells: Record<string, string>) => EVENT_TYPES.has(cells.TYPE ?? '') && (cells.REASON ?? '') !== '';
-const isPodRow = (cells: Record<string, string>) => /^\d+\/\d+$/.test(cells.READY ?? '') && RESTARTS_CELL.test(cells.RESTARTS ?? '') && (cells.NAME ?? '') !== '';
+const isPodRow = (cells: Record<string, string>) =>
+  /^\d+\/\d+$/.test(cells.READY ?? '') && RESTARTS_CELL.test(cells.RESTARTS ?? '') && (cells.NAME ?? '') !== '';
 
 /** Top-level keys of `kubectl describe pod`, so a describe paste counts as read. */
 const DESCRIBE_TOP_KEYS = new Set([
-  'Priority', 'Priority Class Name', 'Service Account', 'Node', 'Start Time', 'Labels', 'Annotations', 'Status', 'Reason', 'Message', 'IP', 'IPs',
-  'Controlled By', 'Conditions', 'Volumes', 'QoS Class', 'Node-Selectors', 'Tolerations', 'Events', 'Topology Spread Constraints', 'Runtime Class Name',
+  'Priority',
+  'Priority Class Name',
+  'Service Account',
+  'Node',
+  'Start Time',
+  'Labels',
+  'Annotations',
+  'Status',
+  'Reason',
+  'Message',
+  'IP',
+  'IPs',
+  'Controlled By',
+  'Conditions',
+  'Volumes',
+  'QoS Class',
+  'Node-Selectors',
+  'Tolerations',
+  'Events',
+  'Topology Spread Constraints',
+  'Runtime Class Name',
 ]);
 
 /** `pod/name` from OBJECT, or from the pre-1.19 KIND and NAME (`name.17a2b3c4d5e6f7a8`) columns. */
@@ -405,7 +445,11 @@ export const kubectlSniff: FormatSniff = {
 };
 
 export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
-  const reader = new KubectlReader(input, (record) => sink.emit(record), (line, reason) => sink.unparsed(line, reason));
+  const reader = new KubectlReader(
+    input,
+    (record) => sink.emit(record),
+    (line, reason) => sink.unparsed(line, reason),
+  );
   return {
     line(text, lineNo) {
       if (!reader.line(text, lineNo) && text.trim() !== '') sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');

@@ -122,7 +122,10 @@ export class OpenMetricsChecker {
     if (isBucket) delete groupLabels.le;
     if (type === 'summary' && suffix === '') delete groupLabels.quantile;
     if (type === 'stateset') delete groupLabels[family.name];
-    const key = Object.keys(groupLabels).sort().map((k) => `${k}=${groupLabels[k]}`).join('\u0000');
+    const key = Object.keys(groupLabels)
+      .sort()
+      .map((k) => `${k}=${groupLabels[k]}`)
+      .join('\u0000');
     if (!family.group || family.group.key !== key) {
       this.closeGroup(family);
       if (family.groups.has(key)) this.violation(line, `metric points of "${family.name}" with the same labels are not contiguous`);
@@ -225,7 +228,16 @@ export class OpenMetricsChecker {
 
 function newGroup(key: string, line: number): StrictGroup {
   return {
-    key, line, lastLe: null, lastBucketValue: null, infBucket: null, negativeBucket: false, buckets: 0, count: null, sum: null, afterBuckets: false,
+    key,
+    line,
+    lastLe: null,
+    lastBucketValue: null,
+    infBucket: null,
+    negativeBucket: false,
+    buckets: 0,
+    count: null,
+    sum: null,
+    afterBuckets: false,
     timestamps: new Map(),
   };
 }

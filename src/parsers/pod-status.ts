@@ -3,7 +3,12 @@
 import type { PodStatusRecord } from '../core/types.js';
 
 /** A pod-status record that knows only where it was read; readers fill in what their layout shows. */
-export function blankPodStatus(path: string, line: number, source: PodStatusRecord['source'], containerKind: PodStatusRecord['containerKind']): PodStatusRecord {
+export function blankPodStatus(
+  path: string,
+  line: number,
+  source: PodStatusRecord['source'],
+  containerKind: PodStatusRecord['containerKind'],
+): PodStatusRecord {
   return {
     kind: 'pod-status',
     path,

@@ -118,7 +118,15 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
     seriesEnd = pos;
     if (violations.length === 0 && block.lastItemStart > 0) {
       segments.length = labelNames.length - 1;
-      reusable = { prefix: text.slice(0, block.lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments, block: text.slice(blockStart, seriesEnd) };
+      reusable = {
+        prefix: text.slice(0, block.lastItemStart),
+        name,
+        labels,
+        labelNames,
+        lastName: labelNames[labelNames.length - 1]!,
+        segments,
+        block: text.slice(blockStart, seriesEnd),
+      };
     }
   }
   const sample = lexValueAndRest(text, pos, seriesEnd, name, labels, labelNames, violations);
@@ -156,7 +164,15 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   const segments = previous.segments.slice(0, -1);
   if (labelNames.length > 1) {
     const lastItemStart = pos + shorter - previous.segments[segments.length]!.length;
-    sample.reusable = { prefix: text.slice(0, lastItemStart), name, labels, labelNames, lastName: labelNames[labelNames.length - 1]!, segments, block: text.slice(pos, end) };
+    sample.reusable = {
+      prefix: text.slice(0, lastItemStart),
+      name,
+      labels,
+      labelNames,
+      lastName: labelNames[labelNames.length - 1]!,
+      segments,
+      block: text.slice(pos, end),
+    };
   }
   return sample;
 }
@@ -165,7 +181,8 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
 function lexAfterPrefix(text: string, previous: SamplePrefix): LexedSample | null {
   let pos = previous.prefix.length;
   const lastName = previous.lastName;
-  if (!text.startsWith(lastName, pos) || text.charCodeAt(pos + lastName.length) !== 61 /* = */ || text.charCodeAt(pos + lastName.length + 1) !== 34) return null;
+  if (!text.startsWith(lastName, pos) || text.charCodeAt(pos + lastName.length) !== 61 /* = */ || text.charCodeAt(pos + lastName.length + 1) !== 34)
+    return null;
   const value = readQuoted(text, pos + lastName.length + 1);
   if (typeof value === 'string') return null;
   pos = value.end;
@@ -194,7 +211,18 @@ function lexValueAndRest(
   // violation, so the line needs no violations list of its own (the shared empty one serves).
   if (text.charCodeAt(pos) === 32 && violations.length === 0) {
     const valueText = text.slice(pos + 1);
-    if (isPlainDecimal(valueText)) return { name, labels, labelNames, seriesText: text.slice(0, seriesEnd), valueText, value: Number(valueText), timestampText: null, exemplar: null, violations: NO_VIOLATIONS };
+    if (isPlainDecimal(valueText))
+      return {
+        name,
+        labels,
+        labelNames,
+        seriesText: text.slice(0, seriesEnd),
+        valueText,
+        value: Number(valueText),
+        timestampText: null,
+        exemplar: null,
+        violations: NO_VIOLATIONS,
+      };
   }
   if (violations === NO_VIOLATIONS) violations = [];
   if (!isSpace(text.charCodeAt(pos))) return pos >= text.length ? 'missing value' : 'expected a space before the value';

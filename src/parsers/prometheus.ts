@@ -121,7 +121,14 @@ export class PrometheusParser implements LineParser {
     if (text.startsWith('# ERROR')) {
       const err = SCRAPE_ERROR.exec(text);
       if (err) {
-        this.sink.emit({ kind: 'metric-scrape-error', path: this.input.path, line: lineNo, ...this.podFields(), section: this.section.name, message: err[1]!.trim() });
+        this.sink.emit({
+          kind: 'metric-scrape-error',
+          path: this.input.path,
+          line: lineNo,
+          ...this.podFields(),
+          section: this.section.name,
+          message: err[1]!.trim(),
+        });
         return;
       }
     }
@@ -329,7 +336,6 @@ export class PrometheusParser implements LineParser {
     if (this.resolved.size < 10_000) this.resolved.set(name, result);
     return result;
   }
-
 }
 
 const SNIFF_COMMENT = /^# (?:HELP|TYPE|UNIT|POD|EOF|ERROR)\b/;

@@ -109,7 +109,17 @@ function parseTruncatedJson(text: string): Parsed | null {
   let time: number | null = null;
   if (stamp?.startsWith('[')) uptime = parseUptime(stamp.slice(1, stamp.indexOf('s]')));
   else if (stamp) time = parseRfc3339(stamp);
-  return { format: 'json', uptime, time, level: level as LogLevel, thread: null, spans: [], target, message: message === undefined ? '' : unescapeJson(message), fields: {} };
+  return {
+    format: 'json',
+    uptime,
+    time,
+    level: level as LogLevel,
+    thread: null,
+    spans: [],
+    target,
+    message: message === undefined ? '' : unescapeJson(message),
+    fields: {},
+  };
 }
 
 function unescapeJson(text: string): string {

@@ -8,7 +8,14 @@ import { boundedJson } from './pasted.js';
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
 
 const LOGFMT_LEVELS: Record<string, LogLevel> = {
-  trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', warning: 'WARN', error: 'ERROR', fatal: 'ERROR', panic: 'ERROR',
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARN',
+  warning: 'WARN',
+  error: 'ERROR',
+  fatal: 'ERROR',
+  panic: 'ERROR',
 };
 
 export function parseJson(content: string): Parsed | null {
@@ -28,11 +35,13 @@ export function parseJson(content: string): Parsed | null {
   const fields: Record<string, string> = {};
   for (const [k, v] of Object.entries(rawFields)) if (k !== 'message') fields[k] = stringify(v);
   const spans: LogSpan[] = Array.isArray(d.spans)
-    ? d.spans.filter((s): s is Record<string, unknown> => !!s && typeof s === 'object').map((s) => {
-        const spanFields: Record<string, string> = {};
-        for (const [k, v] of Object.entries(s)) if (k !== 'name') spanFields[k] = stringify(v);
-        return { name: String(s.name ?? ''), fields: spanFields };
-      })
+    ? d.spans
+        .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
+        .map((s) => {
+          const spanFields: Record<string, string> = {};
+          for (const [k, v] of Object.entries(s)) if (k !== 'name') spanFields[k] = stringify(v);
+          return { name: String(s.name ?? ''), fields: spanFields };
+        })
     : [];
   let uptime: number | null = null;
   let time: number | null = null;

@@ -37,7 +37,8 @@ export class SniffWindow {
  * comments, closing brackets. Source that quotes log lines (tests, a signature catalogue) is still
  * source, not a log: an input where such lines are the majority is not sniffed as anything.
  */
-const SOURCE_CODE = /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]][)}\];,]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
+const SOURCE_CODE =
+  /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]][)}\];,]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
 
 /** Every format's sniff tests, in the order they run. */
 const LINE_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'line')).sort((a, b) => a.order - b.order);

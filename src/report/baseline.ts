@@ -107,7 +107,9 @@ async function readBaselineText(file: string): Promise<string> {
 
 function tooBig(file: string, size: number | null): UsageError {
   const what = size === null ? 'over' : `${(size / (1 << 20)).toFixed(0)} MiB,`;
-  return new UsageError(`--baseline ${file}: ${what} more than the ${MAX_BASELINE_BYTES >> 20} MiB a baseline may have; write a fresh one with --write-baseline`);
+  return new UsageError(
+    `--baseline ${file}: ${what} more than the ${MAX_BASELINE_BYTES >> 20} MiB a baseline may have; write a fresh one with --write-baseline`,
+  );
 }
 
 export async function readBaseline(file: string): Promise<BaselineFile> {
@@ -129,16 +131,20 @@ function validateBaseline(data: unknown, file: string): BaselineFile {
   };
   if (typeof data !== 'object' || data === null) return bad('not a linkerd-doctor baseline (expected an object with schemaVersion and findings)');
   const d = data as Record<string, unknown>;
-  if (!READABLE_SCHEMA_VERSIONS.includes(d.schemaVersion)) bad(`unsupported schemaVersion ${JSON.stringify(d.schemaVersion)} (this version reads ${READABLE_SCHEMA_VERSIONS.join(' and ')})`);
+  if (!READABLE_SCHEMA_VERSIONS.includes(d.schemaVersion))
+    bad(`unsupported schemaVersion ${JSON.stringify(d.schemaVersion)} (this version reads ${READABLE_SCHEMA_VERSIONS.join(' and ')})`);
   if (!Array.isArray(d.findings)) bad('findings must be a list');
   (d.findings as unknown[]).forEach((e, i) => {
     const entry = e as Record<string, unknown>;
     if (typeof entry !== 'object' || entry === null) bad(`findings[${i}]: must be an object`);
     if (typeof entry.fingerprint !== 'string' || typeof entry.ruleId !== 'string') bad(`findings[${i}]: fingerprint and ruleId are required strings`);
-    if (typeof entry.severity !== 'string' || !(SEVERITIES as readonly string[]).includes(entry.severity)) bad(`findings[${i}].severity: must be one of ${SEVERITIES.join(', ')}`);
+    if (typeof entry.severity !== 'string' || !(SEVERITIES as readonly string[]).includes(entry.severity))
+      bad(`findings[${i}].severity: must be one of ${SEVERITIES.join(', ')}`);
     const kf = entry.keyFigure as Record<string, unknown> | undefined;
-    if (kf !== undefined && (typeof kf !== 'object' || kf === null || typeof kf.name !== 'string' || typeof kf.value !== 'number')) bad(`findings[${i}].keyFigure: must be {name, value}`);
-    if (entry.subject !== undefined && (typeof entry.subject !== 'object' || entry.subject === null || Array.isArray(entry.subject))) bad(`findings[${i}].subject: must be an object`);
+    if (kf !== undefined && (typeof kf !== 'object' || kf === null || typeof kf.name !== 'string' || typeof kf.value !== 'number'))
+      bad(`findings[${i}].keyFigure: must be {name, value}`);
+    if (entry.subject !== undefined && (typeof entry.subject !== 'object' || entry.subject === null || Array.isArray(entry.subject)))
+      bad(`findings[${i}].subject: must be an object`);
     // Only labels for reports: a hand-edited entry without them still matches by fingerprint.
     if (entry.subject === undefined) entry.subject = {};
     if (typeof entry.title !== 'string') entry.title = `${entry.ruleId as string} finding`;
@@ -173,7 +179,8 @@ export function compareWithBaseline(
     if (!entry) return { state: 'new' };
     matched.add(entry.fingerprint);
     const previous: BaselineVerdict['previous'] = entry.keyFigure ? { severity: entry.severity, keyFigure: entry.keyFigure } : { severity: entry.severity };
-    if (SEVERITY_RANK[f.severity] > SEVERITY_RANK[entry.severity]) return { state: 'worse', reason: `severity rose from ${entry.severity} to ${f.severity}`, previous };
+    if (SEVERITY_RANK[f.severity] > SEVERITY_RANK[entry.severity])
+      return { state: 'worse', reason: `severity rose from ${entry.severity} to ${f.severity}`, previous };
     if (f.keyFigure && entry.keyFigure && f.keyFigure.name === entry.keyFigure.name) {
       const limit = entry.keyFigure.value * (1 + options.tolerancePercent / 100);
       if (f.keyFigure.value > limit) {

@@ -9,7 +9,9 @@ const SUBJECT_FIELDS = ['namespace', 'workload', 'pod', 'target'] as const satis
 
 /** `namespace/workload/pod/target` with absent parts left out: what --suppress globs match. */
 export function subjectKey(subject: FindingSubject): string {
-  return SUBJECT_FIELDS.map((k) => subject[k]).filter((v): v is string => typeof v === 'string' && v !== '').join('/');
+  return SUBJECT_FIELDS.map((k) => subject[k])
+    .filter((v): v is string => typeof v === 'string' && v !== '')
+    .join('/');
 }
 
 /** What the finding is about beyond its subject: the key figure's name and the rule's message id. */

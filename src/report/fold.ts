@@ -32,7 +32,6 @@ import { RULES } from '../rules/index.js';
 const NAMED_PODS = 5;
 const MAX_LOCATIONS = 10;
 
-
 interface AlsoMatched {
   ruleId: string;
   title: string;
@@ -56,7 +55,7 @@ export function foldCoveredFindings(findings: readonly Finding[], rules: readonl
   // A rule absorbs what folds into it once one of its findings is kept or has itself folded somewhere that absorbs.
   const folds = targetsOf.map(() => false);
   const absorbing = new Set(findings.filter((_, i) => targetsOf[i]!.length === 0).map((f) => f.ruleId));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     targetsOf.forEach((targets, i) => {
       if (folds[i] || !targets.some((id) => absorbing.has(id))) return;
@@ -162,7 +161,10 @@ function foldGroup(group: readonly Finding[], versions?: ProxyVersions): Finding
   const target = shared(group, 'target');
   if (target) subject.target = target;
 
-  const where = workloads.length === 1 ? `of ${workloads[0]}` : `of ${workloads.length} workloads (${workloads.slice(0, 3).join(', ')}${workloads.length > 3 ? ', …' : ''})`;
+  const where =
+    workloads.length === 1
+      ? `of ${workloads[0]}`
+      : `of ${workloads.length} workloads (${workloads.slice(0, 3).join(', ')}${workloads.length > 3 ? ', …' : ''})`;
   const title = `${worst.title.split(worst.subject.pod!).join(workload ?? 'several workloads')} (${pods.length} pods)`;
   const figure = worst.keyFigure;
   const named = worstFirst.slice(0, NAMED_PODS).map((f) => (figure && f.keyFigure ? `${f.subject.pod} (${compact(f.keyFigure.value)})` : f.subject.pod!));
@@ -206,7 +208,10 @@ function foldGroup(group: readonly Finding[], versions?: ProxyVersions): Finding
   // The worst pod's version check spoke of that pod alone; check the versions of every folded pod.
   // The fixes are chosen on the worst pod's full evidence, which the folded evidence no longer has.
   const fixStatus = fixes.map((fix) => fixStatusFor(folded, fix, versions));
-  const remediation = [...worst.remediation.split('\n').filter((l) => !l.startsWith('Version check')), ...fixStatus.map((s) => `Version check (${s.fix}): ${s.note}`)].join('\n');
+  const remediation = [
+    ...worst.remediation.split('\n').filter((l) => !l.startsWith('Version check')),
+    ...fixStatus.map((s) => `Version check (${s.fix}): ${s.note}`),
+  ].join('\n');
   return { ...folded, fixStatus, remediation };
 }
 

@@ -18,22 +18,88 @@ type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' 
 /** Names every Linkerd cluster has; keeping them keeps findings meaningful and reveals nothing. */
 const WELL_KNOWN = new Set([
   // namespaces
-  'linkerd', 'linkerd-viz', 'linkerd-jaeger', 'linkerd-multicluster', 'linkerd-smi', 'linkerd-cni', 'kube-system', 'kube-public', 'kube-node-lease', 'default',
+  'linkerd',
+  'linkerd-viz',
+  'linkerd-jaeger',
+  'linkerd-multicluster',
+  'linkerd-smi',
+  'linkerd-cni',
+  'kube-system',
+  'kube-public',
+  'kube-node-lease',
+  'default',
   // control-plane workloads, Services and containers
-  'linkerd-destination', 'linkerd-identity', 'linkerd-proxy-injector', 'linkerd-dst', 'linkerd-dst-headless', 'linkerd-policy', 'linkerd-policy-validator',
-  'linkerd-sp-validator', 'linkerd-identity-headless', 'linkerd-proxy', 'linkerd-init', 'linkerd-network-validator', 'linkerd-cni',
-  'destination', 'identity', 'policy', 'sp-validator', 'proxy-injector',
+  'linkerd-destination',
+  'linkerd-identity',
+  'linkerd-proxy-injector',
+  'linkerd-dst',
+  'linkerd-dst-headless',
+  'linkerd-policy',
+  'linkerd-policy-validator',
+  'linkerd-sp-validator',
+  'linkerd-identity-headless',
+  'linkerd-proxy',
+  'linkerd-init',
+  'linkerd-network-validator',
+  'linkerd-cni',
+  'destination',
+  'identity',
+  'policy',
+  'sp-validator',
+  'proxy-injector',
   // cluster DNS
-  'coredns', 'kube-dns', 'node-local-dns', 'node-cache',
+  'coredns',
+  'kube-dns',
+  'node-local-dns',
+  'node-cache',
   // FQDN labels of Kubernetes and Linkerd naming schemes
-  'svc', 'cluster', 'local', 'serviceaccount', 'identity', 'pod',
+  'svc',
+  'cluster',
+  'local',
+  'serviceaccount',
+  'identity',
+  'pod',
 ]);
 
 /** Public domains the tool's own text cites (docs, annotations): not the user's hosts. */
-const PUBLIC_SUFFIXES = ['kubernetes.io', 'k8s.io', 'linkerd.io', 'github.com', 'githubusercontent.com', 'traefik.io', 'nginx.org', 'prometheus.io', 'grafana.com', 'coredns.io', 'buoyant.io', 'buoyant.cloud', 'monitoring.coreos.com'];
+const PUBLIC_SUFFIXES = [
+  'kubernetes.io',
+  'k8s.io',
+  'linkerd.io',
+  'github.com',
+  'githubusercontent.com',
+  'traefik.io',
+  'nginx.org',
+  'prometheus.io',
+  'grafana.com',
+  'coredns.io',
+  'buoyant.io',
+  'buoyant.cloud',
+  'monitoring.coreos.com',
+];
 
 /** Endings that make a dotted word a file name (proxy-metrics.txt.gz), not a host. */
-const FILE_ENDINGS = new Set(['gz', 'tgz', 'tar', 'log', 'txt', 'json', 'yaml', 'yml', 'md', 'html', 'htm', 'sarif', 'xml', 'prom', 'csv', 'js', 'ts', 'png', 'out']);
+const FILE_ENDINGS = new Set([
+  'gz',
+  'tgz',
+  'tar',
+  'log',
+  'txt',
+  'json',
+  'yaml',
+  'yml',
+  'md',
+  'html',
+  'htm',
+  'sarif',
+  'xml',
+  'prom',
+  'csv',
+  'js',
+  'ts',
+  'png',
+  'out',
+]);
 
 /** Object keys whose string values name a thing of that category. */
 const KEY_CATEGORIES: Record<string, Category> = {
@@ -47,7 +113,8 @@ const KEY_CATEGORIES: Record<string, Category> = {
 };
 
 /** Kubernetes object references in text: `deployment shop/search`, `deployment/shop/search`. */
-const KIND_REFERENCE = /\b(?:deployment|deploy|statefulset|sts|daemonset|ds|replicaset|rs|job|cronjob|service|svc|pod|po)[ /]([a-z0-9][-a-z0-9.]*)\/([a-z0-9][-a-z0-9.]*)/g;
+const KIND_REFERENCE =
+  /\b(?:deployment|deploy|statefulset|sts|daemonset|ds|replicaset|rs|job|cronjob|service|svc|pod|po)[ /]([a-z0-9][-a-z0-9.]*)\/([a-z0-9][-a-z0-9.]*)/g;
 /** `namespace/name` as a whole value (evidence.destinations[].destination). */
 const NAMESPACED_NAME = /^([a-z0-9][-a-z0-9]*)\/([a-z0-9][-a-z0-9.]*)$/;
 /** Prometheus labels in quoted metric lines: `dst_namespace="shop"`, `pod="web-1"`. */
@@ -148,14 +215,17 @@ export class Redactor {
 
   redactText(text: string): string {
     this.pattern ??= this.buildPattern();
-    return text.replace(this.pattern, (match, uuid: string | undefined, fqdn: string | undefined, ipv4: string | undefined, ipv6: string | undefined, token: string | undefined) => {
-      if (uuid) return this.pseudonym(uuid.toLowerCase(), 'uid');
-      if (fqdn) return this.redactHost(fqdn);
-      if (ipv4) return isIPv4(ipv4) && !ipv4.startsWith('127.') && ipv4 !== '0.0.0.0' ? this.pseudonym(ipv4, 'ip') : ipv4;
-      if (ipv6) return this.redactIPv6(ipv6);
-      if (token) return this.pseudonym(token, this.known.get(token)!);
-      return match;
-    });
+    return text.replace(
+      this.pattern,
+      (match, uuid: string | undefined, fqdn: string | undefined, ipv4: string | undefined, ipv6: string | undefined, token: string | undefined) => {
+        if (uuid) return this.pseudonym(uuid.toLowerCase(), 'uid');
+        if (fqdn) return this.redactHost(fqdn);
+        if (ipv4) return isIPv4(ipv4) && !ipv4.startsWith('127.') && ipv4 !== '0.0.0.0' ? this.pseudonym(ipv4, 'ip') : ipv4;
+        if (ipv6) return this.redactIPv6(ipv6);
+        if (token) return this.pseudonym(token, this.known.get(token)!);
+        return match;
+      },
+    );
   }
 
   private redactIPv6(address: string): string {

@@ -131,11 +131,27 @@ export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOption
       tolerancePercent: gate.baseline.tolerancePercent,
       evaluatedRules: evaluated,
       notEvaluatedReason: (id) =>
-        disabled.includes(id) ? 'rule disabled in the config' : skipped.has(id) ? `rule skipped: ${skipped.get(id)}` : failed.has(id) ? 'rule failed' : configured.includes(id) ? 'rule did not run' : 'unknown rule',
+        disabled.includes(id)
+          ? 'rule disabled in the config'
+          : skipped.has(id)
+            ? `rule skipped: ${skipped.get(id)}`
+            : failed.has(id)
+              ? 'rule failed'
+              : configured.includes(id)
+                ? 'rule did not run'
+                : 'unknown rule',
     });
     findings = kept.map((f, i) => ({ ...f, baseline: comparison.verdicts[i]! }));
     const count = (state: string) => comparison.verdicts.filter((v) => v.state === state).length;
-    baseline = { file: gate.baseline.file, tolerancePercent: gate.baseline.tolerancePercent, new: count('new'), worse: count('worse'), unchanged: count('unchanged'), fixed: comparison.fixed, stale: comparison.stale };
+    baseline = {
+      file: gate.baseline.file,
+      tolerancePercent: gate.baseline.tolerancePercent,
+      new: count('new'),
+      worse: count('worse'),
+      unchanged: count('unchanged'),
+      fixed: comparison.fixed,
+      stale: comparison.stale,
+    };
   }
 
   const summary = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number> as ReportSummary;

@@ -38,7 +38,8 @@ const RULE_FOLDERS = [
 export const REGISTRY: readonly RuleEntry[] = await Promise.all(
   RULE_FOLDERS.map(async (folder) => {
     const entry = ((await import(`./${folder}/entry.js`)) as { default: RuleEntry }).default;
-    if (entry?.rule?.meta?.id !== folder) throw new Error(`src/rules/${folder}/entry.ts must export its rule as default (found ${String(entry?.rule?.meta?.id)})`);
+    if (entry?.rule?.meta?.id !== folder)
+      throw new Error(`src/rules/${folder}/entry.ts must export its rule as default (found ${String(entry?.rule?.meta?.id)})`);
     return entry;
   }),
 );

@@ -18,8 +18,20 @@ const LOG_SUFFIX = /(?:\.(?:log|txt|out|json))?(?:\.gz)?$/;
 /** Deployment and DaemonSet pods (`name-<hash>-<5>`/`name-<5>`) and StatefulSet pods (`name-<ordinal>`). */
 const GENERATED_POD = /^[a-z0-9][-a-z0-9]*-(?:[a-z0-9]{5}|\d+)$/;
 const KNOWN_CONTAINERS = new Set([
-  'linkerd-proxy', 'linkerd-init', 'linkerd-network-validator', 'destination', 'policy', 'identity', 'sp-validator',
-  'proxy-injector', 'linkerd-destination', 'linkerd-identity', 'coredns', 'node-cache', 'traefik', 'controller',
+  'linkerd-proxy',
+  'linkerd-init',
+  'linkerd-network-validator',
+  'destination',
+  'policy',
+  'identity',
+  'sp-validator',
+  'proxy-injector',
+  'linkerd-destination',
+  'linkerd-identity',
+  'coredns',
+  'node-cache',
+  'traefik',
+  'controller',
 ]);
 
 export function metaFromPath(path: string): PathMeta {
@@ -55,7 +67,14 @@ export function metaFromPath(path: string): PathMeta {
   }
 
   // <ns>/<pod>/<container>.log
-  if (parent && grandparent && POD_NAME.test(stem) && POD_NAME.test(parent) && NAMESPACE_NAME.test(grandparent) && (KNOWN_CONTAINERS.has(stem) || GENERATED_POD.test(parent))) {
+  if (
+    parent &&
+    grandparent &&
+    POD_NAME.test(stem) &&
+    POD_NAME.test(parent) &&
+    NAMESPACE_NAME.test(grandparent) &&
+    (KNOWN_CONTAINERS.has(stem) || GENERATED_POD.test(parent))
+  ) {
     return { namespace: grandparent, pod: parent, container: stem };
   }
 

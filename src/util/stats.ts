@@ -40,7 +40,13 @@ export function bump<K>(map: Map<K, number>, key: K, by = 1): void {
  * (or, once `into` holds `cap` keys, handed to `overflow`), an entry in both is combined into the
  * existing one.
  */
-export function mergeKeyed<K, V>(into: Map<K, V>, from: ReadonlyMap<K, V>, combine: (mine: V, theirs: V) => void, cap = Infinity, overflow?: (theirs: V) => void): void {
+export function mergeKeyed<K, V>(
+  into: Map<K, V>,
+  from: ReadonlyMap<K, V>,
+  combine: (mine: V, theirs: V) => void,
+  cap = Infinity,
+  overflow?: (theirs: V) => void,
+): void {
   for (const [key, theirs] of from) {
     const mine = into.get(key);
     if (mine !== undefined) combine(mine, theirs);

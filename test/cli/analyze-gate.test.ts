@@ -22,8 +22,22 @@ let emptyConfig: string;
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'ld-gate-'));
   // 6 pods ≥ errorMinPods: control-plane storms are errors; a single pod is a warning.
-  errorBundle = await writeBundle(path.join(dir, 'errors'), { seed: 21, namespace: 'emojivoto', workloads: ['web', 'emoji'], podsPerWorkload: 3, storms: [DESTINATION_STORM, POLICY_STORM], durationSeconds: 40 });
-  warningBundle = await writeBundle(path.join(dir, 'warnings'), { seed: 22, namespace: 'shop', workloads: ['cart'], podsPerWorkload: 1, storms: [DESTINATION_STORM], durationSeconds: 40 });
+  errorBundle = await writeBundle(path.join(dir, 'errors'), {
+    seed: 21,
+    namespace: 'emojivoto',
+    workloads: ['web', 'emoji'],
+    podsPerWorkload: 3,
+    storms: [DESTINATION_STORM, POLICY_STORM],
+    durationSeconds: 40,
+  });
+  warningBundle = await writeBundle(path.join(dir, 'warnings'), {
+    seed: 22,
+    namespace: 'shop',
+    workloads: ['cart'],
+    podsPerWorkload: 1,
+    storms: [DESTINATION_STORM],
+    durationSeconds: 40,
+  });
   emptyConfig = path.join(dir, 'empty.yaml');
   await writeFile(emptyConfig, '');
 });
@@ -43,11 +57,17 @@ describe('exit code matrix', () => {
         for (const format of FORMAT_NAMES) {
           for (const minSeverity of ['error', 'info'] as const) {
             const out = path.join(dir, `${bundle}-${failOn}-${minSeverity}.${format}`);
-            const code = await runAnalyze([bundle === 'errors' ? errorBundle : warningBundle], flags({ format: [format], output: [out], 'fail-on': failOn, 'min-severity': minSeverity }));
+            const code = await runAnalyze(
+              [bundle === 'errors' ? errorBundle : warningBundle],
+              flags({ format: [format], output: [out], 'fail-on': failOn, 'min-severity': minSeverity }),
+            );
             codes.push(`${format}/${minSeverity}=${code}`);
           }
         }
-        assert.deepEqual(codes, FORMAT_NAMES.flatMap((f) => ['error', 'info'].map((m) => `${f}/${m}=${expected[bundle]![failOn]}`)));
+        assert.deepEqual(
+          codes,
+          FORMAT_NAMES.flatMap((f) => ['error', 'info'].map((m) => `${f}/${m}=${expected[bundle]![failOn]}`)),
+        );
       });
     }
   }
@@ -60,7 +80,10 @@ describe('exit code matrix', () => {
     const shown = JSON.parse(await readFile(out('info'), 'utf8')) as Report;
     assert.equal(hidden.findings.length, 0);
     // Refused controller connects are a background signature: in a full log the storm rule judges them.
-    assert.deepEqual(shown.findings.map((f) => [f.ruleId, f.severity]), [['reconnect-storm', 'warning']]);
+    assert.deepEqual(
+      shown.findings.map((f) => [f.ruleId, f.severity]),
+      [['reconnect-storm', 'warning']],
+    );
     assert.equal(hidden.status, 'fail');
     assert.equal(hidden.summary.warning, 1);
   });

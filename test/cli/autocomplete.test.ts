@@ -31,7 +31,7 @@ after(() => rmSync(home, { recursive: true, force: true }));
 /** The built CLI with a throw-away home and cache, so nothing is written to the user's. */
 export function runCompletion(bin: string, args: string[], cacheHome: string): { status: number | null; stdout: string; stderr: string } {
   const env = { ...process.env, HOME: cacheHome, XDG_CACHE_HOME: path.join(cacheHome, '.cache'), NO_COLOR: '1' };
-  const binArgs = bin.endsWith('.js') ? [process.execPath, [bin, ...args]] as const : [bin, args] as const;
+  const binArgs = bin.endsWith('.js') ? ([process.execPath, [bin, ...args]] as const) : ([bin, args] as const);
   return spawnSync(binArgs[0], binArgs[1], { env, encoding: 'utf8' });
 }
 
@@ -42,7 +42,9 @@ export function assertCompletionFunctions(cacheHome: string, commands: readonly 
   const zsh = readFileSync(path.join(functions, 'zsh/_linkerd-doctor'), 'utf8');
   assert.match(zsh, /^#compdef linkerd-doctor/m);
   for (const command of commands.filter((c) => !c.hidden)) {
-    const flags = Object.values(command.flags).filter((f) => !f.hidden).map((f) => `--${f.name}`);
+    const flags = Object.values(command.flags)
+      .filter((f) => !f.hidden)
+      .map((f) => `--${f.name}`);
     // bash: one line per command, the id then its flags.
     const line = bash.split('\n').find((l) => l === command.id || l.startsWith(`${command.id} `));
     assert.ok(line, `bash completion has no line for ${command.id}`);

@@ -23,7 +23,8 @@ let dir: string;
 let fakeBin: string;
 before(() => {
   const dist = path.join(ROOT, 'dist/commands/collect.js');
-  if (!existsSync(dist) || statSync(path.join(ROOT, 'src/cli/run-collect.ts')).mtimeMs > statSync(dist).mtimeMs) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(dist) || statSync(path.join(ROOT, 'src/cli/run-collect.ts')).mtimeMs > statSync(dist).mtimeMs)
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   dir = mkdtempSync(path.join(tmpdir(), 'ld-collect-'));
   fakeBin = writeFakeTools(path.join(dir, 'fake-bin'));
 });
@@ -41,8 +42,13 @@ const options = (overrides: Partial<CollectOptions> = {}): CollectOptions => ({
 
 describe('collect --dry-run', () => {
   it('prints the listing, per-pod, per-namespace and dig commands, then the analyze command', () => {
-    const lines = dryRunScript(options({ since: '1h', access: { context: 'prod' } })).split('\n').filter((l) => !l.startsWith('#') && l !== '');
-    assert.match(lines[0]!, /^kubectl --context=prod get pods --namespace=ingress --selector=linkerd\.io\/control-plane-ns --output 'jsonpath=\{range \.items\[\*\]\}/);
+    const lines = dryRunScript(options({ since: '1h', access: { context: 'prod' } }))
+      .split('\n')
+      .filter((l) => !l.startsWith('#') && l !== '');
+    assert.match(
+      lines[0]!,
+      /^kubectl --context=prod get pods --namespace=ingress --selector=linkerd\.io\/control-plane-ns --output 'jsonpath=\{range \.items\[\*\]\}/,
+    );
     assert.match(lines[1]!, /^kubectl --context=prod get pods --namespace=linkerd --output 'jsonpath=/);
     assert.deepEqual(lines.slice(2), [
       "kubectl --context=prod logs '--namespace=<namespace>' '<pod>' --container=linkerd-proxy --timestamps --since=1h > 'bundle/<namespace>/<pod>/linkerd-proxy.log'",
@@ -65,7 +71,10 @@ describe('collect --dry-run', () => {
     assert.match(dryRunScript(options({ namespaces: [] })), /^kubectl get pods --all-namespaces --selector=/m);
     assert.match(dryRunScript(options({ namespaces: ['a', 'b'] })), /^kubectl get pods --all-namespaces --selector=/m);
     const script = dryRunScript(options({ digFrom: 'tools/netshoot-0', controlPlaneNamespace: 'l5d', clusterDomain: 'corp.local' }));
-    assert.match(script, /^kubectl exec --namespace=tools netshoot-0 -- dig linkerd-dst-headless\.l5d\.svc\.corp\.local SRV > bundle\/dns\/dig-linkerd-dst-headless\.txt$/m);
+    assert.match(
+      script,
+      /^kubectl exec --namespace=tools netshoot-0 -- dig linkerd-dst-headless\.l5d\.svc\.corp\.local SRV > bundle\/dns\/dig-linkerd-dst-headless\.txt$/m,
+    );
   });
 
   it('refuses names that could not be a namespace, a bad --since or --dig-from', () => {
@@ -76,7 +85,11 @@ describe('collect --dry-run', () => {
   });
 
   it('through the CLI: the commands on stdout, nothing run, exit 0; Linkerd cluster flags forwarded', () => {
-    const run = spawnSync(process.execPath, [BIN, '--context', 'prod', 'collect', '-n', 'ingress', '-d', 'out', '--dry-run', '-L', 'l5d'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PATH: '/nonexistent' } });
+    const run = spawnSync(process.execPath, [BIN, '--context', 'prod', 'collect', '-n', 'ingress', '-d', 'out', '--dry-run', '-L', 'l5d'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: '/nonexistent' },
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr, '');
     assert.match(run.stdout, /^kubectl --context=prod get pods --namespace=l5d --output /m);
@@ -99,19 +112,30 @@ describe('the pod listing', () => {
 
   it('marks pods not running, not ready or restarted as unhealthy, and skips unsafe names', () => {
     const pods = parsePodListing(listing);
-    assert.deepEqual(pods.map((p) => [p.name, p.unhealthy]), [
-      ['traefik-a1b2c3d4e5-x2x8k', false],
-      ['traefik-a1b2c3d4e5-q9z7m', true],
-      ['traefik-a1b2c3d4e5-p0p0p', true],
-      ['unmeshed-5d6f7-abcde', false],
-      ['web-0', true],
-    ]);
+    assert.deepEqual(
+      pods.map((p) => [p.name, p.unhealthy]),
+      [
+        ['traefik-a1b2c3d4e5-x2x8k', false],
+        ['traefik-a1b2c3d4e5-q9z7m', true],
+        ['traefik-a1b2c3d4e5-p0p0p', true],
+        ['unmeshed-5d6f7-abcde', false],
+        ['web-0', true],
+      ],
+    );
   });
 
   it('keeps the meshed pods of the chosen namespaces', () => {
     const pods = parsePodListing(listing);
-    assert.deepEqual(affectedPods(options({ namespaces: ['ingress'] }), pods).map((p) => p.name), ['traefik-a1b2c3d4e5-x2x8k', 'traefik-a1b2c3d4e5-q9z7m', 'traefik-a1b2c3d4e5-p0p0p']);
-    assert.deepEqual(affectedPods(options({ namespaces: [] }), pods).map((p) => p.name).at(-1), 'web-0');
+    assert.deepEqual(
+      affectedPods(options({ namespaces: ['ingress'] }), pods).map((p) => p.name),
+      ['traefik-a1b2c3d4e5-x2x8k', 'traefik-a1b2c3d4e5-q9z7m', 'traefik-a1b2c3d4e5-p0p0p'],
+    );
+    assert.deepEqual(
+      affectedPods(options({ namespaces: [] }), pods)
+        .map((p) => p.name)
+        .at(-1),
+      'web-0',
+    );
   });
 });
 
@@ -161,7 +185,12 @@ function runCollect(args: string[], pathEnv: string) {
   writeFileSync(log, '');
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: pathEnv, FAKE_LOG: log, FIXTURES, NO_COLOR: '1' };
   const run = spawnSync(process.execPath, [BIN, 'collect', ...args], { cwd: dir, encoding: 'utf8', env });
-  return { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr, calls: execFileSync('cat', [log], { encoding: 'utf8' }).trim().split('\n').filter(Boolean) };
+  return {
+    code: run.status ?? -1,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    calls: execFileSync('cat', [log], { encoding: 'utf8' }).trim().split('\n').filter(Boolean),
+  };
 }
 
 describe('collect, run against stand-in tools', () => {
@@ -170,10 +199,16 @@ describe('collect, run against stand-in tools', () => {
     const run = runCollect(['-n', 'ingress', '--output-dir', out, '--context', 'prod'], `${fakeBin}${path.delimiter}${process.env.PATH}`);
     // The policy container's log failed: named on stderr, its file left out, exit 2, the rest collected.
     assert.equal(run.code, 2, run.stderr);
-    assert.match(run.stderr, /^linkerd-doctor: collect: kubectl --context=prod logs --namespace=linkerd linkerd-destination-7c9d5b8f6-q2wzl --container=policy --timestamps failed \(exit 1: Error from server \(BadRequest\): container "policy" in pod is waiting to start\); linkerd\/linkerd-destination-7c9d5b8f6-q2wzl\/policy\.log may be empty$/m);
+    assert.match(
+      run.stderr,
+      /^linkerd-doctor: collect: kubectl --context=prod logs --namespace=linkerd linkerd-destination-7c9d5b8f6-q2wzl --container=policy --timestamps failed \(exit 1: Error from server \(BadRequest\): container "policy" in pod is waiting to start\); linkerd\/linkerd-destination-7c9d5b8f6-q2wzl\/policy\.log may be empty$/m,
+    );
     assert.match(run.stderr, /wrote \d+ files from 3 affected and 1 control-plane pods into .*bundle; 1 commands failed/);
     assert.equal(run.stdout, `linkerd-doctor analyze ${out}\n`);
-    assert.ok(run.calls.every((c) => !c.startsWith('kubectl') || c.startsWith('kubectl --context=prod ')), 'every kubectl call has the context');
+    assert.ok(
+      run.calls.every((c) => !c.startsWith('kubectl') || c.startsWith('kubectl --context=prod ')),
+      'every kubectl call has the context',
+    );
     assert.ok(!run.calls.some((c) => c.includes('unmeshed')), 'a pod without a proxy is not collected');
 
     const files = (sub: string) => readdirSync(path.join(out, sub)).sort();
@@ -184,20 +219,30 @@ describe('collect, run against stand-in tools', () => {
     assert.deepEqual(files('linkerd/linkerd-destination-7c9d5b8f6-q2wzl'), ['describe.txt', 'destination.log']);
     assert.deepEqual(files('dns'), ['dig-linkerd-dst-headless.txt', 'dig-linkerd-identity-headless.txt', 'dig-linkerd-policy.txt']);
 
-    const analyzed = spawnSync(process.execPath, [BIN, 'analyze', out, '--format', 'json', '-q', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const analyzed = spawnSync(process.execPath, [BIN, 'analyze', out, '--format', 'json', '-q', '--fail-on', 'none'], {
+      cwd: dir,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
     assert.equal(analyzed.status, 0, analyzed.stderr);
     const report = JSON.parse(analyzed.stdout) as Report;
     assert.deepEqual(report.errors, []);
     const input = (suffix: string) => report.inputs.find((i) => i.path.endsWith(suffix));
     for (const pod of STORM_PODS) {
-      assert.deepEqual({ ...input(`${pod}/linkerd-proxy.log`) }, { ...input(`${pod}/linkerd-proxy.log`), kind: 'proxy-log', pod, namespace: 'ingress', container: 'linkerd-proxy' });
+      assert.deepEqual(
+        { ...input(`${pod}/linkerd-proxy.log`) },
+        { ...input(`${pod}/linkerd-proxy.log`), kind: 'proxy-log', pod, namespace: 'ingress', container: 'linkerd-proxy' },
+      );
       assert.equal(input(`${pod}/proxy-metrics.txt`)?.kind, 'prometheus');
       assert.equal(input(`${pod}/proxy-metrics.txt`)?.pod, pod);
     }
     assert.equal(input('destination.log')?.namespace, 'linkerd');
     assert.equal(input('linkerd/events.txt')?.kind, 'kubectl');
     assert.equal(input('dig-linkerd-policy.txt')?.kind, 'dig');
-    assert.ok(report.inputs.every((i) => i.kind !== 'unknown'), JSON.stringify(report.inputs.filter((i) => i.kind === 'unknown')));
+    assert.ok(
+      report.inputs.every((i) => i.kind !== 'unknown'),
+      JSON.stringify(report.inputs.filter((i) => i.kind === 'unknown')),
+    );
     // The captured evidence is read as evidence: the proxy logs carry the storm, describe the restarts.
     const rules = new Set(report.findings.map((f) => f.ruleId));
     assert.ok(rules.has('pod-restarts'), [...rules].join(', '));

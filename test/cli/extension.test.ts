@@ -10,7 +10,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { checkExplainPages, checkNodeVersion, checkOnPath, defaultCheckEnvironment, checkRuleDocs, checkRules, formatCheck, runChecks, type CheckEnvironment, type CheckOutput } from '../../src/cli/run-check.js';
+import {
+  checkExplainPages,
+  checkNodeVersion,
+  checkOnPath,
+  defaultCheckEnvironment,
+  checkRuleDocs,
+  checkRules,
+  formatCheck,
+  runChecks,
+  type CheckEnvironment,
+  type CheckOutput,
+} from '../../src/cli/run-check.js';
 import { readRuleDocs } from '../../src/core/rule-docs.js';
 import { RULES } from '../../src/rules/index.js';
 
@@ -20,7 +31,8 @@ const BIN = path.join(ROOT, 'bin/run.js');
 let dir: string;
 before(() => {
   const dist = path.join(ROOT, 'dist/commands/check.js');
-  if (!existsSync(dist) || statSync(path.join(ROOT, 'src/cli/run-check.ts')).mtimeMs > statSync(dist).mtimeMs) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(dist) || statSync(path.join(ROOT, 'src/cli/run-check.ts')).mtimeMs > statSync(dist).mtimeMs)
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   dir = mkdtempSync(path.join(tmpdir(), 'ld-extension-'));
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,15 +54,30 @@ function pathWithExecutable(): string {
 }
 
 function environment(overrides: Partial<CheckEnvironment> = {}): CheckEnvironment {
-  return { nodeVersion: 'v22.11.0', engines: '>=20.9', rules: RULES, docsFor: readRuleDocs, pageFor: defaultCheckEnvironment().pageFor, cwd: dir, pathEnv: pathWithExecutable(), ...overrides };
+  return {
+    nodeVersion: 'v22.11.0',
+    engines: '>=20.9',
+    rules: RULES,
+    docsFor: readRuleDocs,
+    pageFor: defaultCheckEnvironment().pageFor,
+    cwd: dir,
+    pathEnv: pathWithExecutable(),
+    ...overrides,
+  };
 }
 
 describe('the checks', () => {
   it('all pass on a supported Node.js with every rule, its docs and no config', async () => {
     const output = await runChecks(environment());
     assert.equal(output.success, true);
-    assert.deepEqual(output.categories.map((c) => c.categoryName), ['linkerd-doctor']);
-    assert.deepEqual(output.categories[0]!.checks.map((c) => c.result), ['success', 'success', 'success', 'success', 'success', 'success']);
+    assert.deepEqual(
+      output.categories.map((c) => c.categoryName),
+      ['linkerd-doctor'],
+    );
+    assert.deepEqual(
+      output.categories[0]!.checks.map((c) => c.result),
+      ['success', 'success', 'success', 'success', 'success', 'success'],
+    );
     assert.match(output.categories[0]!.checks[1]!.description, new RegExp(`the ${RULES.length} rules load`));
   });
 
@@ -116,22 +143,40 @@ describe('the checks', () => {
 describe('the check output', () => {
   const output: CheckOutput = {
     success: false,
-    categories: [{ categoryName: 'linkerd-doctor', checks: [{ description: 'a passes', result: 'success' }, { description: 'b fails', hint: 'https://h', error: 'why b', result: 'error' }] }],
+    categories: [
+      {
+        categoryName: 'linkerd-doctor',
+        checks: [
+          { description: 'a passes', result: 'success' },
+          { description: 'b fails', hint: 'https://h', error: 'why b', result: 'error' },
+        ],
+      },
+    ],
   };
 
   it('table: the category, a mark per check, the error and hint indented, the closing line', () => {
-    assert.equal(formatCheck(output, 'table'), ['linkerd-doctor', '--------------', '√ a passes', '× b fails', '    why b', '    see https://h for hints', '', 'Status check results are ×', ''].join('\n'));
+    assert.equal(
+      formatCheck(output, 'table'),
+      ['linkerd-doctor', '--------------', '√ a passes', '× b fails', '    why b', '    see https://h for hints', '', 'Status check results are ×', ''].join(
+        '\n',
+      ),
+    );
   });
 
   it('short: only what did not pass; all passing leaves the closing line', () => {
     assert.doesNotMatch(formatCheck(output, 'short'), /a passes/);
-    assert.equal(formatCheck({ success: true, categories: [{ categoryName: 'linkerd-doctor', checks: [{ description: 'a', result: 'success' }] }] }, 'short'), 'Status check results are √\n');
+    assert.equal(
+      formatCheck({ success: true, categories: [{ categoryName: 'linkerd-doctor', checks: [{ description: 'a', result: 'success' }] }] }, 'short'),
+      'Status check results are √\n',
+    );
   });
 });
 
 describe('through the CLI, as linkerd calls it', () => {
   it('check --output=json with the flags `linkerd check` forwards: the CheckOutput JSON, exit 0', () => {
-    const run = cli(['check', '--verbose=false', '--namespace=emojivoto', '--proxy=false', '--wait=5m0s', '--linkerd-namespace=linkerd', '--output=json'], { env: { PATH: `${pathWithExecutable()}${path.delimiter}${process.env.PATH}` } });
+    const run = cli(['check', '--verbose=false', '--namespace=emojivoto', '--proxy=false', '--wait=5m0s', '--linkerd-namespace=linkerd', '--output=json'], {
+      env: { PATH: `${pathWithExecutable()}${path.delimiter}${process.env.PATH}` },
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
     const parsed = JSON.parse(run.stdout) as CheckOutput;

@@ -12,9 +12,18 @@ const o = (value: string) => ({ flag: 'output' as const, value });
 describe('formatForFile', () => {
   it('names the format from the extension, case-insensitively, text otherwise', () => {
     const cases: [string, string][] = [
-      ['out.json', 'json'], ['results.sarif', 'sarif'], ['results.SARIF.json', 'sarif'], ['junit.xml', 'junit'],
-      ['r.md', 'markdown'], ['r.markdown', 'markdown'], ['r.html', 'html'], ['r.HTM', 'html'], ['r.txt', 'text'],
-      ['report', 'text'], ['run.log', 'text'], ['dir.json/report', 'text'],
+      ['out.json', 'json'],
+      ['results.sarif', 'sarif'],
+      ['results.SARIF.json', 'sarif'],
+      ['junit.xml', 'junit'],
+      ['r.md', 'markdown'],
+      ['r.markdown', 'markdown'],
+      ['r.html', 'html'],
+      ['r.HTM', 'html'],
+      ['r.txt', 'text'],
+      ['report', 'text'],
+      ['run.log', 'text'],
+      ['dir.json/report', 'text'],
     ];
     for (const [file, format] of cases) assert.equal(formatForFile(file), format, file);
   });
@@ -65,7 +74,10 @@ describe('pairOutputTargets', () => {
   });
 
   it('refuses two reports on stdout and an unknown format', () => {
-    assert.throws(() => pairOutputTargets([f('json'), f('sarif')]), (err: unknown) => err instanceof UsageError && /--format json and --format sarif would all go to stdout/.test(err.message));
+    assert.throws(
+      () => pairOutputTargets([f('json'), f('sarif')]),
+      (err: unknown) => err instanceof UsageError && /--format json and --format sarif would all go to stdout/.test(err.message),
+    );
     assert.throws(() => pairOutputTargets([f('json'), o('-'), f('html')]), /--format json and --format html would all go to stdout/);
     assert.throws(() => pairOutputTargets([f('yaml')]), /unknown --format yaml/);
   });
@@ -80,6 +92,9 @@ describe('orderedOutputTargets', () => {
       { type: 'flag', flag: 'format', input: 'html' },
       { type: 'flag', flag: 'format', input: 'text' },
     ];
-    assert.deepEqual(orderedOutputTargets(raw), [{ format: 'html', file: 'x.html' }, { format: 'text', file: null }]);
+    assert.deepEqual(orderedOutputTargets(raw), [
+      { format: 'html', file: 'x.html' },
+      { format: 'text', file: null },
+    ]);
   });
 });

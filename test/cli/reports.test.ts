@@ -46,7 +46,8 @@ function traefikPods(name: string, count: number): string {
 
 before(async () => {
   const dist = path.join(ROOT, 'dist/cli/main.js');
-  if (!existsSync(dist) || statSync(path.join(ROOT, 'src/cli/main.ts')).mtimeMs > statSync(dist).mtimeMs) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(dist) || statSync(path.join(ROOT, 'src/cli/main.ts')).mtimeMs > statSync(dist).mtimeMs)
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   dir = mkdtempSync(path.join(tmpdir(), 'ld-reports-'));
   traefik40 = traefikPods('traefik40', 40);
   traefik30 = traefikPods('traefik30', 30);
@@ -95,11 +96,15 @@ describe('folding many pods into one finding', () => {
   it('markdown unfolded stays under the comment limit by truncating, with a pointer to the full report', () => {
     const markdown = cli(['analyze', traefik40, '--no-fold', '--format', 'markdown', '-q']).stdout;
     assert.ok(markdown.length < 65_536, `${markdown.length} characters`);
-    assert.match(markdown, /_Not shown here to stay within GitHub's 65,536-character comment limit: .*details of \d+ of 40 finding\(s\); the full report is in the JSON, SARIF or HTML output/);
+    assert.match(
+      markdown,
+      /_Not shown here to stay within GitHub's 65,536-character comment limit: .*details of \d+ of 40 finding\(s\); the full report is in the JSON, SARIF or HTML output/,
+    );
   });
 
   it('keeps the fingerprint of the folded finding when pods come and go; --no-fold gives one finding per pod', () => {
-    const fingerprint = (bundle: string) => json(cli(['analyze', bundle, '--format', 'json', '-q'])).findings.find((f) => f.ruleId === 'ingress-pod-ip-bypass')!.fingerprint;
+    const fingerprint = (bundle: string) =>
+      json(cli(['analyze', bundle, '--format', 'json', '-q'])).findings.find((f) => f.ruleId === 'ingress-pod-ip-bypass')!.fingerprint;
     assert.equal(fingerprint(traefik40), fingerprint(traefik30));
     const unfolded = json(cli(['analyze', traefik30, '--format', 'json', '-q', '--no-fold']));
     assert.equal(unfolded.findings.filter((f) => f.ruleId === 'ingress-pod-ip-bypass').length, 30);
@@ -110,7 +115,10 @@ describe('folding many pods into one finding', () => {
     assert.equal(cli(['analyze', traefik30, '--write-baseline', baseline, '--format', 'json', '-q']).code, 0);
     const again = cli(['analyze', traefik40, '--baseline', baseline, '--fail-on', 'warning', '--format', 'json', '-q']);
     assert.equal(again.code, 0, again.stderr);
-    assert.deepEqual(json(again).findings.map((f) => f.baseline?.state), ['unchanged']);
+    assert.deepEqual(
+      json(again).findings.map((f) => f.baseline?.state),
+      ['unchanged'],
+    );
   });
 
   it('--max-findings and --summary shorten every report', () => {
@@ -140,14 +148,21 @@ describe('text report laid out for the terminal', () => {
   }
 
   it('uses the width it is given: wider terminals get longer lines', () => {
-    const longest = (w: number) => Math.max(...cli(['analyze', STORM], { env: { COLUMNS: String(w) } }).stdout.split('\n').map((l) => l.length));
+    const longest = (w: number) =>
+      Math.max(
+        ...cli(['analyze', STORM], { env: { COLUMNS: String(w) } })
+          .stdout.split('\n')
+          .map((l) => l.length),
+      );
     assert.ok(longest(80) <= 80);
     assert.ok(longest(200) > 100, 'at 200 columns the paragraphs use the room');
     assert.ok(longest(200) <= 200);
   });
 
   it('ends with the answer: cause and first action are on the last screen of an 80x24 terminal', () => {
-    const lines = cli(['analyze', STORM], { env: { COLUMNS: '80' } }).stdout.trimEnd().split('\n');
+    const lines = cli(['analyze', STORM], { env: { COLUMNS: '80' } })
+      .stdout.trimEnd()
+      .split('\n');
     const lastScreen = lines.slice(-24).join('\n');
     assert.match(lastScreen, /^Probable cause: Destination controller saturated/m);
     assert.match(lastScreen, /^Do now: Relieve the destination controller now/m);
@@ -267,7 +282,9 @@ describe('rule codes in every report', () => {
   it('JSON, SARIF, JUnit, Markdown and HTML name LD1001', () => {
     const { reports } = everyFormat(['analyze', STORM, '-q']);
     assert.deepEqual([...new Set((JSON.parse(reports.json) as Report).findings.map((f) => f.code))].sort(), ['LD1001', 'LD1002']);
-    const sarif = JSON.parse(reports.sarif) as { runs: { results: { properties: { code: string } }[]; tool: { driver: { rules: { properties: { code: string } }[] } } }[] };
+    const sarif = JSON.parse(reports.sarif) as {
+      runs: { results: { properties: { code: string } }[]; tool: { driver: { rules: { properties: { code: string } }[] } } }[];
+    };
     assert.ok(sarif.runs[0]!.results.every((r) => /^LD\d{4}$/.test(r.properties.code)));
     assert.match(reports.junit, /\[LD1001 reconnect-storm\]/);
     assert.match(reports.markdown, /\| \[`reconnect-storm`\]\([^)]+\) LD1001 \|/);
@@ -278,12 +295,24 @@ describe('rule codes in every report', () => {
 describe('usage errors: one line on stderr, exit 2, with the nearest name', () => {
   const cases: [string[], RegExp][] = [
     [['export-rules'], /^linkerd-doctor: export-rules: --target is required \(one of: prometheus, loki\)/],
-    [['analyze', '-j', '0', STORM], /^linkerd-doctor: analyze: --jobs must be a whole number of at least 1 \(more than the \d+ CPU cores is capped\), got "0"$/],
-    [['analyze', '-j', 'abc', STORM], /^linkerd-doctor: analyze: --jobs must be a whole number of at least 1 \(more than the \d+ CPU cores is capped\), got "abc"$/],
+    [
+      ['analyze', '-j', '0', STORM],
+      /^linkerd-doctor: analyze: --jobs must be a whole number of at least 1 \(more than the \d+ CPU cores is capped\), got "0"$/,
+    ],
+    [
+      ['analyze', '-j', 'abc', STORM],
+      /^linkerd-doctor: analyze: --jobs must be a whole number of at least 1 \(more than the \d+ CPU cores is capped\), got "abc"$/,
+    ],
     [['analyse', STORM], /^linkerd-doctor: unknown command analyse; did you mean analyze\? \(commands: /],
     [['analyze', '--formt', 'json', STORM], /^linkerd-doctor: analyze: unknown flag --formt; did you mean --format\?/],
-    [['analyze', '--format', 'jsn', STORM], /^linkerd-doctor: analyze: --format jsn: not one of text, json, sarif, junit, markdown, html; did you mean json\?$/],
-    [['parse', '--kind', 'foo', STORM], /^linkerd-doctor: parse: --kind foo: not one of proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query, coredns-message, pod-status, kube-event$/],
+    [
+      ['analyze', '--format', 'jsn', STORM],
+      /^linkerd-doctor: analyze: --format jsn: not one of text, json, sarif, junit, markdown, html; did you mean json\?$/,
+    ],
+    [
+      ['parse', '--kind', 'foo', STORM],
+      /^linkerd-doctor: parse: --kind foo: not one of proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query, coredns-message, pod-status, kube-event$/,
+    ],
     [['parse', '--kind', 'proxy-lg', STORM], /did you mean proxy-log\?$/],
     [['explain', 'reconect-storm'], /^linkerd-doctor: explain: unknown rule or signature "reconect-storm"; did you mean reconnect-storm\?/],
     [['analyze', STORM, '--suppress', 'reconect-storm'], /unknown rule "reconect-storm"; did you mean reconnect-storm\?/],
@@ -299,7 +328,10 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     [['explain', 'reconnect-storm', 'extra'], /^linkerd-doctor: explain: unexpected argument extra \(see linkerd-doctor explain --help\)$/],
     [['analyze', STORM, '--baseline-tolerance', 'ten'], /^linkerd-doctor: analyze: --baseline-tolerance must be a whole number of at least 0, got "ten"$/],
     [['check', '--output', 'yaml'], /^linkerd-doctor: check: --output yaml: not one of table, json, short$/],
-    [['analyze', STORM, '--format', 'jsn', '--output', 'a.json'], /^linkerd-doctor: analyze: --format jsn: not one of text, json, sarif, junit, markdown, html; did you mean json\?$/],
+    [
+      ['analyze', STORM, '--format', 'jsn', '--output', 'a.json'],
+      /^linkerd-doctor: analyze: --format jsn: not one of text, json, sarif, junit, markdown, html; did you mean json\?$/,
+    ],
     [['analyze', STORM, '--format', 'json', '--format', 'sarif'], /--format json and --format sarif would all go to stdout/],
   ];
   for (const [args, expected] of cases) {
@@ -324,7 +356,11 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     for (const topic of ['', 'analyze', 'parse', 'rules', 'explain', 'export-rules', 'check', 'collect', 'install', 'uninstall']) {
       const help = cli(topic ? ['help', topic] : ['help']);
       assert.equal(help.code, 0, help.stderr);
-      assert.deepEqual(help.stdout.split('\n').filter((l) => [...l].length > 80), [], `help ${topic}`);
+      assert.deepEqual(
+        help.stdout.split('\n').filter((l) => [...l].length > 80),
+        [],
+        `help ${topic}`,
+      );
     }
     const wide = cli(['help', 'analyze'], { env: { COLUMNS: '140' } }).stdout;
     assert.ok(Math.max(...wide.split('\n').map((l) => l.length)) > 100, 'a wider terminal gets longer lines');
@@ -345,7 +381,29 @@ describe('--format and --output follow the command line', () => {
   it('an --output belongs to the --format before it; the format without one goes to stdout', () => {
     const cwd = path.join(dir, 'pairs');
     mkdirSync(cwd, { recursive: true });
-    const run = cli(['analyze', STORM, '--format', 'text', '--format', 'sarif', '--output', 'a.sarif', '--format', 'junit', '--output', 'a.xml', '--format=markdown', '-o', 'a.md', '-f', 'json', '-oa.json'], { cwd });
+    const run = cli(
+      [
+        'analyze',
+        STORM,
+        '--format',
+        'text',
+        '--format',
+        'sarif',
+        '--output',
+        'a.sarif',
+        '--format',
+        'junit',
+        '--output',
+        'a.xml',
+        '--format=markdown',
+        '-o',
+        'a.md',
+        '-f',
+        'json',
+        '-oa.json',
+      ],
+      { cwd },
+    );
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /^linkerd-doctor \S+ · /);
     assert.equal((JSON.parse(readFileSync(path.join(cwd, 'a.sarif'), 'utf8')) as { version: string }).version, '2.1.0');
@@ -389,11 +447,28 @@ describe('the Linkerd CLI extension contract', () => {
   });
 
   it("accepts and ignores Linkerd's global flags, with their values, on every command", () => {
-    const globals = ['--context', 'prod', '--kubeconfig=/tmp/k', '--as', 'me', '--as-group', 'ops', '--api-addr', 'localhost:8085', '-L', 'linkerd', '--linkerd-namespace=linkerd', '--verbose=false'];
+    const globals = [
+      '--context',
+      'prod',
+      '--kubeconfig=/tmp/k',
+      '--as',
+      'me',
+      '--as-group',
+      'ops',
+      '--api-addr',
+      'localhost:8085',
+      '-L',
+      'linkerd',
+      '--linkerd-namespace=linkerd',
+      '--verbose=false',
+    ];
     const plain = cli(['analyze', STORM, '--format', 'json', '-q']);
     const withGlobals = cli(['analyze', ...globals, STORM, '--format', 'json', '-q']);
     assert.equal(withGlobals.code, plain.code, withGlobals.stderr);
-    assert.deepEqual(json(withGlobals).findings.map((f) => f.fingerprint), json(plain).findings.map((f) => f.fingerprint));
+    assert.deepEqual(
+      json(withGlobals).findings.map((f) => f.fingerprint),
+      json(plain).findings.map((f) => f.fingerprint),
+    );
     // Before the command name too, as `linkerd check` passes them.
     assert.equal(cli([...globals, 'rules', '--format', 'json']).code, 0);
     assert.equal(cli(['explain', ...globals, 'LD1001']).code, 0);
@@ -413,7 +488,10 @@ describe('notices', () => {
     writeFileSync(path.join(cwd, '.linkerd-doctor.yaml'), 'failOn: none\n');
     const found = cli(['analyze', STORM], { cwd });
     assert.equal(found.code, 0);
-    assert.match(found.stderr, /^linkerd-doctor: notice: using config \.linkerd-doctor\.yaml \(found in the working directory; --config FILE to choose another\)$/m);
+    assert.match(
+      found.stderr,
+      /^linkerd-doctor: notice: using config \.linkerd-doctor\.yaml \(found in the working directory; --config FILE to choose another\)$/m,
+    );
     writeFileSync(path.join(dir, 'strict.yaml'), 'failOn: warning\n');
     assert.match(cli(['analyze', STORM, '--config', path.join(dir, 'strict.yaml')]).stderr, /notice: using config .*strict\.yaml$/m);
     assert.doesNotMatch(cli(['analyze', STORM, '-q'], { cwd }).stderr, /using config/);
@@ -432,7 +510,10 @@ describe('progress line', () => {
     assert.ok(narrow.length < 50, narrow);
     assert.ok(isCompressedPath('x/proxy-metrics.txt.gz') && isCompressedPath('b.tgz:ns/pod.log') && !isCompressedPath('x/proxy.log'));
     // cli-progress's estimate of the time left, only for a total it can count against.
-    assert.match(progressLine({ read: 256 << 20, lines: 1, total: 1 << 30, file: 'x.log', seconds: 2, eta: 12 }, 100), /25% \| 256\.0 MiB of 1\.0 GiB, 12 s left \|/);
+    assert.match(
+      progressLine({ read: 256 << 20, lines: 1, total: 1 << 30, file: 'x.log', seconds: 2, eta: 12 }, 100),
+      /25% \| 256\.0 MiB of 1\.0 GiB, 12 s left \|/,
+    );
     assert.doesNotMatch(progressLine({ read: 256 << 20, lines: 1, total: null, file: 'x.log', seconds: 2, eta: 12 }, 100), /left/);
     assert.doesNotMatch(progressLine({ read: 256 << 20, lines: 1, total: 1 << 30, file: 'x.log', seconds: 2, eta: Number.POSITIVE_INFINITY }, 100), /left/);
   });

@@ -16,14 +16,22 @@ import { renderTerminalTokens, type TerminalMarkdownOptions } from '../../src/cl
 /** The build lexes the pages and drops what the layout does not read (scripts/explain-pages.js); the same here. */
 const lean = (key: string, value: unknown): unknown => {
   if (key === 'raw') return undefined;
-  if (value && typeof value === 'object' && !Array.isArray(value) && Array.isArray((value as { tokens?: unknown }).tokens) && (value as { type?: string }).type !== 'image' && 'text' in value) {
+  if (
+    value &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Array.isArray((value as { tokens?: unknown }).tokens) &&
+    (value as { type?: string }).type !== 'image' &&
+    'text' in value
+  ) {
     const rest = { ...(value as Record<string, unknown>) };
     delete rest.text;
     return rest;
   }
   return value;
 };
-const renderTerminalMarkdown = (markdown: string, options: TerminalMarkdownOptions) => renderTerminalTokens(JSON.parse(JSON.stringify(Lexer.lex(markdown), lean)), options);
+const renderTerminalMarkdown = (markdown: string, options: TerminalMarkdownOptions) =>
+  renderTerminalTokens(JSON.parse(JSON.stringify(Lexer.lex(markdown), lean)), options);
 import { readRuleDocs } from '../../src/core/rule-docs.js';
 import { RULES } from '../../src/rules/index.js';
 
@@ -102,14 +110,28 @@ describe('the pages lexed at build time (dist/explain-pages.json.br)', () => {
   it('lay out exactly as the Markdown lexed now, for every rule page and signature page', async () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const built = path.join(root, 'dist/explain-pages.json.br');
-    if (!existsSync(built) || statSync(path.join(root, 'scripts/explain-pages.js')).mtimeMs > statSync(built).mtimeMs) execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-    const pages = JSON.parse(brotliDecompressSync(readFileSync(built)).toString('utf8')) as { rules: Record<string, Token[]>; entries: Record<string, Token[]> };
+    if (!existsSync(built) || statSync(path.join(root, 'scripts/explain-pages.js')).mtimeMs > statSync(built).mtimeMs)
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+    const pages = JSON.parse(brotliDecompressSync(readFileSync(built)).toString('utf8')) as {
+      rules: Record<string, Token[]>;
+      entries: Record<string, Token[]>;
+    };
     assert.deepEqual(Object.keys(pages.rules).sort(), RULES.map((r) => r.meta.id).sort());
     assert.deepEqual(Object.keys(pages.entries).sort(), SIGNATURES.map((s) => s.id).sort());
     for (const color of [false, true]) {
       const options = { width: 72, color };
-      for (const rule of RULES) assert.equal(renderTerminalTokens(pages.rules[rule.meta.id]!, options), renderTerminalTokens(Lexer.lex(readRuleDocs(rule.meta.id)!), options), rule.meta.id);
-      for (const signature of SIGNATURES) assert.equal(renderTerminalTokens(pages.entries[signature.id]!, options), renderTerminalTokens(Lexer.lex(renderSignaturePage(signature)), options), signature.id);
+      for (const rule of RULES)
+        assert.equal(
+          renderTerminalTokens(pages.rules[rule.meta.id]!, options),
+          renderTerminalTokens(Lexer.lex(readRuleDocs(rule.meta.id)!), options),
+          rule.meta.id,
+        );
+      for (const signature of SIGNATURES)
+        assert.equal(
+          renderTerminalTokens(pages.entries[signature.id]!, options),
+          renderTerminalTokens(Lexer.lex(renderSignaturePage(signature)), options),
+          signature.id,
+        );
     }
   });
 });

@@ -25,7 +25,17 @@ function configErrorOf(text: string, source = '.linkerd-doctor.yaml'): ConfigErr
 describe('parseConfig', () => {
   it('applies severity, options over the defaults, and disables rules', () => {
     const config = parseConfig(
-      ['failOn: warning', 'minSeverity: warning', 'baselineTolerance: 25', 'rules:', '  reconnect-storm:', '    severity: error', '    options:', '      minPods: 12', '      sustainSeconds: 45.5'].join('\n'),
+      [
+        'failOn: warning',
+        'minSeverity: warning',
+        'baselineTolerance: 25',
+        'rules:',
+        '  reconnect-storm:',
+        '    severity: error',
+        '    options:',
+        '      minPods: 12',
+        '      sustainSeconds: 45.5',
+      ].join('\n'),
       'cfg.yaml',
     );
     assert.equal(config.failOn, 'warning');
@@ -61,17 +71,41 @@ describe('parseConfig', () => {
   });
 
   const bad: [string, string, RegExp][] = [
-    ['option below its minimum', 'rules:\n  reconnect-storm:\n    options:\n      minPods: 0\n', /^\.linkerd-doctor\.yaml:4: rules\.reconnect-storm\.options\.minPods: must be ≥ 1, got 0$/],
+    [
+      'option below its minimum',
+      'rules:\n  reconnect-storm:\n    options:\n      minPods: 0\n',
+      /^\.linkerd-doctor\.yaml:4: rules\.reconnect-storm\.options\.minPods: must be ≥ 1, got 0$/,
+    ],
     ['fractional integer option', 'rules:\n  reconnect-storm:\n    options:\n      minPods: 2.5\n', /options\.minPods: must be a whole number, got 2\.5/],
-    ['string for a number', 'rules:\n  reconnect-storm:\n    options:\n      sustainSeconds: "30s"\n', /options\.sustainSeconds: must be a number, got string "30s"/],
-    ['unknown option', 'rules:\n  reconnect-storm:\n    options:\n      minPod: 3\n', /:4: rules\.reconnect-storm\.options\.minPod: unknown option; did you mean minPods\? \(known: sustainSeconds, /],
+    [
+      'string for a number',
+      'rules:\n  reconnect-storm:\n    options:\n      sustainSeconds: "30s"\n',
+      /options\.sustainSeconds: must be a number, got string "30s"/,
+    ],
+    [
+      'unknown option',
+      'rules:\n  reconnect-storm:\n    options:\n      minPod: 3\n',
+      /:4: rules\.reconnect-storm\.options\.minPod: unknown option; did you mean minPods\? \(known: sustainSeconds, /,
+    ],
     ['unknown rule', 'rules:\n  reconect-storm: {}\n', /:2: rules\.reconect-storm: unknown rule; did you mean reconnect-storm\? \(known: reconnect-storm/],
     // The same suggestion as --suppress and explain give (issue 28), for a code too.
     ['unknown rule code', 'rules:\n  LD101: false\n', /:2: rules\.LD101: unknown rule; did you mean LD1001\? \(known: /],
-    ['unknown suppression rule', 'suppress:\n  - rule: reconect-storm\n    reason: known\n', /:2: suppress\[0\]\.rule: unknown rule "reconect-storm"; did you mean reconnect-storm\? \(known: /],
-    ['unknown rule setting', 'rules:\n  reconnect-storm:\n    enable: false\n', /:3: rules\.reconnect-storm\.enable: unknown rule setting; did you mean enabled\? /],
+    [
+      'unknown suppression rule',
+      'suppress:\n  - rule: reconect-storm\n    reason: known\n',
+      /:2: suppress\[0\]\.rule: unknown rule "reconect-storm"; did you mean reconnect-storm\? \(known: /,
+    ],
+    [
+      'unknown rule setting',
+      'rules:\n  reconnect-storm:\n    enable: false\n',
+      /:3: rules\.reconnect-storm\.enable: unknown rule setting; did you mean enabled\? /,
+    ],
     ['no suggestion when nothing is near', 'rules:\n  zzzzzz: false\n', /:2: rules\.zzzzzz: unknown rule \(known: /],
-    ['bad severity', 'rules:\n  reconnect-storm:\n    severity: critical\n', /rules\.reconnect-storm\.severity: must be one of error, warning, info, got "critical"/],
+    [
+      'bad severity',
+      'rules:\n  reconnect-storm:\n    severity: critical\n',
+      /rules\.reconnect-storm\.severity: must be one of error, warning, info, got "critical"/,
+    ],
     ['unknown top-level key', 'failon: warning\n', /:1: failon: unknown setting; did you mean failOn\? \(known: /],
     ['bad failOn', 'failOn: warnings\n', /failOn: must be one of error, warning, info, none, got "warnings"; did you mean warning\?$/],
     ['not a mapping', '- a\n- b\n', /the config must be a mapping/],
@@ -79,15 +113,31 @@ describe('parseConfig', () => {
     ['duplicate key', 'failOn: error\nfailOn: warning\n', /invalid YAML: .*unique/i],
     // Shapes the schema (docs/schema/config.schema.json, which the loader validates with) refuses.
     ['rules not a mapping', 'rules: [reconnect-storm]\n', /:1: rules: must be a mapping from rule id to its settings$/],
-    ['a rule set to a string', 'rules:\n  reconnect-storm: off\n', /:2: rules\.reconnect-storm: must be true, false or a mapping with enabled, severity, options$/],
+    [
+      'a rule set to a string',
+      'rules:\n  reconnect-storm: off\n',
+      /:2: rules\.reconnect-storm: must be true, false or a mapping with enabled, severity, options$/,
+    ],
     ['enabled not a boolean', 'rules:\n  reconnect-storm:\n    enabled: "no"\n', /:3: rules\.reconnect-storm\.enabled: must be true or false, got "no"$/],
-    ['options not a mapping', 'rules:\n  reconnect-storm:\n    options: 3\n', /:3: rules\.reconnect-storm\.options: must be a mapping of option names to values$/],
+    [
+      'options not a mapping',
+      'rules:\n  reconnect-storm:\n    options: 3\n',
+      /:3: rules\.reconnect-storm\.options: must be a mapping of option names to values$/,
+    ],
     ['suppress not a list', 'suppress: reconnect-storm\n', /:1: suppress: must be a list of \{rule, subject, reason\} entries$/],
     ['empty subject glob', 'suppress:\n  - rule: failfast\n    subject: ""\n    reason: known\n', /:3: suppress\[0\]\.subject: must be a non-empty glob/],
     ['blank reason', 'suppress:\n  - rule: failfast\n    reason: "   "\n', /:3: suppress\[0\]\.reason: a suppression needs a reason/],
-    ['unknown suppression setting', 'suppress:\n  - rule: failfast\n    reason: known\n    subjects: "a/*"\n', /:4: suppress\[0\]\.subjects: unknown suppression setting \(known: rule, subject, reason\)$/],
+    [
+      'unknown suppression setting',
+      'suppress:\n  - rule: failfast\n    reason: known\n    subjects: "a/*"\n',
+      /:4: suppress\[0\]\.subjects: unknown suppression setting \(known: rule, subject, reason\)$/,
+    ],
     ['negative baseline tolerance', 'baselineTolerance: -5\n', /:1: baselineTolerance: must be a percentage ≥ 0, got -5$/],
-    ['option of a rule that has none', 'rules:\n  known-signature:\n    options:\n      x: 1\n', /known-signature\.options\.x: unknown option \((known: |this rule has no options)/],
+    [
+      'option of a rule that has none',
+      'rules:\n  known-signature:\n    options:\n      x: 1\n',
+      /known-signature\.options\.x: unknown option \((known: |this rule has no options)/,
+    ],
   ];
   for (const [name, text, expected] of bad) {
     it(`rejects ${name} in one line naming the key`, () => assert.match(configErrorOf(text).message, expected));
@@ -108,7 +158,10 @@ describe('loadConfig', () => {
   it('uses the defaults when the working directory has no config', async () => {
     const config = await loadConfig(undefined, { cwd: dir });
     assert.equal(config.source, null);
-    assert.deepEqual(config.rules.map((c) => c.rule.meta.id), RULES.map((r) => r.meta.id));
+    assert.deepEqual(
+      config.rules.map((c) => c.rule.meta.id),
+      RULES.map((r) => r.meta.id),
+    );
   });
 
   it('finds .linkerd-doctor.yaml in the working directory, and --config wins over it', async () => {
@@ -135,7 +188,11 @@ describe('flags over config', () => {
     assert.deepEqual(effectiveThresholds({}, config), { failOn: 'warning', minSeverity: 'warning', tolerancePercent: 50 });
   });
   it('lets flags override it', () => {
-    assert.deepEqual(effectiveThresholds({ 'fail-on': 'none', 'min-severity': 'info', 'baseline-tolerance': 0 }, config), { failOn: 'none', minSeverity: 'info', tolerancePercent: 0 });
+    assert.deepEqual(effectiveThresholds({ 'fail-on': 'none', 'min-severity': 'info', 'baseline-tolerance': 0 }, config), {
+      failOn: 'none',
+      minSeverity: 'info',
+      tolerancePercent: 0,
+    });
   });
   it('falls back to error / info / 10 %', () => {
     assert.deepEqual(effectiveThresholds({}, parseConfig('', 'c.yaml')), { failOn: 'error', minSeverity: 'info', tolerancePercent: 10 });

@@ -13,14 +13,26 @@ describe('CoreDNS query-log parser', () => {
     const p = await parseText('coredns.log', `${LINE}\n`);
     assert.equal(p.stats.kind, 'coredns-log');
     const { pod: _pod, ...record } = p.coredns[0]!;
-    assert.deepEqual(
-      record,
-      {
-        kind: 'coredns-query', path: 'coredns.log', line: 1, time: null, client: '10.0.0.1', clientPort: 53000, id: 12345, type: 'SRV', class: 'IN',
-        name: 'linkerd-dst-headless.linkerd.svc.cluster.local.', proto: 'udp', requestSize: 78, dnssecOk: false, bufsize: 1232, rcode: 'NOERROR',
-        flags: ['qr', 'aa', 'rd'], responseSize: 449, durationSeconds: 0.000123,
-      },
-    );
+    assert.deepEqual(record, {
+      kind: 'coredns-query',
+      path: 'coredns.log',
+      line: 1,
+      time: null,
+      client: '10.0.0.1',
+      clientPort: 53000,
+      id: 12345,
+      type: 'SRV',
+      class: 'IN',
+      name: 'linkerd-dst-headless.linkerd.svc.cluster.local.',
+      proto: 'udp',
+      requestSize: 78,
+      dnssecOk: false,
+      bufsize: 1232,
+      rcode: 'NOERROR',
+      flags: ['qr', 'aa', 'rd'],
+      responseSize: 449,
+      durationSeconds: 0.000123,
+    });
   });
 
   it('takes the time from kubectl --timestamps, CRI and CoreDNS ≤ 1.6.2 prefixes', async () => {
@@ -32,7 +44,10 @@ describe('CoreDNS query-log parser', () => {
         '2019-10-08T14:41:05.156Z [INFO] 10.233.64.24:40620 - 45219 "A IN linkerd-prometheus.linkerd.svc.cluster.local. udp 62 false 512" NOERROR qr,rd,ra 122 0.000202852s',
       ].join('\n'),
     );
-    assert.deepEqual(p.coredns.map((r) => new Date(r.time!).toISOString()), ['2026-11-18T03:12:00.123Z', '2026-11-18T03:12:01.500Z', '2019-10-08T14:41:05.156Z']);
+    assert.deepEqual(
+      p.coredns.map((r) => new Date(r.time!).toISOString()),
+      ['2026-11-18T03:12:00.123Z', '2026-11-18T03:12:01.500Z', '2019-10-08T14:41:05.156Z'],
+    );
     assert.equal(p.coredns[2]!.durationSeconds, 0.000202852);
     assert.equal(p.coredns[2]!.bufsize, 512);
   });
@@ -45,10 +60,13 @@ describe('CoreDNS query-log parser', () => {
         '[INFO] [fd00:10:42::5]:41000 - 7 "AAAA IN web.default.svc.cluster.local. tcp 60 true 65535" NXDOMAIN - 150 0.5s "QUERY"',
       ].join('\n'),
     );
-    assert.deepEqual(p.coredns.map((r) => [r.client, r.clientPort, r.proto, r.rcode, r.flags, r.dnssecOk]), [
-      ['::1', 50759, 'udp', 'NOERROR', ['qr', 'rd', 'ra', 'ad'], false],
-      ['fd00:10:42::5', 41000, 'tcp', 'NXDOMAIN', [], true],
-    ]);
+    assert.deepEqual(
+      p.coredns.map((r) => [r.client, r.clientPort, r.proto, r.rcode, r.flags, r.dnssecOk]),
+      [
+        ['::1', 50759, 'udp', 'NOERROR', ['qr', 'rd', 'ra', 'ad'], false],
+        ['fd00:10:42::5', 41000, 'tcp', 'NXDOMAIN', [], true],
+      ],
+    );
   });
 
   it('reads start-up, plugin and errors-plugin lines as coredns-message records', async () => {
@@ -69,13 +87,26 @@ describe('CoreDNS query-log parser', () => {
     assert.equal(p.stats.kind, 'coredns-log');
     assert.equal(p.coredns.length, 2);
     const messages = p.records.filter((r): r is CorednsMessageRecord => r.kind === 'coredns-message');
-    assert.deepEqual(messages.map((m) => m.line), [1, 2, 3, 4, 6, 7]);
+    assert.deepEqual(
+      messages.map((m) => m.line),
+      [1, 2, 3, 4, 6, 7],
+    );
     assert.deepEqual(
       messages.map((m) => [m.level, m.plugin]),
-      [[null, null], ['INFO', 'reload'], [null, null], [null, null], ['ERROR', 'errors'], ['WARNING', 'kubernetes']],
+      [
+        [null, null],
+        ['INFO', 'reload'],
+        [null, null],
+        [null, null],
+        ['ERROR', 'errors'],
+        ['WARNING', 'kubernetes'],
+      ],
     );
     assert.equal(messages[4]!.message, '2 linkerd-dst-headless.linkerd.svc.cluster.local. SRV: read udp 10.0.0.1:1234->10.96.0.10:53: i/o timeout');
-    assert.deepEqual(p.unparsed.map((u) => u.line), [8]);
+    assert.deepEqual(
+      p.unparsed.map((u) => u.line),
+      [8],
+    );
     assert.equal(p.unparsed.find((u) => u.line === 8)!.reason, 'query log line in a custom format');
   });
 
@@ -91,7 +122,10 @@ describe('CoreDNS query-log parser', () => {
     assert.equal(p.stats.kind, 'coredns-log');
     assert.equal(p.coredns.length, 2);
     const [a, b] = p.coredns;
-    assert.deepEqual([a!.client, a!.clientPort, a!.id, a!.type, a!.name, a!.rcode, a!.responseSize, a!.durationSeconds], ['192.168.2.14', 56084, 7, 'A', 'kubernetes.default.default.svc.cluster.local.', 'NXDOMAIN', 155, 0.000134637]);
+    assert.deepEqual(
+      [a!.client, a!.clientPort, a!.id, a!.type, a!.name, a!.rcode, a!.responseSize, a!.durationSeconds],
+      ['192.168.2.14', 56084, 7, 'A', 'kubernetes.default.default.svc.cluster.local.', 'NXDOMAIN', 155, 0.000134637],
+    );
     assert.equal(a!.time, Date.UTC(2019, 0, 11, 19, 57, 57));
     assert.equal(b!.time, Date.UTC(2019, 0, 11, 21, 27, 57));
     assert.deepEqual(p.unparsed, []);
@@ -120,7 +154,7 @@ describe('CoreDNS query-log parser', () => {
     assert.ok(Math.abs(p.coredns[1]!.durationSeconds! - 0.0125) < 1e-12);
   });
 
-  it('reads messages behind Go\'s log date (CoreDNS ≤ 1.2) and client-go\'s klog lines', async () => {
+  it("reads messages behind Go's log date (CoreDNS ≤ 1.2) and client-go's klog lines", async () => {
     const p = await parseText(
       'coredns.log',
       [
@@ -132,24 +166,33 @@ describe('CoreDNS query-log parser', () => {
     assert.equal(p.stats.kind, 'coredns-log');
     assert.deepEqual(p.unparsed, []);
     const messages = p.records as CorednsMessageRecord[];
-    assert.deepEqual(messages.map((m) => [m.level, m.plugin, m.time]), [
-      ['FATAL', 'loop', Date.UTC(2018, 8, 6, 13, 2, 45)],
-      ['ERROR', null, null],
-    ]);
+    assert.deepEqual(
+      messages.map((m) => [m.level, m.plugin, m.time]),
+      [
+        ['FATAL', 'loop', Date.UTC(2018, 8, 6, 13, 2, 45)],
+        ['ERROR', null, null],
+      ],
+    );
     assert.match(messages[1]!.message, /^github\.com\/coredns\/coredns\/plugin\/kubernetes\/controller\.go:318: Failed to watch/);
   });
 
   it('reads the 2017 errors-plugin layout as messages, and sniffs a file of them as a CoreDNS log', async () => {
     const p = await parseText(
       'errors.log',
-      ['29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.monitoring.svc.cluster.local. A] no items found', '29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.svc.cluster.local. A] invalid query name'].join('\n'),
+      [
+        '29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.monitoring.svc.cluster.local. A] no items found',
+        '29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.svc.cluster.local. A] invalid query name',
+      ].join('\n'),
     );
     assert.equal(p.stats.kind, 'coredns-log');
     const messages = p.records as CorednsMessageRecord[];
-    assert.deepEqual(messages.map((m) => [m.kind, m.level, m.plugin, m.message]), [
-      ['coredns-message', 'ERROR', null, '0 kubernetes.monitoring.svc.cluster.local. A: no items found'],
-      ['coredns-message', 'ERROR', null, '0 kubernetes.svc.cluster.local. A: invalid query name'],
-    ]);
+    assert.deepEqual(
+      messages.map((m) => [m.kind, m.level, m.plugin, m.message]),
+      [
+        ['coredns-message', 'ERROR', null, '0 kubernetes.monitoring.svc.cluster.local. A: no items found'],
+        ['coredns-message', 'ERROR', null, '0 kubernetes.svc.cluster.local. A: invalid query name'],
+      ],
+    );
     assert.equal(messages[0]!.time, Date.UTC(2017, 10, 29, 23, 16, 11));
     assert.equal(messages[0]!.raw, '29/Nov/2017:23:16:11 +0000 [ERROR 0 kubernetes.monitoring.svc.cluster.local. A] no items found');
   });

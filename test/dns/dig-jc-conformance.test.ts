@@ -19,7 +19,11 @@ type JcMessage = Record<string, unknown> & { flags?: string[]; status?: string; 
 const JC = join(DATA, 'jc-dig');
 const fixtures = readdirSync(JC, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(join(JC, d.name)).filter((f) => f.endsWith('.out')).map((f) => join(d.name, f)))
+  .flatMap((d) =>
+    readdirSync(join(JC, d.name))
+      .filter((f) => f.endsWith('.out'))
+      .map((f) => join(d.name, f)),
+  )
   .sort();
 
 const RECORD_KEYS = new Set(['answer', 'authority', 'additional', 'axfr']);

@@ -26,8 +26,14 @@ describe('dig parser: captures and loops', () => {
       assert.deepEqual(p.unparsed, [], f);
     }
     const loop = await parseFile(join(dir, 'loop-refused.out'));
-    assert.deepEqual(loop.queries.map((q) => [q.name, q.type, q.error]), new Array(3).fill(['linkerd-identity-headless.linkerd.svc.cluster.local.', 'SRV', 'connection refused; no servers could be reached']));
-    assert.ok(loop.queries.every((q) => q.notes.length === 1), 'each run owns the error printed before its banner');
+    assert.deepEqual(
+      loop.queries.map((q) => [q.name, q.type, q.error]),
+      new Array(3).fill(['linkerd-identity-headless.linkerd.svc.cluster.local.', 'SRV', 'connection refused; no servers could be reached']),
+    );
+    assert.ok(
+      loop.queries.every((q) => q.notes.length === 1),
+      'each run owns the error printed before its banner',
+    );
     const twoTries = await parseFile(join(dir, 'timeout-2tries.out'));
     assert.equal(twoTries.queries[0]!.notes.length, 2);
     const resolver = await parseFile(join(dir, 'default-resolver.out'));
@@ -35,17 +41,27 @@ describe('dig parser: captures and loops', () => {
   });
 
   it('splits `while true; do dig …; done` captures into one query per run, with its time', async () => {
-    const text = [sample('01-srv-ttl0-default.out'), sample('02-srv-ttl30-default.out'), sample('15-timeout.out'), sample('07-srv-yaml.out'), sample('14-truncated-tcp-retry.out'), sample('31-yaml-timeout.out')].join('');
+    const text = [
+      sample('01-srv-ttl0-default.out'),
+      sample('02-srv-ttl30-default.out'),
+      sample('15-timeout.out'),
+      sample('07-srv-yaml.out'),
+      sample('14-truncated-tcp-retry.out'),
+      sample('31-yaml-timeout.out'),
+    ].join('');
     const p = await parseText('loop.txt', text);
     assert.deepEqual(p.unparsed, []);
-    assert.deepEqual(p.queries.map((q) => [q.format, q.type, q.status, q.error !== null]), [
-      ['text', 'SRV', 'NOERROR', false],
-      ['text', 'SRV', 'NOERROR', false],
-      ['text', 'SRV', null, true],
-      ['yaml', 'SRV', 'NOERROR', false],
-      ['text', 'SRV', 'NOERROR', false],
-      ['yaml', 'SRV', null, true],
-    ]);
+    assert.deepEqual(
+      p.queries.map((q) => [q.format, q.type, q.status, q.error !== null]),
+      [
+        ['text', 'SRV', 'NOERROR', false],
+        ['text', 'SRV', 'NOERROR', false],
+        ['text', 'SRV', null, true],
+        ['yaml', 'SRV', 'NOERROR', false],
+        ['text', 'SRV', 'NOERROR', false],
+        ['yaml', 'SRV', null, true],
+      ],
+    );
     assert.match(p.queries[4]!.notes[0]!, /Truncated/);
     assert.equal(p.queries[2]!.notes.length, 1, 'the timeout, not the truncation, belongs to run 3');
   });
@@ -54,7 +70,10 @@ describe('dig parser: captures and loops', () => {
     const noall = sample('04-srv-noall-answer.out');
     const p = await parseText('loop.txt', `Wed Dec  2 12:13:20 UTC 2026\n${noall}Wed Dec  2 12:13:21 UTC 2026\n${noall}${noall}`);
     assert.equal(p.queries.length, 3);
-    assert.deepEqual(p.queries.map((q) => (q.time === null ? null : new Date(q.time).toISOString())), ['2026-12-02T12:13:20.000Z', '2026-12-02T12:13:21.000Z', '2026-12-02T12:13:21.000Z']);
+    assert.deepEqual(
+      p.queries.map((q) => (q.time === null ? null : new Date(q.time).toISOString())),
+      ['2026-12-02T12:13:20.000Z', '2026-12-02T12:13:21.000Z', '2026-12-02T12:13:21.000Z'],
+    );
     assert.ok(p.answers.every((a) => a.ttl === 0 && a.name === 'linkerd-dst-headless.linkerd.svc.cluster.local.'));
     const short = await parseText('short.txt', sample('03-srv-short.out').repeat(3));
     assert.equal(short.queries.length, 3);
@@ -73,7 +92,10 @@ describe('dig parser: captures and loops', () => {
       ].join('\n'),
     );
     assert.equal(p.stats.kind, 'dig');
-    assert.deepEqual([p.queries[0]!.name, p.queries[0]!.type, p.queries[0]!.error], ['linkerd-policy.linkerd.svc.cluster.local.', 'SRV', 'connection timed out; no servers could be reached']);
+    assert.deepEqual(
+      [p.queries[0]!.name, p.queries[0]!.type, p.queries[0]!.error],
+      ['linkerd-policy.linkerd.svc.cluster.local.', 'SRV', 'connection timed out; no servers could be reached'],
+    );
   });
 
   it('joins parenthesised +multiline rdata and drops comments, but not `;` inside quotes', async () => {
@@ -89,26 +111,46 @@ describe('dig parser: captures and loops', () => {
       ].join('\n'),
     );
     assert.deepEqual(p.unparsed, []);
-    assert.deepEqual(p.answers.map((a) => [a.type, a.data]), [
-      ['DNSKEY', '257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+ KkxLbxILfDLUT0rAK9iUzy1L53eKGQ=='],
-      ['TXT', '"; ls (x" "(y"'],
-    ]);
+    assert.deepEqual(
+      p.answers.map((a) => [a.type, a.data]),
+      [
+        ['DNSKEY', '257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+ KkxLbxILfDLUT0rAK9iUzy1L53eKGQ=='],
+        ['TXT', '"; ls (x" "(y"'],
+      ],
+    );
   });
 
   it('does not let an unterminated ( swallow the records after it', async () => {
-    const p = await parseText('cut.txt', ['cluster.local. 5 IN SOA ns.dns.cluster.local. hostmaster.cluster.local. (', '\t1735000000 ; serial', '', 'web.default.svc.cluster.local. 30 IN A 10.96.0.5'].join('\n'));
+    const p = await parseText(
+      'cut.txt',
+      [
+        'cluster.local. 5 IN SOA ns.dns.cluster.local. hostmaster.cluster.local. (',
+        '\t1735000000 ; serial',
+        '',
+        'web.default.svc.cluster.local. 30 IN A 10.96.0.5',
+      ].join('\n'),
+    );
     assert.deepEqual(p.unparsed, [{ line: 1, reason: 'unterminated ( in a +multiline record' }]);
-    assert.deepEqual(p.answers.map((a) => a.address), ['10.96.0.5']);
+    assert.deepEqual(
+      p.answers.map((a) => a.address),
+      ['10.96.0.5'],
+    );
   });
 
   it('keeps EDE options, strips collector prefixes and counts pasted noise as unparsed', async () => {
     const body = sample('01-srv-ttl0-default.out').replace('; COOKIE:', '; EDE: 3 (Stale Answer)\n; COOKIE:');
-    const prefixed = body.split('\n').map((l) => `2026-12-02T12:13:20.5Z ${l}`).join('\n');
+    const prefixed = body
+      .split('\n')
+      .map((l) => `2026-12-02T12:13:20.5Z ${l}`)
+      .join('\n');
     const p = await parseText('pod.log', `$ dig linkerd-dst-headless.linkerd.svc.cluster.local SRV\n${prefixed}\nreal\t0m0.012s\n`);
     assert.equal(p.stats.kind, 'dig');
     assert.deepEqual(p.queries[0]!.ede, ['3 (Stale Answer)']);
     assert.equal(p.answers.length, 6);
-    assert.deepEqual(p.unparsed.map((u) => u.line), [1, body.split('\n').length + 2]);
+    assert.deepEqual(
+      p.unparsed.map((u) => u.line),
+      [1, body.split('\n').length + 2],
+    );
   });
 
   it('+identify after a plain answer is not a +trace step', async () => {
@@ -118,7 +160,10 @@ describe('dig parser: captures and loops', () => {
 
   it('+nocomments: records outside the question chain go to authority and additional', async () => {
     const p = await parseText('nc.txt', sample('25-srv-nocomments.out'));
-    assert.deepEqual(p.answers.map((a) => a.section), ['answer', 'answer', 'authority', 'additional', 'additional', 'additional']);
+    assert.deepEqual(
+      p.answers.map((a) => a.section),
+      ['answer', 'answer', 'authority', 'additional', 'additional', 'additional'],
+    );
   });
 });
 
@@ -164,23 +209,47 @@ describe('dig parser: helpers', () => {
   });
 
   it('reads records with any whitespace, +nottlid and unknown types', () => {
-    assert.deepEqual(parseRrText('cluster.local.\t\t5\tIN\tNS\tns.dns.cluster.local.'), { name: 'cluster.local.', ttl: 5, class: 'IN', type: 'NS', data: 'ns.dns.cluster.local.' });
+    assert.deepEqual(parseRrText('cluster.local.\t\t5\tIN\tNS\tns.dns.cluster.local.'), {
+      name: 'cluster.local.',
+      ttl: 5,
+      class: 'IN',
+      type: 'NS',
+      data: 'ns.dns.cluster.local.',
+    });
     assert.deepEqual(parseRrText('x.example. IN TYPE65534 \\# 2 abcd'), { name: 'x.example.', ttl: null, class: 'IN', type: 'TYPE65534', data: '\\# 2 abcd' });
     assert.equal(parseRrText('total 12 IN files'), null);
     assert.equal(parseRrText('hello world'), null);
   });
 
   it('plans the queries of a command line: -x, -t, several names, types before names', () => {
-    assert.deepEqual(plannedQueries(['@127.0.0.1', '-p', '15353', 'a.example', 'SRV', 'b.example', '+short']).queries.map((q) => `${q.name} ${q.type}`), ['a.example. SRV', 'b.example. A']);
-    assert.deepEqual(plannedQueries(['-x', '10.42.0.12']).queries.map((q) => `${q.name} ${q.type}`), ['12.0.42.10.in-addr.arpa. PTR']);
-    assert.deepEqual(plannedQueries(['TXT', 'x.y.z.w.bl.spamcop.net']).queries.map((q) => `${q.name} ${q.type}`), ['x.y.z.w.bl.spamcop.net. TXT']);
-    assert.deepEqual(plannedQueries([]).queries.map((q) => `${q.name} ${q.type}`), ['. NS']);
+    assert.deepEqual(
+      plannedQueries(['@127.0.0.1', '-p', '15353', 'a.example', 'SRV', 'b.example', '+short']).queries.map((q) => `${q.name} ${q.type}`),
+      ['a.example. SRV', 'b.example. A'],
+    );
+    assert.deepEqual(
+      plannedQueries(['-x', '10.42.0.12']).queries.map((q) => `${q.name} ${q.type}`),
+      ['12.0.42.10.in-addr.arpa. PTR'],
+    );
+    assert.deepEqual(
+      plannedQueries(['TXT', 'x.y.z.w.bl.spamcop.net']).queries.map((q) => `${q.name} ${q.type}`),
+      ['x.y.z.w.bl.spamcop.net. TXT'],
+    );
+    assert.deepEqual(
+      plannedQueries([]).queries.map((q) => `${q.name} ${q.type}`),
+      ['. NS'],
+    );
   });
 });
 
 describe('sniffing', () => {
   it('calls every sample, jc fixture and capture dig, +short and +yaml included', () => {
-    const dirs = [SAMPLES, join(DATA, 'captured'), ...readdirSync(join(DATA, 'jc-dig'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(DATA, 'jc-dig', d.name))];
+    const dirs = [
+      SAMPLES,
+      join(DATA, 'captured'),
+      ...readdirSync(join(DATA, 'jc-dig'), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => join(DATA, 'jc-dig', d.name)),
+    ];
     let count = 0;
     for (const dir of dirs) {
       for (const f of readdirSync(dir).filter((n) => n.endsWith('.out'))) {

@@ -61,7 +61,11 @@ const SAMPLES: Record<string, Expected> = {
   '07-srv-yaml.out': { queries: [{ ...dst0, format: 'yaml', protocol: 'UDP', time: '2026-12-02T12:13:20.688Z' }] },
   '08-srv-ttlunits.out': {
     queries: [policy30],
-    check: (p) => assert.deepEqual(p.answers.filter((a) => a.section === 'authority').map((a) => a.ttl), [5]),
+    check: (p) =>
+      assert.deepEqual(
+        p.answers.filter((a) => a.section === 'authority').map((a) => a.ttl),
+        [5],
+      ),
   },
   '09-multi-query.out': { queries: [dst0, policy30] },
   '10-srv-nocmd.out': { queries: [dst0] },
@@ -72,9 +76,29 @@ const SAMPLES: Record<string, Expected> = {
   },
   '13-servfail.out': { queries: [{ name: 'foo.broken.local.', type: 'A', status: 'SERVFAIL', answerTtls: [], authority: 0, additional: 0 }] },
   '14-truncated-tcp-retry.out': {
-    queries: [{ name: 'big-headless.default.svc.cluster.local.', type: 'SRV', status: 'NOERROR', protocol: 'TCP', answerTtls: new Array(40).fill(30), notes: /Truncated, retrying in TCP mode/ }],
+    queries: [
+      {
+        name: 'big-headless.default.svc.cluster.local.',
+        type: 'SRV',
+        status: 'NOERROR',
+        protocol: 'TCP',
+        answerTtls: new Array(40).fill(30),
+        notes: /Truncated, retrying in TCP mode/,
+      },
+    ],
   },
-  '15-timeout.out': { queries: [{ name: DST, type: 'SRV', status: null, error: /timed out; no servers could be reached/, answerTtls: [], notes: /communications error to 127\.0\.0\.1#15354: timed out/ }] },
+  '15-timeout.out': {
+    queries: [
+      {
+        name: DST,
+        type: 'SRV',
+        status: null,
+        error: /timed out; no servers could be reached/,
+        answerTtls: [],
+        notes: /communications error to 127\.0\.0\.1#15354: timed out/,
+      },
+    ],
+  },
   '16-timeout-3tries.out': {
     queries: [{ name: DST, type: 'SRV', status: null, error: /timed out/, answerTtls: [] }],
     check: (p) => assert.equal(p.queries[0]!.notes.filter((n) => n.startsWith('communications error')).length, 3),
@@ -88,7 +112,9 @@ const SAMPLES: Record<string, Expected> = {
     },
   },
   '19-aaaa.out': {
-    queries: [{ name: 'fd00-10-42--5.linkerd-identity-headless.linkerd.svc.cluster.local.', type: 'AAAA', status: 'NOERROR', answerTtls: [5], answerTypes: ['AAAA'] }],
+    queries: [
+      { name: 'fd00-10-42--5.linkerd-identity-headless.linkerd.svc.cluster.local.', type: 'AAAA', status: 'NOERROR', answerTtls: [5], answerTypes: ['AAAA'] },
+    ],
     check: (p) => assert.equal(p.answers[0]!.address, 'fd00:10:42::5'),
   },
   '20-ptr.out': { queries: [{ name: '12.0.42.10.in-addr.arpa.', type: 'PTR', status: 'NOERROR', answerTtls: [30], answerTypes: ['PTR'] }] },
@@ -96,7 +122,9 @@ const SAMPLES: Record<string, Expected> = {
     queries: [{ name: 'txt.web.svc.cluster.local.', type: 'TXT', status: 'NOERROR', answerTtls: [30] }],
     check: (p) => assert.equal(p.answers[0]!.data, '"v=spf1 -all" "second string with spaces"'),
   },
-  '22-mx.out': { queries: [{ name: 'mail.web.svc.cluster.local.', type: 'MX', status: 'NOERROR', answerTtls: [30, 30], answerTypes: ['MX', 'MX'], additional: 3 }] },
+  '22-mx.out': {
+    queries: [{ name: 'mail.web.svc.cluster.local.', type: 'MX', status: 'NOERROR', answerTtls: [30, 30], answerTypes: ['MX', 'MX'], additional: 3 }],
+  },
   '23-srv-tcp.out': { queries: [{ ...dst0, protocol: 'TCP' }] },
   '24-srv-qr.out': { queries: [dst0], check: (p) => assert.equal(p.queries[0]!.line, 19, 'the response, not the ;; Sending: half') },
   '25-srv-nocomments.out': {
@@ -109,7 +137,12 @@ const SAMPLES: Record<string, Expected> = {
       { name: POLICY, type: 'SRV', status: null, format: 'trace', answerTtls: [30, 30, 30, 5] },
     ],
   },
-  '27-multi-yaml.out': { queries: [{ ...dst0, format: 'yaml' }, { ...policy30, format: 'yaml' }] },
+  '27-multi-yaml.out': {
+    queries: [
+      { ...dst0, format: 'yaml' },
+      { ...policy30, format: 'yaml' },
+    ],
+  },
   '28-noall-answer-ttlunits.out': { queries: [{ name: POLICY, type: 'SRV', status: null, answerTtls: [30, 30, 30] }] },
   '29-srv-short-multi.out': {
     // Two +short answers printed back to back cannot be told apart: one rdata-only group.
@@ -131,7 +164,9 @@ const DIR = join(DATA, 'dig-samples');
 
 describe('dig parser: BIND 9.18 samples', () => {
   it('covers every sample file', () => {
-    const files = readdirSync(DIR).filter((f) => f.endsWith('.out')).sort();
+    const files = readdirSync(DIR)
+      .filter((f) => f.endsWith('.out'))
+      .sort();
     assert.equal(files.length, 36);
     assert.deepEqual(files, Object.keys(SAMPLES).sort());
   });
@@ -154,8 +189,15 @@ describe('dig parser: BIND 9.18 samples', () => {
         else assert.equal(q.error, null);
         if (e.protocol !== undefined) assert.equal(q.protocol, e.protocol);
         if (e.time !== undefined) assert.equal(q.time === null ? null : new Date(q.time).toISOString(), e.time);
-        assert.deepEqual(answers.map((a) => a.ttl), e.answerTtls);
-        if (e.answerTypes) assert.deepEqual(answers.map((a) => a.type), e.answerTypes);
+        assert.deepEqual(
+          answers.map((a) => a.ttl),
+          e.answerTtls,
+        );
+        if (e.answerTypes)
+          assert.deepEqual(
+            answers.map((a) => a.type),
+            e.answerTypes,
+          );
         if (e.authority !== undefined) assert.equal(mine.filter((a) => a.section === 'authority').length, e.authority);
         if (e.additional !== undefined) assert.equal(mine.filter((a) => a.section === 'additional').length, e.additional);
         if (e.notes) assert.match(q.notes.join('\n'), e.notes);

@@ -38,7 +38,8 @@ function loops(name: string, n: number, repeats: number, period: number, bursts:
   const out: Q[] = [];
   for (let b = 0; b < bursts; b++) {
     for (const [ci, client] of clients(n).entries()) {
-      for (let k = 0; k < repeats; k++) out.push({ at: T0 + (b * period + ((ci * 7 + k * 13) % 100) / 100 * spread * 0.5 + (k / repeats) * spread * 0.5) * 1000, client, name });
+      for (let k = 0; k < repeats; k++)
+        out.push({ at: T0 + (b * period + (((ci * 7 + k * 13) % 100) / 100) * spread * 0.5 + (k / repeats) * spread * 0.5) * 1000, client, name });
     }
   }
   return out;
@@ -98,7 +99,8 @@ describe('dns-query-storm', () => {
     assert.deepEqual(strict.findings, []);
     // Each of 40 clients asks twice, 1.5 s apart, every 30 s: a loop if TTLs are ≥ 5 s, fine if 1 s TTLs are healthy.
     const twice: Q[] = [];
-    for (let b = 0; b < 6; b++) for (const [i, client] of clients(40).entries()) for (const dt of [0, 1.5]) twice.push({ at: T0 + (b * 30 + dt + i / 100) * 1000, client, name: POLICY });
+    for (let b = 0; b < 6; b++)
+      for (const [i, client] of clients(40).entries()) for (const dt of [0, 1.5]) twice.push({ at: T0 + (b * 30 + dt + i / 100) * 1000, client, name: POLICY });
     assert.equal((await runRule(rule, [{ path: 'c.log', content: log(twice) }])).findings.length, 1);
     assert.deepEqual((await runRule(rule, [{ path: 'c.log', content: log(twice) }], { minHealthyTtlSeconds: 1 })).findings, []);
   });
@@ -128,6 +130,9 @@ describe('dns-query-storm', () => {
     for (const s of states) rule.merge(merged, s as typeof merged);
     const parallel = rule.finish(merged, { options: rule.meta.defaultOptions, inputs: sequential.inputs });
     assert.equal(sequential.findings.length, 1);
-    assert.deepEqual(parallel.map((f) => f.evidence), sequential.findings.map((f) => f.evidence));
+    assert.deepEqual(
+      parallel.map((f) => f.evidence),
+      sequential.findings.map((f) => f.evidence),
+    );
   });
 });

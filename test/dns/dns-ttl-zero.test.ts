@@ -40,7 +40,14 @@ describe('dns-ttl-zero', () => {
 
   it('stays quiet on healthy TTLs: 30, 5, and a cache counting 30 down to 1', async () => {
     const inputs = ['02-srv-ttl30-default.out', '19-aaaa.out', '08-srv-ttlunits.out', '27-multi-yaml.out'].map((f) => ({ path: f, content: sample(f) }));
-    inputs[3] = { path: 'policy-only.yaml', content: sample('27-multi-yaml.out').split('- type: MESSAGE').slice(2).map((m) => `- type: MESSAGE${m}`).join('') };
+    inputs[3] = {
+      path: 'policy-only.yaml',
+      content: sample('27-multi-yaml.out')
+        .split('- type: MESSAGE')
+        .slice(2)
+        .map((m) => `- type: MESSAGE${m}`)
+        .join(''),
+    };
     inputs.push({ path: 'countdown.txt', content: noallLoop(DST, [30, 20, 10, 4, 3, 2, 1, 30, 29]) });
     const { findings } = await runRule(rule, inputs);
     assert.deepEqual(findings, []);
@@ -61,7 +68,10 @@ describe('dns-ttl-zero', () => {
     const f = findings[0]!;
     assert.equal(f.severity, 'error');
     assert.equal(f.evidence.zeroTtlCaptures, 4);
-    assert.deepEqual((f.evidence.ttlSequences as { path: string; ttls: string }[]).map((s) => s.ttls), ['4 → … → 1 → 0 ×2 → 30 → 29', '4 → … → 1 → 0 ×2 → 30 → 29', '4 → … → 2']);
+    assert.deepEqual(
+      (f.evidence.ttlSequences as { path: string; ttls: string }[]).map((s) => s.ttls),
+      ['4 → … → 1 → 0 ×2 → 30 → 29', '4 → … → 1 → 0 ×2 → 30 → 29', '4 → … → 2'],
+    );
     assert.match(String(f.evidence.verdict), /cache serving expired entries/);
   });
 
@@ -129,18 +139,33 @@ describe('dns-ttl-zero', () => {
     const { RuleEngine } = await import('../../src/engine/engine.js');
     const { readEntry } = await import('../../src/engine/pipeline.js');
     const { Readable } = await import('node:stream');
-    for (const [state, input] of [[left, a], [right, b]] as const) {
+    for (const [state, input] of [
+      [left, a],
+      [right, b],
+    ] as const) {
       const engine = new RuleEngine([{ rule, options: rule.meta.defaultOptions }]);
       await readEntry({ path: input.path, stream: Readable.from([Buffer.from(input.content)]), size: null }, { record: (r) => engine.emit(r) });
       Object.assign(state, structuredClone(engine.snapshot()[0]));
     }
     rule.merge(left, right);
     const merged = rule.finish(left, { options: rule.meta.defaultOptions, inputs: whole.inputs });
-    assert.deepEqual(merged.map((f) => [f.title, f.severity, f.evidence.ttlSequences]), whole.findings.map((f) => [f.title, f.severity, f.evidence.ttlSequences]));
+    assert.deepEqual(
+      merged.map((f) => [f.title, f.severity, f.evidence.ttlSequences]),
+      whole.findings.map((f) => [f.title, f.severity, f.evidence.ttlSequences]),
+    );
     assert.equal(merged.length, 2);
   });
 
   it('compresses TTL runs for display', () => {
-    assert.equal(describeRuns([{ first: 30, last: 1, count: 30, kind: 'down' }, { first: 0, last: 0, count: 2, kind: 'same' }], 4), '30 → … → 1 → 0 ×2 (… 4 more)');
+    assert.equal(
+      describeRuns(
+        [
+          { first: 30, last: 1, count: 30, kind: 'down' },
+          { first: 0, last: 0, count: 2, kind: 'same' },
+        ],
+        4,
+      ),
+      '30 → … → 1 → 0 ×2 (… 4 more)',
+    );
   });
 });

@@ -59,15 +59,24 @@ describe('CLI on the DNS bundles', () => {
     const run = cli(['analyze', 'fixtures/dns-healthy', '--format', 'json', '--fail-on', 'warning']);
     assert.equal(run.status, 0, run.stderr);
     const report = JSON.parse(run.stdout) as Report;
-    assert.deepEqual(report.findings.filter((f) => f.severity !== 'info'), []);
+    assert.deepEqual(
+      report.findings.filter((f) => f.severity !== 'info'),
+      [],
+    );
     assert.ok(report.inputs.every((i) => i.records > 0));
   });
 
   it('`parse` prints dig records as NDJSON', () => {
     const run = cli(['parse', 'test/dns/data/dig-samples/01-srv-ttl0-default.out']);
     assert.equal(run.status, 0, run.stderr);
-    const records = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; ttl?: number; srv?: unknown });
-    assert.deepEqual(records.map((r) => r.kind), ['dns-query', ...new Array(6).fill('dns-answer')]);
+    const records = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; ttl?: number; srv?: unknown });
+    assert.deepEqual(
+      records.map((r) => r.kind),
+      ['dns-query', ...new Array(6).fill('dns-answer')],
+    );
     assert.deepEqual(records[1]!.srv, { priority: 0, weight: 50, port: 8086, target: '10-42-1-7.linkerd-dst-headless.linkerd.svc.cluster.local.' });
   });
 });

@@ -44,7 +44,8 @@ let dir: string;
 let noSignatures: string;
 
 before(async () => {
-  if ((await newestMtime('src/**/*.ts')) > (await newestMtime('dist/**/*.js'))) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if ((await newestMtime('src/**/*.ts')) > (await newestMtime('dist/**/*.js')))
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   dir = await mkdtemp(path.join(tmpdir(), 'ld-e2e-'));
   await writeBundle(path.join(dir, 'one-storm'), ONE_STORM);
   await writeBundle(path.join(dir, 'two-storms'), TWO_STORMS);
@@ -57,7 +58,9 @@ describe('analyze', () => {
   it('--format sarif validates against SARIF 2.1.0 with relative URIs, and exits 1 on the error storm', async () => {
     const run = await cli(['analyze', 'one-storm', '--format', 'sarif'], dir);
     assert.equal(run.code, 1, run.stderr);
-    const log = JSON.parse(run.stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[] };
+    const log = JSON.parse(run.stdout) as {
+      runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[] }[] }[];
+    };
     assert.deepEqual(sarifSchemaErrors(log), []);
     const loc = log.runs[0]!.results[0]!.locations[0]!.physicalLocation;
     assert.match(loc.artifactLocation.uri, /^one-storm\/emojivoto\/[^/]+\/linkerd-proxy\.log$/);
@@ -84,11 +87,17 @@ describe('analyze', () => {
     assert.equal(write.code, 0, 'writing a baseline accepts the current findings');
     assert.match(write.stderr, /wrote baseline .*baseline\.json with 1 finding/);
     const stored = JSON.parse(await readFile(baseline, 'utf8')) as { findings: { ruleId: string; keyFigure: { name: string } }[] };
-    assert.deepEqual(stored.findings.map((f) => [f.ruleId, f.keyFigure.name]), [['reconnect-storm', 'totalLines']]);
+    assert.deepEqual(
+      stored.findings.map((f) => [f.ruleId, f.keyFigure.name]),
+      [['reconnect-storm', 'totalLines']],
+    );
 
     const same = await cli(['analyze', '--config', noSignatures, 'one-storm', '--baseline', baseline, '--fail-on', 'info', '--format', 'json'], dir);
     assert.equal(same.code, 0, same.stderr);
-    assert.deepEqual((JSON.parse(same.stdout) as Report).findings.map((f) => f.baseline?.state), ['unchanged']);
+    assert.deepEqual(
+      (JSON.parse(same.stdout) as Report).findings.map((f) => f.baseline?.state),
+      ['unchanged'],
+    );
 
     const more = await cli(['analyze', '--config', noSignatures, 'two-storms', '--baseline', baseline, '--format', 'sarif'], dir);
     assert.equal(more.code, 1);
@@ -113,7 +122,9 @@ describe('analyze', () => {
     const run = await cli(['analyze', 'emojivoto', '--format', 'json'], cwd);
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
-    assert.deepEqual(run.stderr.trimEnd().split('\n'), ['linkerd-doctor: .linkerd-doctor.yaml:4: rules.reconnect-storm.options.sustainSeconds: must be a number, got string "soon"']);
+    assert.deepEqual(run.stderr.trimEnd().split('\n'), [
+      'linkerd-doctor: .linkerd-doctor.yaml:4: rules.reconnect-storm.options.sustainSeconds: must be a number, got string "soon"',
+    ]);
   });
 
   it('reads .linkerd-doctor.yaml from the working directory; suppressions need and show a reason', async () => {
@@ -121,17 +132,31 @@ describe('analyze', () => {
     await writeBundle(cwd, TWO_STORMS);
     await writeFile(
       path.join(cwd, '.linkerd-doctor.yaml'),
-      ['suppress:', '  - rule: reconnect-storm', '    subject: "*linkerd-policy*"', '    reason: policy controller replaced in INC-42', '  - rule: LD1001', '    subject: "staging/*"', '    reason: never matches'].join('\n') + '\n',
+      [
+        'suppress:',
+        '  - rule: reconnect-storm',
+        '    subject: "*linkerd-policy*"',
+        '    reason: policy controller replaced in INC-42',
+        '  - rule: LD1001',
+        '    subject: "staging/*"',
+        '    reason: never matches',
+      ].join('\n') + '\n',
     );
     const run = await cli(['analyze', 'emojivoto', '--format', 'sarif', '--output', 'out.sarif', '--format', 'json'], cwd);
     assert.equal(run.code, 1, 'the destination storm still fails');
     const report = JSON.parse(run.stdout) as Report;
     assert.equal(report.summary.suppressed, 1);
-    assert.deepEqual(report.suppressions.map((s) => s.matched), [1, 0]);
+    assert.deepEqual(
+      report.suppressions.map((s) => s.matched),
+      [1, 0],
+    );
     assert.match(run.stderr, /unused suppression reconnect-storm=staging\/\*/);
     const sarif = JSON.parse(await readFile(path.join(cwd, 'out.sarif'), 'utf8')) as { runs: { results: { suppressions?: { justification: string }[] }[] }[] };
     assert.deepEqual(sarifSchemaErrors(sarif), []);
-    assert.deepEqual(sarif.runs[0]!.results.flatMap((r) => r.suppressions ?? []).map((s) => s.justification), ['policy controller replaced in INC-42']);
+    assert.deepEqual(
+      sarif.runs[0]!.results.flatMap((r) => r.suppressions ?? []).map((s) => s.justification),
+      ['policy controller replaced in INC-42'],
+    );
   });
 });
 
@@ -142,11 +167,17 @@ describe('rules and explain', () => {
     const json = await cli(['rules', '--format', 'json'], dir);
     assert.equal(json.code, 0);
     const listing = JSON.parse(json.stdout) as { id: string; code: string; defaultSeverity: string; inputs: string[]; description: string }[];
-    assert.deepEqual(listing.map((r) => r.id), RULES.map((r) => r.meta.id));
+    assert.deepEqual(
+      listing.map((r) => r.id),
+      RULES.map((r) => r.meta.id),
+    );
     for (const rule of RULES) {
       assert.ok(table.stdout.includes(rule.meta.id) && table.stdout.includes(rule.meta.code), `${rule.meta.id} in the table`);
       const entry = listing.find((r) => r.id === rule.meta.id)!;
-      assert.deepEqual([entry.code, entry.defaultSeverity, entry.inputs, entry.description], [rule.meta.code, rule.meta.defaultSeverity, rule.meta.inputs, rule.meta.description]);
+      assert.deepEqual(
+        [entry.code, entry.defaultSeverity, entry.inputs, entry.description],
+        [rule.meta.code, rule.meta.defaultSeverity, rule.meta.inputs, rule.meta.description],
+      );
     }
   });
 
@@ -165,6 +196,9 @@ describe('rules and explain', () => {
     const run = await cli(['explain', 'reconnect-stom'], dir);
     assert.equal(run.code, 2);
     assert.equal(run.stdout, '');
-    assert.equal(run.stderr.trimEnd(), `linkerd-doctor: explain: unknown rule or signature "reconnect-stom"; did you mean reconnect-storm? (known rules: ${RULES.map((r) => r.meta.id).join(', ')}; signatures: linkerd-doctor explain known-signature)`);
+    assert.equal(
+      run.stderr.trimEnd(),
+      `linkerd-doctor: explain: unknown rule or signature "reconnect-stom"; did you mean reconnect-storm? (known rules: ${RULES.map((r) => r.meta.id).join(', ')}; signatures: linkerd-doctor explain known-signature)`,
+    );
   });
 });

@@ -28,7 +28,14 @@ function json(run: Run) {
     schemaVersion: number;
     status: string;
     inputs: { path: string; kind: string; records: number; unparsed: number; pod?: string }[];
-    findings: { ruleId: string; severity: string; subject: Record<string, string>; evidence: Record<string, unknown>; locations: { path: string; line: number }[]; docsUrl: string }[];
+    findings: {
+      ruleId: string;
+      severity: string;
+      subject: Record<string, string>;
+      evidence: Record<string, unknown>;
+      locations: { path: string; line: number }[];
+      docsUrl: string;
+    }[];
     skippedRules: { ruleId: string; reason: string }[];
     errors: { path: string; message: string }[];
     summary: Record<string, number>;
@@ -66,7 +73,10 @@ describe('analyze: the storm bundle', () => {
     assert.ok(logs.some((i) => i.path.endsWith('.gz')));
     assert.equal(logs.filter((i) => i.path.includes('.tgz:')).length, 8);
     assert.ok(logs.filter((i) => i.path.includes('var/log/pods/')).length >= 5);
-    assert.ok(logs.every((i) => i.unparsed === 0 && i.records > 0), 'every line of every format parsed');
+    assert.ok(
+      logs.every((i) => i.unparsed === 0 && i.records > 0),
+      'every line of every format parsed',
+    );
     const dst = report.findings.find((f) => f.ruleId === 'reconnect-storm' && f.subject.target === 'linkerd-dst-headless.linkerd.svc.cluster.local:8086')!;
     assert.equal(dst.severity, 'error');
     assert.equal(dst.evidence.podsAffected, 30);
@@ -114,7 +124,8 @@ describe('analyze: the storm bundle', () => {
     const report = json(cli(['analyze', STORM, '--format', 'json']));
     const skipped = report.skippedRules.map((s) => s.ruleId);
     // A logs-only bundle: every metrics and DNS rule must say it did not run.
-    for (const id of ['metric-cardinality', 'stale-endpoint-metrics', 'dns-ttl-zero', 'dns-query-storm']) assert.ok(skipped.includes(id), `${id} listed as skipped`);
+    for (const id of ['metric-cardinality', 'stale-endpoint-metrics', 'dns-ttl-zero', 'dns-query-storm'])
+      assert.ok(skipped.includes(id), `${id} listed as skipped`);
     for (const s of report.skippedRules) assert.match(s.reason, /^no /);
     assert.ok(!skipped.includes('reconnect-storm'));
   });
@@ -195,9 +206,28 @@ describe('parse', () => {
     const file = path.join(STORM, 'linkerd');
     const run = cli(['parse', file]);
     assert.equal(run.status, 0, run.stderr);
-    const records = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(records.length > 100);
-    for (const key of ['kind', 'path', 'line', 'pod', 'namespace', 'format', 'time', 'uptime', 'restart', 'level', 'thread', 'spans', 'target', 'message', 'fields']) {
+    for (const key of [
+      'kind',
+      'path',
+      'line',
+      'pod',
+      'namespace',
+      'format',
+      'time',
+      'uptime',
+      'restart',
+      'level',
+      'thread',
+      'spans',
+      'target',
+      'message',
+      'fields',
+    ]) {
       assert.ok(key in records[0]!, `field ${key}`);
     }
     assert.ok(records.some((r) => r.message === 'gRPC request failed'));

@@ -71,7 +71,22 @@ async function checkout(name: string): Promise<string> {
   const cwd = path.join(dir, name);
   await writeBundle(path.join(cwd, 'older'), ONE_STORM);
   await writeBundle(path.join(cwd, 'snapshots'), TWO_STORMS);
-  const written = spawnSync(process.execPath, [path.join(ROOT, 'bin/run.js'), 'analyze', 'older/', '--write-baseline', '.linkerd-doctor-baseline.json', '-q', '--format', 'json', '--output', 'older.json'], { cwd, encoding: 'utf8' });
+  const written = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'bin/run.js'),
+      'analyze',
+      'older/',
+      '--write-baseline',
+      '.linkerd-doctor-baseline.json',
+      '-q',
+      '--format',
+      'json',
+      '--output',
+      'older.json',
+    ],
+    { cwd, encoding: 'utf8' },
+  );
   assert.equal(written.status, 0, written.stderr);
   rmSync(path.join(cwd, 'older'), { recursive: true });
   return cwd;
@@ -124,12 +139,22 @@ describe('the README CI examples, run verbatim', () => {
     const cwd = await checkout('github');
     const steps = githubSteps();
     const uses = steps.filter((s) => s.uses && USES_THIS_ACTION.test(s.uses));
-    assert.equal(uses.length, 1, 'the example uses this repository\'s action at main or a release');
-    assert.deepEqual(steps.filter((s) => s.run), [], 'the action does the work; no shell step of its own');
+    assert.equal(uses.length, 1, "the example uses this repository's action at main or a release");
+    assert.deepEqual(
+      steps.filter((s) => s.run),
+      [],
+      'the action does the work; no shell step of its own',
+    );
     const inputs = uses[0]!.with ?? {};
     const action = loadAction();
     writeFileSync(path.join(cwd, 'summary.md'), '');
-    const analyzed = runActionStep(action, action.runs.steps.find((s) => s.id === 'analyze')!, cwd, inputs, { bin: path.join(ACTION_ROOT, 'bin/run.js') });
+    const analyzed = runActionStep(
+      action,
+      action.runs.steps.find((s) => s.id === 'analyze')!,
+      cwd,
+      inputs,
+      { bin: path.join(ACTION_ROOT, 'bin/run.js') },
+    );
     assert.equal(analyzed.status, 0, analyzed.stderr);
     assert.match(analyzed.stdout, /^linkerd-doctor \S+ · \d+ inputs/, 'the text report is in the log');
     const outputs = readActionOutputs(cwd);
@@ -158,7 +183,10 @@ describe('the README CI examples, run verbatim', () => {
     assert.ok(installs.every((c) => !/npm install --global linkerd-doctor@/.test(c)));
     assert.ok(installs.some((c) => /^git clone .*github\.com\/linkerd-doctor\/linkerd-doctor\.git (\S+)$/.test(c)));
     const clone = /(\S+)$/.exec(installs.find((c) => c.startsWith('git clone'))!)![1]!;
-    assert.ok(installs.some((c) => c.startsWith('docker build') && c.endsWith(` ${clone}`)), 'the image is built from the clone\'s Dockerfile');
+    assert.ok(
+      installs.some((c) => c.startsWith('docker build') && c.endsWith(` ${clone}`)),
+      "the image is built from the clone's Dockerfile",
+    );
     const pipeline = yamlBlockAfter('### GitLab CI') as Record<string, { image?: { name?: string; entrypoint?: string[] } }>;
     const gate = Object.values(pipeline).find((j) => j.image?.name?.includes('linkerd-doctor'));
     assert.deepEqual(gate?.image?.entrypoint, [''], 'GitLab runs the script in the image with a shell, not through its entrypoint');

@@ -44,13 +44,28 @@ describe(`the built CLI on an ${WIDTH}x${HEIGHT} terminal`, { skip }, () => {
     const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
     // A clean environment: no COLUMNS (the width must come from the terminal), no colour overrides.
     const env = `env -u COLUMNS -u NO_COLOR -u FORCE_COLOR -u CI PATH=${quote(process.env.PATH ?? '')}`;
-    tmux('new-session', '-d', '-s', name, '-x', String(WIDTH), '-y', String(HEIGHT), `cd ${quote(ROOT)} && ${env} sh -c ${quote(shell)}; echo ${DONE}$?; sleep 60`);
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      String(WIDTH),
+      '-y',
+      String(HEIGHT),
+      `cd ${quote(ROOT)} && ${env} sh -c ${quote(shell)}; echo ${DONE}$?; sleep 60`,
+    );
     try {
       const deadline = Date.now() + 60_000;
       for (;;) {
         const screen = tmux('capture-pane', '-p', '-t', name);
         const exit = new RegExp(`${DONE}(\\d+)`).exec(screen);
-        if (exit) return { screen: screen.slice(0, screen.indexOf(DONE)).trimEnd(), joined: tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name), exit: Number(exit[1]) };
+        if (exit)
+          return {
+            screen: screen.slice(0, screen.indexOf(DONE)).trimEnd(),
+            joined: tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name),
+            exit: Number(exit[1]),
+          };
         during?.(screen);
         assert.ok(Date.now() < deadline, `still running after 60 s:\n${screen}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -78,7 +93,10 @@ describe(`the built CLI on an ${WIDTH}x${HEIGHT} terminal`, { skip }, () => {
     const run = await onTerminal(`node ${quote(BIN)} rules`);
     assert.equal(run.exit, 0);
     assert.match(run.joined, /reconnect-storm/);
-    assert.deepEqual(run.joined.split('\n').filter((l) => [...l].length > WIDTH), []);
+    assert.deepEqual(
+      run.joined.split('\n').filter((l) => [...l].length > WIDTH),
+      [],
+    );
   });
 
   it('shows bytes and rates, never a bar or a percentage, for stdin of unknown size, and clears the line at the end', async () => {

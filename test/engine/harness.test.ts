@@ -21,11 +21,11 @@ import type { FiringCase } from '../support/rule-cases.js';
 /** Rule pairs that may both fire on one case: a genuine second cause, each with its reason. Key: `<case's rule> → <other rule>`. */
 const SECOND_CAUSES: Record<string, string> = {
   'metric-cardinality → ingress-pod-ip-bypass':
-    'an ingress dialing pod IPs loses the mesh balancing and retries (fix: route to the Service); the series count is a metrics cost with its own fix (drop or relabel buckets). The case\'s ingress has both.',
+    "an ingress dialing pod IPs loses the mesh balancing and retries (fix: route to the Service); the series count is a metrics cost with its own fix (drop or relabel buckets). The case's ingress has both.",
   'stale-endpoint-metrics → ingress-pod-ip-bypass':
-    'old ReplicaSet generations held by pooled connections are fixed by recycling the pool; dialing pod IPs is fixed by routing to the Service. The cases\' ingress proxies do both.',
+    "old ReplicaSet generations held by pooled connections are fixed by recycling the pool; dialing pod IPs is fixed by routing to the Service. The cases' ingress proxies do both.",
   'stale-endpoint-metrics → metric-cardinality':
-    'fixtures/traefik-pooled: the 51 k series come mostly from the live endpoints\' latency buckets, not only the stale generations, so cutting the pool alone would not bring the count down.',
+    "fixtures/traefik-pooled: the 51 k series come mostly from the live endpoints' latency buckets, not only the stale generations, so cutting the pool alone would not bring the count down.",
 };
 
 /**
@@ -35,11 +35,15 @@ const SECOND_CAUSES: Record<string, string> = {
  * new pair appears.
  */
 const NOT_YET_FOLDED: Record<string, string> = {
-  'identity-failure → known-signature': 'the identity SRV lookup failing is the cause identity-failure reports: "Control-plane name does not resolve" should fold into identity-failure when it names the identity service.',
-  'failfast → known-signature': '"Control-plane client in failfast", "Control-plane connection refused" and "Proxy router at capacity" are the causes failfast names (controller unreachable, load shedding): they should fold into failfast.',
-  'pod-restarts → known-signature': 'the crash-looping proxy\'s or linkerd-init\'s own log lines (iptables refused, validator, control plane refused) are the cause pod-restarts names: they should fold into it.',
-  'pod-restarts → probe-failure': 'probes of a controller that OOM-restarts fail because it cannot start: probe-failure should fold into pod-restarts when that pod restarts.',
-  'probe-failure → pod-restarts': 'the same pair seen from probe-failure\'s case.',
+  'identity-failure → known-signature':
+    'the identity SRV lookup failing is the cause identity-failure reports: "Control-plane name does not resolve" should fold into identity-failure when it names the identity service.',
+  'failfast → known-signature':
+    '"Control-plane client in failfast", "Control-plane connection refused" and "Proxy router at capacity" are the causes failfast names (controller unreachable, load shedding): they should fold into failfast.',
+  'pod-restarts → known-signature':
+    "the crash-looping proxy's or linkerd-init's own log lines (iptables refused, validator, control plane refused) are the cause pod-restarts names: they should fold into it.",
+  'pod-restarts → probe-failure':
+    'probes of a controller that OOM-restarts fail because it cannot start: probe-failure should fold into pod-restarts when that pod restarts.',
+  'probe-failure → pod-restarts': "the same pair seen from probe-failure's case.",
 };
 
 interface ParsedCase {
@@ -124,7 +128,13 @@ describe('harness: one cause, one finding', () => {
         for (const other of new Set(findings.filter((f) => !tellers.has(f.ruleId)).map((f) => f.ruleId))) {
           const pair = `${rule.meta.id} → ${other}`;
           seen.add(pair);
-          if (!(pair in SECOND_CAUSES) && !(pair in NOT_YET_FOLDED)) problems.push(`"${c.name}": ${other} also fires and does not fold into ${rule.meta.id}: ${findings.filter((f) => f.ruleId === other).map((f) => f.title).join(' | ')}`);
+          if (!(pair in SECOND_CAUSES) && !(pair in NOT_YET_FOLDED))
+            problems.push(
+              `"${c.name}": ${other} also fires and does not fold into ${rule.meta.id}: ${findings
+                .filter((f) => f.ruleId === other)
+                .map((f) => f.title)
+                .join(' | ')}`,
+            );
         }
       }
       for (const pair of Object.keys({ ...SECOND_CAUSES, ...NOT_YET_FOLDED })) {
@@ -145,7 +155,11 @@ describe('harness: merged states give the findings of one pass', () => {
         const middle = splittableNear(parsed.records, Math.floor(parsed.records.length / 2));
         const cuts = new Set([...parsed.starts.slice(1), ...(middle === null ? [] : [middle])]);
         for (const at of cuts) {
-          assert.equal(JSON.stringify(runSplit(rules, parsed.records, at, parsed.stats)), whole, `"${c.name}" split before record ${at} of ${parsed.records.length}`);
+          assert.equal(
+            JSON.stringify(runSplit(rules, parsed.records, at, parsed.stats)),
+            whole,
+            `"${c.name}" split before record ${at} of ${parsed.records.length}`,
+          );
         }
       }
     });

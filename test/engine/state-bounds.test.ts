@@ -107,7 +107,10 @@ function entriesOverCopies(rule: AnyRule, options: object, records: readonly LdR
 
 /** Bounded: after half the copies, the other half may add only a little (a few counters' worth, not one entry per copy). */
 function assertBounded(id: string, [half, full]: [number, number]): void {
-  assert.ok(full <= half * 1.05 + 8, `${id}: state grew from ${half} to ${full} entries between ${COPIES / 2} and ${COPIES} distinct pods: a map or list without a stateCap()?`);
+  assert.ok(
+    full <= half * 1.05 + 8,
+    `${id}: state grew from ${half} to ${full} entries between ${COPIES / 2} and ${COPIES} distinct pods: a map or list without a stateCap()?`,
+  );
 }
 
 const cases = await Promise.all(RULES.map(async (rule) => ({ rule, cases: await loadRuleCases(rule.meta.id) })));

@@ -38,11 +38,23 @@ describe('exported Loki rules', () => {
   test('the ruler file and the PrometheusRule spec have the ruler shape', () => {
     const file = parse(renderRuleFile(groups, { format: 'yaml', target: 'loki', source: null }));
     assert.deepEqual(rulerFileProblems(file), []);
-    const resource = parse(renderRuleFile(groups, { format: 'prometheusrule', target: 'loki', source: null })) as { apiVersion: string; kind: string; spec: { groups: unknown } };
+    const resource = parse(renderRuleFile(groups, { format: 'prometheusrule', target: 'loki', source: null })) as {
+      apiVersion: string;
+      kind: string;
+      spec: { groups: unknown };
+    };
     assert.equal(resource.apiVersion, 'monitoring.coreos.com/v1');
     assert.equal(resource.kind, 'PrometheusRule');
     assert.deepEqual(rulerFileProblems({ groups: resource.spec.groups }), []);
-    assert.notDeepEqual(rulerFileProblems({ groups: [{ name: 'a', rules: [{ alert: 'A', expr: 'x', for: '5 minutes', labels: {}, annotations: {} }] }, { name: 'a', rules: [] }] }), []);
+    assert.notDeepEqual(
+      rulerFileProblems({
+        groups: [
+          { name: 'a', rules: [{ alert: 'A', expr: 'x', for: '5 minutes', labels: {}, annotations: {} }] },
+          { name: 'a', rules: [] },
+        ],
+      }),
+      [],
+    );
   });
 
   // Which rules have a Loki twin is the registry's to say; this holds the build to it.
@@ -52,10 +64,16 @@ describe('exported Loki rules', () => {
   test('metric-only rules are skipped with a notice naming them', () => {
     assert.ok(withoutLoki.length > 0 && withLoki.length > 0);
     for (const id of withoutLoki) {
-      assert.ok(notices.some((n) => n.startsWith(`no loki rules for ${id}:`)), `${id}: ${notices.join(' | ')}`);
+      assert.ok(
+        notices.some((n) => n.startsWith(`no loki rules for ${id}:`)),
+        `${id}: ${notices.join(' | ')}`,
+      );
       assert.ok(!groups.some((g) => g.name.endsWith(id)));
     }
-    assert.deepEqual(groups.map((g) => g.name), withLoki.map((id) => `linkerd-doctor.${id}`));
+    assert.deepEqual(
+      groups.map((g) => g.name),
+      withLoki.map((id) => `linkerd-doctor.${id}`),
+    );
   });
 
   test('storm thresholds come from the reconnect-storm options', () => {
@@ -67,7 +85,9 @@ describe('exported Loki rules', () => {
     assert.equal(alertNamed(lokiRules, 'LinkerdReconnectStormManyPods').labels.severity, 'warning');
     assert.ok(!lokiRules.some((r) => r.alert === 'LinkerdControlPlaneReconnectStormStarting'), 'minPods == errorMinPods leaves no warning tier');
 
-    const tuned = fleetGroups('loki', { overrides: overrides({ 'reconnect-storm': { maxGapSeconds: 120, sustainSeconds: 60, minPods: 3, errorMinPods: 10 } }) }).groups.flatMap((g) => g.rules);
+    const tuned = fleetGroups('loki', {
+      overrides: overrides({ 'reconnect-storm': { maxGapSeconds: 120, sustainSeconds: 60, minPods: 3, errorMinPods: 10 } }),
+    }).groups.flatMap((g) => g.rules);
     const tunedSustained = alertNamed(tuned, 'LinkerdProxyReconnectLoopSustained');
     assert.match(tunedSustained.expr, /\[2m\]/);
     assert.equal(tunedSustained.for, '3m');
@@ -78,7 +98,9 @@ describe('exported Loki rules', () => {
   });
 
   test('--namespace-label, --log-selector and --group-by reach the LogQL', () => {
-    const custom = fleetGroups('loki', { settings: { namespaceLabel: 'k8s_namespace_name', podLabel: 'k8s_pod_name', logSelector: 'k8s_container_name="linkerd-proxy"', groupBy: ['cluster'] } }).groups.flatMap((g) => g.rules);
+    const custom = fleetGroups('loki', {
+      settings: { namespaceLabel: 'k8s_namespace_name', podLabel: 'k8s_pod_name', logSelector: 'k8s_container_name="linkerd-proxy"', groupBy: ['cluster'] },
+    }).groups.flatMap((g) => g.rules);
     const storm = alertNamed(custom, 'LinkerdControlPlaneReconnectStorm');
     assert.match(storm.expr, /\{k8s_container_name="linkerd-proxy"\}/);
     assert.match(storm.expr, /count by \(cluster, target\)/);
@@ -89,12 +111,15 @@ describe('exported Loki rules', () => {
 
 // ---------------------------------------------------------------- the pipeline on real line shapes
 
-const PLAIN_CP = '[  1203.426853s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.15:8086}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
+const PLAIN_CP =
+  '[  1203.426853s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.15:8086}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
 const JSON_CP =
   '{"timestamp":"2025-12-12T19:55:11.333411Z","level":"WARN","fields":{"message":"Failed to connect","error":"connect timed out after 1s"},"target":"linkerd_reconnect",' +
   '"spans":[{"name":"policy"},{"addr":"linkerd-policy.linkerd.svc.cluster.local:8090","name":"controller"},{"addr":"10.42.0.16:8090","name":"endpoint"}],"threadId":"ThreadId(1)"}';
-const PLAIN_DATA_PLANE = '[   300.104512s]  WARN ThreadId(02) outbound:proxy{addr=10.96.0.20:80}:service{ns=shop name=web port=80}:endpoint{addr=10.42.1.7:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.42.1.7:8080: Connection refused (os error 111)';
-const UNRELATED = '[   300.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.0.20:80}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=Failed to connect to upstream';
+const PLAIN_DATA_PLANE =
+  '[   300.104512s]  WARN ThreadId(02) outbound:proxy{addr=10.96.0.20:80}:service{ns=shop name=web port=80}:endpoint{addr=10.42.1.7:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.42.1.7:8080: Connection refused (os error 111)';
+const UNRELATED =
+  '[   300.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.0.20:80}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=Failed to connect to upstream';
 const CONTROLLER_SHED =
   '[ 73137.020135s]  INFO ThreadId(01) inbound:server{port=8086}:rescue{client.addr=10.2.118.24:47634}: linkerd_app_core::errors::respond: gRPC request failed error=client 10.2.118.24:47634: server: 10.2.24.49:8086: server 10.2.24.49:8086: service linkerd-dst-headless.linkerd.svc.cluster.local:8086: service unavailable';
 const CONTROLLER_SHED_JSON =
@@ -102,7 +127,8 @@ const CONTROLLER_SHED_JSON =
   '"spans":[{"name":"inbound"},{"port":8090,"name":"server"},{"client.addr":"10.2.7.9:40112","name":"rescue"}],"threadId":"ThreadId(1)"}';
 const CONTROLLER_FAILFAST = '[   410.5s]  WARN ThreadId(01) inbound:server{port=8090}: linkerd_stack::failfast: Service entering failfast after 3s';
 /** A client proxy's failed request to the destination controller: reconnect-storm's side, not this rule's. */
-const CLIENT_OUTBOUND = '[   120.0s]  INFO ThreadId(01) outbound:proxy{addr=10.2.24.49:8086}:rescue{client.addr=10.2.7.9:40112}: linkerd_app_core::errors::respond: gRPC request failed error=service linkerd-dst-headless.linkerd.svc.cluster.local:8086: service unavailable';
+const CLIENT_OUTBOUND =
+  '[   120.0s]  INFO ThreadId(01) outbound:proxy{addr=10.2.24.49:8086}:rescue{client.addr=10.2.7.9:40112}: linkerd_app_core::errors::respond: gRPC request failed error=service linkerd-dst-headless.linkerd.svc.cluster.local:8086: service unavailable';
 const EMFILE = '[  8812.4s]  WARN ThreadId(01) inbound: linkerd_app_core::serve: Failed to accept connection error=Too many open files (os error 24)';
 /** The second line of the panic (linkerd2#14954); the first names control.rs. */
 const PANIC = '`period` must be non-zero.';
@@ -125,14 +151,22 @@ describe('Loki pipelines on real line shapes', () => {
     assert.equal(runPipeline(sustained, UNRELATED), null);
   });
 
-  test('the control-plane address regex is the offline rule\'s: linkerd-* or loopback on 8086/8090/8080', () => {
+  test("the control-plane address regex is the offline rule's: linkerd-* or loopback on 8086/8090/8080", () => {
     const cp = /target=~"([^"]+)"/.exec(alertNamed(lokiRules, 'LinkerdControlPlaneReconnectStorm').expr)![1]!;
     const anchored = new RegExp(`^(?:${cp})$`);
-    for (const addr of ['linkerd-dst-headless.linkerd.svc.cluster.local:8086', 'linkerd-policy.linkerd.svc.cluster.local:8090', 'localhost:8086', '127.0.0.1:8090', 'linkerd-identity-headless.linkerd.svc.cluster.local:8080']) assert.ok(anchored.test(addr), addr);
-    for (const addr of ['10.42.1.7:8080', 'web.shop.svc.cluster.local:8086', 'linkerd-dst-headless.linkerd.svc.cluster.local:443']) assert.ok(!anchored.test(addr), addr);
+    for (const addr of [
+      'linkerd-dst-headless.linkerd.svc.cluster.local:8086',
+      'linkerd-policy.linkerd.svc.cluster.local:8090',
+      'localhost:8086',
+      '127.0.0.1:8090',
+      'linkerd-identity-headless.linkerd.svc.cluster.local:8080',
+    ])
+      assert.ok(anchored.test(addr), addr);
+    for (const addr of ['10.42.1.7:8080', 'web.shop.svc.cluster.local:8086', 'linkerd-dst-headless.linkerd.svc.cluster.local:443'])
+      assert.ok(!anchored.test(addr), addr);
   });
 
-  test('controller proxies\' failed inbound requests match with their port, client-side and data-plane lines do not', () => {
+  test("controller proxies' failed inbound requests match with their port, client-side and data-plane lines do not", () => {
     const failing = alertNamed(lokiRules, 'LinkerdControllerFailingProxyRequests');
     assert.equal(failing.labels.severity, 'critical');
     assert.match(failing.expr, /pod=~"linkerd-\(destination\|identity\)-\.\+"/);
@@ -144,13 +178,15 @@ describe('Loki pipelines on real line shapes', () => {
     assert.match(failing.expr, /\| port=~"\(8080\|8086\|8090\)"/);
   });
 
-  test('failures in the controller proxy\'s first startupGraceSeconds are left out', () => {
+  test("failures in the controller proxy's first startupGraceSeconds are left out", () => {
     const expr = alertNamed(lokiRules, 'LinkerdControllerFailingProxyRequests').expr;
     const below = /\| uptime!~"([^"]+)"/.exec(expr)![1]!;
     const startup = new RegExp(`^(?:${below})$`);
     for (const uptime of ['0', '3', '9']) assert.ok(startup.test(uptime), uptime);
     for (const uptime of ['10', '11', '73137']) assert.ok(!startup.test(uptime), uptime);
-    const tuned = fleetGroups('loki', { overrides: overrides({ 'control-plane-unavailable': { startupGraceSeconds: 45.5, minFailures: 5 } }) }).groups.flatMap((g) => g.rules);
+    const tuned = fleetGroups('loki', { overrides: overrides({ 'control-plane-unavailable': { startupGraceSeconds: 45.5, minFailures: 5 } }) }).groups.flatMap(
+      (g) => g.rules,
+    );
     const tunedExpr = alertNamed(tuned, 'LinkerdControllerFailingProxyRequests').expr;
     const tunedBelow = new RegExp(`^(?:${/\| uptime!~"([^"]+)"/.exec(tunedExpr)![1]!})$`);
     assert.ok(tunedBelow.test('45') && !tunedBelow.test('46'));
@@ -180,21 +216,26 @@ describe('Loki pipelines on real line shapes', () => {
     assert.deepEqual(runPipeline(cp, COREDNS), { client: '10.42.0.9', qtype: 'SRV', qname: 'linkerd-dst-headless.linkerd.svc.cluster.local.' });
     assert.equal(runPipeline(cp, COREDNS_V6), null, 'not a control-plane name');
     assert.deepEqual(runPipeline(other, COREDNS_V6), { client: '[::1]', qtype: 'A', qname: 'example.org.' });
-    assert.equal(runPipeline(other, COREDNS), null, 'control-plane names are the error alert\'s');
+    assert.equal(runPipeline(other, COREDNS), null, "control-plane names are the error alert's");
     for (const expr of [cp, other]) {
       assert.match(expr, /\[2s\]\)\) >= 100\nand\n/);
       assert.match(expr, />= 2 \* count by \(qname, qtype\) \(sum by \(qname, qtype, client\)/, 'at least half the queries are repeats');
     }
     assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForLinkerdControlPlane').labels.severity, 'critical');
     assert.equal(alertNamed(lokiRules, 'CoreDNSQueryBurstForOneName').labels.severity, 'warning');
-    const tuned = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { burstQueries: 40, burstWindowSeconds: 1.5 } }) }).groups.flatMap((g) => g.rules);
+    const tuned = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { burstQueries: 40, burstWindowSeconds: 1.5 } }) }).groups.flatMap(
+      (g) => g.rules,
+    );
     assert.match(alertNamed(tuned, 'CoreDNSQueryBurstForOneName').expr, /\[1500ms\]\)\) >= 40\n/);
   });
 
   // Issue 27: a newline in controlPlaneNames was written raw inside a quoted LogQL string.
   test('every character of a config value round-trips through LogQL string escaping', () => {
     const hostile = 'dst\nx, a"b, c\\d, e`f, g\th\r, ctl\u0001\u001b[31m\u007f\u009b, sep\u2028\u2029, lone\ud800, pair\u{1F600}, ü';
-    const expr = alertNamed(fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { controlPlaneNames: hostile } }) }).groups.flatMap((g) => g.rules), 'CoreDNSQueryBurstForLinkerdControlPlane').expr;
+    const expr = alertNamed(
+      fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { controlPlaneNames: hostile } }) }).groups.flatMap((g) => g.rules),
+      'CoreDNSQueryBurstForLinkerdControlPlane',
+    ).expr;
     assert.deepEqual(logqlProblems(expr), [], expr);
     // eslint-disable-next-line no-control-regex -- no raw control character may reach the rule file
     assert.doesNotMatch(expr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
@@ -219,11 +260,22 @@ describe('Loki pipelines on real line shapes', () => {
     // RE2's (?i) is JavaScript's i flag; label regexes are anchored.
     const matches = (regex: string, name: string) => new RegExp(`^(?:${regex.replace(/^\(\?i\)/, '')})$`, 'i').test(name);
     const services = serviceSet(DEFAULT_CONTROL_PLANE_NAMES);
-    for (const name of ['linkerd-dst-headless.linkerd.svc.cluster.local.', 'LINKERD-POLICY.linkerd.svc.cluster.local.', 'linkerd-identity-headless.linkerd', '10-42-0-12.linkerd-dst-headless.linkerd.svc.cluster.local.', 'web.shop.svc.cluster.local.', 'linkerd-dst-headless.example.com.', 'linkerd-dstx.linkerd.svc.cluster.local.', 'api.linkerd-policy.example.com.']) {
+    for (const name of [
+      'linkerd-dst-headless.linkerd.svc.cluster.local.',
+      'LINKERD-POLICY.linkerd.svc.cluster.local.',
+      'linkerd-identity-headless.linkerd',
+      '10-42-0-12.linkerd-dst-headless.linkerd.svc.cluster.local.',
+      'web.shop.svc.cluster.local.',
+      'linkerd-dst-headless.example.com.',
+      'linkerd-dstx.linkerd.svc.cluster.local.',
+      'api.linkerd-policy.example.com.',
+    ]) {
       assert.equal(matches(names(cp, '=~'), name), controlPlaneService(name, services) !== null, name);
     }
     // Names are literals: regex characters in the option are escaped, and reach the engine as a valid string.
-    const custom = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { controlPlaneNames: 'mesh.dst, dst+x' } }) }).groups.flatMap((g) => g.rules);
+    const custom = fleetGroups('loki', { overrides: overrides({ 'dns-query-storm': { controlPlaneNames: 'mesh.dst, dst+x' } }) }).groups.flatMap(
+      (g) => g.rules,
+    );
     const customExpr = alertNamed(custom, 'CoreDNSQueryBurstForLinkerdControlPlane').expr;
     assert.deepEqual(logqlProblems(customExpr), []);
     const customRegex = names(customExpr, '=~');

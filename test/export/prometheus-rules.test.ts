@@ -36,12 +36,22 @@ function pods(n: number, make: (i: number) => Series[]): Series[] {
 }
 
 function cpFailures(pod: string, addr: string, values: string): Series {
-  return proxySeries('control_response_total', `namespace="shop", pod="${pod}", instance="${pod}:4191", addr="${addr}", classification="failure", status_code="", grpc_status="", error="service in fail-fast"`, values);
+  return proxySeries(
+    'control_response_total',
+    `namespace="shop", pod="${pod}", instance="${pod}:4191", addr="${addr}", classification="failure", status_code="", grpc_status="", error="service in fail-fast"`,
+    values,
+  );
 }
 
 function endpointSeries(pod: string, i: number, extra: string): Series[] {
   const target = `target_addr="10.42.1.${i}:8080", target_ip="10.42.1.${i}", target_port="8080"`;
-  return [proxySeries('request_total', `namespace="ingress", pod="${pod}", direction="outbound", ${target}, dst_pod="web-5d8f-${i}", dst_deployment="web", dst_namespace="shop"${extra}`, '0+10x80')];
+  return [
+    proxySeries(
+      'request_total',
+      `namespace="ingress", pod="${pod}", direction="outbound", ${target}, dst_pod="web-5d8f-${i}", dst_deployment="web", dst_namespace="shop"${extra}`,
+      '0+10x80',
+    ),
+  ];
 }
 
 function fds(pod: string, open: string, max: string): Series[] {
@@ -50,7 +60,11 @@ function fds(pod: string, open: string, max: string): Series[] {
 }
 
 function balancer(pod: string): Series {
-  return proxySeries('outbound_http_balancer_endpoints', `namespace="ingress", pod="${pod}", endpoint_state="ready", parent_kind="Service", parent_name="web", backend_kind="Service", backend_name="web"`, '6x80');
+  return proxySeries(
+    'outbound_http_balancer_endpoints',
+    `namespace="ingress", pod="${pod}", endpoint_state="ready", parent_kind="Service", parent_name="web", backend_kind="Service", backend_name="web"`,
+    '6x80',
+  );
 }
 
 /** One ReplicaSet generation's endpoint series in a caller's proxy: request_total plus 20 latency buckets per endpoint. */
@@ -66,7 +80,10 @@ function generation(hash: string, endpoints: number, requests: string): Series[]
 
 /** kube-state-metrics' per-container restart counter of a pod in the linkerd namespace. */
 function restarts(pod: string, container: string, values: string): Series {
-  return { series: `kube_pod_container_status_restarts_total{job="kube-state-metrics", namespace="linkerd", pod="${pod}", container="${container}", uid="0f1e2d3c"}`, values };
+  return {
+    series: `kube_pod_container_status_restarts_total{job="kube-state-metrics", namespace="linkerd", pod="${pod}", container="${container}", uid="0f1e2d3c"}`,
+    values,
+  };
 }
 
 /** A kube-state-metrics per-container series (restart counter, last termination or waiting reason). */
@@ -76,7 +93,10 @@ function ksm(name: string, namespace: string, pod: string, container: string, ex
 
 /** A container restarting `restartValues` whose last termination reason is `reason`. */
 function terminated(namespace: string, pod: string, container: string, restartValues: string, reason: string): Series[] {
-  return [ksm('kube_pod_container_status_restarts_total', namespace, pod, container, '', restartValues), ksm('kube_pod_container_status_last_terminated_reason', namespace, pod, container, `, reason="${reason}"`, '1x200')];
+  return [
+    ksm('kube_pod_container_status_restarts_total', namespace, pod, container, '', restartValues),
+    ksm('kube_pod_container_status_last_terminated_reason', namespace, pod, container, `, reason="${reason}"`, '1x200'),
+  ];
 }
 
 /** 21 outbound series (request_total and 20 latency buckets) per destination pod of one workload, with `extra` labels. */
@@ -126,7 +146,13 @@ const CASES: AlertCase[] = [
   {
     title: 'one controller restart (below minRestarts), and an application pod in a crash loop',
     alert: 'LinkerdControllerPodRestarting',
-    series: [restarts('linkerd-identity-5f6b7-k9d2m', 'identity', '0x40 1x120'), { ...restarts('web-5d8f-abcde', 'web', '0+1x160'), series: restarts('web-5d8f-abcde', 'web', '').series.replace('namespace="linkerd"', 'namespace="shop"') }],
+    series: [
+      restarts('linkerd-identity-5f6b7-k9d2m', 'identity', '0x40 1x120'),
+      {
+        ...restarts('web-5d8f-abcde', 'web', '0+1x160'),
+        series: restarts('web-5d8f-abcde', 'web', '').series.replace('namespace="linkerd"', 'namespace="shop"'),
+      },
+    ],
     evalTime: '40m',
     firing: [],
   },
@@ -141,7 +167,10 @@ const CASES: AlertCase[] = [
   {
     title: 'a destination restart for another reason, and an old OOM kill with no restart in the hour',
     alert: 'LinkerdControllerOOMKilled',
-    series: [...terminated('linkerd', 'linkerd-destination-7d9c4-x2vq8', 'destination', '0x40 1x100', 'Error'), ...terminated('linkerd', 'linkerd-identity-5f6b7-k9d2m', 'identity', '2x300', 'OOMKilled')],
+    series: [
+      ...terminated('linkerd', 'linkerd-destination-7d9c4-x2vq8', 'destination', '0x40 1x100', 'Error'),
+      ...terminated('linkerd', 'linkerd-identity-5f6b7-k9d2m', 'identity', '2x300', 'OOMKilled'),
+    ],
     evalTime: '70m',
     firing: [],
   },
@@ -174,9 +203,18 @@ const CASES: AlertCase[] = [
     firing: [],
   },
   {
-    title: 'the destination pod\'s proxy waiting in CrashLoopBackOff between attempts',
+    title: "the destination pod's proxy waiting in CrashLoopBackOff between attempts",
     alert: 'LinkerdContainerCrashLooping',
-    series: [ksm('kube_pod_container_status_waiting_reason', 'linkerd', 'linkerd-destination-7d9c4-x2vq8', 'linkerd-proxy', ', reason="CrashLoopBackOff"', '0x10 1x4 0x20 1x4 0x20 1x80')],
+    series: [
+      ksm(
+        'kube_pod_container_status_waiting_reason',
+        'linkerd',
+        'linkerd-destination-7d9c4-x2vq8',
+        'linkerd-proxy',
+        ', reason="CrashLoopBackOff"',
+        '0x10 1x4 0x20 1x4 0x20 1x80',
+      ),
+    ],
     evalTime: '20m',
     firing: [{ ...rule('pod-restarts', 'critical'), namespace: 'linkerd', pod: 'linkerd-destination-7d9c4-x2vq8', container: 'linkerd-proxy' }],
   },
@@ -284,7 +322,10 @@ const CASES: AlertCase[] = [
   {
     title: 'a certificate with 20 h left, and a proxy with no certificate yet (0)',
     alert: 'LinkerdProxyCertificateNearExpiry',
-    series: [proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-0"', '72000x40'), proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-1"', '0x40')],
+    series: [
+      proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-0"', '72000x40'),
+      proxySeries('identity_cert_expiration_timestamp_seconds', 'namespace="shop", pod="web-1"', '0x40'),
+    ],
     evalTime: '5m',
     firing: [],
   },
@@ -306,7 +347,9 @@ const CASES: AlertCase[] = [
   {
     title: 'probes denied every 15 s on two pods of one server',
     alert: 'LinkerdAuthorizationHttpDenials',
-    series: pods(2, (i) => [proxySeries('inbound_http_authz_deny_total', `namespace="observability", pod="otel-${i}", srv_kind="server", srv_name="collector-opencensus"`, '0+1x40')]),
+    series: pods(2, (i) => [
+      proxySeries('inbound_http_authz_deny_total', `namespace="observability", pod="otel-${i}", srv_kind="server", srv_name="collector-opencensus"`, '0+1x40'),
+    ]),
     evalTime: '8m',
     firing: [{ ...rule('authorization-denied', 'warning'), namespace: 'observability', srv_name: 'collector-opencensus' }],
   },
@@ -358,17 +401,27 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdProxyBypassedByPodIpDialling',
     series: [
       ...pods(4, (i) => endpointSeries('traefik-0', i, '')),
-      ...pods(8, (i) => [proxySeries('tcp_open_total', `namespace="monitoring", pod="prometheus-0", direction="outbound", peer="dst", target_addr="10.42.2.${i}:4191", target_port="4191", dst_pod="web-${i}"`, '0+1x80')]),
+      ...pods(8, (i) => [
+        proxySeries(
+          'tcp_open_total',
+          `namespace="monitoring", pod="prometheus-0", direction="outbound", peer="dst", target_addr="10.42.2.${i}:4191", target_port="4191", dst_pod="web-${i}"`,
+          '0+1x80',
+        ),
+      ]),
     ],
     evalTime: '15m',
     firing: [],
   },
   {
-    title: 'an ingress dialling six pod IPs whose only balancer is the API server\'s default/kubernetes',
+    title: "an ingress dialling six pod IPs whose only balancer is the API server's default/kubernetes",
     alert: 'LinkerdProxyBypassedByPodIpDialling',
     series: [
       ...pods(6, (i) => endpointSeries('traefik-0', i, '')),
-      proxySeries('outbound_http_balancer_endpoints', 'namespace="ingress", pod="traefik-0", endpoint_state="ready", parent_kind="Service", parent_namespace="default", parent_name="kubernetes", backend_kind="Service", backend_name="kubernetes"', '1x80'),
+      proxySeries(
+        'outbound_http_balancer_endpoints',
+        'namespace="ingress", pod="traefik-0", endpoint_state="ready", parent_kind="Service", parent_namespace="default", parent_name="kubernetes", backend_kind="Service", backend_name="kubernetes"',
+        '1x80',
+      ),
     ],
     evalTime: '15m',
     firing: [{ ...rule('ingress-pod-ip-bypass', 'warning'), namespace: 'ingress', pod: 'traefik-0' }],
@@ -383,7 +436,13 @@ const CASES: AlertCase[] = [
   {
     title: 'a metrics scraper dialling eight pods on their application port',
     alert: 'LinkerdProxyBypassedByPodIpDialling',
-    series: pods(8, (i) => [proxySeries('request_total', `namespace="monitoring", pod="vmagent-0", direction="outbound", target_addr="10.42.2.${i}:8080", target_port="8080", dst_pod="web-${i}", dst_deployment="web", dst_namespace="shop"`, '0+1x80')]),
+    series: pods(8, (i) => [
+      proxySeries(
+        'request_total',
+        `namespace="monitoring", pod="vmagent-0", direction="outbound", target_addr="10.42.2.${i}:8080", target_port="8080", dst_pod="web-${i}", dst_deployment="web", dst_namespace="shop"`,
+        '0+1x80',
+      ),
+    ]),
     evalTime: '15m',
     firing: [],
   },
@@ -407,7 +466,13 @@ const CASES: AlertCase[] = [
     alert: 'LinkerdProxyRetainsStaleEndpointMetrics',
     series: [
       ...generation('7c9f', 5, '500x120'),
-      ...pods(5, (e) => [proxySeries('tcp_open_connections', `namespace="shop", pod="frontend-1", direction="outbound", peer="dst", dst_namespace="shop", dst_deployment="cart", dst_pod_template_hash="7c9f", dst_pod="cart-7c9f-${e}"`, '2x120')]),
+      ...pods(5, (e) => [
+        proxySeries(
+          'tcp_open_connections',
+          `namespace="shop", pod="frontend-1", direction="outbound", peer="dst", dst_namespace="shop", dst_deployment="cart", dst_pod_template_hash="7c9f", dst_pod="cart-7c9f-${e}"`,
+          '2x120',
+        ),
+      ]),
       ...generation('5b6d', 3, '0+20x120'),
     ],
     evalTime: '20m',
@@ -435,7 +500,13 @@ const CASES: AlertCase[] = [
       ...generation('7c9f', 3, '0+20x120'),
       ...generation('5b6d', 3, '0+1x120'),
       ...generation('4a2e', 3, '0+1x120'),
-      ...pods(3, (e) => [proxySeries('tcp_open_connections', `namespace="shop", pod="frontend-1", direction="outbound", peer="dst", dst_namespace="shop", dst_deployment="cart", dst_pod_template_hash="4a2e", dst_pod="cart-4a2e-${e}"`, '1x120')]),
+      ...pods(3, (e) => [
+        proxySeries(
+          'tcp_open_connections',
+          `namespace="shop", pod="frontend-1", direction="outbound", peer="dst", dst_namespace="shop", dst_deployment="cart", dst_pod_template_hash="4a2e", dst_pod="cart-4a2e-${e}"`,
+          '1x120',
+        ),
+      ]),
     ],
     evalTime: '20m',
     firing: [{ ...rule('stale-endpoint-metrics', 'warning'), namespace: 'shop', pod: 'frontend-1', dst_namespace: 'shop', dst_deployment: 'cart' }],
@@ -473,14 +544,26 @@ const CASES: AlertCase[] = [
   {
     title: 'node-local-dns serving stale (TTL 0) answers',
     alert: 'CoreDNSServingStaleAnswersWithTtlZero',
-    series: [{ series: 'coredns_cache_served_stale_total{job="node-local-dns", instance="10.0.3.4:9253", server="dns://169.254.20.10:53", zones="cluster.local.", view=""}', values: '0+40x40' }],
+    series: [
+      {
+        series:
+          'coredns_cache_served_stale_total{job="node-local-dns", instance="10.0.3.4:9253", server="dns://169.254.20.10:53", zones="cluster.local.", view=""}',
+        values: '0+40x40',
+      },
+    ],
     evalTime: '8m',
     firing: [{ ...rule('dns-ttl-zero', 'warning'), job: 'node-local-dns', instance: '10.0.3.4:9253', server: 'dns://169.254.20.10:53' }],
   },
   {
     title: 'a cache that served stale answers long ago and none since',
     alert: 'CoreDNSServingStaleAnswersWithTtlZero',
-    series: [{ series: 'coredns_cache_served_stale_total{job="node-local-dns", instance="10.0.3.4:9253", server="dns://169.254.20.10:53", zones="cluster.local.", view=""}', values: '0+40x4 160x40' }],
+    series: [
+      {
+        series:
+          'coredns_cache_served_stale_total{job="node-local-dns", instance="10.0.3.4:9253", server="dns://169.254.20.10:53", zones="cluster.local.", view=""}',
+        values: '0+40x4 160x40',
+      },
+    ],
     evalTime: '10m',
     firing: [],
   },
@@ -488,7 +571,12 @@ const CASES: AlertCase[] = [
   {
     title: 'SRV queries at 60/s for ten minutes',
     alert: 'CoreDNSSrvQueryStorm',
-    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+900x40' }],
+    series: [
+      {
+        series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}',
+        values: '0+900x40',
+      },
+    ],
     evalTime: '6m',
     firing: [{ ...rule('dns-query-storm', 'warning'), job: 'coredns', instance: '10.42.0.2:9153' }],
   },
@@ -496,8 +584,14 @@ const CASES: AlertCase[] = [
     title: 'normal SRV re-resolution (1/s) next to a heavy A-record load',
     alert: 'CoreDNSSrvQueryStorm',
     series: [
-      { series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+15x40' },
-      { series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="A"}', values: '0+15000x40' },
+      {
+        series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}',
+        values: '0+15x40',
+      },
+      {
+        series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="A"}',
+        values: '0+15000x40',
+      },
     ],
     evalTime: '6m',
     firing: [],
@@ -505,14 +599,24 @@ const CASES: AlertCase[] = [
   {
     title: 'an SRV spike shorter than the periodic-burst span',
     alert: 'CoreDNSSrvQueryStorm',
-    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+15x20 300+900x4 3900+15x20' }],
+    series: [
+      {
+        series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}',
+        values: '0+15x20 300+900x4 3900+15x20',
+      },
+    ],
     evalTime: '6m30s',
     firing: [],
   },
   {
     title: 'SRV queries at 45/s for ten minutes (under burstQueries 100 per 2 s)',
     alert: 'CoreDNSSrvQueryStorm',
-    series: [{ series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}', values: '0+675x40' }],
+    series: [
+      {
+        series: 'coredns_dns_requests_total{job="coredns", instance="10.42.0.2:9153", server="dns://:53", zone=".", proto="udp", family="1", type="SRV"}',
+        values: '0+675x40',
+      },
+    ],
     evalTime: '6m',
     firing: [],
   },
@@ -544,7 +648,13 @@ describe('exported Prometheus rules (promtool)', () => {
       'rules.yaml': renderPrometheus(groups),
       'grouped.yaml': renderPrometheus(fleetGroups('prometheus', { settings: { groupBy: ['cluster'], namespaceLabel: 'kubernetes_namespace' } }).groups),
       'tuned.yaml': renderPrometheus(
-        fleetGroups('prometheus', { overrides: overrides({ 'reconnect-storm': { minPods: 2, errorMinPods: 7, maxGapSeconds: 12.5 }, 'fd-exhaustion': { ratio: 0.95 }, 'dns-query-storm': { burstWindowSeconds: 3 } }) }).groups,
+        fleetGroups('prometheus', {
+          overrides: overrides({
+            'reconnect-storm': { minPods: 2, errorMinPods: 7, maxGapSeconds: 12.5 },
+            'fd-exhaustion': { ratio: 0.95 },
+            'dns-query-storm': { burstWindowSeconds: 3 },
+          }),
+        }).groups,
       ),
     };
     await withFiles(files, async (dir) => {
@@ -576,8 +686,14 @@ describe('exported Prometheus rules (promtool)', () => {
   test('every exported alert has a series set that fires and one that stays quiet', () => {
     const { groups } = fleetGroups('prometheus');
     for (const alert of groups.flatMap((g) => g.rules.map((r) => r.alert))) {
-      assert.ok(CASES.some((c) => c.alert === alert && c.firing.length > 0), `no firing case for ${alert}`);
-      assert.ok(CASES.some((c) => c.alert === alert && c.firing.length === 0), `no quiet case for ${alert}`);
+      assert.ok(
+        CASES.some((c) => c.alert === alert && c.firing.length > 0),
+        `no firing case for ${alert}`,
+      );
+      assert.ok(
+        CASES.some((c) => c.alert === alert && c.firing.length === 0),
+        `no quiet case for ${alert}`,
+      );
     }
   });
 
@@ -596,7 +712,10 @@ describe('exported Prometheus rules (promtool)', () => {
   test('--group-by cluster keeps clusters apart', async (t) => {
     if (!(await requirePromtool(t))) return;
     const groups = withoutAnnotations(fleetGroups('prometheus', { settings: { groupBy: ['cluster'] } }).groups);
-    const perCluster = (cluster: string, failing: number) => pods(failing, (i) => [{ ...cpFailures(`web-${i}`, DST, '0+4x60'), series: cpFailures(`web-${i}`, DST, '').series.replace('{', `{cluster="${cluster}", `) }]);
+    const perCluster = (cluster: string, failing: number) =>
+      pods(failing, (i) => [
+        { ...cpFailures(`web-${i}`, DST, '0+4x60'), series: cpFailures(`web-${i}`, DST, '').series.replace('{', `{cluster="${cluster}", `) },
+      ]);
     const storm: AlertCase = {
       title: 'five failing proxies in one cluster, three in another',
       alert: 'LinkerdControlPlaneRequestsFailingFleetWide',
@@ -610,7 +729,7 @@ describe('exported Prometheus rules (promtool)', () => {
     });
   });
 
-  test('annotations render with the alert\'s labels and value', async (t) => {
+  test("annotations render with the alert's labels and value", async (t) => {
     if (!(await requirePromtool(t))) return;
     const groups = fleetGroups('prometheus').groups;
     const fd = groups.flatMap((g) => g.rules).find((r) => r.alert === 'LinkerdProxyFileDescriptorsNearLimit')!;
@@ -629,7 +748,11 @@ describe('exported Prometheus rules (promtool)', () => {
               exp_alerts: [
                 {
                   exp_labels: firing.firing[0],
-                  exp_annotations: { summary: 'Proxy shop/web-0 uses 83.01% of its file descriptors', description: fd.annotations.description, runbook_url: fd.annotations.runbook_url },
+                  exp_annotations: {
+                    summary: 'Proxy shop/web-0 uses 83.01% of its file descriptors',
+                    description: fd.annotations.description,
+                    runbook_url: fd.annotations.runbook_url,
+                  },
                 },
               ],
             },
@@ -646,16 +769,24 @@ describe('exported Prometheus rules (promtool)', () => {
   test('thresholds follow the config: a raised errorSeries silences the critical alert', async (t) => {
     if (!(await requirePromtool(t))) return;
     const critical = CASES.find((c) => c.alert === 'LinkerdProxyMetricCardinalityCritical' && c.firing.length > 0)!;
-    const groups = withoutAnnotations(fleetGroups('prometheus', { overrides: overrides({ 'metric-cardinality': { errorSeries: 80_000, warningSeries: 70_000 } }) }).groups);
+    const groups = withoutAnnotations(
+      fleetGroups('prometheus', { overrides: overrides({ 'metric-cardinality': { errorSeries: 80_000, warningSeries: 70_000 } }) }).groups,
+    );
     const quiet = { ...critical, firing: [] };
     await withFiles({ 'rules.yaml': renderPrometheus(groups), 'tests.yaml': unitTestFile([quiet]) }, async (dir) => {
       const result = await promtool(['test', 'rules', 'tests.yaml'], dir);
       assert.ok(result.ok, result.output);
     });
     // …and a lowered one makes a small proxy fire.
-    const lowered = withoutAnnotations(fleetGroups('prometheus', { overrides: overrides({ 'metric-cardinality': { errorSeries: 5_000, warningSeries: 1_000 } }) }).groups);
+    const lowered = withoutAnnotations(
+      fleetGroups('prometheus', { overrides: overrides({ 'metric-cardinality': { errorSeries: 5_000, warningSeries: 1_000 } }) }).groups,
+    );
     const small = CASES.find((c) => c.title === 'a proxy well under the warning threshold')!;
-    const fires = { ...small, alert: 'LinkerdProxyMetricCardinalityCritical', firing: [{ ...rule('metric-cardinality', 'critical'), namespace: 'shop', pod: 'web-0' }] };
+    const fires = {
+      ...small,
+      alert: 'LinkerdProxyMetricCardinalityCritical',
+      firing: [{ ...rule('metric-cardinality', 'critical'), namespace: 'shop', pod: 'web-0' }],
+    };
     await withFiles({ 'rules.yaml': renderPrometheus(lowered), 'tests.yaml': unitTestFile([fires]) }, async (dir) => {
       const result = await promtool(['test', 'rules', 'tests.yaml'], dir);
       assert.ok(result.ok, result.output);

@@ -25,24 +25,30 @@ const UNKNOWN_ISSUER =
 const ACCESS_DENIED = (uptime: string) => `[${uptime}s]  WARN ThreadId(01) server{port=4191}: rustls::session: Sending fatal alert AccessDenied    `;
 const WAITING = (uptime: string) => `[${uptime}s]  WARN ThreadId(01) linkerd_app: Waiting for identity to be initialized...`;
 
-const ENTER_DATA = '[   603.1s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:service{ns=shop name=web port=80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0';
-const ENTER_CLIENT_POOL = '[   330.4s]  INFO ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=30.0';
+const ENTER_DATA =
+  '[   603.1s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:service{ns=shop name=web port=80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0';
+const ENTER_CLIENT_POOL =
+  '[   330.4s]  INFO ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=30.0';
 const ENTER_CONTROLLER_INBOUND = '[950833.887787s]  WARN ThreadId(01) inbound:server{port=8086}: linkerd_stack::failfast: Service entering failfast after 1s';
 const REFUSED =
   '[   604.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:rescue{client.addr=10.42.3.7:51234}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=logical service web.shop.svc.cluster.local:80: service in fail-fast';
-const ROUTER_CAPACITY = 'inbound:accept{peer.addr=x.x.x.x:63058}:source{target.addr=x.x.x.x:8084}: linkerd2_app_core::errors: Failed to proxy request: router capacity reached (100)';
+const ROUTER_CAPACITY =
+  'inbound:accept{peer.addr=x.x.x.x:63058}:source{target.addr=x.x.x.x:8084}: linkerd2_app_core::errors: Failed to proxy request: router capacity reached (100)';
 
 const NO_RECORD = (uptime: string) =>
   `[${uptime}s]  WARN ThreadId(02) identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_app_core::control: Failed to resolve control-plane component error=no record found for name: linkerd-identity-headless.linkerd.svc.cluster.local. type: SRV class: IN`;
-const REFINE = 'INFO outbound:accept{peer.addr=10.240.2.1:4100}:source{target.addr=10.240.5.1:80}:logical{addr=ppe.testhost.example.com:80}: linkerd2_proxy_http::canonicalize: DNS refinement timed out';
+const REFINE =
+  'INFO outbound:accept{peer.addr=10.240.2.1:4100}:source{target.addr=10.240.5.1:80}:logical{addr=ppe.testhost.example.com:80}: linkerd2_proxy_http::canonicalize: DNS refinement timed out';
 const REFINE_LEGACY = 'ERR! linkerd2_proxy::proxy::canonicalize failed to refine catalyst.elasticsearch.service.azure-west-us.consul: deadline has elapsed';
 
-const DETECT_PLAIN = (port: number) => `[   412.7s]  INFO ThreadId(01) outbound:proxy{addr=10.96.33.4:${port}}: linkerd_detect: Continuing after timeout: linkerd_proxy_http::version::Version protocol detection timed out after 10s`;
+const DETECT_PLAIN = (port: number) =>
+  `[   412.7s]  INFO ThreadId(01) outbound:proxy{addr=10.96.33.4:${port}}: linkerd_detect: Continuing after timeout: linkerd_proxy_http::version::Version protocol detection timed out after 10s`;
 const DETECT_JSON =
   '{"timestamp":"[ 10132.943961s]","level":"INFO","fields":{"message":"Continuing after timeout: linkerd_proxy_http::version::Version protocol detection timed out after 10s"},"target":"linkerd_detect","spans":[{"name":"outbound"},{"addr":"10.163.70.5:9000","name":"proxy"}],"threadId":"ThreadId(2)"}';
 const TLS_DETECT = '[ 68866.229000s]  INFO ThreadId(01) inbound:server{port=4143}: linkerd_app_core::serve: Connection closed error=TLS detection timed out';
 
-const DENIED_2_11 = '[    54.614678s]  INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus';
+const DENIED_2_11 =
+  '[    54.614678s]  INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus';
 const DENIED_POLICY =
   '[   800.2s]  INFO ThreadId(01) inbound:server{port=8080}:http: linkerd_app_inbound::policy::http: Request denied server.group=policy.linkerd.io server.kind=server server.name=payments-http route.group= route.kind=default route.name=default client.tls=None(NoClientHello) client.ip=10.42.5.20';
 
@@ -58,7 +64,7 @@ describe('Loki twins of the threshold log rules', () => {
     assert.match(expr('LinkerdProxyTrustAnchorMismatch'), /\) >= 2$/);
   });
 
-  test('failfast: data-plane entries and refusals count, the controllers\' own fail-fast does not', () => {
+  test("failfast: data-plane entries and refusals count, the controllers' own fail-fast does not", () => {
     assert.ok(kept('LinkerdProxyServiceFailfastRepeated', ENTER_DATA));
     for (const line of [ENTER_CLIENT_POOL, ENTER_CONTROLLER_INBOUND]) assert.ok(!kept('LinkerdProxyServiceFailfastRepeated', line), line);
     for (const line of [REFUSED, ROUTER_CAPACITY]) assert.ok(kept('LinkerdProxyRequestsRefused', line), line);
@@ -71,7 +77,10 @@ describe('Loki twins of the threshold log rules', () => {
   test('dns-resolution-failure: control-plane lookups after the grace, refinement timeouts in both wordings', () => {
     assert.ok(kept('LinkerdProxyCannotResolveControlPlane', NO_RECORD('    25.008354')));
     assert.ok(!kept('LinkerdProxyCannotResolveControlPlane', NO_RECORD('     0.003857')), 'start-up race');
-    assert.ok(!kept('LinkerdProxyCannotResolveControlPlane', '[ 25.0s]  WARN ThreadId(01) linkerd_dns: no record found for name: web.shop.svc.cluster.local. type: A'), 'not a control-plane name');
+    assert.ok(
+      !kept('LinkerdProxyCannotResolveControlPlane', '[ 25.0s]  WARN ThreadId(01) linkerd_dns: no record found for name: web.shop.svc.cluster.local. type: A'),
+      'not a control-plane name',
+    );
     for (const line of [REFINE, REFINE_LEGACY]) assert.ok(kept('LinkerdProxyDnsRefinementTimingOut', line), line);
   });
 
@@ -92,7 +101,12 @@ describe('Loki twins of the threshold log rules', () => {
   });
 
   test('every twin is valid LogQL with tuned options too', () => {
-    const tuned = fleetGroups('loki', { overrides: overrides({ 'identity-failure': { startupGraceSeconds: 45, maxIdentityWaitSeconds: 120 }, 'dns-resolution-failure': { startupGraceSeconds: 0 } }) }).groups.flatMap((g) => g.rules);
+    const tuned = fleetGroups('loki', {
+      overrides: overrides({
+        'identity-failure': { startupGraceSeconds: 45, maxIdentityWaitSeconds: 120 },
+        'dns-resolution-failure': { startupGraceSeconds: 0 },
+      }),
+    }).groups.flatMap((g) => g.rules);
     for (const r of tuned) assert.deepEqual(logqlProblems(r.expr), [], r.expr);
     assert.doesNotMatch(expr('LinkerdProxyCannotResolveControlPlane', tuned), /uptime/);
   });

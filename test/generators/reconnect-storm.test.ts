@@ -24,9 +24,15 @@ describe('reconnect-storm bundle generator', () => {
 
   it('retries at 2 lines per second per loop for the whole duration, as the 500 ms backoff cap does', () => {
     const [log] = stormBundle({ ...ONE_STORM, workloads: ['web'], podsPerWorkload: 1, quietLines: 0, storms: [DESTINATION_STORM], durationSeconds: 60 });
-    const stamps = log!.content.trim().split('\n').map((l) => Date.parse(l.slice(0, 23) + 'Z'));
+    const stamps = log!.content
+      .trim()
+      .split('\n')
+      .map((l) => Date.parse(l.slice(0, 23) + 'Z'));
     assert.ok(stamps.length >= 118 && stamps.length <= 120, `${stamps.length} lines in 60 s`);
     const gaps = stamps.slice(1).map((t, i) => t - stamps[i]!);
-    assert.ok(gaps.every((g) => g >= 500 && g <= 503), 'every gap is the 500 ms cap plus connect time');
+    assert.ok(
+      gaps.every((g) => g >= 500 && g <= 503),
+      'every gap is the 500 ms cap plus connect time',
+    );
   });
 });

@@ -60,7 +60,10 @@ function runCase(c: Case): Promise<{ status: number | null; stderr: string; outp
   const args = [BIN, 'analyze', c.input, '--quiet', '--jobs', '1', '--config', path.resolve('test/golden/empty-config.yaml')];
   for (const format of c.formats) args.push('--format', format, '--output', path.join(outDir, `report.${EXTENSION[format]}`));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, NO_COLOR: '1', COLUMNS: '100', FORCE_COLOR: '0', SOURCE_DATE_EPOCH: '1700000000' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, NO_COLOR: '1', COLUMNS: '100', FORCE_COLOR: '0', SOURCE_DATE_EPOCH: '1700000000' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);

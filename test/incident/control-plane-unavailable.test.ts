@@ -58,7 +58,8 @@ describe('control-plane-unavailable: fires', () => {
   });
 
   it('on older proxies logging `Failed to proxy request` on inbound 8086, identified by the Local identity line', async () => {
-    const line = 'WARN ThreadId(01) inbound:accept{peer.addr=CLIENT target.addr=10.36.216.4:8086}: linkerd_app_core::errors: Failed to proxy request: HTTP Logical service in fail-fast';
+    const line =
+      'WARN ThreadId(01) inbound:accept{peer.addr=CLIENT target.addr=10.36.216.4:8086}: linkerd_app_core::errors: Failed to proxy request: HTTP Logical service in fail-fast';
     const head = `${up(0.006)}  INFO ThreadId(01) linkerd2_proxy: Local identity is linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local\n`;
     const body = failures(25, { line }).replace(/^\S+ /gm, '');
     const { findings } = await runRule(rule, [{ path: 'dst.log', content: head + body, kind: 'proxy-log' }]);
@@ -79,7 +80,8 @@ describe('control-plane-unavailable: fires', () => {
   });
 
   it('on an identity pod that restarted twice in one capture, as a warning', async () => {
-    const run = (n: number) => `${up(0.002)}  INFO ThreadId(01) linkerd2_proxy: release 2.210.4 (abc1234) by linkerd on 2023-11-22T17:01:46Z\n${up(1.5)}  INFO ThreadId(01) linkerd2_proxy: Admin interface on 0.0.0.0:4191 run=${n}\n`;
+    const run = (n: number) =>
+      `${up(0.002)}  INFO ThreadId(01) linkerd2_proxy: release 2.210.4 (abc1234) by linkerd on 2023-11-22T17:01:46Z\n${up(1.5)}  INFO ThreadId(01) linkerd2_proxy: Admin interface on 0.0.0.0:4191 run=${n}\n`;
     const { findings } = await runRule(rule, [{ path: 'linkerd/linkerd-identity-6f8d9c7b4f-qw2zl/linkerd-proxy.log', content: run(1) + run(2) + run(3) }]);
     assert.equal(findings.length, 1);
     assert.equal(findings[0]!.evidence.controller, 'identity');
@@ -88,7 +90,8 @@ describe('control-plane-unavailable: fires', () => {
   });
 
   it('on a destination controller container that started three times (Go `running version` lines)', async () => {
-    const start = (t: string) => `${t} time="${t.slice(0, 19)}Z" level=info msg="running version stable-2.14.9"\n${t} time="${t.slice(0, 19)}Z" level=info msg="starting admin server on :9996"\n`;
+    const start = (t: string) =>
+      `${t} time="${t.slice(0, 19)}Z" level=info msg="running version stable-2.14.9"\n${t} time="${t.slice(0, 19)}Z" level=info msg="starting admin server on :9996"\n`;
     const content = start('2024-06-06T11:01:45.527253157Z') + start('2024-06-06T11:03:10.100000000Z') + start('2024-06-06T11:05:00.100000000Z');
     const { findings } = await runRule(rule, [{ path: 'linkerd/linkerd-destination-7d9f8c6b5d-x2x8k/destination.log', content }]);
     assert.equal(findings.length, 1);
@@ -124,7 +127,8 @@ describe('control-plane-unavailable: fires', () => {
 
 describe('control-plane-unavailable: stays quiet', () => {
   it('for an application serving HTTP on 8080 (the identity port number) that sheds load', async () => {
-    const line = 'INFO ThreadId(01) inbound:server{port=8080}:rescue{client.addr=CLIENT}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=server 10.2.9.9:8080: service web.default.svc.cluster.local:8080: service unavailable';
+    const line =
+      'INFO ThreadId(01) inbound:server{port=8080}:rescue{client.addr=CLIENT}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=server 10.2.9.9:8080: service web.default.svc.cluster.local:8080: service unavailable';
     const { findings } = await runRule(rule, [{ path: 'default/web-5c9f8d7b6c-abcde/linkerd-proxy.log', content: failures(200, { line }) }]);
     assert.deepEqual(findings, []);
   });
@@ -135,7 +139,8 @@ describe('control-plane-unavailable: stays quiet', () => {
   });
 
   it('for a client proxy whose outbound calls to the destination fail (that is the client side)', async () => {
-    const line = 'INFO ThreadId(01) outbound:proxy{addr=10.2.24.49:8086}:rescue{client.addr=CLIENT}: linkerd_app_core::errors::respond: gRPC request failed error=service linkerd-dst-headless.linkerd.svc.cluster.local:8086: service unavailable';
+    const line =
+      'INFO ThreadId(01) outbound:proxy{addr=10.2.24.49:8086}:rescue{client.addr=CLIENT}: linkerd_app_core::errors::respond: gRPC request failed error=service linkerd-dst-headless.linkerd.svc.cluster.local:8086: service unavailable';
     const { findings } = await runRule(rule, [{ path: 'ingress/traefik-7d9f8c6b5d-x2x8k/linkerd-proxy.log', content: failures(100, { line }) }]);
     assert.deepEqual(findings, []);
   });
@@ -154,7 +159,10 @@ describe('control-plane-unavailable: merge', () => {
     const { readEntry } = await import('../../src/engine/pipeline.js');
     const inputs = [
       { path: DST_POD, content: failures(15, { clients: 4 }) },
-      { path: 'linkerd/linkerd-destination-7d9f8c6b5d-b4c5d/linkerd-proxy.log', content: failures(15, { clients: 6, wallStart: Date.parse('2025-03-04T03:14:00Z') }) },
+      {
+        path: 'linkerd/linkerd-destination-7d9f8c6b5d-b4c5d/linkerd-proxy.log',
+        content: failures(15, { clients: 6, wallStart: Date.parse('2025-03-04T03:14:00Z') }),
+      },
     ];
     const configured = [{ rule, options: { ...rule.meta.defaultOptions } }];
     const feed = async (engine: InstanceType<typeof RuleEngine>, input: (typeof inputs)[number]) => {

@@ -21,22 +21,42 @@ function finding(ruleId: string, over: Partial<Finding> & { start?: number; end?
   if (start !== undefined) evidence.window = { start: iso(start), end: iso(end ?? start + 60) };
   if (perMinute) evidence.timeline = { start: iso(start ?? 0), bucketSeconds: 60, counts: perMinute, label: `${ruleId} per minute` } satisfies Timeline;
   return {
-    ruleId, severity: 'error', docsUrl: '', kind: 'test', title: `${ruleId} title`, message: '', subject: {}, locations: [], remediation: `1. First step for ${ruleId}.\n2. Later.`,
-    ...rest, evidence,
+    ruleId,
+    severity: 'error',
+    docsUrl: '',
+    kind: 'test',
+    title: `${ruleId} title`,
+    message: '',
+    subject: {},
+    locations: [],
+    remediation: `1. First step for ${ruleId}.\n2. Later.`,
+    ...rest,
+    evidence,
   };
 }
 
 const controller = (start: number) =>
   finding('control-plane-unavailable', {
-    title: 'Destination controller unavailable to proxies', start, end: start + 240, perMinute: [300, 280, 310, 120],
+    title: 'Destination controller unavailable to proxies',
+    start,
+    end: start + 240,
+    perMinute: [300, 280, 310, 120],
     subject: { namespace: 'linkerd', workload: 'linkerd-destination', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
     evidence: { controller: 'destination', failures: 1010, distinctClients: 412, failureKinds: { 'service unavailable': 1010 } },
   });
 const storm = (start: number) =>
   finding('reconnect-storm', {
-    title: 'Reconnect storm towards the destination controller', start, end: start + 240, perMinute: [8_000_000, 8_500_000, 8_200_000, 8_300_000],
+    title: 'Reconnect storm towards the destination controller',
+    start,
+    end: start + 240,
+    perMinute: [8_000_000, 8_500_000, 8_200_000, 8_300_000],
     subject: { namespace: 'ingress', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
-    evidence: { podsAffected: 412, totalLines: 33_000_000, window: { start: iso(start), end: iso(start + 240), durationSeconds: 240 }, pods: [{ pod: 'traefik-7d9f8c6b5d-x2x8k', lines: 9 }] },
+    evidence: {
+      podsAffected: 412,
+      totalLines: 33_000_000,
+      window: { start: iso(start), end: iso(start + 240), durationSeconds: 240 },
+      pods: [{ pod: 'traefik-7d9f8c6b5d-x2x8k', lines: 9 }],
+    },
   });
 
 describe('correlate', () => {
@@ -45,8 +65,17 @@ describe('correlate', () => {
     assert.equal(incidents.length, 1);
     const inc = incidents[0]!;
     assert.equal(inc.ordering.confidence, 'likely');
-    assert.deepEqual(inc.findings.map((f) => [f.ruleId, f.role]), [['control-plane-unavailable', 'probable cause'], ['reconnect-storm', 'effect']]);
-    assert.equal(inc.headline, 'Destination controller saturated (1,010 failed calls from 412 clients) → 412 traefik proxies in a reconnect storm to destination (33 M lines in 4 min)');
+    assert.deepEqual(
+      inc.findings.map((f) => [f.ruleId, f.role]),
+      [
+        ['control-plane-unavailable', 'probable cause'],
+        ['reconnect-storm', 'effect'],
+      ],
+    );
+    assert.equal(
+      inc.headline,
+      'Destination controller saturated (1,010 failed calls from 412 clients) → 412 traefik proxies in a reconnect storm to destination (33 M lines in 4 min)',
+    );
     assert.match(inc.ordering.reasoning[0]!, /The cause was logged 20 s before the effect/);
     assert.equal(inc.firstAction, 'First step for control-plane-unavailable.');
     assert.equal(inc.timeline?.series.length, 2);
@@ -54,27 +83,48 @@ describe('correlate', () => {
   });
 
   it('explains three pairs per mechanism and counts the rest, so 200 storms stay one readable incident', () => {
-    const storms = Array.from({ length: 200 }, (_, i) => ({ ...storm(20), title: `Reconnect storm ${i}`, subject: { namespace: 'ingress', pod: `traefik-7d9f8c6b5d-p${i}`, target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } }));
+    const storms = Array.from({ length: 200 }, (_, i) => ({
+      ...storm(20),
+      title: `Reconnect storm ${i}`,
+      subject: { namespace: 'ingress', pod: `traefik-7d9f8c6b5d-p${i}`, target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
+    }));
     const controllers = [0, 1].map((k) => ({ ...controller(0), title: `Destination controller ${k}` }));
     const inc = correlate([...storms, ...controllers])[0]!;
     assert.equal(inc.findings.length, 202);
     // 2 causes × 200 effects = 400 pairs: three explained, one line for the other 397.
     assert.equal(inc.ordering.reasoning.filter((r) => r.includes(' → Reconnect storm ')).length, 3);
-    assert.ok(inc.ordering.reasoning.includes('… and 397 more control-plane-unavailable → reconnect-storm pairs by the same mechanism.'), inc.ordering.reasoning.join('\n'));
+    assert.ok(
+      inc.ordering.reasoning.includes('… and 397 more control-plane-unavailable → reconnect-storm pairs by the same mechanism.'),
+      inc.ordering.reasoning.join('\n'),
+    );
     assert.ok(inc.ordering.reasoning.length < 10);
     assert.match(inc.headline, /; 196 more$/);
   });
 
   it('ties a policy storm to the destination pod too (same pod, same proxy), as a second effect in the headline', () => {
-    const policyStorm = { ...storm(20), title: 'Reconnect storm towards the policy controller', subject: { namespace: 'ingress', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } };
+    const policyStorm = {
+      ...storm(20),
+      title: 'Reconnect storm towards the policy controller',
+      subject: { namespace: 'ingress', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' },
+    };
     const inc = correlate([storm(20), policyStorm, controller(0)])[0]!;
-    assert.deepEqual(inc.findings.map((f) => f.role), ['probable cause', 'effect', 'effect']);
-    assert.match(inc.headline, /^Destination controller saturated \([^)]*\) → 412 traefik proxies in a reconnect storm to destination \([^)]*\); 412 traefik proxies in a reconnect storm to policy/);
+    assert.deepEqual(
+      inc.findings.map((f) => f.role),
+      ['probable cause', 'effect', 'effect'],
+    );
+    assert.match(
+      inc.headline,
+      /^Destination controller saturated \([^)]*\) → 412 traefik proxies in a reconnect storm to destination \([^)]*\); 412 traefik proxies in a reconnect storm to policy/,
+    );
     assert.match(inc.ordering.reasoning.join(' '), /same linkerd-destination pod/);
     const labels = inc.timeline!.series.map((x) => x.label);
     assert.equal(new Set(labels).size, 3, labels.join(', '));
     // Identity lives in its own pod: an identity outage explains no policy storm.
-    const identity = { ...controller(0), evidence: { ...controller(0).evidence, controller: 'identity' as const }, subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } };
+    const identity = {
+      ...controller(0),
+      evidence: { ...controller(0).evidence, controller: 'identity' as const },
+      subject: { target: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' },
+    };
     const apart = correlate([policyStorm, identity])[0]!;
     assert.ok(apart.findings.every((f) => f.role === 'related'));
   });
@@ -98,7 +148,10 @@ describe('correlate', () => {
   });
 
   it('keeps unrelated findings apart', () => {
-    const a = finding('metric-cardinality', { subject: { pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' }, keyFigure: { name: 'series', value: 114_906 } });
+    const a = finding('metric-cardinality', {
+      subject: { pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' },
+      keyFigure: { name: 'series', value: 114_906 },
+    });
     const b = finding('fd-exhaustion', { subject: { pod: 'web-5c9f8d7b6c-abcde' } });
     const incidents = correlate([a, b]);
     assert.equal(incidents.length, 2);
@@ -106,10 +159,20 @@ describe('correlate', () => {
   });
 
   it('puts the ingress pod-IP bypass before the cardinality it explains, on the same workload', () => {
-    const card = finding('metric-cardinality', { subject: { pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' }, keyFigure: { name: 'series', value: 114_906 } });
-    const bypass = finding('ingress-pod-ip-bypass', { title: 'Ingress sends to pod IPs', severity: 'warning', subject: { pod: 'traefik-7d9f8c6b5d-b4c5d', workload: 'traefik' } });
+    const card = finding('metric-cardinality', {
+      subject: { pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' },
+      keyFigure: { name: 'series', value: 114_906 },
+    });
+    const bypass = finding('ingress-pod-ip-bypass', {
+      title: 'Ingress sends to pod IPs',
+      severity: 'warning',
+      subject: { pod: 'traefik-7d9f8c6b5d-b4c5d', workload: 'traefik' },
+    });
     const inc = correlate([card, bypass])[0]!;
-    assert.deepEqual(inc.findings.map((f) => f.ruleId), ['ingress-pod-ip-bypass', 'metric-cardinality']);
+    assert.deepEqual(
+      inc.findings.map((f) => f.ruleId),
+      ['ingress-pod-ip-bypass', 'metric-cardinality'],
+    );
     assert.equal(inc.ordering.confidence, 'likely');
     assert.match(inc.headline, /Ingress sends to pod IPs → traefik metric cardinality 115 k series/);
   });
@@ -136,7 +199,10 @@ describe('storm bundle report', () => {
     const report = buildReport(await analyzeInputs([dir], defaultRules()), 'error');
     const multi = report.incidents!.filter((i) => i.findings.length > 1);
     assert.equal(multi.length, 1);
-    assert.deepEqual(multi[0]!.findings.map((f) => f.ruleId), ['control-plane-unavailable', 'reconnect-storm']);
+    assert.deepEqual(
+      multi[0]!.findings.map((f) => f.ruleId),
+      ['control-plane-unavailable', 'reconnect-storm'],
+    );
     assert.equal(multi[0]!.ordering.confidence, 'likely');
     assert.ok(multi[0]!.timeline!.series.every((s) => s.counts.some((c) => c > 0)));
 
@@ -146,9 +212,15 @@ describe('storm bundle report', () => {
     assert.match(text, /1\. Destination controller saturated \(450 failed calls from \d+ clients\) → 6 traefik proxies in a reconnect storm to destination/);
     assert.match(text, /do now Relieve the destination controller now/);
 
-    const json = JSON.parse(formatJson(report, { color: false, findings: report.findings, failOn: 'error' })) as { incidents: unknown[]; proxyVersions: { version: string }[] };
+    const json = JSON.parse(formatJson(report, { color: false, findings: report.findings, failOn: 'error' })) as {
+      incidents: unknown[];
+      proxyVersions: { version: string }[];
+    };
     assert.equal(json.incidents.length, 1);
-    assert.deepEqual(json.proxyVersions.map((v) => v.version), ['v2.210.4']);
+    assert.deepEqual(
+      json.proxyVersions.map((v) => v.version),
+      ['v2.210.4'],
+    );
   });
 
   it('a storm with no controller logs is its own incident, and nothing is invented about its cause', async () => {
@@ -156,7 +228,10 @@ describe('storm bundle report', () => {
     dirs.push(dir);
     writeBundle(dir, stormBundle({ withController: false }));
     const report = buildReport(await analyzeInputs([dir], defaultRules()), 'error');
-    assert.deepEqual(report.incidents!.map((i) => i.findings.map((f) => f.role)), [['related']]);
+    assert.deepEqual(
+      report.incidents!.map((i) => i.findings.map((f) => f.role)),
+      [['related']],
+    );
     assert.doesNotMatch(formatText(report, { color: false, findings: report.findings, failOn: 'error' }), /INCIDENT/);
   });
 
@@ -183,34 +258,66 @@ describe('pod restarts in incidents', () => {
     finding('pod-restarts', { title: 'destination controller OOMKilled in linkerd/linkerd-destination', ...over });
   const destinationOom = oomKilled({
     subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' },
-    evidence: { container: 'destination', role: 'controller', problem: 'oom', controller: 'destination', restarts: 6, pods: [{ pod: 'linkerd-destination-7c9d5b8f6-q2wzl' }] },
+    evidence: {
+      container: 'destination',
+      role: 'controller',
+      problem: 'oom',
+      controller: 'destination',
+      restarts: 6,
+      pods: [{ pod: 'linkerd-destination-7c9d5b8f6-q2wzl' }],
+    },
   });
   const cardinality = finding('metric-cardinality', {
-    title: 'Metric cardinality in traefik-7d9f8c6b5-x2x8k', subject: { namespace: 'traefik', workload: 'traefik', pod: 'traefik-7d9f8c6b5-x2x8k' }, keyFigure: { name: 'series', value: 134_464 },
+    title: 'Metric cardinality in traefik-7d9f8c6b5-x2x8k',
+    subject: { namespace: 'traefik', workload: 'traefik', pod: 'traefik-7d9f8c6b5-x2x8k' },
+    keyFigure: { name: 'series', value: 134_464 },
   });
   const proxy = (problem: string) =>
     finding('pod-restarts', {
-      title: `linkerd-proxy ${problem} in traefik/traefik`, severity: 'warning',
+      title: `linkerd-proxy ${problem} in traefik/traefik`,
+      severity: 'warning',
       subject: { namespace: 'traefik', workload: 'traefik', pod: 'traefik-7d9f8c6b5-x2x8k', target: 'traefik/linkerd-proxy' },
       evidence: { container: 'linkerd-proxy', role: 'proxy', problem, restarts: 3, pods: [{ pod: 'traefik-7d9f8c6b5-x2x8k' }] },
     });
 
   it('makes a destination OOM kill the probable cause of the reconnect storm towards destination', () => {
     const inc = correlate([storm(20), destinationOom])[0]!;
-    assert.deepEqual(inc.findings.map((f) => [f.ruleId, f.role]), [['pod-restarts', 'probable cause'], ['reconnect-storm', 'effect']]);
+    assert.deepEqual(
+      inc.findings.map((f) => [f.ruleId, f.role]),
+      [
+        ['pod-restarts', 'probable cause'],
+        ['reconnect-storm', 'effect'],
+      ],
+    );
     assert.equal(inc.ordering.confidence, 'likely');
-    assert.match(inc.headline, /^Destination controller of linkerd-destination OOMKilled \(6 restarts\) → 412 traefik proxies in a reconnect storm to destination/);
+    assert.match(
+      inc.headline,
+      /^Destination controller of linkerd-destination OOMKilled \(6 restarts\) → 412 traefik proxies in a reconnect storm to destination/,
+    );
     assert.match(inc.ordering.reasoning[0]!, /drops every proxy's stream at once/);
   });
 
   it('puts the OOM kill before the controller outage it causes, and both before the storm', () => {
     const inc = correlate([storm(20), controller(0), destinationOom])[0]!;
-    assert.deepEqual(inc.findings.map((f) => [f.ruleId, f.role]), [['pod-restarts', 'probable cause'], ['control-plane-unavailable', 'effect'], ['reconnect-storm', 'effect']]);
+    assert.deepEqual(
+      inc.findings.map((f) => [f.ruleId, f.role]),
+      [
+        ['pod-restarts', 'probable cause'],
+        ['control-plane-unavailable', 'effect'],
+        ['reconnect-storm', 'effect'],
+      ],
+    );
   });
 
   it('reads cardinality as the cause of a proxy OOM kill of the same pod, but not of other restarts', () => {
     const oom = correlate([proxy('oom'), cardinality])[0]!;
-    assert.deepEqual(oom.findings.map((f) => [f.ruleId, f.role]), [['metric-cardinality', 'probable cause'], ['pod-restarts', 'effect']]);
+    assert.deepEqual(
+      oom.findings.map((f) => [f.ruleId, f.role]),
+      [
+        ['metric-cardinality', 'probable cause'],
+        ['pod-restarts', 'effect'],
+      ],
+    );
     assert.match(oom.ordering.reasoning[0]!, /OOMKilled \(linkerd2#12916\)/);
     const crash = correlate([proxy('crashloop'), cardinality])[0]!;
     assert.equal(crash.findings.length, 2, 'still grouped by the shared pod');
@@ -220,7 +327,7 @@ describe('pod restarts in incidents', () => {
 
 describe('correlate: incidents bounded in time and never joined by generic names (issue 28)', () => {
   it('keeps signals 2.5 years apart in separate incidents, however much they share', () => {
-    const longAgo = -Math.round((2.5 * 365 * 86_400));
+    const longAgo = -Math.round(2.5 * 365 * 86_400);
     const incidents = correlate([controller(0), storm(20), { ...controller(longAgo), title: 'An old outage' }]);
     const sizes = incidents.map((i) => i.findings.length).sort();
     assert.deepEqual(sizes, [1, 2]);

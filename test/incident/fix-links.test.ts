@@ -5,7 +5,17 @@ import type { Finding } from '../../src/core/types.js';
 import { fixesFor } from '../../src/incident/fix-status.js';
 
 const finding = (ruleId: string, over: Partial<Finding> = {}): Finding => ({
-  ruleId, severity: 'error', docsUrl: '', kind: 'test', title: ruleId, message: '', subject: {}, evidence: {}, locations: [], remediation: '1. Fix it.', ...over,
+  ruleId,
+  severity: 'error',
+  docsUrl: '',
+  kind: 'test',
+  title: ruleId,
+  message: '',
+  subject: {},
+  evidence: {},
+  locations: [],
+  remediation: '1. Fix it.',
+  ...over,
 });
 const fixIds = (f: Finding) => fixesFor(f).map((x) => x.id);
 
@@ -17,7 +27,10 @@ describe('fix links declared by the rule folders', () => {
 
   it('ties the inbound authority fix to inbound authority series, not to any authority label', () => {
     assert.deepEqual(fixIds(finding('metric-cardinality', { evidence: { inboundAuthoritySeries: 120 } })), ['inbound-authority-label']);
-    assert.deepEqual(fixIds(finding('metric-cardinality', { evidence: { perEndpointLabels: ['authority'], topLabels: [{ label: 'authority', values: 3 }] } })), []);
+    assert.deepEqual(
+      fixIds(finding('metric-cardinality', { evidence: { perEndpointLabels: ['authority'], topLabels: [{ label: 'authority', values: 3 }] } })),
+      [],
+    );
   });
 
   it('ties the duplicate-series fix to duplicated sample lines', () => {
@@ -27,7 +40,10 @@ describe('fix links declared by the rule folders', () => {
 
   it('keeps the stream-limit fix to the destination and identity controllers', () => {
     assert.deepEqual(fixIds(finding('control-plane-unavailable', { evidence: { controller: 'policy' } })), ['connect-backoff-cap']);
-    assert.deepEqual(fixIds(finding('reconnect-storm', { subject: { target: 'linkerd-policy.linkerd.svc.cluster.local:8086' } })), ['destination-stream-limit', 'connect-backoff-cap']);
+    assert.deepEqual(fixIds(finding('reconnect-storm', { subject: { target: 'linkerd-policy.linkerd.svc.cluster.local:8086' } })), [
+      'destination-stream-limit',
+      'connect-backoff-cap',
+    ]);
     assert.deepEqual(fixIds(finding('reconnect-storm', { subject: { target: 'web.shop.svc.cluster.local:8080' } })), ['connect-backoff-cap']);
   });
 
@@ -36,7 +52,16 @@ describe('fix links declared by the rule folders', () => {
 
 describe('podsOfFinding', () => {
   it('reads the subject pod and the pods the evidence names, once each', () => {
-    const f = finding('reconnect-storm', { subject: { pod: 'web-1' }, evidence: { pods: [{ pod: 'web-1', lines: 4 }, { pod: 'web-2', lines: 2 }], topTargets: [{ endpoint: '10.0.0.1:8086', pod: 'not-a-pod-list' }] } });
+    const f = finding('reconnect-storm', {
+      subject: { pod: 'web-1' },
+      evidence: {
+        pods: [
+          { pod: 'web-1', lines: 4 },
+          { pod: 'web-2', lines: 2 },
+        ],
+        topTargets: [{ endpoint: '10.0.0.1:8086', pod: 'not-a-pod-list' }],
+      },
+    });
     assert.deepEqual(podsOfFinding(f), ['web-1', 'web-2']);
   });
 });

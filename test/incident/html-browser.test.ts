@@ -26,7 +26,15 @@ function htmlReport(input: string, file: string, ...flags: string[]): string {
 }
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const inCi = !!process.env.CI && process.env.CI !== 'false';
 const missing = !existsSync(CHROMIUM);
 const skip = missing && !inCi ? `${CHROMIUM} not found; install it with: apt-get install -y chromium` : false;
@@ -48,7 +56,8 @@ describe('HTML report in headless Chromium', { skip }, () => {
     file = htmlReport(path.join(dir, 'bundle'), path.join(dir, 'storm.html'));
     const traefik40 = path.join(dir, 'traefik40');
     mkdirSync(traefik40);
-    for (let i = 0; i < 40; i++) copyFileSync(path.join(TRAEFIK, 'traefik-7d9f8c6b5-x2x8k.log'), path.join(traefik40, `traefik-7d9f8c6b5-p${String(i).padStart(2, '0')}xk.log`));
+    for (let i = 0; i < 40; i++)
+      copyFileSync(path.join(TRAEFIK, 'traefik-7d9f8c6b5-x2x8k.log'), path.join(traefik40, `traefik-7d9f8c6b5-p${String(i).padStart(2, '0')}xk.log`));
     all = [
       file,
       htmlReport(path.join(dir, 'bundle'), path.join(dir, 'storm-verbose.html'), '--verbose', '--no-fold'),
@@ -144,13 +153,27 @@ describe('HTML report in headless Chromium', { skip }, () => {
         assert.deepEqual(overflow.wide, [], `${where}: elements past the right edge`);
         const cells = await page.locator('article.finding td').allInnerTexts();
         assert.ok(cells.length > 0, where);
-        assert.deepEqual(cells.filter((t) => /^\s*[[{]"/.test(t)), [], `${where}: an evidence cell prints JSON`);
+        assert.deepEqual(
+          cells.filter((t) => /^\s*[[{]"/.test(t)),
+          [],
+          `${where}: an evidence cell prints JSON`,
+        );
         // Prose renders code spans as code: no Markdown backticks left in the text.
         const prose = await page.locator('.action, article.finding p, article.finding li').allInnerTexts();
-        assert.deepEqual(prose.filter((t) => t.includes('`')), [], `${where}: literal backticks`);
+        assert.deepEqual(
+          prose.filter((t) => t.includes('`')),
+          [],
+          `${where}: literal backticks`,
+        );
         // The findings table's one-word cells are never broken inside the word.
-        const severityHeight = await page.locator('#findings-table thead th').first().evaluate((th) => th.getBoundingClientRect().height);
-        const rowHeight = await page.locator('#findings-table thead th').last().evaluate((th) => th.getBoundingClientRect().height);
+        const severityHeight = await page
+          .locator('#findings-table thead th')
+          .first()
+          .evaluate((th) => th.getBoundingClientRect().height);
+        const rowHeight = await page
+          .locator('#findings-table thead th')
+          .last()
+          .evaluate((th) => th.getBoundingClientRect().height);
         assert.ok(severityHeight <= rowHeight, `${where}: "Severity" wraps`);
         if (report === file) {
           // The retry-gap histogram is a table of buckets with bars on one scale.
@@ -168,7 +191,10 @@ describe('HTML report in headless Chromium', { skip }, () => {
       const charts = page.locator('.incident figure.multiples svg.chart.timeline');
       assert.ok((await charts.count()) >= 2);
       const labels = await charts.evaluateAll((svgs) => svgs.map((s) => s.getAttribute('aria-label') ?? ''));
-      assert.ok(labels.every((l) => /, peak [\d,]+$/.test(l)), labels.join(' | '));
+      assert.ok(
+        labels.every((l) => /, peak [\d,]+$/.test(l)),
+        labels.join(' | '),
+      );
       // One y scale for all of them, so bar heights compare across signals: the same top label.
       const tops = await charts.evaluateAll((svgs) => svgs.map((s) => s.querySelector('text[text-anchor=end]')?.textContent ?? ''));
       assert.equal(new Set(tops).size, 1, tops.join(' | '));

@@ -6,12 +6,27 @@ import { buildReport } from '../../src/report/report.js';
 
 function cardinality(over: Partial<Finding> = {}): Finding {
   return {
-    ruleId: 'metric-cardinality', severity: 'error', kind: 'series-count', docsUrl: 'https://example.invalid/docs/metric-cardinality.md', title: 'Proxy holds 114,906 series', message: 'Too many series.',
-    subject: { namespace: 'ingress', pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' }, locations: [], remediation: '1. Drop labels.', keyFigure: { name: 'series', value: 114_906 },
+    ruleId: 'metric-cardinality',
+    severity: 'error',
+    kind: 'series-count',
+    docsUrl: 'https://example.invalid/docs/metric-cardinality.md',
+    title: 'Proxy holds 114,906 series',
+    message: 'Too many series.',
+    subject: { namespace: 'ingress', pod: 'traefik-7d9f8c6b5d-x2x8k', workload: 'traefik' },
+    locations: [],
+    remediation: '1. Drop labels.',
+    keyFigure: { name: 'series', value: 114_906 },
     evidence: {
       series: 114_906,
-      topFamilies: [{ family: 'response_latency_ms_bucket', series: 231_842 }, { family: 'request_total', series: 13_835 }, { family: 'tcp_open_total', series: 11_174 }],
-      topLabels: [{ label: 'dst_pod', values: 8_917 }, { label: 'authority', values: 12 }],
+      topFamilies: [
+        { family: 'response_latency_ms_bucket', series: 231_842 },
+        { family: 'request_total', series: 13_835 },
+        { family: 'tcp_open_total', series: 11_174 },
+      ],
+      topLabels: [
+        { label: 'dst_pod', values: 8_917 },
+        { label: 'authority', values: 12 },
+      ],
     },
     ...over,
   };
@@ -33,7 +48,16 @@ describe('html report (static)', () => {
   });
 
   it('reads any list of {text, number} objects as bars, and nothing else', () => {
-    assert.deepEqual(asBars([{ pod: 'a', lines: 3 }, { pod: 'b', lines: 1 }]), [{ label: 'a', value: 3 }, { label: 'b', value: 1 }]);
+    assert.deepEqual(
+      asBars([
+        { pod: 'a', lines: 3 },
+        { pod: 'b', lines: 1 },
+      ]),
+      [
+        { label: 'a', value: 3 },
+        { label: 'b', value: 1 },
+      ],
+    );
     assert.deepEqual(asBars([{ name: 'x', hash: 'abc', count: 2, share: 0.5 }]), [{ label: 'x', value: 2 }]);
     assert.equal(asBars(['a', 'b']), null);
     assert.equal(asBars([{ path: 'a', text: 'b' }]), null);
@@ -41,7 +65,15 @@ describe('html report (static)', () => {
   });
 
   it('draws a top-N list once, as bars or as a table; nested objects as small tables, never JSON', () => {
-    const html = render([cardinality({ evidence: { series: 114_906, topFamilies: [{ family: 'a', series: 3 }], backoff: { verdict: 'at the cap', medianGapHistogram: { '≤0.5s': 4, '≤1s': 120 } } } })]);
+    const html = render([
+      cardinality({
+        evidence: {
+          series: 114_906,
+          topFamilies: [{ family: 'a', series: 3 }],
+          backoff: { verdict: 'at the cap', medianGapHistogram: { '≤0.5s': 4, '≤1s': 120 } },
+        },
+      }),
+    ]);
     assert.equal((html.match(/<svg class="chart bars"/g) ?? []).length, 1);
     assert.doesNotMatch(html, /<caption>top families/);
     assert.doesNotMatch(html, /\{&quot;/);
@@ -56,7 +88,9 @@ describe('html report (static)', () => {
 
   it('escapes everything that came from the inputs', () => {
     const hostile = '<img src=x onerror=alert(1)>';
-    const html = render([cardinality({ title: hostile, subject: { pod: hostile }, evidence: { topFamilies: [{ family: `</svg>${hostile}`, series: 5 }] }, remediation: hostile })]);
+    const html = render([
+      cardinality({ title: hostile, subject: { pod: hostile }, evidence: { topFamilies: [{ family: `</svg>${hostile}`, series: 5 }] }, remediation: hostile }),
+    ]);
     assert.doesNotMatch(html, /<img/);
     assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
   });
@@ -67,11 +101,23 @@ describe('html report (static)', () => {
     assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
     // Links are for the reader to follow, not fetched: only the rule docs and in-page anchors.
     const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!);
-    assert.ok(hrefs.every((h) => h.startsWith('#') || h === 'data:,' || h.startsWith('https://example.invalid/')), hrefs.join(' '));
+    assert.ok(
+      hrefs.every((h) => h.startsWith('#') || h === 'data:,' || h.startsWith('https://example.invalid/')),
+      hrefs.join(' '),
+    );
   });
 
   it('renders an empty report: no findings in what was read, or nothing read at all', () => {
-    const read = buildReport({ inputs: [{ path: 'proxy.log', kind: 'proxy-log', bytes: 10, records: 1, unparsed: 0, lines: 1 }], findings: [], skippedRules: [], ruleFailures: [], errors: [] }, 'error');
+    const read = buildReport(
+      {
+        inputs: [{ path: 'proxy.log', kind: 'proxy-log', bytes: 10, records: 1, unparsed: 0, lines: 1 }],
+        findings: [],
+        skippedRules: [],
+        ruleFailures: [],
+        errors: [],
+      },
+      'error',
+    );
     const html = formatHtml(read, { color: false, findings: [], failOn: 'error' });
     assert.match(html, /No findings\./);
     assert.match(html, /PASS/);

@@ -25,11 +25,16 @@ async function findingsOf(ids: string[], inputs: Parameters<typeof runRule>[1]):
 describe('threshold rules in incidents', () => {
   it('identity-headless not resolving is the probable cause of proxies failing certification', async () => {
     const inputs = ['orders-7d9f8c6b5-x2x8k', 'orders-7d9f8c6b5-q7w2e', 'billing-5f6d7c8b9-m3n4p'].map((pod) =>
-      proxyLog(`payments/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [
-        ...startup(`${pod.split('-')[0]}.payments.serviceaccount.identity.linkerd.cluster.local`),
-        ...every(0.004, 5.02, 13, 'WARN', NO_IDENTITY_RECORD),
-        ...every(1.1, 10.2, 6, 'ERROR', OBTAIN_FAILED),
-      ], 2),
+      proxyLog(
+        `payments/${pod}/linkerd-proxy.log`,
+        '2024-06-07T09:00:00Z',
+        [
+          ...startup(`${pod.split('-')[0]}.payments.serviceaccount.identity.linkerd.cluster.local`),
+          ...every(0.004, 5.02, 13, 'WARN', NO_IDENTITY_RECORD),
+          ...every(1.1, 10.2, 6, 'ERROR', OBTAIN_FAILED),
+        ],
+        2,
+      ),
     );
     const findings = await findingsOf(['dns-resolution-failure', 'identity-failure'], inputs);
     assert.deepEqual(findings.map((f) => f.ruleId).sort(), ['dns-resolution-failure', 'identity-failure']);
@@ -46,42 +51,92 @@ describe('threshold rules in incidents', () => {
 
   it('a reconnect storm of the same proxies explains a controller-unreachable fail-fast', () => {
     const storm: Finding = {
-      ...base, ruleId: 'reconnect-storm', title: 'Reconnect storm', subject: { target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
+      ...base,
+      ruleId: 'reconnect-storm',
+      title: 'Reconnect storm',
+      subject: { target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
       evidence: { podsAffected: 3, totalLines: 900, window, pods: [{ pod: 'frontend-7d9f8c6b5-x2x8k', lines: 300 }] },
     };
     const failfast: Finding = {
-      ...base, ruleId: 'failfast', severity: 'warning', title: 'web.shop:80 in fail-fast (controller unreachable)', subject: { namespace: 'shop', target: 'web.shop:80' },
-      evidence: { service: 'web.shop:80', cause: 'controller unreachable', podsAffected: 3, window: { start: '2024-06-07T09:05:40.000Z', end: window.end }, pods: [{ pod: 'frontend-7d9f8c6b5-x2x8k', lines: 9 }] },
+      ...base,
+      ruleId: 'failfast',
+      severity: 'warning',
+      title: 'web.shop:80 in fail-fast (controller unreachable)',
+      subject: { namespace: 'shop', target: 'web.shop:80' },
+      evidence: {
+        service: 'web.shop:80',
+        cause: 'controller unreachable',
+        podsAffected: 3,
+        window: { start: '2024-06-07T09:05:40.000Z', end: window.end },
+        pods: [{ pod: 'frontend-7d9f8c6b5-x2x8k', lines: 9 }],
+      },
     };
     const [incident] = correlate([failfast, storm]);
-    assert.deepEqual(incident!.findings.map((f) => [f.ruleId, f.role]), [['reconnect-storm', 'probable cause'], ['failfast', 'effect']]);
+    assert.deepEqual(
+      incident!.findings.map((f) => [f.ruleId, f.role]),
+      [
+        ['reconnect-storm', 'probable cause'],
+        ['failfast', 'effect'],
+      ],
+    );
     assert.match(incident!.headline, /web\.shop:80 in fail-fast on 3 proxies \(controller unreachable\)/);
   });
 
   it('an identity controller refusing calls explains the DNS gap and the certification failures', () => {
     const controller: Finding = {
-      ...base, ruleId: 'control-plane-unavailable', title: 'Identity controller unavailable to proxies', subject: { namespace: 'linkerd', target: 'linkerd-identity:8080' },
+      ...base,
+      ruleId: 'control-plane-unavailable',
+      title: 'Identity controller unavailable to proxies',
+      subject: { namespace: 'linkerd', target: 'linkerd-identity:8080' },
       evidence: { controller: 'identity', failures: 0, window },
     };
-    const dns: Finding = { ...base, ruleId: 'dns-resolution-failure', title: 'DNS', subject: { target: 'linkerd-identity-headless:8080' }, evidence: { controller: 'identity', podsAffected: 4, window } };
-    const identity: Finding = { ...base, ruleId: 'identity-failure', title: 'Identity', subject: { target: 'linkerd-identity-headless:8080' }, evidence: { controller: 'identity', failureKind: 'certify', podsAffected: 4, window } };
+    const dns: Finding = {
+      ...base,
+      ruleId: 'dns-resolution-failure',
+      title: 'DNS',
+      subject: { target: 'linkerd-identity-headless:8080' },
+      evidence: { controller: 'identity', podsAffected: 4, window },
+    };
+    const identity: Finding = {
+      ...base,
+      ruleId: 'identity-failure',
+      title: 'Identity',
+      subject: { target: 'linkerd-identity-headless:8080' },
+      evidence: { controller: 'identity', failureKind: 'certify', podsAffected: 4, window },
+    };
     const [incident] = correlate([identity, dns, controller]);
     assert.equal(incident!.findings[0]!.ruleId, 'control-plane-unavailable');
     assert.equal(incident!.findings[0]!.role, 'probable cause');
-    assert.deepEqual(incident!.findings.slice(1).map((f) => f.role), ['effect', 'effect']);
+    assert.deepEqual(
+      incident!.findings.slice(1).map((f) => f.role),
+      ['effect', 'effect'],
+    );
   });
 
   it('denied kubelet probes explain the restarts of the same workload, but not its OOM kills', () => {
     const denied: Finding = {
-      ...base, ruleId: 'authorization-denied', severity: 'warning', title: 'Probe traffic denied by policy on collector-opencensus', subject: { namespace: 'observability', target: 'collector-opencensus' },
+      ...base,
+      ruleId: 'authorization-denied',
+      severity: 'warning',
+      title: 'Probe traffic denied by policy on collector-opencensus',
+      subject: { namespace: 'observability', target: 'collector-opencensus' },
       evidence: { server: 'collector-opencensus', kind: 'probe flood', denials: 36, window, pods: [{ pod: 'otel-collector-6b9c8d7f5-k8s9t', lines: 18 }] },
     };
     const restarts = (problem: string): Finding => ({
-      ...base, ruleId: 'pod-restarts', title: `otel-collector ${problem}`, subject: { namespace: 'observability', pod: 'otel-collector-6b9c8d7f5-k8s9t', workload: 'otel-collector' },
+      ...base,
+      ruleId: 'pod-restarts',
+      title: `otel-collector ${problem}`,
+      subject: { namespace: 'observability', pod: 'otel-collector-6b9c8d7f5-k8s9t', workload: 'otel-collector' },
       evidence: { container: 'otel-collector', role: 'app', problem, restarts: 7, window },
     });
     const [incident] = correlate([restarts('crashloop'), denied]);
-    assert.deepEqual(incident!.findings.map((f) => [f.ruleId, f.role]), [['authorization-denied', 'probable cause'], ['pod-restarts', 'effect']]);
+    assert.deepEqual(
+      incident!.findings.map((f) => [f.ruleId, f.role]),
+      [
+        ['authorization-denied', 'probable cause'],
+        ['pod-restarts', 'effect'],
+      ],
+    );
     assert.match(incident!.headline, /probes denied by policy on collector-opencensus \(36\)/);
     const [oom] = correlate([restarts('oom'), denied]);
     assert.notEqual(oom!.ordering.confidence, 'likely');

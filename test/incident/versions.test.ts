@@ -14,13 +14,38 @@ import { stormBundle, writeBundle } from '../../scripts/fixtures/incident-storm.
 
 function banner(pod: string, release: string, namespace = 'ingress'): ProxyLogRecord {
   return {
-    kind: 'proxy-log', path: `${namespace}/${pod}/linkerd-proxy.log`, line: 1, pod, namespace, format: 'plain', time: null, uptime: 0.002, restart: 0,
-    level: 'INFO', thread: 1, spans: [], target: 'linkerd2_proxy', message: `release ${release} (b2e8623) by linkerd on 2025-02-12T15:16:03Z`, fields: {}, raw: '',
+    kind: 'proxy-log',
+    path: `${namespace}/${pod}/linkerd-proxy.log`,
+    line: 1,
+    pod,
+    namespace,
+    format: 'plain',
+    time: null,
+    uptime: 0.002,
+    restart: 0,
+    level: 'INFO',
+    thread: 1,
+    spans: [],
+    target: 'linkerd2_proxy',
+    message: `release ${release} (b2e8623) by linkerd on 2025-02-12T15:16:03Z`,
+    fields: {},
+    raw: '',
   };
 }
 
 function buildInfo(section: string, labels: Record<string, string>): MetricSampleRecord {
-  return { kind: 'metric-sample', path: 'dump.prom', line: 3, section, family: 'proxy_build_info', name: 'proxy_build_info', type: 'gauge', labels, value: 1, timestamp: null };
+  return {
+    kind: 'metric-sample',
+    path: 'dump.prom',
+    line: 3,
+    section,
+    family: 'proxy_build_info',
+    name: 'proxy_build_info',
+    type: 'gauge',
+    labels,
+    value: 1,
+    timestamp: null,
+  };
 }
 
 function collect(records: (ProxyLogRecord | MetricSampleRecord)[]) {
@@ -31,9 +56,16 @@ function collect(records: (ProxyLogRecord | MetricSampleRecord)[]) {
 
 function storm(pods: string[]): Finding {
   return {
-    ruleId: 'reconnect-storm', severity: 'error', docsUrl: '', kind: 'destination-storm', title: 'Reconnect storm towards the destination controller', message: '',
+    ruleId: 'reconnect-storm',
+    severity: 'error',
+    docsUrl: '',
+    kind: 'destination-storm',
+    title: 'Reconnect storm towards the destination controller',
+    message: '',
     subject: { target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
-    evidence: { pods: pods.map((pod) => ({ pod, lines: 100 })) }, locations: [], remediation: '1. Do something.',
+    evidence: { pods: pods.map((pod) => ({ pod, lines: 100 })) },
+    locations: [],
+    remediation: '1. Do something.',
   };
 }
 
@@ -60,7 +92,7 @@ describe('proxy versions', () => {
     assert.equal(versions.byPod.get('emoji-6f8d9c7b4f-qw2zl')?.linkerd, 'after stable-2.11.0, before stable-2.12.0');
   });
 
-  it('merges like a rule\'s state: two halves merged equal one pass', () => {
+  it("merges like a rule's state: two halves merged equal one pass", () => {
     const records = [banner('a-7d9f8c6b5d-x2x8k', '2.210.4'), banner('b-7d9f8c6b5d-x2x8k', '2.307.0')];
     const whole = collect(records);
     const left = new RuleEngine([], [versionCollector]);
@@ -79,7 +111,10 @@ describe('fix status', () => {
   it('says an old proxy lacks the backoff cap change, and names the release that has it', () => {
     const [f] = annotateFixStatus([storm(pods)], collect(pods.map((p) => banner(p, '2.210.4'))));
     assert.equal(backoff(f!).status, 'not-fixed');
-    assert.match(f!.remediation, /Version check \(connect-backoff-cap\): Not fixed in this version: .* v2\.210\.4 \(stable-2\.14\.8–2\.14\.10\) on 2 pods, older than v2\.307\.0, edge-25\.7\.2 \/ Linkerd 2\.19/);
+    assert.match(
+      f!.remediation,
+      /Version check \(connect-backoff-cap\): Not fixed in this version: .* v2\.210\.4 \(stable-2\.14\.8–2\.14\.10\) on 2 pods, older than v2\.307\.0, edge-25\.7\.2 \/ Linkerd 2\.19/,
+    );
   });
 
   it('says a fixed proxy already has it, so the cause lies elsewhere', () => {
@@ -132,13 +167,25 @@ describe('version advice end to end on a storm bundle', () => {
   it('an old bundle (2.210.4) lacks both the stream-limit and the backoff fixes', async () => {
     const result = await analyse('2.210.4');
     const storm = result.findings.find((f) => f.ruleId === 'reconnect-storm')!;
-    assert.deepEqual(storm.fixStatus!.map((s) => [s.fix, s.status]), [['destination-stream-limit', 'not-fixed'], ['connect-backoff-cap', 'not-fixed']]);
+    assert.deepEqual(
+      storm.fixStatus!.map((s) => [s.fix, s.status]),
+      [
+        ['destination-stream-limit', 'not-fixed'],
+        ['connect-backoff-cap', 'not-fixed'],
+      ],
+    );
   });
 
   it('a 2.300 bundle has the stream-limit fix but still the 500 ms backoff', async () => {
     const result = await analyse('2.300.0');
     const storm = result.findings.find((f) => f.ruleId === 'reconnect-storm')!;
-    assert.deepEqual(storm.fixStatus!.map((s) => [s.fix, s.status]), [['destination-stream-limit', 'fixed'], ['connect-backoff-cap', 'not-fixed']]);
+    assert.deepEqual(
+      storm.fixStatus!.map((s) => [s.fix, s.status]),
+      [
+        ['destination-stream-limit', 'fixed'],
+        ['connect-backoff-cap', 'not-fixed'],
+      ],
+    );
     assert.equal(result.versions.byPod.size, 6);
   });
 });
@@ -152,7 +199,7 @@ describe('Linkerd releases logged by Go components', () => {
   const dst = 'linkerd-destination-7d9f8c6b5d-q2w3e';
   const status = (f: Finding, id: string) => f.fixStatus!.find((s) => s.fix === id)!;
 
-  it('judge the stream-limit fix by the controller\'s own release, on both channels', () => {
+  it("judge the stream-limit fix by the controller's own release, on both channels", () => {
     const old = annotateFixStatus([storm(pods)], collect([runningVersion(dst, 'stable-2.14.9', 'linkerd')]))[0]!;
     assert.equal(status(old, 'destination-stream-limit').status, 'not-fixed');
     assert.match(status(old, 'destination-stream-limit').note, /stable-2\.14\.9 on 1 pod/);
@@ -172,7 +219,13 @@ describe('fix applicability', () => {
   it('applies the destination stream-limit fix to destination storms, not to policy ones', () => {
     const policy = { ...storm(['traefik-7d9f8c6b5d-x2x8k']), subject: { target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } };
     const [dst, pol] = annotateFixStatus([storm(['traefik-7d9f8c6b5d-x2x8k']), policy], collect([]));
-    assert.deepEqual(dst!.fixStatus!.map((s) => s.fix), ['destination-stream-limit', 'connect-backoff-cap']);
-    assert.deepEqual(pol!.fixStatus!.map((s) => s.fix), ['connect-backoff-cap']);
+    assert.deepEqual(
+      dst!.fixStatus!.map((s) => s.fix),
+      ['destination-stream-limit', 'connect-backoff-cap'],
+    );
+    assert.deepEqual(
+      pol!.fixStatus!.map((s) => s.fix),
+      ['connect-backoff-cap'],
+    );
   });
 });

@@ -41,11 +41,17 @@ function folderWith(name: string, files: Record<string, Buffer | string>): strin
   return folder;
 }
 
-
 describe('archives inside archives', () => {
   it('reads a .tgz inside a .tgz as an archive: the storm inside is found', async () => {
     const inner = gzipSync(await tarOf([{ name: 'linkerd/linkerd-proxy.log', body: STORM_LOG }]));
-    const folder = folderWith('nested', { 'bundle.tgz': gzipSync(await tarOf([{ name: 'node-a.tgz', body: inner }, { name: 'README', body: 'capture\n' }])) });
+    const folder = folderWith('nested', {
+      'bundle.tgz': gzipSync(
+        await tarOf([
+          { name: 'node-a.tgz', body: inner },
+          { name: 'README', body: 'capture\n' },
+        ]),
+      ),
+    });
     const run = cli(['analyze', folder, '--format', 'json']);
     // Before: the inner .tgz was one text stream of tar garbage, and the gate passed.
     assert.equal(run.status, 1, run.stderr);
@@ -95,12 +101,24 @@ describe('formats this tool cannot open', () => {
     const lines = run.stderr.split('\n').filter((l) => /not supported/.test(l));
     assert.deepEqual(
       lines.map((l) => /\/(logs\.\w+): (\w+) archive: not supported/.exec(l)?.slice(1, 3)),
-      [['logs.bz2', 'bzip2'], ['logs.xz', 'xz'], ['logs.zip', 'zip'], ['logs.zst', 'zstd']],
+      [
+        ['logs.bz2', 'bzip2'],
+        ['logs.xz', 'xz'],
+        ['logs.zip', 'zip'],
+        ['logs.zst', 'zstd'],
+      ],
     );
   });
 
   it('a .zip inside a .tgz is an error naming the member, and the rest of the bundle is read', async () => {
-    const folder = folderWith('zip-member', { 'bundle.tgz': gzipSync(await tarOf([{ name: 'logs.zip', body: ZIP }, { name: 'proxy.log', body: STORM_LOG }])) });
+    const folder = folderWith('zip-member', {
+      'bundle.tgz': gzipSync(
+        await tarOf([
+          { name: 'logs.zip', body: ZIP },
+          { name: 'proxy.log', body: STORM_LOG },
+        ]),
+      ),
+    });
     const run = cli(['analyze', folder, '--format', 'json']);
     assert.equal(run.status, 2, run.stderr);
     assert.match(run.stderr, /bundle\.tgz:logs\.zip: zip archive: not supported/);
@@ -139,12 +157,21 @@ describe('tar long headers are bounded', () => {
     };
     const paxBody = Buffer.from(record('size', String(data.length)));
     const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc((512 - (b.length % 512)) % 512)]);
-    const archive = Buffer.concat([tarHeaderBlock('PaxHeader/proxy.log', 'x', paxBody.length), pad(paxBody), tarHeaderBlock('proxy.log', '0', 0), pad(data), Buffer.alloc(1024)]);
+    const archive = Buffer.concat([
+      tarHeaderBlock('PaxHeader/proxy.log', 'x', paxBody.length),
+      pad(paxBody),
+      tarHeaderBlock('proxy.log', '0', 0),
+      pad(data),
+      Buffer.alloc(1024),
+    ]);
     const folder = folderWith('pax-size', { 'sized.tar': archive });
     const run = cli(['analyze', folder, '--format', 'json']);
     assert.doesNotMatch(run.stderr, /refused/);
     const report = JSON.parse(run.stdout) as JsonReport;
-    assert.deepEqual(report.inputs.map((i) => i.path), [`${folder}/sized.tar:proxy.log`]);
+    assert.deepEqual(
+      report.inputs.map((i) => i.path),
+      [`${folder}/sized.tar:proxy.log`],
+    );
   });
 
   it('a pax header past the bound is refused too; long names within it are read', async () => {
@@ -155,6 +182,9 @@ describe('tar long headers are bounded', () => {
     assert.equal(run.status, 2);
     assert.match(run.stderr, /pax\.tar: .*tar pax header of 65 KiB \(over 64 KiB\)/);
     const report = JSON.parse(run.stdout) as JsonReport;
-    assert.ok(report.inputs.some((i) => i.path === `${folder}/ok.tar:${longName}` && i.kind === 'proxy-log'), JSON.stringify(report.inputs));
+    assert.ok(
+      report.inputs.some((i) => i.path === `${folder}/ok.tar:${longName}` && i.kind === 'proxy-log'),
+      JSON.stringify(report.inputs),
+    );
   });
 });

@@ -14,7 +14,8 @@ let dir = '';
 let file = '';
 // Every seventh line starts like a kubectl timestamp, every eleventh like Docker JSON.
 const content = Buffer.from(
-  Array.from({ length: 500 }, (_, i) => `${i % 7 === 0 ? '2026-11-27T03:12:00Z ' : i % 11 === 0 ? '{"log":"' : ''}line ${i} ${'x'.repeat(i % 37)}`).join('\n') + '\n',
+  Array.from({ length: 500 }, (_, i) => `${i % 7 === 0 ? '2026-11-27T03:12:00Z ' : i % 11 === 0 ? '{"log":"' : ''}line ${i} ${'x'.repeat(i % 37)}`).join('\n') +
+    '\n',
 );
 
 before(() => {
@@ -33,7 +34,13 @@ async function collect(start: number, end: number, chunk: number): Promise<Buffe
 
 describe('fileRange', () => {
   it('yields exactly the bytes of the range, whatever the chunk size', async () => {
-    for (const [start, end] of [[0, content.length], [0, 1], [123, 4567], [content.length - 5, content.length], [10, 10]] as const) {
+    for (const [start, end] of [
+      [0, content.length],
+      [0, 1],
+      [123, 4567],
+      [content.length - 5, content.length],
+      [10, 10],
+    ] as const) {
       for (const chunk of [1, 7, 64, 1 << 20]) assert.deepEqual(await collect(start, end, chunk), content.subarray(start, end), `${start}-${end} by ${chunk}`);
     }
   });
@@ -59,12 +66,19 @@ describe('fileRange', () => {
 describe('countLines', () => {
   it('counts the newlines of a range', async () => {
     const newlines = (a: number, b: number) => content.subarray(a, b).filter((byte) => byte === 10).length;
-    for (const [a, b] of [[0, content.length], [0, 0], [100, 9000], [5, 6]] as const) assert.equal(await countLines(file, a, b), newlines(a, b), `${a}-${b}`);
+    for (const [a, b] of [
+      [0, content.length],
+      [0, 0],
+      [100, 9000],
+      [5, 6],
+    ] as const)
+      assert.equal(await countLines(file, a, b), newlines(a, b), `${a}-${b}`);
   });
 
   it('notes the last line at or before a limit that may start with a collector prefix, across chunk seams', async () => {
     const lineStarts = [0, ...[...content].flatMap((byte, i) => (byte === 10 && i + 1 < content.length ? [i + 1] : []))];
-    const expected = (limit: number) => lineStarts.filter((at) => at <= limit && (content[at] === 123 || (content[at]! >= 48 && content[at]! <= 57))).at(-1) ?? null;
+    const expected = (limit: number) =>
+      lineStarts.filter((at) => at <= limit && (content[at] === 123 || (content[at]! >= 48 && content[at]! <= 57))).at(-1) ?? null;
     for (const limit of [-1, 0, 1, 500, 4321, 9000, content.length]) {
       for (const chunk of [1, 7, 64, 4096]) {
         const counted = await countLinesNotingAnchor(file, 0, content.length, limit, chunk);
@@ -85,7 +99,10 @@ describe('a small file read whole with blocking calls (SMALL_FILE)', () => {
   });
 
   it('reports a file shorter than listed (truncated since discovery) as an input error naming it', async () => {
-    await assert.rejects(primeFile(file, content.length + 10), (err: Error) => err instanceof InputError && err.path === file && /shrank to \d+ bytes/.test(err.message));
+    await assert.rejects(
+      primeFile(file, content.length + 10),
+      (err: Error) => err instanceof InputError && err.path === file && /shrank to \d+ bytes/.test(err.message),
+    );
   });
 
   it('reports a file deleted since discovery as vanished, not as a system error', async () => {

@@ -27,7 +27,10 @@ describe('a file that changes format', () => {
     const run = spawnSync(process.execPath, [BIN, 'analyze', file, '-q'], { encoding: 'utf8' });
     // Before: read as dig only, no finding, exit 0.
     assert.equal(run.status, 2, run.stderr);
-    assert.match(run.stderr, /capture\.txt: \d+ of \d+ lines did not parse as dig, the kind its first lines show; they read as proxy-log: the input changes format/);
+    assert.match(
+      run.stderr,
+      /capture\.txt: \d+ of \d+ lines did not parse as dig, the kind its first lines show; they read as proxy-log: the input changes format/,
+    );
   });
 
   it('the same dig and proxy log as two files pass through untouched (each is one format)', () => {
@@ -38,7 +41,10 @@ describe('a file that changes format', () => {
   });
 
   it("a proxy log followed by the app container's own output (kubectl logs --all-containers) is no input error", () => {
-    const app = Array.from({ length: 300 }, (_, i) => `2024-06-05T10:00:${String(i % 60).padStart(2, '0')}.000Z INFO  [main] com.example.App - handled GET /api/items/${i} in 12ms`).join('\n');
+    const app = Array.from(
+      { length: 300 },
+      (_, i) => `2024-06-05T10:00:${String(i % 60).padStart(2, '0')}.000Z INFO  [main] com.example.App - handled GET /api/items/${i} in 12ms`,
+    ).join('\n');
     const file = path.join(dir, 'all-containers.log');
     writeFileSync(file, `${PROXY_LOG.split('\n').slice(0, 50).join('\n')}\n${app}\n`);
     const run = spawnSync(process.execPath, [BIN, 'analyze', file, '-q'], { encoding: 'utf8' });

@@ -23,7 +23,9 @@ function logText(lines: number, seed = 1): Buffer {
   const out: string[] = [];
   for (let i = 0; i < lines; i++) {
     x = (x * 1103515245 + 12345) % 2147483648;
-    out.push(`[${(i / 10).toFixed(6)}s]  WARN ThreadId(01) outbound:proxy{addr=10.42.${x % 250}.${(x >> 8) % 250}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`);
+    out.push(
+      `[${(i / 10).toFixed(6)}s]  WARN ThreadId(01) outbound:proxy{addr=10.42.${x % 250}.${(x >> 8) % 250}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`,
+    );
   }
   return Buffer.from(out.join('\n') + '\n');
 }
@@ -88,7 +90,13 @@ describe('inflatedSize', () => {
       { type: 'stdin', path: '-', origin: '-' },
       { type: 'file', path: plain, size: sizeOf(plain), origin: dir },
     ]);
-    assert.deepEqual([...sizes], [[gz, text.length], [plain, text.length]]);
+    assert.deepEqual(
+      [...sizes],
+      [
+        [gz, text.length],
+        [plain, text.length],
+      ],
+    );
   });
 });
 
@@ -114,11 +122,17 @@ describe('the planner with gzip inputs', () => {
     for (let i = 0; i < 4; i++) writeFileSync(path.join(sub, `web-7d9f8c6b5-x2x8${i}.log.gz`), gzipSync(logText(6000, 20 + i)));
     const files = Array.from({ length: 4 }, (_, i) => path.join(sub, `web-7d9f8c6b5-x2x8${i}.log.gz`));
     const onDisk = files.reduce((n, f) => n + sizeOf(f), 0);
-    const inflated = [...(await bytesWhenRead(files.map((f) => ({ type: 'file' as const, path: f, size: sizeOf(f), origin: sub })))).values()].reduce((n, b) => n + b, 0);
+    const inflated = [...(await bytesWhenRead(files.map((f) => ({ type: 'file' as const, path: f, size: sizeOf(f), origin: sub })))).values()].reduce(
+      (n, b) => n + b,
+      0,
+    );
     assert.ok(onDisk < 2 * MiB && inflated >= 2 * MiB, `the fixture sits between the thresholds (${onDisk} on disk, ${inflated} inflated)`);
     const plan = await parallelPlanFor(await discoverInputs([sub]), { rules: defaultRules(), collectors: [] }, { ...jobs2, catalog: ANALYSIS_CATALOG });
     assert.ok(plan, 'weighed by their inflated bytes, the files are worth the workers');
-    assert.deepEqual([...plan.readBytes.values()], files.map((_, i) => logText(6000, 20 + i).length));
+    assert.deepEqual(
+      [...plan.readBytes.values()],
+      files.map((_, i) => logText(6000, 20 + i).length),
+    );
     const totals: (number | null)[] = [];
     const progress = { start: (t: number | null) => totals.push(t), file() {}, bytes() {}, stop() {} };
     const sequential = await analyzeInputs([sub], defaultRules(), { jobs: 1, progress });

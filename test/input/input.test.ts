@@ -12,7 +12,8 @@ import { readInputs } from '../../src/engine/analyze.js';
 import { metaFromPath, workloadOfPod } from '../../src/util/path-meta.js';
 import { sniffKind } from '../../src/parsers/sniff.js';
 
-const LINE = '[  4384.968000s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.2.88.14:8086}: linkerd_reconnect: Failed to connect error=endpoint 10.2.88.14:8086: Connection refused (os error 111)';
+const LINE =
+  '[  4384.968000s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.2.88.14:8086}: linkerd_reconnect: Failed to connect error=endpoint 10.2.88.14:8086: Connection refused (os error 111)';
 
 function tmp(): string {
   return mkdtempSync(path.join(tmpdir(), 'ld-input-'));
@@ -34,17 +35,36 @@ describe('path metadata', () => {
   });
 
   it('reads /var/log/containers symlink names', () => {
-    assert.deepEqual(metaFromPath(`/var/log/containers/web-7d9f8c6b5-x2x8k_shop_linkerd-proxy-${'a'.repeat(64)}.log`), { pod: 'web-7d9f8c6b5-x2x8k', namespace: 'shop', container: 'linkerd-proxy' });
+    assert.deepEqual(metaFromPath(`/var/log/containers/web-7d9f8c6b5-x2x8k_shop_linkerd-proxy-${'a'.repeat(64)}.log`), {
+      pod: 'web-7d9f8c6b5-x2x8k',
+      namespace: 'shop',
+      container: 'linkerd-proxy',
+    });
   });
 
   it('reads <ns>/<pod>/<container>.log, also inside a tar bundle', () => {
-    assert.deepEqual(metaFromPath('bundle/ingress/traefik-7d9f8c6b5-x2x8k/linkerd-proxy.log'), { namespace: 'ingress', pod: 'traefik-7d9f8c6b5-x2x8k', container: 'linkerd-proxy' });
-    assert.deepEqual(metaFromPath('incident.tgz:ingress/traefik-7d9f8c6b5-x2x8k/linkerd-proxy.log.gz'), { namespace: 'ingress', pod: 'traefik-7d9f8c6b5-x2x8k', container: 'linkerd-proxy' });
+    assert.deepEqual(metaFromPath('bundle/ingress/traefik-7d9f8c6b5-x2x8k/linkerd-proxy.log'), {
+      namespace: 'ingress',
+      pod: 'traefik-7d9f8c6b5-x2x8k',
+      container: 'linkerd-proxy',
+    });
+    assert.deepEqual(metaFromPath('incident.tgz:ingress/traefik-7d9f8c6b5-x2x8k/linkerd-proxy.log.gz'), {
+      namespace: 'ingress',
+      pod: 'traefik-7d9f8c6b5-x2x8k',
+      container: 'linkerd-proxy',
+    });
   });
 
   it('reads kubectl cluster-info dump trees', () => {
-    assert.deepEqual(metaFromPath('dump/linkerd/linkerd-destination-5c9d8f7b6-abcde/logs.txt'), { namespace: 'linkerd', pod: 'linkerd-destination-5c9d8f7b6-abcde' });
-    assert.deepEqual(metaFromPath('dump/linkerd/linkerd-destination-5c9d8f7b6-abcde/destination/logs.txt'), { namespace: 'linkerd', pod: 'linkerd-destination-5c9d8f7b6-abcde', container: 'destination' });
+    assert.deepEqual(metaFromPath('dump/linkerd/linkerd-destination-5c9d8f7b6-abcde/logs.txt'), {
+      namespace: 'linkerd',
+      pod: 'linkerd-destination-5c9d8f7b6-abcde',
+    });
+    assert.deepEqual(metaFromPath('dump/linkerd/linkerd-destination-5c9d8f7b6-abcde/destination/logs.txt'), {
+      namespace: 'linkerd',
+      pod: 'linkerd-destination-5c9d8f7b6-abcde',
+      container: 'destination',
+    });
   });
 
   it('reads <pod>.log and gives nothing for names that are not pods', () => {
@@ -66,10 +86,19 @@ describe('kind sniffing', () => {
   it('recognises each input kind from its first lines', () => {
     assert.equal(sniffKind([LINE]), 'proxy-log');
     assert.equal(sniffKind(['2024-06-06T11:01:39.5Z stdout F ' + LINE]), 'proxy-log');
-    assert.equal(sniffKind(['# HELP request_total Total count of HTTP requests.', '# TYPE request_total counter', 'request_total{direction="inbound"} 1']), 'prometheus');
+    assert.equal(
+      sniffKind(['# HELP request_total Total count of HTTP requests.', '# TYPE request_total counter', 'request_total{direction="inbound"} 1']),
+      'prometheus',
+    );
     assert.equal(sniffKind(['#', '# POD web-7d9f8c6b5-x2x8k (1 of 2)', '#', 'process_open_fds 12']), 'prometheus');
-    assert.equal(sniffKind(['', '; <<>> DiG 9.18.28-1~deb12u2-Debian <<>> SRV linkerd-dst-headless.linkerd.svc.cluster.local', ';; global options: +cmd']), 'dig');
-    assert.equal(sniffKind(['[INFO] 10.2.3.4:53000 - 12345 "SRV IN linkerd-dst-headless.linkerd.svc.cluster.local. udp 78 false 1232" NOERROR qr,aa,rd 449 0.000123s']), 'coredns-log');
+    assert.equal(
+      sniffKind(['', '; <<>> DiG 9.18.28-1~deb12u2-Debian <<>> SRV linkerd-dst-headless.linkerd.svc.cluster.local', ';; global options: +cmd']),
+      'dig',
+    );
+    assert.equal(
+      sniffKind(['[INFO] 10.2.3.4:53000 - 12345 "SRV IN linkerd-dst-headless.linkerd.svc.cluster.local. udp 78 false 1232" NOERROR qr,aa,rd 449 0.000123s']),
+      'coredns-log',
+    );
     assert.equal(sniffKind(['apiVersion: v1', 'kind: Pod']), 'unknown');
   });
 });
@@ -79,7 +108,13 @@ describe('input pipeline', () => {
     const dir = tmp();
     writeFileSync(path.join(dir, 'a.log'), `${LINE}\n`);
     writeFileSync(path.join(dir, 'b.log.gz'), gzipSync(`${LINE}\n${LINE}\n`));
-    writeFileSync(path.join(dir, 'c.tar'), await tarOf([['ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', `${LINE}\n`], ['ns/web-7d9f8c6b5-y2y8k/linkerd-proxy.log.gz', gzipSync(`${LINE}\n`)]]));
+    writeFileSync(
+      path.join(dir, 'c.tar'),
+      await tarOf([
+        ['ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', `${LINE}\n`],
+        ['ns/web-7d9f8c6b5-y2y8k/linkerd-proxy.log.gz', gzipSync(`${LINE}\n`)],
+      ]),
+    );
     writeFileSync(path.join(dir, 'd.tgz'), gzipSync(await tarOf([['x/traefik-7d9f8c6b5-x2x8k/linkerd-proxy.log', `${LINE}\n${LINE}\n${LINE}\n`]])));
     const { inputs, errors, records } = await read([dir]);
     assert.deepEqual(errors, []);
@@ -105,8 +140,14 @@ describe('input pipeline', () => {
     writeFileSync(path.join(dir, '.hidden', 'x.log'), `${LINE}\n`);
     writeFileSync(path.join(dir, 'seen.log'), `${LINE}\n`);
     writeFileSync(path.join(dir, 'other.txt'), `${LINE}\n`);
-    assert.deepEqual((await read([dir])).inputs.map((i) => path.basename(i.path)), ['other.txt', 'seen.log']);
-    assert.deepEqual((await read([path.join(dir, '*.log')])).inputs.map((i) => path.basename(i.path)), ['seen.log']);
+    assert.deepEqual(
+      (await read([dir])).inputs.map((i) => path.basename(i.path)),
+      ['other.txt', 'seen.log'],
+    );
+    assert.deepEqual(
+      (await read([path.join(dir, '*.log')])).inputs.map((i) => path.basename(i.path)),
+      ['seen.log'],
+    );
   });
 
   it('streams stdin for `-`, including gzip and tar piped in', async () => {
@@ -114,7 +155,10 @@ describe('input pipeline', () => {
     assert.equal(plain.records.length, 2);
     assert.equal(plain.inputs[0]!.path, '-');
     const tgz = await read(['-'], Readable.from([gzipSync(await tarOf([['ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', `${LINE}\n`]]))]));
-    assert.deepEqual(tgz.inputs.map((i) => i.path), ['-:ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log']);
+    assert.deepEqual(
+      tgz.inputs.map((i) => i.path),
+      ['-:ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log'],
+    );
   });
 
   it('reports a truncated gzip as an error naming the file, keeping the records read before it', async () => {

@@ -61,7 +61,11 @@ describe('LineSplitter', () => {
 describe('readEntry line numbers', () => {
   it('counts an over-long line, reports it as unparsed, and keeps later line numbers right', async () => {
     const long = 'x'.repeat(MAX_LINE_BYTES + 1);
-    const content = [`[     1.000000s]  INFO ThreadId(01) linkerd2_proxy: Admin interface on 0.0.0.0:4191`, long, `[     2.000000s]  WARN ThreadId(01) linkerd_reconnect: Failed to connect error=Connection refused`].join('\n');
+    const content = [
+      `[     1.000000s]  INFO ThreadId(01) linkerd2_proxy: Admin interface on 0.0.0.0:4191`,
+      long,
+      `[     2.000000s]  WARN ThreadId(01) linkerd_reconnect: Failed to connect error=Connection refused`,
+    ].join('\n');
     const lines: number[] = [];
     const unparsed: number[] = [];
     const result = await readEntry(

@@ -62,7 +62,10 @@ describe('names that are not UTF-8', () => {
       const report = JSON.parse(run.stdout) as JsonReport;
       assert.equal(report.status, 'fail');
       assert.deepEqual(report.errors, []);
-      assert.ok(report.inputs.some((i) => i.path === `${bundle}/notes-\\xe9.txt`), 'the file is listed, escaped');
+      assert.ok(
+        report.inputs.some((i) => i.path === `${bundle}/notes-\\xe9.txt`),
+        'the file is listed, escaped',
+      );
     }
     const paths = (run: typeof asFolder) => (JSON.parse(run.stdout) as JsonReport).inputs.map((i) => i.path).sort();
     assert.deepEqual(paths(asGlob), paths(asFolder));
@@ -75,10 +78,16 @@ describe('names that are not UTF-8', () => {
     writeFileSync(latin1Name(folder, 'caf', '-proxy.log'), readFileSync('fixtures/storm/linkerd/linkerd-destination-27q9ckwhq2-8bswg/linkerd-proxy.log'));
     const discovery = await discoverInputs([folder]);
     assert.deepEqual(discovery.errors, []);
-    assert.deepEqual(discovery.sources.map((s) => s.path), [`${folder}/caf\\xe9-proxy.log`]);
+    assert.deepEqual(
+      discovery.sources.map((s) => s.path),
+      [`${folder}/caf\\xe9-proxy.log`],
+    );
     const run = cli(['analyze', folder, '--format', 'json']);
     const report = JSON.parse(run.stdout) as JsonReport;
-    assert.deepEqual(report.inputs.map((i) => [i.path, i.kind]), [[`${folder}/caf\\xe9-proxy.log`, 'proxy-log']]);
+    assert.deepEqual(
+      report.inputs.map((i) => [i.path, i.kind]),
+      [[`${folder}/caf\\xe9-proxy.log`, 'proxy-log']],
+    );
     assert.equal(run.status, 1, run.stderr);
   });
 
@@ -90,7 +99,11 @@ describe('names that are not UTF-8', () => {
     writeFileSync(Buffer.concat([inner, Buffer.from('/a.log')]), 'x\n');
     for (const arg of [folder, `${folder}/**/*.log`]) {
       const discovery = await discoverInputs([arg]);
-      assert.deepEqual(discovery.sources.map((s) => s.path), [`${folder}/pods-\\xe9/a.log`], arg);
+      assert.deepEqual(
+        discovery.sources.map((s) => s.path),
+        [`${folder}/pods-\\xe9/a.log`],
+        arg,
+      );
     }
   });
 });
@@ -98,32 +111,42 @@ describe('names that are not UTF-8', () => {
 describe('globs see what folders see', () => {
   // As root the walk runs as nobody, who must be able to read the checkout (not so under /root).
   const asRoot = process.getuid?.() === 0;
-  const nobodyCanRead = !asRoot || spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.resolve('src/input/discover.ts'))}, 4)`], { uid: 65534, gid: 65534 }).status === 0;
-  it('an unreadable sub-folder under a glob is named as an input error', { skip: !nobodyCanRead && 'running as root and user nobody cannot read the checkout' }, () => {
-    const root = path.join(dir, 'locked-glob');
-    mkdirSync(path.join(root, 'secret'), { recursive: true });
-    writeFileSync(path.join(root, 'ok.log'), 'x\n');
-    writeFileSync(path.join(root, 'secret', 'hidden.log'), 'x\n');
-    chmodSync(path.join(root, 'secret'), 0o000);
-    chmodSync(dir, 0o755);
-    const script = `import { discoverInputs } from ${JSON.stringify(path.resolve('src/input/discover.ts'))};
+  const nobodyCanRead =
+    !asRoot ||
+    spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.resolve('src/input/discover.ts'))}, 4)`], { uid: 65534, gid: 65534 })
+      .status === 0;
+  it(
+    'an unreadable sub-folder under a glob is named as an input error',
+    { skip: !nobodyCanRead && 'running as root and user nobody cannot read the checkout' },
+    () => {
+      const root = path.join(dir, 'locked-glob');
+      mkdirSync(path.join(root, 'secret'), { recursive: true });
+      writeFileSync(path.join(root, 'ok.log'), 'x\n');
+      writeFileSync(path.join(root, 'secret', 'hidden.log'), 'x\n');
+      chmodSync(path.join(root, 'secret'), 0o000);
+      chmodSync(dir, 0o755);
+      const script = `import { discoverInputs } from ${JSON.stringify(path.resolve('src/input/discover.ts'))};
       const d = await discoverInputs([${JSON.stringify(`${root}/**/*.log`)}]);
       console.log(JSON.stringify({ sources: d.sources.map((s) => s.path), errors: d.errors.map((e) => e.toLine()) }));`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      encoding: 'utf8',
-      env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve('tsconfig.json') },
-      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-    });
-    assert.equal(child.status, 0, child.stderr);
-    const out = JSON.parse(child.stdout) as { sources: string[]; errors: string[] };
-    assert.deepEqual(out.sources, [path.join(root, 'ok.log')]);
-    assert.deepEqual(out.errors, [`${path.join(root, 'secret')}: permission denied; folder skipped`]);
-  });
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve('tsconfig.json') },
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      });
+      assert.equal(child.status, 0, child.stderr);
+      const out = JSON.parse(child.stdout) as { sources: string[]; errors: string[] };
+      assert.deepEqual(out.sources, [path.join(root, 'ok.log')]);
+      assert.deepEqual(out.errors, [`${path.join(root, 'secret')}: permission denied; folder skipped`]);
+    },
+  );
 
   it('a glob into /proc or /sys is refused like the folder itself', { skip: !existsSync('/proc/self/status') }, async () => {
     const discovery = await discoverInputs(['/proc/self/stat*']);
     assert.deepEqual(discovery.sources, []);
-    assert.deepEqual(discovery.errors.map((e) => e.toLine()), ['/proc/self/stat*: on a kernel pseudo file system (/proc, /sys, …); not read']);
+    assert.deepEqual(
+      discovery.errors.map((e) => e.toLine()),
+      ['/proc/self/stat*: on a kernel pseudo file system (/proc, /sys, …); not read'],
+    );
     const run = cli(['analyze', '/proc/self/stat*']);
     assert.equal(run.status, 2);
     assert.match(run.stderr, /\/proc\/self\/stat\*: on a kernel pseudo file system/);
@@ -135,9 +158,18 @@ describe('globs see what folders see', () => {
     writeFileSync(path.join(root, '.cache', 'a.log'), 'x\n');
     writeFileSync(path.join(root, '.b.log'), 'x\n');
     writeFileSync(path.join(root, 'c.log'), 'x\n');
-    assert.deepEqual((await discoverInputs([`${root}/**/*.log`])).sources.map((s) => s.path), [path.join(root, 'c.log')]);
-    assert.deepEqual((await discoverInputs([`${root}/.cache/*.log`])).sources.map((s) => s.path), [path.join(root, '.cache', 'a.log')]);
-    assert.deepEqual((await discoverInputs([`${root}/.*.log`])).sources.map((s) => s.path), [path.join(root, '.b.log')]);
+    assert.deepEqual(
+      (await discoverInputs([`${root}/**/*.log`])).sources.map((s) => s.path),
+      [path.join(root, 'c.log')],
+    );
+    assert.deepEqual(
+      (await discoverInputs([`${root}/.cache/*.log`])).sources.map((s) => s.path),
+      [path.join(root, '.cache', 'a.log')],
+    );
+    assert.deepEqual(
+      (await discoverInputs([`${root}/.*.log`])).sources.map((s) => s.path),
+      [path.join(root, '.b.log')],
+    );
   });
 
   it('a glob without ** does not descend deeper than its pattern', async () => {
@@ -145,13 +177,19 @@ describe('globs see what folders see', () => {
     mkdirSync(path.join(root, 'deep'), { recursive: true });
     writeFileSync(path.join(root, 'a.log'), 'x\n');
     writeFileSync(path.join(root, 'deep', 'b.log'), 'x\n');
-    assert.deepEqual((await discoverInputs([`${root}/*.log`])).sources.map((s) => s.path), [path.join(root, 'a.log')]);
-    assert.deepEqual((await discoverInputs([`${root}/*/*.log`])).sources.map((s) => s.path), [path.join(root, 'deep', 'b.log')]);
+    assert.deepEqual(
+      (await discoverInputs([`${root}/*.log`])).sources.map((s) => s.path),
+      [path.join(root, 'a.log')],
+    );
+    assert.deepEqual(
+      (await discoverInputs([`${root}/*/*.log`])).sources.map((s) => s.path),
+      [path.join(root, 'deep', 'b.log')],
+    );
   });
 });
 
 describe('archive names with colons', () => {
-  it('capture:2024-06-05.tgz in a folder counts as that folder\'s recognised input', async () => {
+  it("capture:2024-06-05.tgz in a folder counts as that folder's recognised input", async () => {
     const folder = path.join(dir, 'colon');
     mkdirSync(folder);
     const pack = tar.pack();

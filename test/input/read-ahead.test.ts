@@ -16,7 +16,8 @@ import { primeFile, fileRange } from '../../src/input/file-range.js';
 const dir = mkdtempSync(path.join(tmpdir(), 'ld-read-ahead-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const line = (i: number) => `[${(100 + i).toFixed(6).padStart(13)}s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.${i % 250}:80}:endpoint{addr=10.0.0.${i % 250}:80}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
+const line = (i: number) =>
+  `[${(100 + i).toFixed(6).padStart(13)}s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.${i % 250}:80}:endpoint{addr=10.0.0.${i % 250}:80}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
 
 type FileSource = Extract<InputSource, { type: 'file' }>;
 

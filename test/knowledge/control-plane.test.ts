@@ -54,9 +54,14 @@ describe('CONTROLLER_ADDRESS_REGEX, anchored as PromQL and LogQL label matchers 
 
 describe('controlPlaneLocation', () => {
   it('reads the namespace and cluster domain the proxies looked up', () => {
-    const line = 'WARN ThreadId(01) outbound:controller{addr=linkerd-dst-headless.mesh-system.svc.corp.example:8086}: linkerd_reconnect: Failed to connect error=connect timed out';
+    const line =
+      'WARN ThreadId(01) outbound:controller{addr=linkerd-dst-headless.mesh-system.svc.corp.example:8086}: linkerd_reconnect: Failed to connect error=connect timed out';
     assert.deepEqual(controlPlaneLocation(['unrelated line', line]), { namespace: 'mesh-system', clusterDomain: 'corp.example', known: true });
-    assert.deepEqual(controlPlaneLocation(['linkerd-identity-headless.linkerd.svc.cluster.local.']), { namespace: 'linkerd', clusterDomain: 'cluster.local', known: true });
+    assert.deepEqual(controlPlaneLocation(['linkerd-identity-headless.linkerd.svc.cluster.local.']), {
+      namespace: 'linkerd',
+      clusterDomain: 'cluster.local',
+      known: true,
+    });
   });
 
   it("falls back to Linkerd's install defaults, and is not fooled by an app named linkerd-web", () => {

@@ -65,7 +65,11 @@ describe('Dockerfile', () => {
       execFileSync('docker', ['build', '-t', tag, '.'], { cwd: ROOT, stdio: 'inherit', timeout: 600_000 });
       const user = execFileSync('docker', ['run', '--rm', '--entrypoint', 'id', tag, '-u'], { encoding: 'utf8' }).trim();
       assert.notEqual(user, '0', 'runs as a non-root user');
-      const run = spawnSync('docker', ['run', '--rm', '-v', `${path.join(ROOT, 'fixtures')}:/work:ro`, tag, 'analyze', '/work/storm', '--format', 'json', '-q'], { encoding: 'utf8' });
+      const run = spawnSync(
+        'docker',
+        ['run', '--rm', '-v', `${path.join(ROOT, 'fixtures')}:/work:ro`, tag, 'analyze', '/work/storm', '--format', 'json', '-q'],
+        { encoding: 'utf8' },
+      );
       assert.equal(run.status, 1, run.stderr);
       const report = JSON.parse(run.stdout) as { findings: { ruleId: string }[] };
       assert.ok(report.findings.some((f) => f.ruleId === 'reconnect-storm'));
@@ -74,7 +78,6 @@ describe('Dockerfile', () => {
     }
   });
 });
-
 
 describe('action.yml', () => {
   const action = loadAction();

@@ -28,7 +28,9 @@ const WIDTHS = [50, 80, 200] as const;
  * open with that tell instead ("Harmless…", "Usually nothing", "If it…", "Likely causes…") fail.
  */
 const VERBS = new Set(
-  'add allow annotate count authorize capture change check collect compare confirm correlate decide delete disable drop enable find fix get give ignore increase inspect install look make mark mesh move point query raise read reduce relieve remove re-apply re-inject reproduce resolve restart restore roll rotate route run scale send set speed start stop switch test time treat update upgrade use validate verify wait'.split(' '),
+  'add allow annotate count authorize capture change check collect compare confirm correlate decide delete disable drop enable find fix get give ignore increase inspect install look make mark mesh move point query raise read reduce relieve remove re-apply re-inject reproduce resolve restart restore roll rotate route run scale send set speed start stop switch test time treat update upgrade use validate verify wait'.split(
+    ' ',
+  ),
 );
 
 function actionProblem(action: string): string | null {
@@ -106,7 +108,8 @@ describe('every finding ends in an action', () => {
       assert.doesNotMatch(text, /pod (?:test|fixtures)\//, `${name}: a path shown as a pod`);
       assert.doesNotMatch(text, /\(-\)|a pod the paste does not name/, name);
       for (const f of report.findings) {
-        if (f.ruleId === 'pod-restarts' && f.keyFigure?.name === 'restarts') assert.equal(f.keyFigure.value, f.evidence.restarts, `${name}: restarts figure and evidence agree`);
+        if (f.ruleId === 'pod-restarts' && f.keyFigure?.name === 'restarts')
+          assert.equal(f.keyFigure.value, f.evidence.restarts, `${name}: restarts figure and evidence agree`);
       }
     }
   });
@@ -156,7 +159,10 @@ describe('the text report fits its terminal', () => {
     assert.ok(wrap('a b c d e 18 k lines', 12).every((l) => !/^k\b/.test(l)));
     const lines = wrap('see /var/log/pods/linkerd_linkerd-destination-7c9d5b8f6-xk4pd/linkerd-proxy/0.log now', 30);
     assert.ok(lines.every((l) => stringWidth(l) <= 30));
-    assert.ok(lines.some((l) => l.endsWith('/')), 'a long path breaks after a separator');
+    assert.ok(
+      lines.some((l) => l.endsWith('/')),
+      'a long path breaks after a separator',
+    );
   });
 });
 
@@ -226,7 +232,10 @@ describe('the built CLI', () => {
     const r = run(['analyze', src, '-q', '-f', 'json']);
     const report = JSON.parse(r.stdout) as Report;
     assert.equal(report.findings.length, 0);
-    assert.ok(report.inputs.every((i) => i.kind === 'unknown'), JSON.stringify(report.inputs.map((i) => i.kind)));
+    assert.ok(
+      report.inputs.every((i) => i.kind === 'unknown'),
+      JSON.stringify(report.inputs.map((i) => i.kind)),
+    );
   });
 });
 
@@ -234,7 +243,12 @@ describe('--redact treats input file names alike', () => {
   it('renames every non-pod file name as a file and pod-shaped names as pods', async () => {
     const { Redactor } = await import('../../src/report/redact.js');
     const r = new Redactor();
-    const paths = ['real/cd-1265-errors-plugin-2017.log', 'real/l2-5932-accessdenied-identity-srv.log', 'bundle/traefik-7d9f8c6b5-x2x8k.log', 'kubectl/events.txt'];
+    const paths = [
+      'real/cd-1265-errors-plugin-2017.log',
+      'real/l2-5932-accessdenied-identity-srv.log',
+      'bundle/traefik-7d9f8c6b5-x2x8k.log',
+      'kubectl/events.txt',
+    ];
     r.learnInputNames(paths);
     assert.deepEqual(
       paths.map((p) => r.redactText(p)),

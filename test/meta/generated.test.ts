@@ -15,7 +15,9 @@ describe('generated files', () => {
   });
 
   it('cover every rule: a page and a README row each', () => {
-    const paths = generatedFiles().filter((f) => f.content !== null).map((f) => f.path);
+    const paths = generatedFiles()
+      .filter((f) => f.content !== null)
+      .map((f) => f.path);
     for (const { meta } of RULES) {
       assert.ok(paths.includes(`docs/rules/${meta.id}.md`), `${meta.id} has no page: add src/rules/${meta.id}/README.md`);
       assert.match(rulesTable(), new RegExp(`^\\| \\[\`${meta.id}\`\\]\\(docs/rules/${meta.id}\\.md\\) \\| ${meta.code} \\|`, 'm'));

@@ -49,17 +49,24 @@ describe('HTML report: time axis and sections in headless Chromium', { skip }, (
   it('labels the axis with dates across midnight and clips none of its labels', async () => {
     const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
     await page.goto(midnight);
-    const labels = await page.evaluate(`(() => [...document.querySelectorAll('svg.timeline')].flatMap((svg) => {
+    const labels = (await page.evaluate(`(() => [...document.querySelectorAll('svg.timeline')].flatMap((svg) => {
       const box = svg.getBoundingClientRect();
       return [...svg.querySelectorAll('text')].map((t) => {
         const r = t.getBoundingClientRect();
         return { text: t.textContent, inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5 };
       });
-    }))()`) as { text: string; inside: boolean }[];
+    }))()`)) as { text: string; inside: boolean }[];
     assert.ok(labels.length > 0, 'the report draws a timeline');
-    assert.deepEqual(labels.filter((l) => !l.inside).map((l) => l.text), [], 'labels drawn outside their chart');
+    assert.deepEqual(
+      labels.filter((l) => !l.inside).map((l) => l.text),
+      [],
+      'labels drawn outside their chart',
+    );
     const axis = labels.map((l) => l.text).filter((t) => /\d\d:\d\dZ$/.test(t));
-    assert.ok(axis.some((t) => t.startsWith('2025-03-05')), `a tick names the new day: ${axis.join(' | ')}`);
+    assert.ok(
+      axis.some((t) => t.startsWith('2025-03-05')),
+      `a tick names the new day: ${axis.join(' | ')}`,
+    );
     const range = await page.locator('.incident .muted').first().textContent();
     assert.match(range ?? '', /2025-03-04 23:5\d:\d\dZ → 2025-03-05 00:0\d:\d\dZ/);
     await page.close();

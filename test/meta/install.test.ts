@@ -57,7 +57,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 function npm(args: string[], cwd: string): string {
   const run = spawnSync('npm', args, { cwd, encoding: 'utf8' });
-  assert.equal(run.status, 0, `npm ${args.join(' ')}: ${run.stderr}${/ENOTCACHED/.test(run.stderr) ? ' (run npm ci first, with the same npm cache: it fills the cache this test installs from)' : ''}`);
+  assert.equal(
+    run.status,
+    0,
+    `npm ${args.join(' ')}: ${run.stderr}${/ENOTCACHED/.test(run.stderr) ? ' (run npm ci first, with the same npm cache: it fills the cache this test installs from)' : ''}`,
+  );
   return run.stdout;
 }
 
@@ -95,8 +99,14 @@ function projectForTarball(project: string, tarball: string): void {
   };
   for (const [key, entry] of Object.entries(lock.packages)) if (key !== '' && !entry.dev && !entry.devOptional && !entry.link) packages[key] = entry;
   mkdirSync(project, { recursive: true });
-  writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'ld-install-check', private: true, dependencies: { [manifest.name]: spec } }, null, 2)}\n`);
-  writeFileSync(path.join(project, 'package-lock.json'), `${JSON.stringify({ name: 'ld-install-check', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
+  writeFileSync(
+    path.join(project, 'package.json'),
+    `${JSON.stringify({ name: 'ld-install-check', private: true, dependencies: { [manifest.name]: spec } }, null, 2)}\n`,
+  );
+  writeFileSync(
+    path.join(project, 'package-lock.json'),
+    `${JSON.stringify({ name: 'ld-install-check', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`,
+  );
 }
 
 describe('installing as the README says', () => {
@@ -126,14 +136,21 @@ describe('installing as the README says', () => {
     // plugin where npm put it and writes functions that name our commands and flags.
     const cacheHome = path.join(dir, 'completion-home');
     const bin = path.join(project, 'node_modules', '.bin', 'linkerd-doctor');
-    const complete = spawnSync(bin, ['autocomplete', '--refresh-cache'], { encoding: 'utf8', env: { ...process.env, HOME: cacheHome, XDG_CACHE_HOME: path.join(cacheHome, '.cache') } });
+    const complete = spawnSync(bin, ['autocomplete', '--refresh-cache'], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: cacheHome, XDG_CACHE_HOME: path.join(cacheHome, '.cache') },
+    });
     assert.equal(complete.status, 0, complete.stderr);
     const bash = readFileSync(path.join(cacheHome, '.cache/linkerd-doctor/autocomplete/functions/bash/linkerd-doctor.bash'), 'utf8');
     assert.match(bash, /^analyze --format --output --fail-on /m);
-    const script = spawnSync(bin, ['autocomplete', 'script', 'zsh'], { encoding: 'utf8', env: { ...process.env, HOME: cacheHome, XDG_CACHE_HOME: path.join(cacheHome, '.cache') } });
+    const script = spawnSync(bin, ['autocomplete', 'script', 'zsh'], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: cacheHome, XDG_CACHE_HOME: path.join(cacheHome, '.cache') },
+    });
     assert.equal(script.status, 0, script.stderr);
     assert.match(script.stdout, /LINKERD_DOCTOR_AC_ZSH_SETUP_PATH=/);
     // Only the runtime tree was installed: no compiler, linter or test tool came along.
-    for (const devOnly of ['typescript', 'eslint', 'tsx', 'playwright-core']) assert.equal(existsSync(path.join(project, 'node_modules', devOnly)), false, devOnly);
+    for (const devOnly of ['typescript', 'eslint', 'tsx', 'playwright-core'])
+      assert.equal(existsSync(path.join(project, 'node_modules', devOnly)), false, devOnly);
   });
 });

@@ -95,13 +95,16 @@ function moduleState(file: string, text: string): string[] {
 
 function isMutated(name: string, text: string): boolean {
   const at = `\\b${name}`;
-  return new RegExp(`${at}\\.(?:set|add|push|pop|shift|unshift|splice|delete|clear|sort|reverse|fill)\\(|${at}(?:\\.\\w+|\\[[^\\]]+\\])\\s*(?:=(?!=)|\\+\\+|--|[-+*/|&]=)`).test(text);
+  return new RegExp(
+    `${at}\\.(?:set|add|push|pop|shift|unshift|splice|delete|clear|sort|reverse|fill)\\(|${at}(?:\\.\\w+|\\[[^\\]]+\\])\\s*(?:=(?!=)|\\+\\+|--|[-+*/|&]=)`,
+  ).test(text);
 }
 
 /** The names an `ownedByRun(() => …)` or `ownedByTask(…)` call of the module mentions: one line, or up to a line `});`. */
 function ownedNames(text: string): Set<string> {
   const owned = new Set<string>();
-  for (const call of text.matchAll(/ownedBy(?:Run|Task)\(([^\n]*\);\n|[\s\S]*?\n\}\);\n)/g)) for (const word of call[1]!.matchAll(/\b[A-Za-z_$][\w$]*\b/g)) owned.add(word[0]);
+  for (const call of text.matchAll(/ownedBy(?:Run|Task)\(([^\n]*\);\n|[\s\S]*?\n\}\);\n)/g))
+    for (const word of call[1]!.matchAll(/\b[A-Za-z_$][\w$]*\b/g)) owned.add(word[0]);
   return owned;
 }
 
@@ -130,12 +133,26 @@ describe('module-level state', () => {
     for (const file of files.filter((f) => /^src\/(?:parsers|input|util|kit|rules)\//.test(f))) {
       for (const name of moduleState(file, readFileSync(path.join(root, file), 'utf8'))) found.push(`${file}:${name}`);
     }
-    assert.deepEqual(found.filter((key) => !(key in PENDING_RUN_CONTEXT)), [], 'keep this state in the parser instance or the rule state, not at module level');
-    assert.deepEqual(Object.keys(PENDING_RUN_CONTEXT).filter((key) => !found.includes(key)), [], 'moved out of module level: remove these from PENDING_RUN_CONTEXT');
+    assert.deepEqual(
+      found.filter((key) => !(key in PENDING_RUN_CONTEXT)),
+      [],
+      'keep this state in the parser instance or the rule state, not at module level',
+    );
+    assert.deepEqual(
+      Object.keys(PENDING_RUN_CONTEXT).filter((key) => !found.includes(key)),
+      [],
+      'moved out of module level: remove these from PENDING_RUN_CONTEXT',
+    );
   });
 
   it('the scan finds what it is meant to find', () => {
-    const text = ['let last = 0;', 'const memo = new Map<string, number>();', 'const TABLE = new Set([1, 2]);', 'const seen: string[] = [];', 'export function f(k: string) { memo.set(k, 1); seen.push(k); return TABLE.has(1); }'].join('\n');
+    const text = [
+      'let last = 0;',
+      'const memo = new Map<string, number>();',
+      'const TABLE = new Set([1, 2]);',
+      'const seen: string[] = [];',
+      'export function f(k: string) { memo.set(k, 1); seen.push(k); return TABLE.has(1); }',
+    ].join('\n');
     assert.deepEqual(moduleState('probe.ts', text), ['last', 'memo', 'seen']);
     const probeNames = (owner: string) => [...ownedNames(owner)].filter((w) => ['last', 'memo', 'seen'].includes(w));
     assert.deepEqual(probeNames('ownedByRun(() => {\n  memo = new Map();\n  last = 0;\n});\nseen.push(1);\n'), ['memo', 'last']);

@@ -68,9 +68,16 @@ describe('the installed package', () => {
       { files: { path: string }[] },
     ];
     const files = packed.files.map((f) => f.path);
-    assert.deepEqual(files.filter((f) => f.endsWith('.map')), []);
-    for (const required of ['LICENSE', 'bin/run.js', 'dist/commands/analyze.js', 'docs/rules/reconnect-storm.md', 'package.json']) assert.ok(files.includes(required), required);
-    assert.deepEqual(files.filter((f) => f.startsWith('src/') || f.startsWith('test/')), []);
+    assert.deepEqual(
+      files.filter((f) => f.endsWith('.map')),
+      [],
+    );
+    for (const required of ['LICENSE', 'bin/run.js', 'dist/commands/analyze.js', 'docs/rules/reconnect-storm.md', 'package.json'])
+      assert.ok(files.includes(required), required);
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('src/') || f.startsWith('test/')),
+      [],
+    );
   });
 
   it('has the Apache-2.0 LICENSE package.json names', () => {
@@ -89,8 +96,12 @@ describe('the installed package', () => {
         continue;
       }
       const range = (MINOR_LINE[name] ? /^~(\d+)\.(\d+)\.(\d+)$/ : /^\^(\d+)\.(\d+)\.(\d+)$/).exec(spec);
-      assert.ok(range, `${name}: ${spec} is not a ${MINOR_LINE[name] ? `~ range (${MINOR_LINE[name]})` : '^ range'}; an exact pin keeps a global install from taking patch releases`);
-      if (MINOR_LINE[name]) assert.equal(locked.version.split('.').slice(0, 2).join('.'), range.slice(1, 3).join('.'), `${name}: the locked ${locked.version} is outside ${spec}`);
+      assert.ok(
+        range,
+        `${name}: ${spec} is not a ${MINOR_LINE[name] ? `~ range (${MINOR_LINE[name]})` : '^ range'}; an exact pin keeps a global install from taking patch releases`,
+      );
+      if (MINOR_LINE[name])
+        assert.equal(locked.version.split('.').slice(0, 2).join('.'), range.slice(1, 3).join('.'), `${name}: the locked ${locked.version} is outside ${spec}`);
       const [major, minor, patch] = range.slice(1).map(Number) as [number, number, number];
       const [lockedMajor, lockedMinor, lockedPatch] = locked.version.split('.').map((n) => Number.parseInt(n, 10)) as [number, number, number];
       const sameLine = major === 0 ? lockedMajor === 0 && lockedMinor === minor : lockedMajor === major;
@@ -107,20 +118,28 @@ describe('the installed package', () => {
 
   it('depends on no terminal-Markdown renderer and no bare-* runtime packages', () => {
     const names = runtimePackages.map((p) => p.key.replace(/^.*node_modules\//, ''));
-    assert.deepEqual(names.filter((n) => n === 'marked-terminal' || n === 'highlight.js' || n === 'cli-highlight' || /^bare-(fs|url|buffer|path|stream)$/.test(n)), []);
+    assert.deepEqual(
+      names.filter((n) => n === 'marked-terminal' || n === 'highlight.js' || n === 'cli-highlight' || /^bare-(fs|url|buffer|path|stream)$/.test(n)),
+      [],
+    );
   });
 
   it('matches catalogue patterns without a regex engine of its own, and globs without fast-glob (both development-only)', () => {
     // re2js (0.9 MB) is the tests' reference for the catalogue matcher; fast-glob (with its 14
     // packages) serves the scripts and tests, while the CLI walks and matches with picomatch.
     const names = runtimePackages.map((p) => p.key.replace(/^.*node_modules\//, ''));
-    assert.deepEqual(names.filter((n) => n === 're2js' || n === 'fast-glob' || n === 'micromatch'), []);
+    assert.deepEqual(
+      names.filter((n) => n === 're2js' || n === 'fast-glob' || n === 'micromatch'),
+      [],
+    );
   });
 
   it('installs in no more than when issue 31 was filed (6.6 MB), a third of what it was before issue 20', () => {
     // This package as npm packs it (every shipped file with its size: README, LICENSE and
     // package.json too), then every runtime dependency as installed.
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as [{ files: { path: string; size: number }[] }];
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as [
+      { files: { path: string; size: number }[] },
+    ];
     let bytes = packed.files.reduce((sum, f) => sum + f.size, 0);
     for (const { key, optional } of runtimePackages) {
       try {
@@ -131,6 +150,9 @@ describe('the installed package', () => {
       }
     }
     assert.ok(INSTALLED_BYTES_ISSUE_31 < INSTALLED_BYTES_BEFORE / 2);
-    assert.ok(bytes <= INSTALLED_BYTES_ISSUE_31, `runtime install is ${(bytes / 1e6).toFixed(2)} MB, budget ${(INSTALLED_BYTES_ISSUE_31 / 1e6).toFixed(1)} MB (npm run size measures the real install)`);
+    assert.ok(
+      bytes <= INSTALLED_BYTES_ISSUE_31,
+      `runtime install is ${(bytes / 1e6).toFixed(2)} MB, budget ${(INSTALLED_BYTES_ISSUE_31 / 1e6).toFixed(1)} MB (npm run size measures the real install)`,
+    );
   });
 });

@@ -26,14 +26,17 @@ export function metaProblems(rule: AnyRule, all: readonly AnyRule[]): string[] {
   if (!meta.title?.trim()) problems.push('title is empty');
   if (!meta.description?.trim()) problems.push('description is empty');
   else if (meta.description.includes('\n')) problems.push('description must be one line (it is the `rules` listing)');
-  if (!(SEVERITIES as readonly string[]).includes(meta.defaultSeverity)) problems.push(`defaultSeverity ${JSON.stringify(meta.defaultSeverity)} is not one of ${SEVERITIES.join(', ')}`);
+  if (!(SEVERITIES as readonly string[]).includes(meta.defaultSeverity))
+    problems.push(`defaultSeverity ${JSON.stringify(meta.defaultSeverity)} is not one of ${SEVERITIES.join(', ')}`);
   if (!Array.isArray(meta.inputs) || meta.inputs.length === 0) problems.push('inputs is empty: the engine could never tell when to skip the rule');
-  for (const kind of meta.inputs ?? []) if (!INPUT_KINDS.includes(kind) || kind === 'unknown') problems.push(`input kind ${JSON.stringify(kind)} is not a real input kind`);
+  for (const kind of meta.inputs ?? [])
+    if (!INPUT_KINDS.includes(kind) || kind === 'unknown') problems.push(`input kind ${JSON.stringify(kind)} is not a real input kind`);
   if (code && meta.inputs?.length) {
     const families = new Set(meta.inputs.flatMap((k) => CODE_FAMILIES[k] ?? []));
     // A rule reading several kinds may be filed under the family of its main signal or as LD4xxx.
     const allowed = [...families, '4'].sort();
-    if (!allowed.includes(code[1]!)) problems.push(`code ${meta.code} does not match its inputs (${meta.inputs.join(', ')}): expected LD${allowed.join('xxx or LD')}xxx`);
+    if (!allowed.includes(code[1]!))
+      problems.push(`code ${meta.code} does not match its inputs (${meta.inputs.join(', ')}): expected LD${allowed.join('xxx or LD')}xxx`);
   }
   if (!docsUrlFor(meta.id).endsWith(`/docs/rules/${meta.id}.md`)) problems.push(`docsUrl ${docsUrlFor(meta.id)} is not derived from the id`);
   problems.push(...optionsProblems(rule));
@@ -67,7 +70,8 @@ export function docsProblems(ruleId: string, markdown: string | null): string[] 
     else if (body.length < 40) problems.push(`src/rules/${ruleId}/README.md: "## ${name}" is too short to help anyone`);
   }
   const fix = findSection(sections, 'How to fix it');
-  if (fix && !/\bv?\d+\.\d+|\bedge-\d|\bstable-\d/.test(fix)) problems.push(`src/rules/${ruleId}/README.md: "How to fix it" names no version; say which releases need which fix`);
+  if (fix && !/\bv?\d+\.\d+|\bedge-\d|\bstable-\d/.test(fix))
+    problems.push(`src/rules/${ruleId}/README.md: "How to fix it" names no version; say which releases need which fix`);
   const refs = findSection(sections, 'References');
   if (refs && !/#\d+|https?:\/\//.test(refs)) problems.push(`src/rules/${ruleId}/README.md: "References" cites no upstream issue, PR or link`);
   return problems;

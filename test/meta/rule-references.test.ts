@@ -53,7 +53,10 @@ function tableRuleIds(markdown: string): string[] {
       columns = [];
       continue;
     }
-    const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (/^\|[-| :]+\|$/.test(line)) continue;
     if (columns.length === 0 && cells.some((c) => /^(cause|effect|rules)$/.test(c))) {
       columns = cells.flatMap((c, i) => (/^(cause|effect|rules)$/.test(c) ? [i] : []));
@@ -73,7 +76,8 @@ function tableRuleIds(markdown: string): string[] {
 function literalRuleIds(source: string): string[] {
   const ids: string[] = [];
   for (const m of source.matchAll(/\bruleId:\s*'([^']+)'/g)) ids.push(m[1]!);
-  for (const m of source.matchAll(/\b(?:coveredBy|foldsInto|ruleIds|disabledRules):\s*\[([^\]]*)\]/g)) for (const s of m[1]!.matchAll(/'([^']+)'/g)) ids.push(s[1]!);
+  for (const m of source.matchAll(/\b(?:coveredBy|foldsInto|ruleIds|disabledRules):\s*\[([^\]]*)\]/g))
+    for (const s of m[1]!.matchAll(/'([^']+)'/g)) ids.push(s[1]!);
   for (const m of source.matchAll(/\babsorbs:\s*\[([^\]]*)\]/g)) for (const r of m[1]!.matchAll(/\brule:\s*'([^']+)'/g)) ids.push(r[1]!);
   for (const m of source.matchAll(/'linkerd-doctor\.([a-z0-9-]+)'/g)) if (!REPORT_EXTENSIONS.has(m[1]!)) ids.push(m[1]!);
   return ids;
@@ -90,11 +94,19 @@ const SELF = 'test/meta/rule-references.test.ts';
 describe('every rule id referenced anywhere is registered', () => {
   it('the registry: each live twin is for its own rule, each causal link ends at a rule', () => {
     for (const entry of REGISTRY) if (entry.live) assert.equal(entry.live.ruleId, entry.rule.meta.id);
-    assert.deepEqual(unregistered('causal link', CAUSAL_LINKS.flatMap((l) => [l.cause, l.effect])), []);
+    assert.deepEqual(
+      unregistered(
+        'causal link',
+        CAUSAL_LINKS.flatMap((l) => [l.cause, l.effect]),
+      ),
+      [],
+    );
   });
 
   it('docs/rules has one page per rule, and no page for a rule that does not exist', () => {
-    const pages = readdirSync(path.join(ROOT, 'docs/rules')).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3));
+    const pages = readdirSync(path.join(ROOT, 'docs/rules'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => f.slice(0, -3));
     assert.deepEqual(pages.sort(), [...REGISTERED].sort());
   });
 
@@ -123,22 +135,35 @@ describe('every rule id referenced anywhere is registered', () => {
       const row = new RegExp(`^\\| \`${fix.id}\` \\|.*\\| ([^|]*) \\|$`, 'm').exec(incidents);
       assert.ok(row, `docs/incidents.md has no row for fix ${fix.id}`);
       const documented = tableRuleIds(`| rules |\n|---|\n| ${row[1]} |`).sort();
-      const linked = REGISTRY.filter((r) => r.incident?.fixes?.some((l) => l.fix === fix.id)).map((r) => r.rule.meta.id).sort();
+      const linked = REGISTRY.filter((r) => r.incident?.fixes?.some((l) => l.fix === fix.id))
+        .map((r) => r.rule.meta.id)
+        .sort();
       assert.deepEqual(documented, linked, `the rules of fix ${fix.id} in docs/incidents.md`);
     }
   });
 
   it('rule id literals in the source', () => {
-    assert.deepEqual(filesUnder('src', '.ts').flatMap((file) => unregistered(file, literalRuleIds(read(file)))), []);
+    assert.deepEqual(
+      filesUnder('src', '.ts').flatMap((file) => unregistered(file, literalRuleIds(read(file)))),
+      [],
+    );
   });
 
   it('rule id lists and literals in the tests', () => {
-    const problems = filesUnder('test', '.ts').filter((file) => file !== SELF).flatMap((file) => unregistered(file, literalRuleIds(read(file)).filter((id) => !DELIBERATELY_UNREGISTERED.has(id))));
+    const problems = filesUnder('test', '.ts')
+      .filter((file) => file !== SELF)
+      .flatMap((file) =>
+        unregistered(
+          file,
+          literalRuleIds(read(file)).filter((id) => !DELIBERATELY_UNREGISTERED.has(id)),
+        ),
+      );
     assert.deepEqual(problems, []);
   });
 
   it('catch a retired id in a table, a link and a literal', () => {
-    const table = '| fix id | symptom | rules |\n|---|---|---|\n| `duplicate-series` | twice | metric-cardinality (duplicates counted), metric-duplicate-series |';
+    const table =
+      '| fix id | symptom | rules |\n|---|---|---|\n| `duplicate-series` | twice | metric-cardinality (duplicates counted), metric-duplicate-series |';
     assert.deepEqual(unregistered('t', tableRuleIds(table)), ['t: metric-duplicate-series']);
     assert.deepEqual(unregistered('t', linkedRuleIds('see [it](docs/rules/metric-duplicate-series.md)')), ['t: metric-duplicate-series']);
     assert.deepEqual(unregistered('t', literalRuleIds("rules: x, foldsInto: ['failfast', 'metric-duplicate-series']")), ['t: metric-duplicate-series']);
@@ -161,7 +186,14 @@ describe('each live log filter accepts the lines its offline rule counts', () =>
     const live = entry.live;
     if (!live?.loki || !entry.rule.meta.inputs.some((k) => LOG_KINDS.has(k))) continue;
     it(`${id}: every sample line of its firing cases passes one of its Loki alerts`, async () => {
-      const groups = buildRuleGroups({ target: 'loki', settings: DEFAULT_SETTINGS, overrides: NO_OVERRIDES, notice: () => {}, exporters: [live], registered: [] });
+      const groups = buildRuleGroups({
+        target: 'loki',
+        settings: DEFAULT_SETTINGS,
+        overrides: NO_OVERRIDES,
+        notice: () => {},
+        exporters: [live],
+        registered: [],
+      });
       const alerts = groups.flatMap((g) => g.rules);
       const { cases } = (await import(pathToFileURL(path.join(ROOT, 'src/rules', id, 'cases.ts')).href)) as { cases: RuleCases };
       let checked = 0;
@@ -171,7 +203,10 @@ describe('each live log filter accepts the lines its offline rule counts', () =>
         for (const sample of run.findings.flatMap((f) => f.evidence.samples ?? [])) {
           if (!logPaths.has(sample.path)) continue;
           checked++;
-          assert.ok(alerts.some((a) => runPipeline(lineFilters(a.expr), sample.text) !== null), `"${c.name}": no Loki alert of ${id} accepts the line it counted:\n${sample.text}`);
+          assert.ok(
+            alerts.some((a) => runPipeline(lineFilters(a.expr), sample.text) !== null),
+            `"${c.name}": no Loki alert of ${id} accepts the line it counted:\n${sample.text}`,
+          );
         }
       }
       assert.ok(checked > 0, `${id}: its firing cases quote no log line to check the live filter against`);

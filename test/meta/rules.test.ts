@@ -19,8 +19,6 @@ import { runRule, runRuleMerged } from '../support/rule-tester.js';
 import { docsProblems, metaProblems } from './rule-conformance.js';
 import { GENERATE_COMMAND, ROOT, rulePageSource } from '../../scripts/generated-files.js';
 
-
-
 describe('rule conformance', () => {
   it('registers at least one rule', () => assert.ok(RULES.length > 0));
 
@@ -34,7 +32,11 @@ describe('rule conformance', () => {
       it('has its page src/rules/<id>/README.md with every section, and explain renders the published copy', async () => {
         const source = path.join(ROOT, rulePageSource(id));
         assert.deepEqual(docsProblems(id, existsSync(source) ? readFileSync(source, 'utf8') : null), []);
-        assert.equal(readRuleDocs(id), readFileSync(source, 'utf8'), `docs/rules/${id}.md differs from its source ${rulePageSource(id)}: run \`${GENERATE_COMMAND}\``);
+        assert.equal(
+          readRuleDocs(id),
+          readFileSync(source, 'utf8'),
+          `docs/rules/${id}.md differs from its source ${rulePageSource(id)}: run \`${GENERATE_COMMAND}\``,
+        );
         const page = await renderRuleDocs(rule, false);
         assert.match(page, new RegExp(`^${id} \\(${rule.meta.code}\\)`));
         for (const heading of ['What it means', 'Evidence', 'How to fix it', 'False positives', 'References']) assert.ok(page.includes(heading), heading);
@@ -68,7 +70,11 @@ describe('rule conformance', () => {
         for (const c of quiet) {
           const run = await runRule(rule, c.inputs, c.options);
           assert.equal(run.skipped, false, `"${c.name}" was skipped for missing input; a quiet case must feed the rule its input kind`);
-          assert.deepEqual(run.findings.map((f) => f.title), [], `"${c.name}" should stay quiet`);
+          assert.deepEqual(
+            run.findings.map((f) => f.title),
+            [],
+            `"${c.name}" should stay quiet`,
+          );
         }
       });
 
@@ -99,7 +105,14 @@ describe('the conformance checks themselves', () => {
 
   it('reject a rule with a bad id, code, description, inputs and options', () => {
     const problems = metaProblems(broken, [broken, reconnectStorm]).join('\n');
-    for (const expected of ['not kebab-case', 'one line', 'inputs is empty', 'has a default but no optionSchema entry', 'default of option sustainSeconds must be ≥ 1', 'option maxGapSeconds has no default']) {
+    for (const expected of [
+      'not kebab-case',
+      'one line',
+      'inputs is empty',
+      'has a default but no optionSchema entry',
+      'default of option sustainSeconds must be ≥ 1',
+      'option maxGapSeconds has no default',
+    ]) {
       assert.ok(problems.includes(expected), `expected "${expected}" in:\n${problems}`);
     }
   });
@@ -113,7 +126,17 @@ describe('the conformance checks themselves', () => {
 
   it('reject a missing page, a missing section and a fix without versions', () => {
     assert.deepEqual(docsProblems('x', null), ['src/rules/x/README.md is missing']);
-    const page = ['# x', '## What it means', 'x'.repeat(50), '## Evidence', 'x'.repeat(50), '## How to fix it', 'Restart everything and hope for the best, it usually helps.', '## References', 'See linkerd2 #1234 for the background.'].join('\n');
+    const page = [
+      '# x',
+      '## What it means',
+      'x'.repeat(50),
+      '## Evidence',
+      'x'.repeat(50),
+      '## How to fix it',
+      'Restart everything and hope for the best, it usually helps.',
+      '## References',
+      'See linkerd2 #1234 for the background.',
+    ].join('\n');
     const problems = docsProblems('x', page).join('\n');
     assert.match(problems, /no "## False positives" section/);
     assert.match(problems, /names no version/);

@@ -158,7 +158,8 @@ A node being drained can give a few such lines; the threshold (3 lines) keeps on
 const scratch = mkdtempSync(path.join(tmpdir(), 'ld-scaffold-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=scaffold', '-c', 'user.email=scaffold@example.invalid', ...args], { cwd, encoding: 'utf8' });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=scaffold', '-c', 'user.email=scaffold@example.invalid', ...args], { cwd, encoding: 'utf8' });
 
 /** The working tree as it is now (tracked and new files, not ignored ones), committed in a fresh repository. */
 function copyRepository(into: string): void {
@@ -194,25 +195,56 @@ describe('adding a rule', () => {
     assert.notEqual(after, before, 'the registry lists its folders one per line');
     writeFileSync(registry, after);
 
-    const byHand = git(copy, 'status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).map((l) => l.slice(3)).sort();
+    const byHand = git(copy, 'status', '--porcelain', '--untracked-files=all')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(3))
+      .sort();
     assert.deepEqual(byHand, ['src/rules/index.ts', ...['README.md', 'cases.ts', 'entry.ts', 'index.ts'].map((f) => `src/rules/${ID}/${f}`)].sort());
 
     const generate = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/generate.ts'], { cwd: copy, encoding: 'utf8' });
     assert.equal(generate.status, 0, generate.stderr);
-    const generatedPaths = new Set(['README.md', `docs/rules/${ID}.md`, 'docs/schema/report.schema.json', 'docs/schema/config.schema.json', 'docs/signatures.md']);
-    const changed = git(copy, 'status', '--porcelain', '--untracked-files=all').split('\n').filter(Boolean).map((l) => l.slice(3));
+    const generatedPaths = new Set([
+      'README.md',
+      `docs/rules/${ID}.md`,
+      'docs/schema/report.schema.json',
+      'docs/schema/config.schema.json',
+      'docs/signatures.md',
+    ]);
+    const changed = git(copy, 'status', '--porcelain', '--untracked-files=all')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(3));
     const unexpected = changed.filter((f) => !byHand.includes(f) && !generatedPaths.has(f));
     assert.deepEqual(unexpected, [], 'files changed that are neither the folder, the registry, nor generated');
     assert.ok(changed.includes(`docs/rules/${ID}.md`), 'the page was published');
 
-    const tests = ['test/meta/rules.test.ts', 'test/meta/generated.test.ts', 'test/meta/rule-references.test.ts', 'test/engine/harness.test.ts', 'test/engine/state-bounds.test.ts'];
+    const tests = [
+      'test/meta/rules.test.ts',
+      'test/meta/generated.test.ts',
+      'test/meta/rule-references.test.ts',
+      'test/engine/harness.test.ts',
+      'test/engine/state-bounds.test.ts',
+    ];
     // Without NODE_TEST_CONTEXT: a runner that inherits it from this test skips its files and passes.
     const { NODE_TEST_CONTEXT: _inherited, ...env } = process.env;
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...tests], { cwd: copy, encoding: 'utf8', env });
     const counted = /^# pass (\d+)$/m.exec(run.stdout);
     assert.ok(counted && Number(counted[1]) > 50, `the meta-tests did not run in the copy:\n${run.stdout.slice(-2000)}`);
-    assert.equal(run.status, 0, `meta-tests failed in the copy:\n${run.stdout.split("\n").filter((l) => /^\s*(not ok|error:)|AssertionError|^\s+[+-] /.test(l)).slice(0, 40).join("\n")}\n${run.stderr.slice(-2000)}`);
-    const lint = spawnSync(process.execPath, [path.join(copy, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), `src/rules/${ID}`, '--config', '.dependency-cruiser.json'], { cwd: copy, encoding: 'utf8' });
+    assert.equal(
+      run.status,
+      0,
+      `meta-tests failed in the copy:\n${run.stdout
+        .split('\n')
+        .filter((l) => /^\s*(not ok|error:)|AssertionError|^\s+[+-] /.test(l))
+        .slice(0, 40)
+        .join('\n')}\n${run.stderr.slice(-2000)}`,
+    );
+    const lint = spawnSync(
+      process.execPath,
+      [path.join(copy, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), `src/rules/${ID}`, '--config', '.dependency-cruiser.json'],
+      { cwd: copy, encoding: 'utf8' },
+    );
     assert.equal(lint.status, 0, `the new folder breaks a layer rule:\n${lint.stdout}${lint.stderr}`);
   });
 });

@@ -25,7 +25,8 @@ const EXAMPLES = path.join(SCHEMA_DIR, 'examples');
 const GOLDEN = path.join(ROOT, 'test/golden/reports');
 
 /** The committed golden JSON report of a case (fixtures-<bundle>, real-<kind>-<file>). */
-const golden = (name: string) => JSON.parse(readFileSync(path.join(GOLDEN, name, 'report.json'), 'utf8')) as Record<string, unknown> & { findings: Record<string, unknown>[] };
+const golden = (name: string) =>
+  JSON.parse(readFileSync(path.join(GOLDEN, name, 'report.json'), 'utf8')) as Record<string, unknown> & { findings: Record<string, unknown>[] };
 
 function cli(args: string[]): Promise<string> {
   return new Promise((resolve) => {
@@ -51,7 +52,9 @@ describe('docs/schema', () => {
 
   describe('report.schema.json', () => {
     const validate = compile('report.schema.json');
-    const fixtures = readdirSync(path.join(ROOT, 'fixtures'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const fixtures = readdirSync(path.join(ROOT, 'fixtures'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     let work: string;
     before(async () => {
       work = await mkdtemp(path.join(tmpdir(), 'ld-schema-'));

@@ -68,7 +68,10 @@ describe('linkerd-doctor analyze on metrics dumps', () => {
     it(`exits 0 with no warning or error on ${path}`, async () => {
       const r = await run(['analyze', path, '--format', 'json']);
       assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(findingsOf(r).filter((f) => f.severity !== 'info'), []);
+      assert.deepEqual(
+        findingsOf(r).filter((f) => f.severity !== 'info'),
+        [],
+      );
     });
   }
 
@@ -87,7 +90,10 @@ describe('linkerd-doctor parse on metrics dumps', () => {
     const errorLines = text.split('\n').filter((l) => l.startsWith('# ERROR')).length;
     const r = await run(['parse', file]);
     assert.equal(r.code, 0, r.stderr);
-    const records = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(records.filter((x) => x.kind === 'metric-sample').length, sampleLines);
     assert.equal(records.filter((x) => x.kind === 'metric-scrape-error').length, errorLines);
     const cpu = records.find((x) => x.name === 'process_cpu_seconds_total')!;

@@ -98,7 +98,10 @@ describe('real linkerd2 dumps', () => {
       assert.equal(distinctSeries(samples), dump.series);
       assert.equal(samples.filter((s) => s.duplicate).length, dump.samples - dump.series);
       assert.deepEqual([...new Set(samples.map((s) => s.section))], dump.sections);
-      assert.ok(samples.every((s) => s.type !== 'untyped'), 'every sample is typed by its # TYPE line');
+      assert.ok(
+        samples.every((s) => s.type !== 'untyped'),
+        'every sample is typed by its # TYPE line',
+      );
     });
   }
 

@@ -53,14 +53,49 @@ export function endpointLabels(e: EndpointSpec, peer?: string): string {
     'direction="outbound"',
     ...(peer ? [`peer="${peer}"`] : []),
     ...(e.service ? [`authority="${e.service}.${ns}.svc.cluster.local:8080"`] : []),
-    `target_addr="${e.ip}:8080"`, `target_ip="${e.ip}"`, 'target_port="8080"', 'tls="true"', `server_id="${e.deployment}.${ns}.serviceaccount.identity.linkerd.cluster.local"`,
-    'dst_control_plane_ns="linkerd"', `dst_deployment="${e.deployment}"`, `dst_namespace="${ns}"`, `dst_pod="${e.pod}"`, `dst_pod_template_hash="${e.hash}"`,
+    `target_addr="${e.ip}:8080"`,
+    `target_ip="${e.ip}"`,
+    'target_port="8080"',
+    'tls="true"',
+    `server_id="${e.deployment}.${ns}.serviceaccount.identity.linkerd.cluster.local"`,
+    'dst_control_plane_ns="linkerd"',
+    `dst_deployment="${e.deployment}"`,
+    `dst_namespace="${ns}"`,
+    `dst_pod="${e.pod}"`,
+    `dst_pod_template_hash="${e.hash}"`,
     ...(e.service ? [`dst_service="${e.service}"`] : []),
     `dst_serviceaccount="${e.deployment}"`,
   ].join(',');
 }
 
-const BUCKETS = ['1', '2', '3', '4', '5', '10', '20', '30', '40', '50', '100', '200', '300', '400', '500', '1000', '2000', '3000', '4000', '5000', '10000', '20000', '30000', '40000', '50000', '+Inf'];
+const BUCKETS = [
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '10',
+  '20',
+  '30',
+  '40',
+  '50',
+  '100',
+  '200',
+  '300',
+  '400',
+  '500',
+  '1000',
+  '2000',
+  '3000',
+  '4000',
+  '5000',
+  '10000',
+  '20000',
+  '30000',
+  '40000',
+  '50000',
+  '+Inf',
+];
 
 /** Legacy families for these endpoints: request_total, latency histogram, transport (dst side, and src side with `origDst`). */
 export function legacyEndpointDump(endpoints: readonly EndpointSpec[], origDst: readonly string[] = []): string {
@@ -75,7 +110,10 @@ export function legacyEndpointDump(endpoints: readonly EndpointSpec[], origDst: 
     }
   }
   lines.push('# HELP tcp_open_connections Number of currently-open connections', '# TYPE tcp_open_connections gauge');
-  for (const ip of origDst) lines.push(`tcp_open_connections{direction="outbound",peer="src",target_addr="${ip}:8080",target_ip="${ip}",target_port="8080",tls="no_identity",no_tls_reason="loopback"} 1`);
+  for (const ip of origDst)
+    lines.push(
+      `tcp_open_connections{direction="outbound",peer="src",target_addr="${ip}:8080",target_ip="${ip}",target_port="8080",tls="no_identity",no_tls_reason="loopback"} 1`,
+    );
   for (const e of endpoints) lines.push(`tcp_open_connections{${endpointLabels(e, 'dst')}} ${e.open ?? 1}`);
   return lines.join('\n') + '\n';
 }

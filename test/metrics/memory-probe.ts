@@ -8,7 +8,34 @@ import { readEntry } from '../../src/engine/pipeline.js';
 import { RULES } from '../../src/rules/index.js';
 
 const series = Number(process.argv[2] ?? 200_000);
-const BUCKETS = ['1', '2', '3', '4', '5', '10', '20', '30', '40', '50', '100', '200', '300', '400', '500', '1000', '2000', '3000', '4000', '5000', '10000', '20000', '30000', '40000', '50000', '+Inf'];
+const BUCKETS = [
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '10',
+  '20',
+  '30',
+  '40',
+  '50',
+  '100',
+  '200',
+  '300',
+  '400',
+  '500',
+  '1000',
+  '2000',
+  '3000',
+  '4000',
+  '5000',
+  '10000',
+  '20000',
+  '30000',
+  '40000',
+  '50000',
+  '+Inf',
+];
 
 function* dump(): Generator<string> {
   yield '#\n# POD traefik-7d9f8c6b5-x2x8k (1 of 1)\n#\n# HELP response_latency_ms Elapsed times\n# TYPE response_latency_ms histogram\n';
@@ -34,15 +61,18 @@ const selected = only === undefined ? RULES : RULES.filter((rule) => rule.meta.i
 const engine = new RuleEngine(selected.map((rule) => ({ rule, options: rule.meta.defaultOptions })));
 let records = 0;
 let peakHeap = 0;
-const result = await readEntry({ path: 'synthetic.txt', stream: Readable.from(dump()), size: null }, {
-  record: (r) => {
-    engine.emit(r);
-    if (++records % 20_000 === 0) {
-      gc?.();
-      peakHeap = Math.max(peakHeap, heapNow());
-    }
+const result = await readEntry(
+  { path: 'synthetic.txt', stream: Readable.from(dump()), size: null },
+  {
+    record: (r) => {
+      engine.emit(r);
+      if (++records % 20_000 === 0) {
+        gc?.();
+        peakHeap = Math.max(peakHeap, heapNow());
+      }
+    },
   },
-});
+);
 gc?.();
 const retainedHeap = heapNow();
 const findings = engine.finish([result.stats]).findings;

@@ -48,7 +48,10 @@ describe('prometheus parser', () => {
   it('puts _sum and _count written before the buckets into the histogram family', async () => {
     const { samples } = await parseDump(HYBRID + '\n');
     const queue = samples.filter((s) => s.family === 'outbound_http_balancer_queue_latency_seconds');
-    assert.deepEqual(queue.map((s) => s.name.slice('outbound_http_balancer_queue_latency_seconds'.length)), ['_sum', '_count', '_bucket', '_bucket']);
+    assert.deepEqual(
+      queue.map((s) => s.name.slice('outbound_http_balancer_queue_latency_seconds'.length)),
+      ['_sum', '_count', '_bucket', '_bucket'],
+    );
     assert.ok(queue.every((s) => s.type === 'histogram'));
     assert.equal(queue[2]!.labels.le, '0.0005');
     const latency = samples.filter((s) => s.family === 'response_latency_ms');
@@ -118,15 +121,27 @@ describe('prometheus parser', () => {
   it('reads CRLF line endings like LF', async () => {
     const { samples, unparsed } = await parseDump('# TYPE a gauge\r\na{x="1"} 1\r\na{x="2"} 2\r\n');
     assert.deepEqual(unparsed, []);
-    assert.deepEqual(samples.map((s) => [s.labels.x, s.value, s.type]), [['1', 1, 'gauge'], ['2', 2, 'gauge']]);
+    assert.deepEqual(
+      samples.map((s) => [s.labels.x, s.value, s.type]),
+      [
+        ['1', 1, 'gauge'],
+        ['2', 2, 'gauge'],
+      ],
+    );
   });
 
   it('counts duplicate series instead of merging them', async () => {
     const line = 'inbound_http_authz_allow_total{target_addr="10.0.0.1:4191",tls="true"}';
     const { samples } = await parseDump(`# TYPE inbound_http_authz_allow_total counter\n${line} 1\n${line} 7\n${line.replace('10.0.0.1', '10.0.0.2')} 3\n`);
     assert.equal(samples.length, 3);
-    assert.deepEqual(samples.map((s) => s.duplicate ?? false), [false, true, false]);
-    assert.deepEqual(samples.map((s) => s.value), [1, 7, 3]);
+    assert.deepEqual(
+      samples.map((s) => s.duplicate ?? false),
+      [false, true, false],
+    );
+    assert.deepEqual(
+      samples.map((s) => s.value),
+      [1, 7, 3],
+    );
   });
 
   it('reads quoted UTF-8 metric and label names', async () => {
@@ -138,7 +153,9 @@ describe('prometheus parser', () => {
   });
 
   it('reads quoted names in # TYPE and # HELP lines, so quoted families keep their type', async () => {
-    const { samples, unparsed } = await parseDump('# HELP "my.requests" Requests, with \\"quotes\\".\n# TYPE "my.requests" counter\n{"my.requests_total",code="200"} 3\n');
+    const { samples, unparsed } = await parseDump(
+      '# HELP "my.requests" Requests, with \\"quotes\\".\n# TYPE "my.requests" counter\n{"my.requests_total",code="200"} 3\n',
+    );
     assert.deepEqual(unparsed, []);
     assert.equal(samples[0]!.family, 'my.requests');
     assert.equal(samples[0]!.type, 'counter');
@@ -146,8 +163,14 @@ describe('prometheus parser', () => {
 
   it('reports unreadable lines with their line number and goes on', async () => {
     const { samples, unparsed } = await parseDump('a{x="1"} 1\na{x="2} 2\nb 0x1\nc\nd 4\n');
-    assert.deepEqual(samples.map((s) => s.name), ['a', 'd']);
-    assert.deepEqual(unparsed.map((u) => u.line), [2, 3, 4]);
+    assert.deepEqual(
+      samples.map((s) => s.name),
+      ['a', 'd'],
+    );
+    assert.deepEqual(
+      unparsed.map((u) => u.line),
+      [2, 3, 4],
+    );
   });
 
   // Found by the garbage fuzz property: `\x01 1` became a sample named "\x01" because the lenient
@@ -155,8 +178,20 @@ describe('prometheus parser', () => {
   it('reports names holding control characters as unparsed instead of reading them as samples', async () => {
     const body = '\u0001 1\na\u007f{x="1"} 2\nb{\u0001="1"} 3\nc\u0000 4\n[     0.002035s]  INFO ThreadId(01) linkerd2_proxy: release 2.210.4\nok 5\n';
     const { samples, unparsed } = await parseDump(body);
-    assert.deepEqual(samples.map((s) => [s.line, s.name]), [[6, 'ok']]);
-    assert.deepEqual(unparsed.map((u) => [u.line, u.reason]), [[1, 'invalid metric name'], [2, 'invalid metric name'], [3, 'invalid label name'], [4, 'invalid metric name'], [5, 'invalid value "0.002035s]"']]);
+    assert.deepEqual(
+      samples.map((s) => [s.line, s.name]),
+      [[6, 'ok']],
+    );
+    assert.deepEqual(
+      unparsed.map((u) => [u.line, u.reason]),
+      [
+        [1, 'invalid metric name'],
+        [2, 'invalid metric name'],
+        [3, 'invalid label name'],
+        [4, 'invalid metric name'],
+        [5, 'invalid value "0.002035s]"'],
+      ],
+    );
   });
 
   it('tolerates text after # EOF in lenient mode and rejects it in strict mode', async () => {
@@ -199,7 +234,10 @@ describe('prometheus parser', () => {
     const strict = await parseDump(body, { strict: true });
     const lenient = await parseDump(body);
     assert.deepEqual(strict.errors, lenient.errors);
-    assert.deepEqual(strict.errors.map((e) => [e.line, e.message]), [[1, '\u0000 web-7d9f8c6b5-q4w2z: failed to connect: connection refused']]);
+    assert.deepEqual(
+      strict.errors.map((e) => [e.line, e.message]),
+      [[1, '\u0000 web-7d9f8c6b5-q4w2z: failed to connect: connection refused']],
+    );
     assert.deepEqual(lenient.unparsed, []);
     assert.deepEqual(strict.unparsed, [{ line: 1, reason: 'OpenMetrics: missing "# EOF" at the end of the exposition' }]);
   });
@@ -238,8 +276,30 @@ describe('prometheus parser robustness', () => {
 
   it('never throws on arbitrary lines, in lenient or strict mode, and emits only well-formed records', async () => {
     const fc = await import('fast-check');
-    const fragment = fc.constantFrom('#', '# POD p (1 of 2)', '# EOF', '# TYPE a histogram', '# HELP a x', '# UNIT a_s s', 'a_bucket{le="+Inf"} 1', 'a{b="c\\"', '{"x"} 1', 'a 1 2 # {} 3', '', ' ', '\t', 'x{', '}', '"', '=', '1');
-    const line = fc.oneof(fc.string({ maxLength: 40 }), fc.array(fragment, { maxLength: 4 }).map((parts) => parts.join(' ')));
+    const fragment = fc.constantFrom(
+      '#',
+      '# POD p (1 of 2)',
+      '# EOF',
+      '# TYPE a histogram',
+      '# HELP a x',
+      '# UNIT a_s s',
+      'a_bucket{le="+Inf"} 1',
+      'a{b="c\\"',
+      '{"x"} 1',
+      'a 1 2 # {} 3',
+      '',
+      ' ',
+      '\t',
+      'x{',
+      '}',
+      '"',
+      '=',
+      '1',
+    );
+    const line = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.array(fragment, { maxLength: 4 }).map((parts) => parts.join(' ')),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(line, { maxLength: 30 }), fc.boolean(), async (lines, strict) => {
         const { samples } = await parseDump(lines.join('\n'), { strict });
@@ -303,7 +363,10 @@ describe('prometheus lexer: lines that repeat the previous line up to its last l
       'x_bucket{a="1",b="3",le="1"} 1',
     ].join('\n');
     const { samples } = await parseDump(dump + '\n');
-    assert.deepEqual(samples.map((s) => s.duplicate === true), [false, false, false, true, false]);
+    assert.deepEqual(
+      samples.map((s) => s.duplicate === true),
+      [false, false, false, true, false],
+    );
     assert.deepEqual(samples[3]!.labels, { a: '1', b: '2', le: '1' });
   });
 
@@ -311,7 +374,11 @@ describe('prometheus lexer: lines that repeat the previous line up to its last l
     const fc = await import('fast-check');
     const label = fc.constantFrom('a', 'b', 'le', 'dst_pod');
     const value = fc.constantFrom('1', '2', 'x y', 'q\\"', '');
-    const line = fc.tuple(fc.constantFrom('m_bucket', 'm_count'), fc.array(fc.tuple(label, value), { minLength: 0, maxLength: 4 }), fc.constantFrom(' 1', ' 2 3', '  1', ' x'));
+    const line = fc.tuple(
+      fc.constantFrom('m_bucket', 'm_count'),
+      fc.array(fc.tuple(label, value), { minLength: 0, maxLength: 4 }),
+      fc.constantFrom(' 1', ' 2 3', '  1', ' x'),
+    );
     fc.assert(
       fc.property(fc.array(line, { minLength: 2, maxLength: 12 }), (lines) => {
         const texts = lines.map(([name, labels, rest]) => `${name}${labels.length ? `{${labels.map(([k, v]) => `${k}="${v}"`).join(',')}}` : ''}${rest}`);

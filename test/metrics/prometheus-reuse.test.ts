@@ -97,5 +97,4 @@ describe('label reuse between sample lines', () => {
       'm{a="x\\"y"} 1',
     ]);
   });
-
 });

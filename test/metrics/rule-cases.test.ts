@@ -16,7 +16,6 @@ import { cases as staleCases } from '../../src/rules/stale-endpoint-metrics/case
 import type { RuleCases } from '../support/rule-cases.js';
 import { runRule, runRuleMerged } from '../support/rule-tester.js';
 
-
 const SUITES: [AnyRule, RuleCases][] = [
   [metricCardinality, cardinalityCases],
   [staleEndpointMetrics, staleCases],
@@ -39,7 +38,10 @@ for (const [rule, cases] of SUITES) {
       it(`quiet: ${c.name}`, async () => {
         const run = await runRule(rule, c.inputs, c.options);
         assert.equal(run.skipped, false);
-        assert.deepEqual(run.findings.map((f) => f.title), []);
+        assert.deepEqual(
+          run.findings.map((f) => f.title),
+          [],
+        );
       });
     }
   });

@@ -18,7 +18,6 @@ const sampleMetrics = readFileSync(new URL('../data/linkerd2/sampleMetrics.txt',
 const healthyDump = readFileSync(new URL('../../fixtures/healthy-metrics/proxy-metrics.txt', import.meta.url), 'utf8');
 const healthyIngress = readFileSync(new URL('../../fixtures/healthy-ingress/proxy-metrics.txt', import.meta.url), 'utf8');
 
-
 const balancerSeries = (svc: string) =>
   [
     '# HELP outbound_http_balancer_endpoints Endpoints.',
@@ -33,7 +32,12 @@ describe('rule registry', () => {
       const rule = findRule(id);
       assert.ok(rule, id);
       const page = readFileSync(new URL(`../../docs/rules/${id}.md`, import.meta.url), 'utf8');
-      const sections = new Map(page.split(/^## +/m).slice(1).map((chunk) => [chunk.slice(0, chunk.indexOf('\n')).trim(), chunk.slice(chunk.indexOf('\n')).trim()]));
+      const sections = new Map(
+        page
+          .split(/^## +/m)
+          .slice(1)
+          .map((chunk) => [chunk.slice(0, chunk.indexOf('\n')).trim(), chunk.slice(chunk.indexOf('\n')).trim()]),
+      );
       for (const name of ['What it means', 'Evidence', 'How to fix it', 'False positives', 'References']) {
         assert.ok((sections.get(name)?.length ?? 0) >= 40, `${id}: section "${name}"`);
       }
@@ -56,7 +60,9 @@ describe('metric-cardinality', () => {
   it('is an error for a proxy holding ≥ 50,000 series, with the cut|sort|uniq view as evidence', async () => {
     // 400 endpoints × 5 status codes × 28 latency lines = 56,000 + request_total + transport.
     const eps = endpoints(400, { statuses: ['200', '304', '404', '500', '503'] });
-    const { findings } = await runRule(metricCardinality, [{ path: 'dump.txt', content: podSection('traefik-7d9f8c6b5-x2x8k', 1, 1, legacyEndpointDump(eps)) }]);
+    const { findings } = await runRule(metricCardinality, [
+      { path: 'dump.txt', content: podSection('traefik-7d9f8c6b5-x2x8k', 1, 1, legacyEndpointDump(eps)) },
+    ]);
     assert.equal(findings.length, 1);
     const f = findings[0]!;
     assert.equal(f.severity, 'error');
@@ -101,7 +107,10 @@ describe('metric-cardinality', () => {
   it('shows capped distinct-value counts as lower bounds and points at client-controlled inbound authorities', async () => {
     const lines = ['# TYPE request_total counter'];
     for (let i = 0; i < 300; i++) lines.push(`request_total{direction="inbound",authority="tenant-${i}.example.com",target_addr="10.0.0.9:8080",tls="true"} 1`);
-    const { findings } = await runRule(metricCardinality, [{ path: 'web-1.txt', content: lines.join('\n') + '\n' }], { warningSeries: 100, maxLabelValues: 50 });
+    const { findings } = await runRule(metricCardinality, [{ path: 'web-1.txt', content: lines.join('\n') + '\n' }], {
+      warningSeries: 100,
+      maxLabelValues: 50,
+    });
     const f = findings[0]!;
     const authority = (f.evidence.perEndpointLabels as { label: string; distinctValues: number | string }[]).find((l) => l.label === 'authority');
     assert.equal(authority?.distinctValues, '≥ 50');
@@ -121,17 +130,22 @@ describe('stale-endpoint-metrics', () => {
   const old2 = endpoints(6, { hash: 'cccccccccc', open: 0, ipBase: 200, statuses: ['200', '500'] });
 
   it('fires when one workload has series from several ReplicaSet generations, with the series per generation', async () => {
-    const { findings } = await runRule(staleEndpointMetrics, [{ path: 'dump.txt', content: podSection('traefik-1', 1, 1, legacyEndpointDump([...current, ...old1, ...old2])) }]);
+    const { findings } = await runRule(staleEndpointMetrics, [
+      { path: 'dump.txt', content: podSection('traefik-1', 1, 1, legacyEndpointDump([...current, ...old1, ...old2])) },
+    ]);
     assert.equal(findings.length, 1);
     const f = findings[0]!;
     const perEndpoint = 1 + 2 * 28 + 1;
     assert.equal(f.keyFigure?.value, 12 * perEndpoint);
     const gens = f.evidence.generations as { templateHash: string; series: number; openConnections: number }[];
-    assert.deepEqual(gens.map((g) => [g.templateHash, g.series, g.openConnections]), [
-      ['aaaaaaaaaa', 6 * perEndpoint, 12],
-      ['bbbbbbbbbb', 6 * perEndpoint, 0],
-      ['cccccccccc', 6 * perEndpoint, 0],
-    ]);
+    assert.deepEqual(
+      gens.map((g) => [g.templateHash, g.series, g.openConnections]),
+      [
+        ['aaaaaaaaaa', 6 * perEndpoint, 12],
+        ['bbbbbbbbbb', 6 * perEndpoint, 0],
+        ['cccccccccc', 6 * perEndpoint, 0],
+      ],
+    );
     assert.equal(f.subject.target, 'deployment/shop/checkout');
   });
 
@@ -165,13 +179,30 @@ describe('stale-endpoint-metrics', () => {
 
   it('stays quiet on the real and healthy dumps', async () => {
     assert.deepEqual((await runRule(staleEndpointMetrics, [{ path: 'sampleMetrics.txt', content: sampleMetrics }])).findings, []);
-    assert.deepEqual((await runRule(staleEndpointMetrics, [{ path: 'healthy.txt', content: healthyDump }, { path: 'ingress.txt', content: healthyIngress }])).findings, []);
+    assert.deepEqual(
+      (
+        await runRule(staleEndpointMetrics, [
+          { path: 'healthy.txt', content: healthyDump },
+          { path: 'ingress.txt', content: healthyIngress },
+        ])
+      ).findings,
+      [],
+    );
   });
 });
 
 describe('ingress-pod-ip-bypass', () => {
   const bypass = endpoints(12);
-  const bypassDump = (pod: string) => podSection(pod, 1, 1, legacyEndpointDump(bypass, bypass.map((e) => e.ip)));
+  const bypassDump = (pod: string) =>
+    podSection(
+      pod,
+      1,
+      1,
+      legacyEndpointDump(
+        bypass,
+        bypass.map((e) => e.ip),
+      ),
+    );
 
   it('fires for Traefik dialling pod IPs, names it and gives the nativeLB fix', async () => {
     const { findings } = await runRule(ingressPodIpBypass, [{ path: 'dump.txt', content: bypassDump('traefik-7d9f8c6b5-x2x8k') }]);
@@ -201,7 +232,15 @@ describe('ingress-pod-ip-bypass', () => {
 
   it('stays quiet for an ingress in ingress mode that balances over Services', async () => {
     const viaService = endpoints(12, { service: 'checkout-svc' });
-    const content = podSection('traefik-6f8b9d7c4-q7w2x', 1, 1, legacyEndpointDump(viaService, viaService.map((e) => e.ip)) + balancerSeries('checkout-svc'));
+    const content = podSection(
+      'traefik-6f8b9d7c4-q7w2x',
+      1,
+      1,
+      legacyEndpointDump(
+        viaService,
+        viaService.map((e) => e.ip),
+      ) + balancerSeries('checkout-svc'),
+    );
     assert.deepEqual((await runRule(ingressPodIpBypass, [{ path: 'd.txt', content }])).findings, []);
     assert.deepEqual((await runRule(ingressPodIpBypass, [{ path: 'ingress.txt', content: healthyIngress }])).findings, []);
   });
@@ -210,7 +249,15 @@ describe('ingress-pod-ip-bypass', () => {
     const few = endpoints(3);
     assert.deepEqual((await runRule(ingressPodIpBypass, [{ path: 'd.txt', content: legacyEndpointDump(few) }])).findings, []);
     assert.equal((await runRule(ingressPodIpBypass, [{ path: 'd.txt', content: legacyEndpointDump(few) }], { minEndpoints: 3 })).findings.length, 1);
-    assert.deepEqual((await runRule(ingressPodIpBypass, [{ path: 'sampleMetrics.txt', content: sampleMetrics }, { path: 'healthy.txt', content: healthyDump }])).findings, []);
+    assert.deepEqual(
+      (
+        await runRule(ingressPodIpBypass, [
+          { path: 'sampleMetrics.txt', content: sampleMetrics },
+          { path: 'healthy.txt', content: healthyDump },
+        ])
+      ).findings,
+      [],
+    );
   });
 
   it('uses proxy{addr=X}:forward{addr=X} spans in proxy logs, and not balanced service spans', async () => {
@@ -221,15 +268,19 @@ describe('ingress-pod-ip-bypass', () => {
     assert.equal(findings.length, 1);
     assert.equal(findings[0]!.evidence.forwardedAddresses, 8);
     assert.equal((findings[0]!.evidence.samples as unknown[]).length, 3);
-    const balanced = Array.from({ length: 8 }, (_, i) =>
-      `[  ${100 + i}.000001s]  WARN ThreadId(01) outbound:proxy{addr=10.43.0.${i + 10}:80}:service{ns=shop name=web port=80}:endpoint{addr=10.42.7.${i}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`,
-    ).join('\n') + '\n';
+    const balanced =
+      Array.from(
+        { length: 8 },
+        (_, i) =>
+          `[  ${100 + i}.000001s]  WARN ThreadId(01) outbound:proxy{addr=10.43.0.${i + 10}:80}:service{ns=shop name=web port=80}:endpoint{addr=10.42.7.${i}:8080}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`,
+      ).join('\n') + '\n';
     assert.deepEqual((await runRule(ingressPodIpBypass, [{ path: 'web-7d9f8c6b5-x2x8k.log', content: balanced }])).findings, []);
   });
 });
 
 describe('fd-exhaustion', () => {
-  const fds = (open: number, max: number) => `# TYPE process_open_fds gauge\nprocess_open_fds ${open}\n# TYPE process_max_fds gauge\nprocess_max_fds ${max}\n# EOF\n`;
+  const fds = (open: number, max: number) =>
+    `# TYPE process_open_fds gauge\nprocess_open_fds ${open}\n# TYPE process_max_fds gauge\nprocess_max_fds ${max}\n# EOF\n`;
 
   it('warns at ratio ≥ 0.8 and is an error close to the limit', async () => {
     const warn = await runRule(fdExhaustion, [{ path: 'd.txt', content: podSection('web-1', 1, 1, fds(850, 1024)) }]);
@@ -246,7 +297,8 @@ describe('fd-exhaustion', () => {
   });
 
   it('fires on "Too many open files (os error 24)" in proxy logs', async () => {
-    const line = '[  4012.003212s]  WARN ThreadId(01) inbound:accept{client.addr=10.42.0.1:3322}: linkerd_app_core::serve: Server failed to accept connection error=Too many open files (os error 24)\n';
+    const line =
+      '[  4012.003212s]  WARN ThreadId(01) inbound:accept{client.addr=10.42.0.1:3322}: linkerd_app_core::serve: Server failed to accept connection error=Too many open files (os error 24)\n';
     const { findings } = await runRule(fdExhaustion, [{ path: 'web-5d8f7c9b4-abcde.log', content: line.repeat(3) }]);
     assert.equal(findings.length, 1);
     assert.equal(findings[0]!.severity, 'error');
@@ -254,7 +306,15 @@ describe('fd-exhaustion', () => {
   });
 
   it('stays quiet on the real and healthy dumps', async () => {
-    assert.deepEqual((await runRule(fdExhaustion, [{ path: 'sampleMetrics.txt', content: sampleMetrics }, { path: 'healthy.txt', content: healthyDump }])).findings, []);
+    assert.deepEqual(
+      (
+        await runRule(fdExhaustion, [
+          { path: 'sampleMetrics.txt', content: sampleMetrics },
+          { path: 'healthy.txt', content: healthyDump },
+        ])
+      ).findings,
+      [],
+    );
   });
 });
 
@@ -273,7 +333,18 @@ describe('metrics rule state', () => {
     const rules = [metricCardinality, staleEndpointMetrics, ingressPodIpBypass, fdExhaustion];
     const eps = [...endpoints(120, { statuses: ['200', '500', '503'] }), ...endpoints(40, { hash: 'oldoldoldo', open: 0, ipBase: 300 })];
     const inputs: TestInput[] = [
-      { path: 'a/traefik-1.txt', content: podSection('traefik-1', 1, 1, legacyEndpointDump(eps, eps.map((e) => e.ip))) },
+      {
+        path: 'a/traefik-1.txt',
+        content: podSection(
+          'traefik-1',
+          1,
+          1,
+          legacyEndpointDump(
+            eps,
+            eps.map((e) => e.ip),
+          ),
+        ),
+      },
       { path: 'b/web-2.txt', content: podSection('web-2', 1, 1, 'process_open_fds 900\nprocess_max_fds 1000\n') },
     ];
     const all = await engineOver(rules, inputs);
@@ -283,6 +354,9 @@ describe('metrics rule state', () => {
     first.engine.absorb(structuredClone(second.engine.snapshot()));
     const merged = first.engine.finish([...first.stats, ...second.stats]);
     assert.deepEqual(merged, sequential);
-    assert.deepEqual(new Set(sequential.findings.map((f) => f.ruleId)), new Set(['metric-cardinality', 'stale-endpoint-metrics', 'ingress-pod-ip-bypass', 'fd-exhaustion']));
+    assert.deepEqual(
+      new Set(sequential.findings.map((f) => f.ruleId)),
+      new Set(['metric-cardinality', 'stale-endpoint-metrics', 'ingress-pod-ip-bypass', 'fd-exhaustion']),
+    );
   });
 });

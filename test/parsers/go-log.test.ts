@@ -100,11 +100,14 @@ describe('Go component logs: klog', () => {
     assert.equal(sniffKind(KLOG_LINES), 'proxy-log');
     const { records, unparsed } = await parse(KLOG_LINES.join('\n') + '\n');
     assert.deepEqual(unparsed, []);
-    assert.deepEqual(records.map((r) => [r.format, r.level]), [
-      ['klog', 'INFO'],
-      ['klog', 'WARN'],
-      ['klog', 'ERROR'],
-    ]);
+    assert.deepEqual(
+      records.map((r) => [r.format, r.level]),
+      [
+        ['klog', 'INFO'],
+        ['klog', 'WARN'],
+        ['klog', 'ERROR'],
+      ],
+    );
     assert.equal(records[2]!.fields.source, 'reflector.go:138');
     assert.match(records[2]!.message, /^k8s\.io\/client-go\/informers\/factory\.go:134: Failed to watch \*v1\.Endpoints: .*connection refused$/);
     // No year in a klog header: the time stays unknown rather than guessed.

@@ -10,7 +10,11 @@ import { readEntry } from '../../src/engine/pipeline.js';
 async function parse(content: string, path: string) {
   const records: LdRecord[] = [];
   const { stats } = await readEntry({ path, stream: Readable.from([Buffer.from(content)]), size: null }, { record: (r) => records.push(r) });
-  return { stats, events: records.filter((r): r is KubeEventRecord => r.kind === 'kube-event'), pods: records.filter((r): r is PodStatusRecord => r.kind === 'pod-status') };
+  return {
+    stats,
+    events: records.filter((r): r is KubeEventRecord => r.kind === 'kube-event'),
+    pods: records.filter((r): r is PodStatusRecord => r.kind === 'pod-status'),
+  };
 }
 
 describe('kubectl describe fragments', () => {
@@ -26,7 +30,10 @@ describe('kubectl describe fragments', () => {
     ].join('\n');
     const { pods, stats } = await parse(fragment + '\n', 'shop/web-7d9f8c6b5-x2x8k/linkerd-proxy.txt');
     assert.equal(stats.kind, 'kubectl');
-    assert.deepEqual(pods.map((p) => [p.pod, p.container, p.lastState, p.lastReason, p.lastExitCode, p.restartCount]), [['web-7d9f8c6b5-x2x8k', 'linkerd-proxy', 'Terminated', 'OOMKilled', 137, 7]]);
+    assert.deepEqual(
+      pods.map((p) => [p.pod, p.container, p.lastState, p.lastReason, p.lastExitCode, p.restartCount]),
+      [['web-7d9f8c6b5-x2x8k', 'linkerd-proxy', 'Terminated', 'OOMKilled', 137, 7]],
+    );
   });
 
   it('a paste of the Events: table alone, with probe failures and their count', async () => {
@@ -39,11 +46,14 @@ describe('kubectl describe fragments', () => {
       '  Warning  BackOff    90s (x12 over 9m)    kubelet  Back-off restarting failed container linkerd-init in pod books-6b9c7d8f5-k2m4p_booksapp(0b4d)',
     ].join('\n');
     const { events } = await parse(fragment + '\n', 'booksapp/books-6b9c7d8f5-k2m4p/describe.txt');
-    assert.deepEqual(events.map((e) => [e.reason, e.count, e.lastSeenAgoSeconds, e.firstSeenAgoSeconds]), [
-      ['Started', 1, 720, 720],
-      ['Unhealthy', 31, 120, 660],
-      ['BackOff', 12, 90, 540],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.reason, e.count, e.lastSeenAgoSeconds, e.firstSeenAgoSeconds]),
+      [
+        ['Started', 1, 720, 720],
+        ['Unhealthy', 31, 120, 660],
+        ['BackOff', 12, 90, 540],
+      ],
+    );
     assert.equal(events[1]!.message, 'Readiness probe failed: HTTP probe failed with statuscode: 403');
   });
 
@@ -54,9 +64,12 @@ describe('kubectl describe fragments', () => {
       'authors-5d8f7b6c9-vw7tz     0/2     Init:Error              2 (5m ago)    6m',
     ].join('\n');
     const { pods } = await parse(table + '\n', 'pods.txt');
-    assert.deepEqual(pods.map((p) => [p.pod, p.state, p.ready, p.restartCount, p.lastRestartAgoSeconds]), [
-      ['books-6b9c7d8f5-k2m4p', 'Init:CrashLoopBackOff', false, 5, 82],
-      ['authors-5d8f7b6c9-vw7tz', 'Init:Error', false, 2, 300],
-    ]);
+    assert.deepEqual(
+      pods.map((p) => [p.pod, p.state, p.ready, p.restartCount, p.lastRestartAgoSeconds]),
+      [
+        ['books-6b9c7d8f5-k2m4p', 'Init:CrashLoopBackOff', false, 5, 82],
+        ['authors-5d8f7b6c9-vw7tz', 'Init:Error', false, 2, 300],
+      ],
+    );
   });
 });

@@ -16,8 +16,16 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 async function parse(content: string, path = 'kubectl.txt') {
   const records: LdRecord[] = [];
   const unparsed: number[] = [];
-  const { stats } = await readEntry({ path, stream: Readable.from([Buffer.from(content)]), size: null }, { record: (r) => records.push(r), unparsed: (_s, line) => unparsed.push(line) });
-  return { stats, unparsed, events: records.filter((r): r is KubeEventRecord => r.kind === 'kube-event'), pods: records.filter((r): r is PodStatusRecord => r.kind === 'pod-status') };
+  const { stats } = await readEntry(
+    { path, stream: Readable.from([Buffer.from(content)]), size: null },
+    { record: (r) => records.push(r), unparsed: (_s, line) => unparsed.push(line) },
+  );
+  return {
+    stats,
+    unparsed,
+    events: records.filter((r): r is KubeEventRecord => r.kind === 'kube-event'),
+    pods: records.filter((r): r is PodStatusRecord => r.kind === 'pod-status'),
+  };
 }
 
 describe('kubectl -o json / -o yaml objects', () => {
@@ -27,10 +35,13 @@ describe('kubectl -o json / -o yaml objects', () => {
     const { pods, stats, unparsed } = await parse(text);
     assert.equal(stats.kind, 'kubectl');
     assert.deepEqual(unparsed, []);
-    assert.deepEqual(pods.map((p) => [p.pod, p.namespace, p.container, p.containerKind, p.state, p.reason, p.lastReason, p.lastExitCode, p.restartCount]), [
-      ['books-6b9c7d8f5-k2m4p', 'booksapp', 'linkerd-init', 'init', 'Waiting', 'CrashLoopBackOff', 'Error', 1, 5],
-      ['books-6b9c7d8f5-k2m4p', 'booksapp', 'linkerd-proxy', 'app', 'Waiting', 'PodInitializing', null, null, 0],
-    ]);
+    assert.deepEqual(
+      pods.map((p) => [p.pod, p.namespace, p.container, p.containerKind, p.state, p.reason, p.lastReason, p.lastExitCode, p.restartCount]),
+      [
+        ['books-6b9c7d8f5-k2m4p', 'booksapp', 'linkerd-init', 'init', 'Waiting', 'CrashLoopBackOff', 'Error', 1, 5],
+        ['books-6b9c7d8f5-k2m4p', 'booksapp', 'linkerd-proxy', 'app', 'Waiting', 'PodInitializing', null, null, 0],
+      ],
+    );
     assert.equal(pods[1]!.memoryLimit, '250Mi');
     // Each record points at its own status entry.
     assert.equal(text.split('\n')[pods[0]!.line - 1]!.trim(), '{');
@@ -49,10 +60,13 @@ describe('kubectl -o json / -o yaml objects', () => {
     const text = read('test/data/kubectl/get-events-yaml-list.yaml');
     assert.equal(sniffKind(text.split('\n')), 'kubectl');
     const { events } = await parse(text);
-    assert.deepEqual(events.map((e) => [e.type, e.reason, e.object, e.container, e.count, e.reporter, e.namespace]), [
-      ['Warning', 'Unhealthy', 'pod/books-6b9c7d8f5-k2m4p', 'books', 12, 'kubelet', 'booksapp'],
-      ['Normal', 'Started', 'pod/books-6b9c7d8f5-k2m4p', undefined, 1, 'kubelet', 'booksapp'],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.reason, e.object, e.container, e.count, e.reporter, e.namespace]),
+      [
+        ['Warning', 'Unhealthy', 'pod/books-6b9c7d8f5-k2m4p', 'books', 12, 'kubelet', 'booksapp'],
+        ['Normal', 'Started', 'pod/books-6b9c7d8f5-k2m4p', undefined, 1, 'kubelet', 'booksapp'],
+      ],
+    );
     assert.equal(events[0]!.message, 'Readiness probe failed: HTTP probe failed with statuscode: 403');
     assert.equal(events[0]!.line, 3);
   });
@@ -60,20 +74,41 @@ describe('kubectl -o json / -o yaml objects', () => {
   it('an events.k8s.io/v1 Event in JSON: note, regarding, deprecatedCount', async () => {
     const { events } = await parse(read('test/data/kubectl/get-event-json-eventsv1.json'));
     assert.equal(events.length, 1);
-    assert.deepEqual([events[0]!.reason, events[0]!.pod, events[0]!.container, events[0]!.count, events[0]!.reporter], ['BackOff', 'linkerd-destination-6d9f8c7b5-p4k2m', 'destination', 7, 'kubelet']);
+    assert.deepEqual(
+      [events[0]!.reason, events[0]!.pod, events[0]!.container, events[0]!.count, events[0]!.reporter],
+      ['BackOff', 'linkerd-destination-6d9f8c7b5-p4k2m', 'destination', 7, 'kubelet'],
+    );
     assert.match(events[0]!.message, /^Back-off restarting failed container destination/);
   });
 
   it('a status block cut out of a pod, indented as pasted', async () => {
-    const block = ['  containerStatuses:', '  - name: linkerd-proxy', '    restartCount: 4', '    lastState:', '      terminated:', '        exitCode: 137', '        reason: OOMKilled', '    state:', '      running:', '        startedAt: "2024-03-11T08:14:02Z"'].join('\n');
+    const block = [
+      '  containerStatuses:',
+      '  - name: linkerd-proxy',
+      '    restartCount: 4',
+      '    lastState:',
+      '      terminated:',
+      '        exitCode: 137',
+      '        reason: OOMKilled',
+      '    state:',
+      '      running:',
+      '        startedAt: "2024-03-11T08:14:02Z"',
+    ].join('\n');
     const { pods } = await parse(block + '\n', 'shop/web-7d9f8c6b5-x2x8k/pod.yaml');
-    assert.deepEqual(pods.map((p) => [p.pod, p.container, p.state, p.lastReason, p.lastExitCode, p.restartCount]), [['web-7d9f8c6b5-x2x8k', 'linkerd-proxy', 'Running', 'OOMKilled', 137, 4]]);
+    assert.deepEqual(
+      pods.map((p) => [p.pod, p.container, p.state, p.lastReason, p.lastExitCode, p.restartCount]),
+      [['web-7d9f8c6b5-x2x8k', 'linkerd-proxy', 'Running', 'OOMKilled', 137, 4]],
+    );
   });
 
   it('refuses a document past the bound with a clear error, holding nothing', () => {
     const records: LdRecord[] = [];
     const errors: [number, string][] = [];
-    const reader = new KubeObjectReader({ path: 'big.json', kind: 'kubectl' }, (r) => records.push(r), (line, reason) => errors.push([line, reason]));
+    const reader = new KubeObjectReader(
+      { path: 'big.json', kind: 'kubectl' },
+      (r) => records.push(r),
+      (line, reason) => errors.push([line, reason]),
+    );
     assert.equal(reader.line('{', 1), true);
     const filler = `    "x": "${'a'.repeat(1 << 20)}",`;
     for (let i = 0; i < (MAX_DOCUMENT_BYTES >> 20) + 1; i++) reader.line(filler, i + 2);

@@ -16,40 +16,60 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 async function parse(content: string, path = 'kubectl.txt') {
   const records: LdRecord[] = [];
   const { stats } = await readEntry({ path, stream: Readable.from([Buffer.from(content)]), size: null }, { record: (r) => records.push(r) });
-  return { stats, records, events: records.filter((r): r is KubeEventRecord => r.kind === 'kube-event'), pods: records.filter((r): r is PodStatusRecord => r.kind === 'pod-status') };
+  return {
+    stats,
+    records,
+    events: records.filter((r): r is KubeEventRecord => r.kind === 'kube-event'),
+    pods: records.filter((r): r is PodStatusRecord => r.kind === 'pod-status'),
+  };
 }
 
 describe('kubectl input', () => {
   it('sniffs describe, events and pods output as kubectl, and a describe with a proxy log tail as proxy-log', () => {
-    for (const f of ['describe-linkerd-destination.txt', 'describe-web.txt', 'events.txt', 'get-pods.txt']) assert.equal(sniffKind(read(`fixtures/pod-restarts/${f}`).split('\n')), 'kubectl', f);
-    for (const f of ['describe-emoji.txt', 'events-wide.txt', 'get-pods.txt']) assert.equal(sniffKind(read(`fixtures/healthy-kubectl/${f}`).split('\n')), 'kubectl', f);
-    for (const f of ['l2-4899-describe-oom-2.8.1.log', 'l2-10643-describe-crashloop-policy.log']) assert.equal(sniffKind(read(`test/data/kubectl/${f}`).split('\n')), 'proxy-log', f);
+    for (const f of ['describe-linkerd-destination.txt', 'describe-web.txt', 'events.txt', 'get-pods.txt'])
+      assert.equal(sniffKind(read(`fixtures/pod-restarts/${f}`).split('\n')), 'kubectl', f);
+    for (const f of ['describe-emoji.txt', 'events-wide.txt', 'get-pods.txt'])
+      assert.equal(sniffKind(read(`fixtures/healthy-kubectl/${f}`).split('\n')), 'kubectl', f);
+    for (const f of ['l2-4899-describe-oom-2.8.1.log', 'l2-10643-describe-crashloop-policy.log'])
+      assert.equal(sniffKind(read(`test/data/kubectl/${f}`).split('\n')), 'proxy-log', f);
     assert.equal(sniffKind(['[     0.002035s]  INFO ThreadId(01) linkerd2_proxy: release 2.210.4 (5a5e8f1) by linkerd on 2024-01-11T22:25:29Z']), 'proxy-log');
   });
 
   it('reads every container of a describe, its last termination and memory limit', async () => {
     const { pods, events, stats } = await parse(read('fixtures/pod-restarts/describe-linkerd-destination.txt'));
     assert.equal(stats.kind, 'kubectl');
-    assert.deepEqual(pods.map((p) => [p.container, p.containerKind, p.state, p.restartCount]), [
-      ['linkerd-init', 'init', 'Terminated', 0],
-      ['linkerd-proxy', 'app', 'Running', 0],
-      ['destination', 'app', 'Running', 6],
-      ['sp-validator', 'app', 'Running', 0],
-      ['policy', 'app', 'Running', 0],
-    ]);
+    assert.deepEqual(
+      pods.map((p) => [p.container, p.containerKind, p.state, p.restartCount]),
+      [
+        ['linkerd-init', 'init', 'Terminated', 0],
+        ['linkerd-proxy', 'app', 'Running', 0],
+        ['destination', 'app', 'Running', 6],
+        ['sp-validator', 'app', 'Running', 0],
+        ['policy', 'app', 'Running', 0],
+      ],
+    );
     const dst = pods[2]!;
-    assert.deepEqual([dst.pod, dst.namespace, dst.lastState, dst.lastReason, dst.lastExitCode, dst.memoryLimit], ['linkerd-destination-7c9d5b8f6-q2wzl', 'linkerd', 'Terminated', 'OOMKilled', 137, '250Mi']);
+    assert.deepEqual(
+      [dst.pod, dst.namespace, dst.lastState, dst.lastReason, dst.lastExitCode, dst.memoryLimit],
+      ['linkerd-destination-7c9d5b8f6-q2wzl', 'linkerd', 'Terminated', 'OOMKilled', 137, '250Mi'],
+    );
     assert.equal(dst.lastFinished, Date.parse('2024-10-14T11:46:52+02:00'));
     assert.equal(pods[0]!.reason, 'Completed');
     const backOff = events.find((e) => e.reason === 'BackOff')!;
-    assert.deepEqual([backOff.count, backOff.lastSeenAgoSeconds, backOff.firstSeenAgoSeconds, backOff.object, backOff.reporter], [9, 17 * 60, 3600, 'pod/linkerd-destination-7c9d5b8f6-q2wzl', 'kubelet']);
+    assert.deepEqual(
+      [backOff.count, backOff.lastSeenAgoSeconds, backOff.firstSeenAgoSeconds, backOff.object, backOff.reporter],
+      [9, 17 * 60, 3600, 'pod/linkerd-destination-7c9d5b8f6-q2wzl', 'kubelet'],
+    );
   });
 
   it('reads a describe pasted from the container line on, inside a proxy log (linkerd2#4899)', async () => {
     const { stats, pods, records } = await parse(read('test/data/kubectl/l2-4899-describe-oom-2.8.1.log'), 'l2-4899.log');
     assert.equal(stats.kind, 'proxy-log');
     assert.equal(stats.unparsed, 0);
-    assert.deepEqual(pods.map((p) => [p.container, p.state, p.lastReason, p.image]), [['linkerd-proxy', 'Running', 'OOMKilled', 'gcr.io/linkerd-io/proxy:stable-2.8.1']]);
+    assert.deepEqual(
+      pods.map((p) => [p.container, p.state, p.lastReason, p.image]),
+      [['linkerd-proxy', 'Running', 'OOMKilled', 'gcr.io/linkerd-io/proxy:stable-2.8.1']],
+    );
     // The last state's `Message:` is the proxy's last log line: read as a record too.
     assert.equal(records.filter((r) => r.kind === 'proxy-log').length, 2);
   });
@@ -61,12 +81,15 @@ describe('kubectl input', () => {
       ['Warning', 'BackOff', 'pod/linkerd-destination-7c9d5b8f6-q2wzl', 17 * 60],
     ]);
     const wide = await parse(read('fixtures/healthy-kubectl/events-wide.txt'));
-    assert.deepEqual(wide.events.map((e) => [e.reason, e.reporter, e.count]), [
-      ['Scheduled', 'default-scheduler', 1],
-      ['Started', 'kubelet, ip-10-0-31-7.eu-west-1.compute.internal', 1],
-      ['SuccessfulCreate', 'replicaset-controller', 1],
-      ['Completed', 'job-controller', 1],
-    ]);
+    assert.deepEqual(
+      wide.events.map((e) => [e.reason, e.reporter, e.count]),
+      [
+        ['Scheduled', 'default-scheduler', 1],
+        ['Started', 'kubelet, ip-10-0-31-7.eu-west-1.compute.internal', 1],
+        ['SuccessfulCreate', 'replicaset-controller', 1],
+        ['Completed', 'job-controller', 1],
+      ],
+    );
     const allNamespaces = [
       'NAMESPACE   LAST SEEN   TYPE      REASON    OBJECT                                    MESSAGE',
       'linkerd     2m          Warning   BackOff   pod/linkerd-identity-6b5f8c9d7-h8r2n      Back-off restarting failed container identity in pod linkerd-identity-6b5f8c9d7-h8r2n_linkerd(0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d)',
@@ -79,10 +102,13 @@ describe('kubectl input', () => {
       '3m          1h           12        linkerd-controller-6c9c7b8f5-2zq4x.15c2b6e3c9a8d6b2   Pod                                        Normal    Pulled      kubelet, gke-node-1    Container image "gcr.io/linkerd-io/controller:stable-2.6.0" already present on machine',
     ].join('\n');
     const old = (await parse(legacy)).events;
-    assert.deepEqual(old.map((e) => [e.object, e.count, e.firstSeenAgoSeconds, e.type, e.reason, e.reporter]), [
-      ['pod/linkerd-controller-6c9c7b8f5-2zq4x', 24, 3600, 'Warning', 'BackOff', 'kubelet, gke-node-1'],
-      ['pod/linkerd-controller-6c9c7b8f5-2zq4x', 12, 3600, 'Normal', 'Pulled', 'kubelet, gke-node-1'],
-    ]);
+    assert.deepEqual(
+      old.map((e) => [e.object, e.count, e.firstSeenAgoSeconds, e.type, e.reason, e.reporter]),
+      [
+        ['pod/linkerd-controller-6c9c7b8f5-2zq4x', 24, 3600, 'Warning', 'BackOff', 'kubelet, gke-node-1'],
+        ['pod/linkerd-controller-6c9c7b8f5-2zq4x', 12, 3600, 'Normal', 'Pulled', 'kubelet, gke-node-1'],
+      ],
+    );
   });
 
   it('reads --watch rows that are not aligned to the header', async () => {
@@ -92,26 +118,49 @@ describe('kubectl input', () => {
       '0s   Normal   Killing   pod/web-6d9c7f8b5-2lqzk   Container linkerd-proxy failed liveness probe, will be restarted',
     ].join('\n');
     const { events } = await parse(watch);
-    assert.deepEqual(events.map((e) => [e.type, e.reason, e.object, e.message.slice(0, 24)]), [
-      ['Warning', 'BackOff', 'pod/web-6d9c7f8b5-2lqzk', 'Back-off restarting fail'],
-      ['Normal', 'Killing', 'pod/web-6d9c7f8b5-2lqzk', 'Container linkerd-proxy '],
-    ]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.reason, e.object, e.message.slice(0, 24)]),
+      [
+        ['Warning', 'BackOff', 'pod/web-6d9c7f8b5-2lqzk', 'Back-off restarting fail'],
+        ['Normal', 'Killing', 'pod/web-6d9c7f8b5-2lqzk', 'Container linkerd-proxy '],
+      ],
+    );
   });
 
   it('reads get pods, with and without -A / -o wide, and the RESTARTS "(… ago)" form', async () => {
     const { pods } = await parse(read('fixtures/pod-restarts/get-pods.txt'));
-    assert.deepEqual(pods.map((p) => [p.pod, p.state, p.restartCount, p.lastRestartAgoSeconds, p.ready]), [
-      ['linkerd-destination-7c9d5b8f6-q2wzl', 'Running', 6, 960, true],
-      ['linkerd-destination-7c9d5b8f6-xk4pd', 'CrashLoopBackOff', 5, 131, false],
-      ['linkerd-identity-6b5f8c9d7-h8r2n', 'Running', 0, null, true],
-      ['linkerd-proxy-injector-5d8f7b6c9-vw7tz', 'Running', 1, 9 * 86_400, true],
-    ]);
+    assert.deepEqual(
+      pods.map((p) => [p.pod, p.state, p.restartCount, p.lastRestartAgoSeconds, p.ready]),
+      [
+        ['linkerd-destination-7c9d5b8f6-q2wzl', 'Running', 6, 960, true],
+        ['linkerd-destination-7c9d5b8f6-xk4pd', 'CrashLoopBackOff', 5, 131, false],
+        ['linkerd-identity-6b5f8c9d7-h8r2n', 'Running', 0, null, true],
+        ['linkerd-proxy-injector-5d8f7b6c9-vw7tz', 'Running', 1, 9 * 86_400, true],
+      ],
+    );
     const wide = (await parse(read('fixtures/healthy-kubectl/get-pods.txt'))).pods;
-    assert.deepEqual(wide.map((p) => [p.namespace, p.state]), [['linkerd', 'Running'], ['linkerd', 'Running'], ['linkerd', 'Running'], ['shop', 'Running'], ['shop', 'Completed']]);
+    assert.deepEqual(
+      wide.map((p) => [p.namespace, p.state]),
+      [
+        ['linkerd', 'Running'],
+        ['linkerd', 'Running'],
+        ['linkerd', 'Running'],
+        ['shop', 'Running'],
+        ['shop', 'Completed'],
+      ],
+    );
   });
 
   it('reads kubectl ages', () => {
-    assert.deepEqual(['45s', '3m2s', '10h', '5d', '2y45d', '<unknown>', ''].map(parseHumanDuration), [45, 182, 36_000, 432_000, 2 * 365 * 86_400 + 45 * 86_400, null, null]);
+    assert.deepEqual(['45s', '3m2s', '10h', '5d', '2y45d', '<unknown>', ''].map(parseHumanDuration), [
+      45,
+      182,
+      36_000,
+      432_000,
+      2 * 365 * 86_400 + 45 * 86_400,
+      null,
+      null,
+    ]);
   });
 });
 
@@ -125,7 +174,19 @@ describe('kubectl get pods -o yaml', () => {
     const { pods, stats } = await parse(yaml, 'pods.yaml');
     assert.equal(stats.kind, 'kubectl');
     assert.deepEqual(
-      pods.map((p) => [p.namespace, p.pod, p.container, p.containerKind, p.state, p.reason, p.lastState, p.lastReason, p.lastExitCode, p.restartCount, p.memoryLimit]),
+      pods.map((p) => [
+        p.namespace,
+        p.pod,
+        p.container,
+        p.containerKind,
+        p.state,
+        p.reason,
+        p.lastState,
+        p.lastReason,
+        p.lastExitCode,
+        p.restartCount,
+        p.memoryLimit,
+      ]),
       [
         ['linkerd', 'linkerd-destination-7d9f8c6b5-x2x8k', 'destination', 'app', 'Waiting', 'CrashLoopBackOff', 'Terminated', 'OOMKilled', 137, 6, '250Mi'],
         ['linkerd', 'linkerd-destination-7d9f8c6b5-x2x8k', 'linkerd-proxy', 'app', 'Running', null, null, null, null, 0, '250Mi'],
@@ -138,8 +199,15 @@ describe('kubectl get pods -o yaml', () => {
   });
 
   it('reads a status block cut out of a pod', async () => {
-    const cut = yaml.split('\n').slice(27, 45).map((l) => l.slice(2)).join('\n');
+    const cut = yaml
+      .split('\n')
+      .slice(27, 45)
+      .map((l) => l.slice(2))
+      .join('\n');
     const { pods } = await parse(cut, 'status.yaml');
-    assert.deepEqual(pods.map((p) => [p.container, p.lastReason, p.restartCount]), [['destination', 'OOMKilled', 6]]);
+    assert.deepEqual(
+      pods.map((p) => [p.container, p.lastReason, p.restartCount]),
+      [['destination', 'OOMKilled', 6]],
+    );
   });
 });

@@ -23,8 +23,10 @@ async function parse(content: string, path = 'pasted.txt') {
 // From linkerd/linkerd2#9812 and #11279 (real lines).
 const PLAIN =
   '[    13.328926s]  WARN ThreadId(01) policy:watch{port=4191}:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}:endpoint{addr=10.0.1.234:8090}: linkerd_reconnect: Failed to connect error=connect timed out after 1s';
-const PLAIN_BODY = 'policy:watch{port=4191}:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}:endpoint{addr=10.0.1.234:8090}: linkerd_reconnect: Failed to connect error=connect timed out after 1s';
-const JSON_LINE = '{"timestamp":"2025-12-12T19:55:11.333411Z","level":"WARN","fields":{"message":"Failed to connect","error":"connect timed out after 1s"},"target":"linkerd_reconnect","threadId":"ThreadId(1)"}';
+const PLAIN_BODY =
+  'policy:watch{port=4191}:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}:endpoint{addr=10.0.1.234:8090}: linkerd_reconnect: Failed to connect error=connect timed out after 1s';
+const JSON_LINE =
+  '{"timestamp":"2025-12-12T19:55:11.333411Z","level":"WARN","fields":{"message":"Failed to connect","error":"connect timed out after 1s"},"target":"linkerd_reconnect","threadId":"ThreadId(1)"}';
 
 function expectReconnect(r: ProxyLogRecord | undefined, uptime: number | null = 13.328926): void {
   assert.ok(r, 'a record');
@@ -41,12 +43,20 @@ describe('pasted proxy lines', () => {
     assert.deepEqual(unparsed, []);
     assert.equal(records.length, 4);
     for (const r of records) expectReconnect(r);
-    assert.deepEqual(records[0]!.spans.map((s) => s.name), ['policy', 'watch', 'controller', 'endpoint']);
+    assert.deepEqual(
+      records[0]!.spans.map((s) => s.name),
+      ['policy', 'watch', 'controller', 'endpoint'],
+    );
   });
 
   it('reads a quoted line behind a kubectl timestamp, and JSON behind stern and kubectl prefixes', async () => {
     const { records, unparsed } = await parse(
-      [`> 2024-06-06T11:01:39.532896292Z ${PLAIN}`, `web-5d8f7c9b4-abcde linkerd-proxy ${JSON_LINE}`, `web-5d8f7c9b4-abcde linkerd-proxy 2025-12-12T19:55:11.5Z ${JSON_LINE}`, `2025-12-12T19:55:11.5Z ${JSON_LINE}`].join('\n'),
+      [
+        `> 2024-06-06T11:01:39.532896292Z ${PLAIN}`,
+        `web-5d8f7c9b4-abcde linkerd-proxy ${JSON_LINE}`,
+        `web-5d8f7c9b4-abcde linkerd-proxy 2025-12-12T19:55:11.5Z ${JSON_LINE}`,
+        `2025-12-12T19:55:11.5Z ${JSON_LINE}`,
+      ].join('\n'),
     );
     assert.deepEqual(unparsed, []);
     assert.equal(records.length, 4);
@@ -62,7 +72,13 @@ describe('pasted proxy lines', () => {
   });
 
   it('reads an uptime that lost a bracket', async () => {
-    const { records, unparsed } = await parse([`[    13.328926s  WARN ThreadId(01) ${PLAIN_BODY}`, `    13.328926s]  WARN ThreadId(01) ${PLAIN_BODY}`, `[    13.328926  WARN ThreadId(01) ${PLAIN_BODY}`].join('\n'));
+    const { records, unparsed } = await parse(
+      [
+        `[    13.328926s  WARN ThreadId(01) ${PLAIN_BODY}`,
+        `    13.328926s]  WARN ThreadId(01) ${PLAIN_BODY}`,
+        `[    13.328926  WARN ThreadId(01) ${PLAIN_BODY}`,
+      ].join('\n'),
+    );
     assert.deepEqual(unparsed, []);
     assert.equal(records.length, 3);
     for (const r of records) expectReconnect(r);
@@ -93,7 +109,13 @@ describe('pasted proxy lines', () => {
 
   it('reads a fragment without level as INFO marked levelAbsent, and keeps prose and describe lines out', async () => {
     const { records, unparsed } = await parse(
-      [PLAIN_BODY, 'ThreadId(01) linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server web', 'Reason: OOMKilled', 'note: this happens every few minutes', 'Last State:    Terminated'].join('\n'),
+      [
+        PLAIN_BODY,
+        'ThreadId(01) linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server web',
+        'Reason: OOMKilled',
+        'note: this happens every few minutes',
+        'Last State:    Terminated',
+      ].join('\n'),
     );
     assert.equal(records.length, 2);
     for (const r of records) {
@@ -104,7 +126,10 @@ describe('pasted proxy lines', () => {
     assert.equal(records[1]!.thread, 1);
     assert.equal(records[1]!.fields.error, 'unauthorized connection on server web');
     // `Reason: OOMKilled` is a describe line the kubectl reader takes; a lone `Last State:` says nothing.
-    assert.deepEqual(unparsed.map((u) => u.line), [4, 5]);
+    assert.deepEqual(
+      unparsed.map((u) => u.line),
+      [4, 5],
+    );
   });
 
   it('marks no line of a complete proxy line levelAbsent', async () => {
@@ -133,7 +158,10 @@ describe('pasted proxy lines', () => {
     const { records, unparsed } = await parse(`${PLAIN}\nnote: run with \`RUST_BACKTRACE=1\` environment variable to display a backtrace\n`);
     assert.equal(records.length, 1);
     assert.equal(records[0]!.fields.error, 'connect timed out after 1s');
-    assert.deepEqual(unparsed.map((u) => u.line), [2]);
+    assert.deepEqual(
+      unparsed.map((u) => u.line),
+      [2],
+    );
   });
 });
 
@@ -143,38 +171,118 @@ describe('pasted proxy lines', () => {
  * Lines from test/data/real unless marked otherwise.
  */
 const SINGLE_FORMAT_FILES: { format: string; lines: string[]; level: string; target: string }[] = [
-  { format: 'legacy ERR! with uptime and proxy={…}', level: 'ERROR', target: 'linkerd2_proxy::app::errors', lines: ['ERR! [   388.710816s] proxy={server=in listen=0.0.0.0:4143 remote=10.24.23.122:35662} linkerd2_proxy::app::errors unexpected error: http2 error: protocol error: unspecific protocol error detected'] },
-  { format: 'legacy ERR! without uptime', level: 'ERROR', target: 'linkerd2_proxy', lines: ['ERR! proxy={server=in listen=0.0.0.0:4143 remote=127.0.0.1:57416} linkerd2_proxy turning Error caused by underlying HTTP/2 error: protocol error: unexpected internal error encountered into 500'] },
-  { format: 'legacy WARN with admin={bg=resolver}', level: 'WARN', target: 'linkerd2_proxy::control::destination::background::destination_set', lines: ['WARN [  1355.573770s] admin={bg=resolver} linkerd2_proxy::control::destination::background::destination_set Destination.Get stream errored for NameAddr { name: "linkerd-prometheus.linkerd.svc.cluster.local", port: 9090 }: Grpc(Status { code: InvalidArgument })'] },
-  { format: 'legacy INFO', level: 'INFO', target: 'linkerd2_proxy::app::main', lines: ['INFO [     0.003167s] linkerd2_proxy::app::main using identity service at Name(NameAddr { name: "linkerd-identity.linkerd.svc.cluster.local", port: 8080 })'] },
-  { format: 'legacy DBUG', level: 'DEBUG', target: 'linkerd2_proxy::proxy::http::h2', lines: ['DBUG [   388.710739s] proxy={client=in dst=10.24.26.128:9090 proto=Http2} linkerd2_proxy::proxy::http::h2 http2 conn error: http2 error: protocol error: unspecific protocol error detected'] },
-  { format: 'legacy TRCE (constructed)', level: 'TRACE', target: 'linkerd2_proxy::proxy::http::router', lines: ['TRCE [     1.002000s] proxy={server=out listen=127.0.0.1:4140} linkerd2_proxy::proxy::http::router routing'] },
-  { format: 'wall-clock tracing, padded level', level: 'INFO', target: 'linkerd_policy_controller_k8s_api::watch', lines: ['2022-04-26T18:59:51.572722Z  INFO serverauthorizations: linkerd_policy_controller_k8s_api::watch: Restarting'] },
+  {
+    format: 'legacy ERR! with uptime and proxy={…}',
+    level: 'ERROR',
+    target: 'linkerd2_proxy::app::errors',
+    lines: [
+      'ERR! [   388.710816s] proxy={server=in listen=0.0.0.0:4143 remote=10.24.23.122:35662} linkerd2_proxy::app::errors unexpected error: http2 error: protocol error: unspecific protocol error detected',
+    ],
+  },
+  {
+    format: 'legacy ERR! without uptime',
+    level: 'ERROR',
+    target: 'linkerd2_proxy',
+    lines: [
+      'ERR! proxy={server=in listen=0.0.0.0:4143 remote=127.0.0.1:57416} linkerd2_proxy turning Error caused by underlying HTTP/2 error: protocol error: unexpected internal error encountered into 500',
+    ],
+  },
+  {
+    format: 'legacy WARN with admin={bg=resolver}',
+    level: 'WARN',
+    target: 'linkerd2_proxy::control::destination::background::destination_set',
+    lines: [
+      'WARN [  1355.573770s] admin={bg=resolver} linkerd2_proxy::control::destination::background::destination_set Destination.Get stream errored for NameAddr { name: "linkerd-prometheus.linkerd.svc.cluster.local", port: 9090 }: Grpc(Status { code: InvalidArgument })',
+    ],
+  },
+  {
+    format: 'legacy INFO',
+    level: 'INFO',
+    target: 'linkerd2_proxy::app::main',
+    lines: [
+      'INFO [     0.003167s] linkerd2_proxy::app::main using identity service at Name(NameAddr { name: "linkerd-identity.linkerd.svc.cluster.local", port: 8080 })',
+    ],
+  },
+  {
+    format: 'legacy DBUG',
+    level: 'DEBUG',
+    target: 'linkerd2_proxy::proxy::http::h2',
+    lines: [
+      'DBUG [   388.710739s] proxy={client=in dst=10.24.26.128:9090 proto=Http2} linkerd2_proxy::proxy::http::h2 http2 conn error: http2 error: protocol error: unspecific protocol error detected',
+    ],
+  },
+  {
+    format: 'legacy TRCE (constructed)',
+    level: 'TRACE',
+    target: 'linkerd2_proxy::proxy::http::router',
+    lines: ['TRCE [     1.002000s] proxy={server=out listen=127.0.0.1:4140} linkerd2_proxy::proxy::http::router routing'],
+  },
+  {
+    format: 'wall-clock tracing, padded level',
+    level: 'INFO',
+    target: 'linkerd_policy_controller_k8s_api::watch',
+    lines: ['2022-04-26T18:59:51.572722Z  INFO serverauthorizations: linkerd_policy_controller_k8s_api::watch: Restarting'],
+  },
   {
     format: 'pretty-printed JSON',
     level: 'INFO',
     target: 'linkerd_app_core::serve',
-    lines: ['{', '  "timestamp": "[ 96886.162669s]",', '  "level": "INFO",', '  "fields": {', '    "message": "Connection closed",', '    "error": "connection error: Transport endpoint is not connected (os error 107)"', '  },', '  "target": "linkerd_app_core::serve",', '  "threadId": "ThreadId(1)"', '}'],
+    lines: [
+      '{',
+      '  "timestamp": "[ 96886.162669s]",',
+      '  "level": "INFO",',
+      '  "fields": {',
+      '    "message": "Connection closed",',
+      '    "error": "connection error: Transport endpoint is not connected (os error 107)"',
+      '  },',
+      '  "target": "linkerd_app_core::serve",',
+      '  "threadId": "ThreadId(1)"',
+      '}',
+    ],
   },
-  { format: 'JSON behind stern and a kubectl timestamp', level: 'DEBUG', target: 'linkerd_proxy_transport::tls::client', lines: ['prometheus-c68bc7bdb-8dl4p linkerd-proxy 2021-04-21T08:22:39.466803177Z {"timestamp":"[   537.524656s]","level":"DEBUG","fields":{"message":"Initiating TLS connection","server.id":"foo-service.dev.serviceaccount.identity.linkerd.cluster.local"},"target":"linkerd_proxy_transport::tls::client","spans":[],"threadId":"ThreadId(1)"}'] },
-  { format: 'JSON behind stern --all-namespaces', level: 'WARN', target: 'linkerd_reconnect', lines: [`linkerd linkerd-destination-68947cb4b6-zv7f2 linkerd-proxy ${JSON_LINE}`] },
+  {
+    format: 'JSON behind stern and a kubectl timestamp',
+    level: 'DEBUG',
+    target: 'linkerd_proxy_transport::tls::client',
+    lines: [
+      'prometheus-c68bc7bdb-8dl4p linkerd-proxy 2021-04-21T08:22:39.466803177Z {"timestamp":"[   537.524656s]","level":"DEBUG","fields":{"message":"Initiating TLS connection","server.id":"foo-service.dev.serviceaccount.identity.linkerd.cluster.local"},"target":"linkerd_proxy_transport::tls::client","spans":[],"threadId":"ThreadId(1)"}',
+    ],
+  },
+  {
+    format: 'JSON behind stern --all-namespaces',
+    level: 'WARN',
+    target: 'linkerd_reconnect',
+    lines: [`linkerd linkerd-destination-68947cb4b6-zv7f2 linkerd-proxy ${JSON_LINE}`],
+  },
   { format: 'JSON behind kubectl --timestamps', level: 'WARN', target: 'linkerd_reconnect', lines: [`2025-12-12T19:55:11.5Z ${JSON_LINE}`] },
   { format: 'kubectl logs --prefix', level: 'WARN', target: 'linkerd_reconnect', lines: [`[pod/web-5d8f7c9b4-abcde/linkerd-proxy] ${PLAIN}`] },
-  { format: 'JSON behind kubectl logs --prefix --timestamps', level: 'WARN', target: 'linkerd_reconnect', lines: [`[pod/web-5d8f7c9b4-abcde/linkerd-proxy] 2025-12-12T19:55:11.5Z ${JSON_LINE}`] },
   {
-    format: 'behind Kibana\'s time column (linkerd2 #6058)',
+    format: 'JSON behind kubectl logs --prefix --timestamps',
+    level: 'WARN',
+    target: 'linkerd_reconnect',
+    lines: [`[pod/web-5d8f7c9b4-abcde/linkerd-proxy] 2025-12-12T19:55:11.5Z ${JSON_LINE}`],
+  },
+  {
+    format: "behind Kibana's time column (linkerd2 #6058)",
     level: 'INFO',
     target: 'linkerd_app_core::serve',
-    lines: ['Apr 27, 2021 @ 10:25:52.507[ 16767.292578s]  INFO ThreadId(01) inbound:accept{client.addr=10.244.78.84:46080 target.addr=10.244.42.122:80}: linkerd_app_core::serve: Connection closed error=TLS detection timeout'],
+    lines: [
+      'Apr 27, 2021 @ 10:25:52.507[ 16767.292578s]  INFO ThreadId(01) inbound:accept{client.addr=10.244.78.84:46080 target.addr=10.244.42.122:80}: linkerd_app_core::serve: Connection closed error=TLS detection timeout',
+    ],
   },
-  { format: 'JSON behind a Grafana/Loki export\'s time column and a tab', level: 'WARN', target: 'linkerd_reconnect', lines: [`2025-12-12 19:55:11.333\t${JSON_LINE}`] },
+  {
+    format: "JSON behind a Grafana/Loki export's time column and a tab",
+    level: 'WARN',
+    target: 'linkerd_reconnect',
+    lines: [`2025-12-12 19:55:11.333\t${JSON_LINE}`],
+  },
   { format: '`> ` quoted', level: 'WARN', target: 'linkerd_reconnect', lines: [`> ${PLAIN}`] },
   { format: '`>` quoted without its space', level: 'WARN', target: 'linkerd_reconnect', lines: [`>${PLAIN}`] },
   { format: 'leading spaces', level: 'WARN', target: 'linkerd_reconnect', lines: [`    ${PLAIN}`] },
   { format: 'uptime missing its `]`', level: 'WARN', target: 'linkerd_reconnect', lines: [`[    13.328926s  WARN ThreadId(01) ${PLAIN_BODY}`] },
 ];
 
-describe('a proxy line behind a log UI\'s columns', () => {
+describe("a proxy line behind a log UI's columns", () => {
   it('takes the wall time only from a column that states its zone', async () => {
     const zoned = await parse(`2024-06-06T11:01:39.532Z\t${PLAIN}\n`);
     const local = await parse(`2024-06-06 11:01:39.532\t${PLAIN}\n`);
@@ -185,7 +293,10 @@ describe('a proxy line behind a log UI\'s columns', () => {
   it('does not take a proxy line quoted far inside another message', async () => {
     const quoted = `support ticket 4711: the customer reports that every request fails and attaches this line from the proxy: ${PLAIN}`;
     const { records } = await parse(`${PLAIN}\n${quoted}\n`);
-    assert.deepEqual(records.map((r) => r.line), [1]);
+    assert.deepEqual(
+      records.map((r) => r.line),
+      [1],
+    );
   });
 });
 
@@ -197,19 +308,31 @@ describe('a file made only of one pasted format', () => {
       const { records, unparsed, stats } = await parse(file);
       assert.equal(stats.kind, 'proxy-log');
       assert.deepEqual(unparsed, []);
-      assert.deepEqual(records.map((r) => [r.level, r.target]), [[level, target], [level, target], [level, target]]);
+      assert.deepEqual(
+        records.map((r) => [r.level, r.target]),
+        [
+          [level, target],
+          [level, target],
+          [level, target],
+        ],
+      );
     });
   }
 });
 
 describe('sniffing an input behind a long preamble', () => {
-  const preamble = Array.from({ length: 70 }, (_, i) => (i % 2 === 0 ? `Defaulted container "linkerd-proxy" out of: linkerd-proxy, web, linkerd-init (init)` : `kubectl logs web-5d8f7c9b4-${i} -c linkerd-proxy`));
+  const preamble = Array.from({ length: 70 }, (_, i) =>
+    i % 2 === 0 ? `Defaulted container "linkerd-proxy" out of: linkerd-proxy, web, linkerd-init (init)` : `kubectl logs web-5d8f7c9b4-${i} -c linkerd-proxy`,
+  );
 
   it('reads 70 lines of kubectl chatter followed by proxy lines as a proxy log', async () => {
     const { records, unparsed, stats } = await parse([...preamble, PLAIN, PLAIN, PLAIN].join('\n'));
     assert.equal(stats.kind, 'proxy-log');
     assert.equal(records.length, 3);
-    assert.deepEqual(records.map((r) => r.line), [71, 72, 73]);
+    assert.deepEqual(
+      records.map((r) => r.line),
+      [71, 72, 73],
+    );
     assert.deepEqual(unparsed, []);
   });
 
@@ -234,7 +357,10 @@ describe('JSON nested deeper than a recursive walk survives (issue 21)', () => {
     const { records, unparsed, error } = await parse([JSON_LINE, deep, deepSpans, JSON_LINE].join('\n'));
     assert.equal(error, undefined);
     assert.deepEqual(unparsed, []);
-    assert.deepEqual(records.map((r) => r.line), [1, 2, 3, 4]);
+    assert.deepEqual(
+      records.map((r) => r.line),
+      [1, 2, 3, 4],
+    );
     const payload = records[1]!.fields.payload!;
     assert.ok(payload.length < 100, payload);
     assert.ok(payload.includes('…'));
@@ -242,10 +368,22 @@ describe('JSON nested deeper than a recursive walk survives (issue 21)', () => {
   });
 
   it('survives a pretty-printed record nested that deep too', async () => {
-    const pretty = ['{', '  "level": "WARN",', '  "target": "linkerd_app",', `  "fields": {"message": "deep", "x": ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`, '}'].join('\n');
+    const pretty = [
+      '{',
+      '  "level": "WARN",',
+      '  "target": "linkerd_app",',
+      `  "fields": {"message": "deep", "x": ${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`,
+      '}',
+    ].join('\n');
     const { records, error } = await parse(`${pretty}\n${JSON_LINE}\n`);
     assert.equal(error, undefined);
-    assert.deepEqual(records.map((r) => [r.line, r.message]), [[1, 'deep'], [6, 'Failed to connect']]);
+    assert.deepEqual(
+      records.map((r) => [r.line, r.message]),
+      [
+        [1, 'deep'],
+        [6, 'Failed to connect'],
+      ],
+    );
   });
 
   it('names the line of a JSON record that is not a log record', async () => {
@@ -264,7 +402,13 @@ describe('JSON nested deeper than a recursive walk survives (issue 21)', () => {
 describe('pretty-printed JSON that is not a log record', () => {
   it('is read line by line, each line reported under its own number', async () => {
     const { records, unparsed } = await parse(['{', '  "kind": "Pod",', '  "spec": {}', '}', JSON_LINE].join('\n'));
-    assert.deepEqual(records.map((r) => r.line), [5]);
-    assert.deepEqual(unparsed.map((u) => u.line), [1, 2, 3, 4]);
+    assert.deepEqual(
+      records.map((r) => r.line),
+      [5],
+    );
+    assert.deepEqual(
+      unparsed.map((u) => u.line),
+      [1, 2, 3, 4],
+    );
   });
 });

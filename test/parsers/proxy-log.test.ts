@@ -72,20 +72,26 @@ describe('proxy-log parser: plain tracing format', () => {
   });
 
   it('reads the pre-2020 legacy layout', async () => {
-    const { records } = await parse('ERR! [  4019.362478s] proxy={server=out listen=127.0.0.1:4140 remote=10.1.2.3:54104} linkerd2_proxy::proxy::http::router: service error: an error occurred\n');
+    const { records } = await parse(
+      'ERR! [  4019.362478s] proxy={server=out listen=127.0.0.1:4140 remote=10.1.2.3:54104} linkerd2_proxy::proxy::http::router: service error: an error occurred\n',
+    );
     assert.equal(records[0]!.format, 'legacy');
     assert.equal(records[0]!.level, 'ERROR');
     assert.equal(records[0]!.target, 'linkerd2_proxy::proxy::http::router');
   });
 
   it('strips ANSI colour codes', async () => {
-    const { records } = await parse('\x1b[2m[     1.000000s]\x1b[0m \x1b[33m WARN\x1b[0m ThreadId(01) linkerd_reconnect: Failed to connect error=connect timed out after 1s\n');
+    const { records } = await parse(
+      '\x1b[2m[     1.000000s]\x1b[0m \x1b[33m WARN\x1b[0m ThreadId(01) linkerd_reconnect: Failed to connect error=connect timed out after 1s\n',
+    );
     assert.equal(records[0]!.level, 'WARN');
     assert.equal(records[0]!.fields.error, 'connect timed out after 1s');
   });
 
   it('counts lines that are not log lines without failing', async () => {
-    const { records, unparsed } = await parse(`${SEED_POLICY}\nnote: run with \`RUST_BACKTRACE=1\` environment variable to display a backtrace\n\n${SEED_POLICY}\n`);
+    const { records, unparsed } = await parse(
+      `${SEED_POLICY}\nnote: run with \`RUST_BACKTRACE=1\` environment variable to display a backtrace\n\n${SEED_POLICY}\n`,
+    );
     assert.equal(records.length, 2);
     assert.deepEqual(unparsed, [2]);
   });
@@ -98,7 +104,12 @@ describe('proxy-log parser: JSON format', () => {
       level: 'WARN',
       fields: { message: 'Failed to connect', error: 'endpoint 10.42.0.7:8090: connect timed out after 1s' },
       target: 'linkerd_reconnect',
-      spans: [{ name: 'policy' }, { addr: 'linkerd-policy.linkerd.svc.cluster.local:8090', name: 'controller' }, { addr: '10.42.0.7:8090', name: 'endpoint' }, { port: 8090, name: 'server' }],
+      spans: [
+        { name: 'policy' },
+        { addr: 'linkerd-policy.linkerd.svc.cluster.local:8090', name: 'controller' },
+        { addr: '10.42.0.7:8090', name: 'endpoint' },
+        { port: 8090, name: 'server' },
+      ],
       threadId: 'ThreadId(1)',
     });
     const { records } = await parse(line + '\n');
@@ -113,7 +124,9 @@ describe('proxy-log parser: JSON format', () => {
   });
 
   it('reads the uptime-string timestamp of proxies before v2.252', async () => {
-    const { records } = await parse('{"timestamp":"[     0.000595s]","level":"INFO","fields":{"message":"Admin interface on 0.0.0.0:4191"},"target":"linkerd2_proxy","threadId":"ThreadId(1)"}\n');
+    const { records } = await parse(
+      '{"timestamp":"[     0.000595s]","level":"INFO","fields":{"message":"Admin interface on 0.0.0.0:4191"},"target":"linkerd2_proxy","threadId":"ThreadId(1)"}\n',
+    );
     assert.equal(records[0]!.uptime, 0.000595);
     assert.equal(records[0]!.time, null);
   });
@@ -150,14 +163,21 @@ describe('proxy-log parser: collector prefixes', () => {
 
   it('takes namespace, pod and container from stern --all-namespaces and kubectl --prefix', async () => {
     const { records } = await parse(
-      [`shop traefik-7d9f8c6b5-abcde linkerd-proxy ${SEED_POLICY}`, `[pod/traefik-7d9f8c6b5-fghij/linkerd-proxy] ${SEED_POLICY}`, `[pod/traefik-7d9f8c6b5-fghij/linkerd-proxy] 2024-06-06T11:01:39.5Z ${SEED_POLICY}`].join('\n') + '\n',
+      [
+        `shop traefik-7d9f8c6b5-abcde linkerd-proxy ${SEED_POLICY}`,
+        `[pod/traefik-7d9f8c6b5-fghij/linkerd-proxy] ${SEED_POLICY}`,
+        `[pod/traefik-7d9f8c6b5-fghij/linkerd-proxy] 2024-06-06T11:01:39.5Z ${SEED_POLICY}`,
+      ].join('\n') + '\n',
     );
-    assert.deepEqual(records.map((r) => [r.namespace, r.pod, r.container, r.message]), [
-      ['shop', 'traefik-7d9f8c6b5-abcde', 'linkerd-proxy', 'Failed to connect'],
-      // kubectl names no namespace: the file's path does (ingress/…).
-      ['ingress', 'traefik-7d9f8c6b5-fghij', 'linkerd-proxy', 'Failed to connect'],
-      ['ingress', 'traefik-7d9f8c6b5-fghij', 'linkerd-proxy', 'Failed to connect'],
-    ]);
+    assert.deepEqual(
+      records.map((r) => [r.namespace, r.pod, r.container, r.message]),
+      [
+        ['shop', 'traefik-7d9f8c6b5-abcde', 'linkerd-proxy', 'Failed to connect'],
+        // kubectl names no namespace: the file's path does (ingress/…).
+        ['ingress', 'traefik-7d9f8c6b5-fghij', 'linkerd-proxy', 'Failed to connect'],
+        ['ingress', 'traefik-7d9f8c6b5-fghij', 'linkerd-proxy', 'Failed to connect'],
+      ],
+    );
     assert.equal(records[2]!.time, Date.parse('2024-06-06T11:01:39.5Z'));
   });
 
@@ -180,7 +200,10 @@ describe('proxy-log parser: collector prefixes', () => {
 describe('proxy-log parser: restarts and wall time', () => {
   it('rebuilds wall time from a collector timestamp for lines that only carry uptime', async () => {
     const { records } = await parse(
-      [`2024-06-06T11:00:10.000000000Z [    10.000000s]  INFO ThreadId(01) linkerd2_proxy: Admin interface on 0.0.0.0:4191`, `[    12.500000s]  WARN ThreadId(01) linkerd_reconnect: Failed to connect error=connect timed out after 1s`].join('\n'),
+      [
+        `2024-06-06T11:00:10.000000000Z [    10.000000s]  INFO ThreadId(01) linkerd2_proxy: Admin interface on 0.0.0.0:4191`,
+        `[    12.500000s]  WARN ThreadId(01) linkerd_reconnect: Failed to connect error=connect timed out after 1s`,
+      ].join('\n'),
     );
     assert.equal(records[1]!.time, Date.parse('2024-06-06T11:00:12.500Z'));
   });
@@ -201,7 +224,10 @@ describe('proxy-log parser: restarts and wall time', () => {
   });
 
   it('derives pod, namespace and container from a /var/log/pods path', async () => {
-    const { records } = await parse(SEED_POLICY + '\n', '/var/log/pods/ingress_traefik-7d9f8c6b5-x2x8k_0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/linkerd-proxy/0.log');
+    const { records } = await parse(
+      SEED_POLICY + '\n',
+      '/var/log/pods/ingress_traefik-7d9f8c6b5-x2x8k_0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/linkerd-proxy/0.log',
+    );
     assert.equal(records[0]!.namespace, 'ingress');
     assert.equal(records[0]!.pod, 'traefik-7d9f8c6b5-x2x8k');
     assert.equal(records[0]!.container, 'linkerd-proxy');

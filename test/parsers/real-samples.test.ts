@@ -39,7 +39,9 @@ async function read(file: string): Promise<Read> {
 }
 
 function loadTruth(): Truth[] {
-  const rows = readFileSync(join(REAL, 'ground-truth.tsv'), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  const rows = readFileSync(join(REAL, 'ground-truth.tsv'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'));
   return rows.slice(1).map((row) => {
     const [file, line, format, level, target] = row.split('\t');
     const truth: Truth = { file: file!, line: Number(line), format: format! };
@@ -82,7 +84,8 @@ describe('real pasted proxy logs: parsed with the right level and target', () =>
         const share = shares.get(row.format) ?? { right: 0, total: 0 };
         shares.set(row.format, share);
         share.total++;
-        const levelRight = row.level === '-' ? record?.level === 'INFO' && record.levelAbsent === true : record?.level === row.level && record?.levelAbsent === undefined;
+        const levelRight =
+          row.level === '-' ? record?.level === 'INFO' && record.levelAbsent === true : record?.level === row.level && record?.levelAbsent === undefined;
         const targetRight = record?.target === (row.target === '(none)' ? '' : row.target);
         if (levelRight && targetRight) share.right++;
         else wrong.push(`${file}:${row.line} ${row.format}: want ${row.level} ${row.target}, got ${record ? `${record.level} ${record.target}` : 'no record'}`);
@@ -113,8 +116,14 @@ describe('real pasted proxy logs: parsed with the right level and target', () =>
     const { records, unparsed } = await read('proxy-log/l2-5591-json-pretty-os-error-107.log');
     assert.equal(records.length, 1);
     const r = records[0] as ProxyLogRecord;
-    assert.deepEqual([r.line, r.format, r.uptime, r.message, r.fields.error], [1, 'json', 96886.162669, 'Connection closed', 'connection error: Transport endpoint is not connected (os error 107)']);
-    assert.deepEqual(r.spans.map((s) => s.name), ['inbound', 'accept']);
+    assert.deepEqual(
+      [r.line, r.format, r.uptime, r.message, r.fields.error],
+      [1, 'json', 96886.162669, 'Connection closed', 'connection error: Transport endpoint is not connected (os error 107)'],
+    );
+    assert.deepEqual(
+      r.spans.map((s) => s.name),
+      ['inbound', 'accept'],
+    );
     assert.deepEqual(unparsed, []);
   });
 });

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { parseProxyLogPayload } from '../../src/parsers/proxy-log.js';
 
-const line = (addr: string) => `[  1.5s]  WARN ThreadId(01) outbound:proxy{addr=${addr}:80}:service{ns=web name=api port=80}:endpoint{addr=${addr}:80}: linkerd_reconnect: Failed to connect error=connect timed out`;
+const line = (addr: string) =>
+  `[  1.5s]  WARN ThreadId(01) outbound:proxy{addr=${addr}:80}:service{ns=web name=api port=80}:endpoint{addr=${addr}:80}: linkerd_reconnect: Failed to connect error=connect timed out`;
 const addressOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 const shared = (text: string) => Object.isFrozen(parseProxyLogPayload(text)!.fields);
 

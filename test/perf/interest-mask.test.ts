@@ -11,8 +11,15 @@ import { createProxyLogParser } from '../../src/parsers/proxy-log.js';
 function recorder(id: string, words: string[] | null) {
   return defineRule<object, { lines: number[] }>({
     meta: {
-      id, code: 'LD0000', title: id, description: id, defaultSeverity: 'info', inputs: ['proxy-log'],
-      ...(words ? { lineInterest: { 'proxy-log': words } } : {}), defaultOptions: {}, optionSchema: {},
+      id,
+      code: 'LD0000',
+      title: id,
+      description: id,
+      defaultSeverity: 'info',
+      inputs: ['proxy-log'],
+      ...(words ? { lineInterest: { 'proxy-log': words } } : {}),
+      defaultOptions: {},
+      optionSchema: {},
     },
     createState: () => ({ lines: [] }),
     visitors: { 'proxy-log': (state, record) => void state.lines.push(record.line) },
@@ -41,7 +48,13 @@ describe('the interest mask', () => {
     `${up(1)}  INFO ThreadId(01) inbound:server{port=4143}: linkerd_app_inbound::detect: first line after a restart`,
     '{"timestamp":"[    14.000000s]","level":"INFO","fields":{"message":"json"},"target":"linkerd_app","spans":[{"name":"service","ns":"shop"}]}',
   ];
-  const rules = [recorder('reconnects', ['linkerd_reconnect']), recorder('failfast', ['failfast']), recorder('entering', ['entering failfast', 'service{']), recorder('restarts', []), recorder('everything', null)];
+  const rules = [
+    recorder('reconnects', ['linkerd_reconnect']),
+    recorder('failfast', ['failfast']),
+    recorder('entering', ['entering failfast', 'service{']),
+    recorder('restarts', []),
+    recorder('everything', null),
+  ];
 
   it('hands each rule the lines holding its substrings, and every rule what the parser always builds', () => {
     const engine = new RuleEngine(rules.map((rule) => ({ rule, options: {} })));
@@ -59,7 +72,11 @@ describe('the interest mask', () => {
   });
 
   it('judges a body once and still right for a second engine with other rules', () => {
-    const records = parsedLines([lines[2]!, lines[2]!.replace('[     11.000000s]', '[     11.500000s]'), lines[2]!.replace('[     11.000000s]', '[     11.700000s]')]);
+    const records = parsedLines([
+      lines[2]!,
+      lines[2]!.replace('[     11.000000s]', '[     11.500000s]'),
+      lines[2]!.replace('[     11.000000s]', '[     11.700000s]'),
+    ]);
     assert.equal(records[2]!.fields, records[1]!.fields, 'the body is shared from its second sighting');
     const first = new RuleEngine([{ rule: rules[1]!, options: {} }]);
     const second = new RuleEngine([{ rule: rules[0]!, options: {} }]);

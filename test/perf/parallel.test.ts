@@ -29,7 +29,12 @@ async function reportJson(args: string[], options: AnalyzeOptions): Promise<stri
   return FORMATTERS.json(buildReport(result, 'error'), { color: false, findings: buildReport(result, 'error').findings, failOn: 'error' });
 }
 
-const parallel = (jobs: number, onRange?: AnalyzeOptions['onRange']): AnalyzeOptions => ({ jobs, splitMinBytes: 1, parallelMinBytes: 1, ...(onRange ? { onRange } : {}) });
+const parallel = (jobs: number, onRange?: AnalyzeOptions['onRange']): AnalyzeOptions => ({
+  jobs,
+  splitMinBytes: 1,
+  parallelMinBytes: 1,
+  ...(onRange ? { onRange } : {}),
+});
 
 function uptime(seconds: number): string {
   const whole = Math.floor(seconds);
@@ -58,7 +63,10 @@ describe('parallel analysis', () => {
     assert.ok(JSON.parse(sequential).findings.length > 10, 'the storm fixture must produce findings, or the comparison proves little');
     for (const jobs of [2, 3]) {
       const ranges: boolean[] = [];
-      const report = await reportJson([file], parallel(jobs, (r) => ranges.push(r.reread)));
+      const report = await reportJson(
+        [file],
+        parallel(jobs, (r) => ranges.push(r.reread)),
+      );
       assert.equal(ranges.length, jobs, `the file is cut into ${jobs} ranges`);
       // The kubectl-timestamped head anchors the plain rest: each range must have found that anchor itself.
       assert.deepEqual(ranges, new Array(jobs).fill(false), 'no range needed a re-read');
@@ -70,7 +78,10 @@ describe('parallel analysis', () => {
     // One range far longer than the other: the ranges must still join without gap or overlap.
     const file = path.join(dir, 'storm.log');
     const sequential = await reportJson([file], { jobs: 1 });
-    for (const [jobs, fractions] of [[2, [0.9]], [3, [0.45, 0.9]]] as const) {
+    for (const [jobs, fractions] of [
+      [2, [0.9]],
+      [3, [0.45, 0.9]],
+    ] as const) {
       const ranges: { start: number; end: number; reread: boolean }[] = [];
       const report = await reportJson([file], { ...parallel(jobs, (r) => ranges.push(r)), splitFractions: [...fractions] });
       assert.equal(ranges.length, jobs);
@@ -102,7 +113,10 @@ describe('parallel analysis', () => {
     writeFileSync(file, lines.join('\n') + '\n');
     const sequential = await reportJson([file], { jobs: 1 });
     const ranges: boolean[] = [];
-    const report = await reportJson([file], parallel(2, (r) => ranges.push(r.reread)));
+    const report = await reportJson(
+      [file],
+      parallel(2, (r) => ranges.push(r.reread)),
+    );
     assert.deepEqual(ranges, [false, true]);
     assert.equal(report, sequential);
   });
@@ -152,7 +166,10 @@ describe('parallel analysis', () => {
     for (const b of split.bounds.slice(1, -1)) assert.ok(content.startsWith('# POD ', b), `bound ${b} starts a POD header`);
     for (const jobs of [2, 3]) {
       const ranges: [number, number][] = [];
-      const report = await reportJson([file], parallel(jobs, (r) => ranges.push([r.start, r.end])));
+      const report = await reportJson(
+        [file],
+        parallel(jobs, (r) => ranges.push([r.start, r.end])),
+      );
       assert.equal(ranges.length, jobs, `the dump is cut into ${jobs} ranges`);
       assert.equal(report, sequential, `jobs=${jobs}`);
     }
@@ -180,7 +197,13 @@ describe('parallel analysis', () => {
       assert.equal(await reportJson(mixed, { ...parallel(jobs), onArchive: () => shared++ }), sequentialMixed, `pods as .gz, .tgz and files, jobs=${jobs}`);
       assert.equal(shared, 1);
     }
-    for (const [shape, input] of [['pod files', pods.root], ['.gz per pod', gz.root], ['one .tgz', tgz], ['one .tar', tar], ['dumps', dumps]] as const) {
+    for (const [shape, input] of [
+      ['pod files', pods.root],
+      ['.gz per pod', gz.root],
+      ['one .tgz', tgz],
+      ['one .tar', tar],
+      ['dumps', dumps],
+    ] as const) {
       const sequential = await reportJson([input], { jobs: 1 });
       assert.ok(JSON.parse(sequential).findings.length > 0, `${shape}: the input must produce findings, or the comparison proves little`);
       for (const jobs of [2, 3]) {
@@ -219,12 +242,20 @@ describe('parallel analysis', () => {
       // Set and removed key by key: a replaced process.env no longer reaches worker threads.
       for (const [k, v] of Object.entries(env ?? {})) process.env[k] = v;
       try {
-        const seen = (r: Awaited<ReturnType<typeof analyzeInputs>>) => ({ inputs: r.inputs, errors: r.errors.map((e) => `${e.path}: ${e.message} @${e.line ?? '-'}`), findings: r.findings });
+        const seen = (r: Awaited<ReturnType<typeof analyzeInputs>>) => ({
+          inputs: r.inputs,
+          errors: r.errors.map((e) => `${e.path}: ${e.message} @${e.line ?? '-'}`),
+          findings: r.findings,
+        });
         const sequential = seen(await analyzeInputs([file], defaultRules(), { jobs: 1 }));
         assert.ok(sequential.errors.length > 0, `${name}: the bundle must fail, or the comparison proves little`);
         for (const jobs of [2, 3]) {
           let shared = 0;
-          assert.deepEqual(seen(await analyzeInputs([file], defaultRules(), { ...parallel(jobs), onArchive: () => shared++ })), sequential, `${name}, jobs=${jobs}`);
+          assert.deepEqual(
+            seen(await analyzeInputs([file], defaultRules(), { ...parallel(jobs), onArchive: () => shared++ })),
+            sequential,
+            `${name}, jobs=${jobs}`,
+          );
           assert.equal(shared, 1, `${name}: the bundle was shared`);
         }
         if (name.startsWith('a corrupt')) {

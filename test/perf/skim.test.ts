@@ -22,7 +22,8 @@ function parse(lines: string[], interest?: string[]): { records: LdRecord[]; ski
 }
 
 const info = (up: string) => `[${up}s]  INFO ThreadId(01) outbound:proxy{addr=10.0.0.1:80}: linkerd_pool_p2c: Adding endpoint addr=10.0.0.1:80`;
-const warn = (up: string) => `[${up}s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.1:80}:endpoint{addr=10.0.0.1:80}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
+const warn = (up: string) =>
+  `[${up}s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.1:80}:endpoint{addr=10.0.0.1:80}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
 
 describe('skimming lines no rule reads', () => {
   const lines = [
@@ -46,7 +47,10 @@ describe('skimming lines no rule reads', () => {
     const full = parse(lines);
     const skim = parse(lines, ['linkerd_reconnect']);
     const built = new Set(skim.records.map((r) => r.line));
-    assert.deepEqual(skim.records, full.records.filter((r) => built.has(r.line)));
+    assert.deepEqual(
+      skim.records,
+      full.records.filter((r) => built.has(r.line)),
+    );
     assert.deepEqual(skim.unparsed, full.unparsed);
     assert.equal(skim.records.length + skim.skipped.length, full.records.length);
     // Skimmed: plain lines without the interest, except the restart line (6) and the ANSI (8) and JSON (9) lines.

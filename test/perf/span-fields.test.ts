@@ -23,13 +23,21 @@ function reference(text: string): Record<string, string> {
 it('span fields split like /(?:^| )([A-Za-z_][\\w.]*)=/g', () => {
   const alphabet = fc.constantFrom('a', 'b', 'Z', '_', '.', '=', ' ', '1', '"', 'x', '-', ':');
   fc.assert(
-    fc.property(fc.array(alphabet, { maxLength: 40 }).map((a) => a.join('')), (inner) => {
-      const parsed = parseProxyLogPayload(`[     1.000000s]  INFO ThreadId(01) span{${inner}}: linkerd_app: msg`);
-      if (!parsed || parsed.spans.length === 0) return;
-      assert.deepEqual(Object.entries(parsed.spans[0]!.fields), Object.entries(reference(inner)));
-    }),
+    fc.property(
+      fc.array(alphabet, { maxLength: 40 }).map((a) => a.join('')),
+      (inner) => {
+        const parsed = parseProxyLogPayload(`[     1.000000s]  INFO ThreadId(01) span{${inner}}: linkerd_app: msg`);
+        if (!parsed || parsed.spans.length === 0) return;
+        assert.deepEqual(Object.entries(parsed.spans[0]!.fields), Object.entries(reference(inner)));
+      },
+    ),
     { numRuns: 5000 },
   );
-  const real = parseProxyLogPayload('[  1.5s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.1:80}:service{ns= name=service port=0}: linkerd_reconnect: Failed to connect');
-  assert.deepEqual(real?.spans.map((s) => s.fields), [{}, { addr: '10.0.0.1:80' }, { ns: '', name: 'service', port: '0' }]);
+  const real = parseProxyLogPayload(
+    '[  1.5s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.1:80}:service{ns= name=service port=0}: linkerd_reconnect: Failed to connect',
+  );
+  assert.deepEqual(
+    real?.spans.map((s) => s.fields),
+    [{}, { addr: '10.0.0.1:80' }, { ns: '', name: 'service', port: '0' }],
+  );
 });

@@ -57,7 +57,10 @@ describe('reconnect-storm under an address bomb', () => {
 
   it('keeps caps when states are merged', async () => {
     const first = stateAfter(await records(Array.from({ length: 40 }, (_, i) => failure(10 + i, `${ip(i)}:80`, null))), { maxTargets: 50, maxLoops: 60 });
-    const second = stateAfter(await records(Array.from({ length: 40 }, (_, i) => failure(10 + i, `${ip(1000 + i)}:80`, null))), { maxTargets: 50, maxLoops: 60 });
+    const second = stateAfter(await records(Array.from({ length: 40 }, (_, i) => failure(10 + i, `${ip(1000 + i)}:80`, null))), {
+      maxTargets: 50,
+      maxLoops: 60,
+    });
     reconnectStorm.merge(first, second);
     assert.equal(first.groups.size, 50);
     assert.equal(first.loops.size, 60);
@@ -84,7 +87,9 @@ describe('reconnect-storm under an address bomb', () => {
   it('says how many loops went untracked past maxLoops', async () => {
     const bomb = Array.from({ length: 500 }, (_, i) => failure(100 + i * 0.01, `${ip(i)}:8086`, CONTROLLER));
     const sustained = Array.from({ length: 40 }, (_, i) => failure(10 + i * 2, '10.200.0.1:8086', CONTROLLER));
-    const run = await runRule(reconnectStorm, [{ path: 'default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', content: [...sustained, ...bomb].join('\n') + '\n' }], { maxLoops: 100 });
+    const run = await runRule(reconnectStorm, [{ path: 'default/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', content: [...sustained, ...bomb].join('\n') + '\n' }], {
+      maxLoops: 100,
+    });
     const evidence = run.findings[0]!.evidence as Record<string, unknown>;
     assert.equal(evidence.loops, 100);
     assert.equal(evidence.loopsNotTracked, 401);

@@ -38,7 +38,7 @@ export const PROMETHEUS_LINES = [
   '# HELP request_total Total count of HTTP requests.',
   '# TYPE request_total counter',
   'request_total{direction="outbound",authority="emoji-svc.emojivoto.svc.cluster.local:8080",target_addr="10.244.0.12:8080",tls="true",dst_namespace="emojivoto",dst_pod_template_hash="5b7d8c9f4"} 12345',
-  '# HELP response_latency_ms Elapsed times between a request\'s headers being received and its response stream completing',
+  "# HELP response_latency_ms Elapsed times between a request's headers being received and its response stream completing",
   '# TYPE response_latency_ms histogram',
   'response_latency_ms_bucket{direction="inbound",target_addr="0.0.0.0:4143",le="10"} 42',
   'response_latency_ms_bucket{direction="inbound",target_addr="0.0.0.0:4143",le="+Inf"} 57',

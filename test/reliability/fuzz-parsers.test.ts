@@ -54,7 +54,13 @@ describe('parser fuzzing', () => {
       // Needs a parser to report to; the sniffed path is covered by the accounting property.
       if (kind !== undefined) {
         it('reports every line no format accepts as unparsed, wherever it sits', async () => {
-          const input = fc.array(fc.oneof({ weight: 3, arbitrary: mutatedLine }, garbageLine.map((g) => Buffer.from(g))), { minLength: 1, maxLength: 50 });
+          const input = fc.array(
+            fc.oneof(
+              { weight: 3, arbitrary: mutatedLine },
+              garbageLine.map((g) => Buffer.from(g)),
+            ),
+            { minLength: 1, maxLength: 50 },
+          );
           await checkProperty(
             `${kind} garbage is never silently dropped`,
             fc.asyncProperty(input, async (lines) => {
@@ -135,9 +141,20 @@ describe('parser fuzzing', () => {
   });
 
   it('names a line with NUL bytes and invalid UTF-8 as unparsed, and goes on with the next line', async () => {
-    const bytes = Buffer.concat([Buffer.from('\u0000\u0000'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('\n'), Buffer.from(CORPUS['proxy-log']![1]! + '\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from('\u0000\u0000'),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('\n'),
+      Buffer.from(CORPUS['proxy-log']![1]! + '\n'),
+    ]);
     const outcome = await parseBytes('fuzz/nul.log', bytes, { kind: 'proxy-log' });
-    assert.deepEqual(outcome.unparsed.map((u) => u.line), [1]);
-    assert.deepEqual(outcome.records.map((r) => r.line), [2]);
+    assert.deepEqual(
+      outcome.unparsed.map((u) => u.line),
+      [1],
+    );
+    assert.deepEqual(
+      outcome.records.map((r) => r.line),
+      [2],
+    );
   });
 });

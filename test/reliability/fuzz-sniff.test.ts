@@ -37,7 +37,14 @@ describe('sniffer fuzzing', () => {
   });
 
   it('survives 1 MiB lines, NUL bytes and lone surrogates', () => {
-    const nasty = ['x'.repeat(1 << 20), '\u0000'.repeat(1000), '\ud800\udfff\ud800', '[' + ' '.repeat(100_000), '{"log":' + '['.repeat(10_000), '# TYPE ' + 'a'.repeat(100_000)];
+    const nasty = [
+      'x'.repeat(1 << 20),
+      '\u0000'.repeat(1000),
+      '\ud800\udfff\ud800',
+      '[' + ' '.repeat(100_000),
+      '{"log":' + '['.repeat(10_000),
+      '# TYPE ' + 'a'.repeat(100_000),
+    ];
     for (const line of nasty) assert.doesNotThrow(() => sniffKind([line, line]));
   });
 

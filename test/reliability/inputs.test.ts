@@ -53,14 +53,22 @@ describe('tar members with hostile names', () => {
     const work = path.join(dir, 'tar');
     mkdirSync(work);
     const archive = path.join(work, 'bundle.tgz');
-    writeFileSync(archive, gzipSync(await tarOf([
-      { name: '/etc/evil.log', body: LOG },
-      { name: '../../escape.log', body: LOG },
-      { name: 'ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', body: LOG },
-    ])));
+    writeFileSync(
+      archive,
+      gzipSync(
+        await tarOf([
+          { name: '/etc/evil.log', body: LOG },
+          { name: '../../escape.log', body: LOG },
+          { name: 'ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', body: LOG },
+        ]),
+      ),
+    );
     const result = await readInputs([archive], () => {});
     assert.deepEqual(result.errors, []);
-    assert.deepEqual(result.inputs.map((i) => i.path), [`${archive}:/etc/evil.log`, `${archive}:../../escape.log`, `${archive}:ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log`]);
+    assert.deepEqual(
+      result.inputs.map((i) => i.path),
+      [`${archive}:/etc/evil.log`, `${archive}:../../escape.log`, `${archive}:ns/web-7d9f8c6b5-x2x8k/linkerd-proxy.log`],
+    );
     assert.ok(result.inputs.every((i) => i.kind === 'proxy-log' && i.records === 4));
     assert.deepEqual(readdirSync(work), ['bundle.tgz']);
     assert.equal(existsSync(path.join(dir, 'escape.log')), false);
@@ -70,7 +78,10 @@ describe('tar members with hostile names', () => {
 
 describe('broken archives', () => {
   it('reports a tar cut mid-member once, at the member and line, and keeps what was read', async () => {
-    const whole = await tarOf([{ name: 'a.log', body: LOG }, { name: 'b.log', body: LOG.repeat(2_000) }]);
+    const whole = await tarOf([
+      { name: 'a.log', body: LOG },
+      { name: 'b.log', body: LOG.repeat(2_000) },
+    ]);
     const archive = path.join(dir, 'cut.tar');
     writeFileSync(archive, whole.subarray(0, whole.length - 100_000));
     let records = 0;
@@ -119,7 +130,10 @@ describe('decompression bombs', () => {
     for (let i = 0; i < 6; i++) writeFileSync(path.join(folder, `z${i}.log.gz`), member);
     const result = await withEnv({ LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: String(8 << 20) }, () => readInputs([folder], () => {}));
     assert.equal(result.errors.length, 1, result.errors.map((e) => e.toLine()).join('\n'));
-    assert.match(result.errors[0]!.toLine(), /z2\.log\.gz: decompression stopped at 8\.0 MiB \(all gzip data of this run\).*; 3 later gzip input\(s\) stopped too: \S+z3\.log\.gz, \S+z4\.log\.gz, \S+z5\.log\.gz$/);
+    assert.match(
+      result.errors[0]!.toLine(),
+      /z2\.log\.gz: decompression stopped at 8\.0 MiB \(all gzip data of this run\).*; 3 later gzip input\(s\) stopped too: \S+z3\.log\.gz, \S+z4\.log\.gz, \S+z5\.log\.gz$/,
+    );
   });
 
   it('lets a highly compressible but genuine log through when the ratio is below the limit', async () => {
@@ -132,7 +146,10 @@ describe('decompression bombs', () => {
 
   it('reads the limits from the environment, 0 meaning no limit, and rejects nonsense', () => {
     assert.deepEqual(decompressionLimits({}), DEFAULT_DECOMPRESSION_LIMITS);
-    assert.deepEqual(decompressionLimits({ LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: '0', LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO: '50' }), { maxBytes: Infinity, maxRatio: 50 });
+    assert.deepEqual(decompressionLimits({ LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES: '0', LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO: '50' }), {
+      maxBytes: Infinity,
+      maxRatio: 50,
+    });
     assert.throws(() => decompressionLimits({ LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO: 'lots' }), UsageError);
   });
 });
@@ -149,7 +166,10 @@ describe('directory walks', () => {
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
     const discovery = await discoverInputs([root]);
     assert.deepEqual(discovery.errors, []);
-    assert.deepEqual(discovery.sources.map((s) => s.path), [path.join(root, 'alias.log')]);
+    assert.deepEqual(
+      discovery.sources.map((s) => s.path),
+      [path.join(root, 'alias.log')],
+    );
     const notices = discovery.notices.map((n) => n.toLine()).sort();
     assert.deepEqual(notices, [
       `${path.join(root, 'dangling')}: dangling symbolic link; skipped`,
@@ -170,7 +190,9 @@ describe('directory walks', () => {
     assert.deepEqual(discovery.sources, []);
     assert.deepEqual(
       discovery.notices.map((n) => n.toLine()),
-      ['proc', ...(existsSync('/sys/kernel/osrelease') ? ['release.log'] : []), 'status.log'].map((name) => `${path.join(root, name)}: kernel pseudo file system (/proc, /sys, …); not read`),
+      ['proc', ...(existsSync('/sys/kernel/osrelease') ? ['release.log'] : []), 'status.log'].map(
+        (name) => `${path.join(root, name)}: kernel pseudo file system (/proc, /sys, …); not read`,
+      ),
     );
     assert.match(discovery.errors[0]!.toLine(), /^\/proc\/self\/status: on a kernel pseudo file system/);
     const globbed = await discoverInputs([path.join(root, '*.log')]);
@@ -180,25 +202,36 @@ describe('directory walks', () => {
 
   // As root the walk runs as nobody, who must be able to read the checkout (not so under /root).
   const asRoot = process.getuid?.() === 0;
-  const nobodyCanRead = !asRoot || spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.resolve('src/input/discover.ts'))}, 4)`], { uid: 65534, gid: 65534 }).status === 0;
-  it('reports an unreadable sub-folder as an error and still reads the rest', { skip: !nobodyCanRead && 'running as root and user nobody cannot read the checkout' }, () => {
-    const root = path.join(dir, 'locked');
-    mkdirSync(path.join(root, 'secret'), { recursive: true });
-    writeFileSync(path.join(root, 'ok.log'), LOG);
-    writeFileSync(path.join(root, 'secret', 'hidden.log'), LOG);
-    chmodSync(path.join(root, 'secret'), 0o000);
-    // Root reads anything, so run the walk as an unprivileged user when we are root.
-    const asUser = asRoot ? { uid: 65534, gid: 65534 } : {};
-    chmodSync(dir, 0o755);
-    const script = `import { discoverInputs } from ${JSON.stringify(path.resolve('src/input/discover.ts'))};
+  const nobodyCanRead =
+    !asRoot ||
+    spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.resolve('src/input/discover.ts'))}, 4)`], { uid: 65534, gid: 65534 })
+      .status === 0;
+  it(
+    'reports an unreadable sub-folder as an error and still reads the rest',
+    { skip: !nobodyCanRead && 'running as root and user nobody cannot read the checkout' },
+    () => {
+      const root = path.join(dir, 'locked');
+      mkdirSync(path.join(root, 'secret'), { recursive: true });
+      writeFileSync(path.join(root, 'ok.log'), LOG);
+      writeFileSync(path.join(root, 'secret', 'hidden.log'), LOG);
+      chmodSync(path.join(root, 'secret'), 0o000);
+      // Root reads anything, so run the walk as an unprivileged user when we are root.
+      const asUser = asRoot ? { uid: 65534, gid: 65534 } : {};
+      chmodSync(dir, 0o755);
+      const script = `import { discoverInputs } from ${JSON.stringify(path.resolve('src/input/discover.ts'))};
       const d = await discoverInputs([${JSON.stringify(root)}]);
       console.log(JSON.stringify({ sources: d.sources.map((s) => s.path), errors: d.errors.map((e) => e.toLine()) }));`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve('tsconfig.json') }, ...asUser });
-    assert.equal(child.status, 0, child.stderr);
-    const out = JSON.parse(child.stdout) as { sources: string[]; errors: string[] };
-    assert.deepEqual(out.sources, [path.join(root, 'ok.log')]);
-    assert.deepEqual(out.errors, [`${path.join(root, 'secret')}: permission denied; folder skipped`]);
-  });
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve('tsconfig.json') },
+        ...asUser,
+      });
+      assert.equal(child.status, 0, child.stderr);
+      const out = JSON.parse(child.stdout) as { sources: string[]; errors: string[] };
+      assert.deepEqual(out.sources, [path.join(root, 'ok.log')]);
+      assert.deepEqual(out.errors, [`${path.join(root, 'secret')}: permission denied; folder skipped`]);
+    },
+  );
 });
 
 describe('glob walks', () => {
@@ -215,9 +248,18 @@ describe('glob walks', () => {
     mkdirSync(path.join(root, 'containers', 'folder.log'));
     const discovery = await discoverInputs([path.join(root, 'containers', '*.log')]);
     assert.deepEqual(discovery.errors, []);
-    assert.deepEqual(discovery.sources.map((s) => s.path), [link]);
-    assert.deepEqual(discovery.notices.map((n) => n.message).sort(), ['dangling symbolic link; skipped', 'not a regular file (FIFO, socket or device); not read']);
+    assert.deepEqual(
+      discovery.sources.map((s) => s.path),
+      [link],
+    );
+    assert.deepEqual(discovery.notices.map((n) => n.message).sort(), [
+      'dangling symbolic link; skipped',
+      'not a regular file (FIFO, socket or device); not read',
+    ]);
     const result = await readInputs([path.join(root, 'containers', '*.log')], () => {});
-    assert.deepEqual(result.inputs.map((i) => [i.pod, i.namespace, i.container, i.records]), [['web-7d9f8c6b5-x2x8k', 'ns', 'linkerd-proxy', 4]]);
+    assert.deepEqual(
+      result.inputs.map((i) => [i.pod, i.namespace, i.container, i.records]),
+      [['web-7d9f8c6b5-x2x8k', 'ns', 'linkerd-proxy', 4]],
+    );
   });
 });

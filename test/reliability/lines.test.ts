@@ -70,8 +70,14 @@ describe('pipeline with very long lines', () => {
     for (const kind of ['proxy-log', undefined] as const) {
       const outcome = await parseBytes('long.log', bytes, { kind });
       assert.equal(outcome.stats.kind, 'proxy-log');
-      assert.deepEqual(outcome.records.map((r) => r.line), [1, 3]);
-      assert.deepEqual(outcome.unparsed.map((u) => u.line), [2]);
+      assert.deepEqual(
+        outcome.records.map((r) => r.line),
+        [1, 3],
+      );
+      assert.deepEqual(
+        outcome.unparsed.map((u) => u.line),
+        [2],
+      );
     }
   });
 
@@ -93,8 +99,14 @@ describe('CRI partial lines', () => {
   it('hands on a partial whose final chunk never came, instead of dropping it', async () => {
     const bytes = Buffer.from(`${CRI_PARTIAL_PAIR[0]}\n\u0001garbage\n${LINE}\n`);
     const outcome = await parseBytes('cri.log', bytes, { kind: 'proxy-log' });
-    assert.deepEqual(outcome.records.map((r) => r.line), [1, 3]);
-    assert.deepEqual(outcome.unparsed.map((u) => u.line), [2]);
+    assert.deepEqual(
+      outcome.records.map((r) => r.line),
+      [1, 3],
+    );
+    assert.deepEqual(
+      outcome.unparsed.map((u) => u.line),
+      [2],
+    );
   });
 
   it('bounds an endless run of P chunks', () => {

@@ -77,7 +77,10 @@ describe('CLI process behaviour', { concurrency: true }, () => {
     assert.equal(result.code, 130, `exit ${result.code} ${result.signal}: ${result.stderr}`);
     assertOneLine(result.stderr);
     assert.equal(existsSync(out), false);
-    assert.deepEqual(readdirSync(dir).filter((f) => f.includes('report.json')), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.includes('report.json')),
+      [],
+    );
   });
 
   it('a temporary report removed by the interrupt handler never leaves a partial file', async () => {
@@ -91,7 +94,10 @@ describe('CLI process behaviour', { concurrency: true }, () => {
     await writing;
     assert.deepEqual(temporariesInFlight(), []);
     assert.ok(!existsSync(out) || readFileSync(out, 'utf8').length === content.length, 'a partial report was left');
-    assert.deepEqual(readdirSync(dir).filter((f) => f.includes('atomic.txt') && f !== 'atomic.txt'), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.includes('atomic.txt') && f !== 'atomic.txt'),
+      [],
+    );
   });
 
   it('reads stdin that closes early, mid-line, without losing the last line', async () => {
@@ -108,7 +114,9 @@ describe('CLI process behaviour', { concurrency: true }, () => {
   });
 
   it('a terminal on stdin with no PATH gets a usage message, not a hang', { skip: !existsSync('/usr/bin/script') }, async () => {
-    const r = await collect(spawn('script', ['-qec', `${process.execPath} ${BIN} analyze`, '/dev/null'], { cwd: dir, timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const r = await collect(
+      spawn('script', ['-qec', `${process.execPath} ${BIN} analyze`, '/dev/null'], { cwd: dir, timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     assert.equal(r.signal, null, 'the CLI hung waiting for the terminal');
     assert.match(r.stdout, /no PATH given and stdin is a terminal/);
     assert.equal(r.code, 2);
@@ -130,7 +138,11 @@ describe('CLI process behaviour', { concurrency: true }, () => {
 
   for (const [what, args, pattern] of [
     ['an unknown flag', ['analyze', '--bogus', 'x'], /^linkerd-doctor: analyze: unknown flag --bogus \(see linkerd-doctor analyze --help\)/],
-    ['a bad option value', ['analyze', '--fail-on', 'sometimes', 'x'], /^linkerd-doctor: analyze: --fail-on sometimes: not one of error, warning, info, none\n$/],
+    [
+      'a bad option value',
+      ['analyze', '--fail-on', 'sometimes', 'x'],
+      /^linkerd-doctor: analyze: --fail-on sometimes: not one of error, warning, info, none\n$/,
+    ],
     ['an unknown command', ['frobnicate'], /^linkerd-doctor: unknown command frobnicate \(commands: analyze, /],
     ['a missing file', ['analyze', 'no-such.log'], /^linkerd-doctor: no-such\.log: no such file or directory/],
   ] as const) {

@@ -48,7 +48,7 @@ function watchedRules(): { rules: ConfiguredRule[]; states: WeakRef<object>[] } 
  */
 async function survivors(states: readonly WeakRef<object>[], ids: readonly string[]): Promise<string[]> {
   const alive = () => states.flatMap((ref, i) => (ref.deref() === undefined ? [] : [ids[i % ids.length]!]));
-  for (const deadline = Date.now() + 1000; ; ) {
+  for (const deadline = Date.now() + 1000; ;) {
     // A WeakRef dereferenced in this job keeps its target until the job ends: collect in a new one.
     await new Promise((resolve) => setTimeout(resolve, 10));
     collectGarbage();
@@ -64,7 +64,13 @@ describe('rule state is owned by one run', () => {
     const fired = (await analyzeInputs([STORM], rules, { jobs: 1 })).findings.map((f) => f.ruleId);
     assert.ok(fired.includes('reconnect-storm'), 'the storm fixture fires reconnect-storm, whose state its per-body memo points at');
     assert.equal(states.length, RULES.length);
-    assert.deepEqual(await survivors(states, RULES.map((r) => r.meta.id)), []);
+    assert.deepEqual(
+      await survivors(
+        states,
+        RULES.map((r) => r.meta.id),
+      ),
+      [],
+    );
   });
 
   it("a task on a reused thread leaves no rule state for the thread's next task", async () => {
@@ -74,7 +80,13 @@ describe('rule state is owned by one run', () => {
     // The task's result carries its states to be merged; only what it read is kept here.
     const records = (await runTask(task, { rules, collectors: [] }, {}, () => {})).inputs[0]!.records;
     assert.ok(records > 0, 'the task read records');
-    assert.deepEqual(await survivors(states, RULES.map((r) => r.meta.id)), []);
+    assert.deepEqual(
+      await survivors(
+        states,
+        RULES.map((r) => r.meta.id),
+      ),
+      [],
+    );
   });
 
   it('two analyses in one process give the same findings, whatever ran before', async () => {
@@ -123,4 +135,3 @@ describe('the body cache across the tasks of one run', () => {
     });
   });
 });
-

@@ -58,11 +58,19 @@ async function analyzeWhile(file: string, jobs: number, cut: () => void): Promis
   return run;
 }
 
-async function analyzeOnce(file: string, jobs: number, cut: () => void): Promise<{ status: number | null; stderr: string; cutMidRead: boolean; cutApplied: boolean }> {
-  const child = spawn(process.execPath, [BIN, 'analyze', file, '--jobs', String(jobs), '--quiet', '--format', 'json', '--output', path.join(dir, `report-${jobs}.json`)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+async function analyzeOnce(
+  file: string,
+  jobs: number,
+  cut: () => void,
+): Promise<{ status: number | null; stderr: string; cutMidRead: boolean; cutApplied: boolean }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'analyze', file, '--jobs', String(jobs), '--quiet', '--format', 'json', '--output', path.join(dir, `report-${jobs}.json`)],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   let exited = false;
@@ -90,7 +98,10 @@ describe('an input that changes while it is read', { skip: canWatch ? false : 'n
       const run = await analyzeWhile(file, jobs, () => truncateSync(file, MiB));
       assert.ok(run.cutMidRead, 'the file was cut before the run ended');
       assert.equal(run.status, 2, run.stderr);
-      assert.equal(run.stderr, `linkerd-doctor: ${file}: the file shrank to ${MiB} bytes while it was read (truncated or rotated); its analysis is incomplete\n`);
+      assert.equal(
+        run.stderr,
+        `linkerd-doctor: ${file}: the file shrank to ${MiB} bytes while it was read (truncated or rotated); its analysis is incomplete\n`,
+      );
     });
 
     it(`a log deleted mid-read is an input error (--jobs ${jobs})`, async () => {

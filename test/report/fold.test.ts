@@ -16,8 +16,10 @@ import { every, proxyLog } from '../support/log-inputs.js';
 
 const DST_DOWN =
   'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.15:8086}: linkerd_reconnect: Failed to connect error=endpoint 10.42.0.15:8086: Connection refused (os error 111)';
-const DST_FAILFAST = 'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=30.0';
-const ENTER = (service: string) => `outbound:proxy{addr=10.96.12.7:80}:service{ns=shop name=${service} port=80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0`;
+const DST_FAILFAST =
+  'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=30.0';
+const ENTER = (service: string) =>
+  `outbound:proxy{addr=10.96.12.7:80}:service{ns=shop name=${service} port=80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0`;
 
 const dir = mkdtempSync(join(tmpdir(), 'ld-fold-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,7 +27,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 /** Incident A lost its destination controller; incident B's backend was not ready. Same service name, nothing else shared. */
 function writePastes(folder: string): void {
   mkdirSync(folder, { recursive: true });
-  const a = proxyLog('a', '2024-06-07T09:00:00Z', [...every(40.1, 2.5, 6, 'WARN', DST_DOWN), { uptime: 41, level: 'WARN', body: DST_FAILFAST }, ...every(50.2, 20, 4, 'INFO', ENTER('web'))]);
+  const a = proxyLog('a', '2024-06-07T09:00:00Z', [
+    ...every(40.1, 2.5, 6, 'WARN', DST_DOWN),
+    { uptime: 41, level: 'WARN', body: DST_FAILFAST },
+    ...every(50.2, 20, 4, 'INFO', ENTER('web')),
+  ]);
   const b = proxyLog('b', '2025-02-11T14:00:00Z', every(900.4, 20, 4, 'INFO', ENTER('web')));
   writeFileSync(join(folder, 'paste-from-thread-a.log'), a.content);
   writeFileSync(join(folder, 'paste-from-thread-b.log'), b.content);
@@ -44,17 +50,30 @@ describe('fold: files from different pods never lend each other a cause', () => 
     const failfast = foldFindings(result.findings).filter((f) => f.ruleId === 'failfast');
     assert.ok(failfast.length > 0, 'the pastes fail fast');
     const causeOf = new Map<string, string>();
-    for (const f of failfast) for (const pod of podsOf(f)) causeOf.set(pod, String(f.evidence.cause ?? (f.evidence.worstPod as { cause?: string } | undefined)?.cause));
+    for (const f of failfast)
+      for (const pod of podsOf(f)) causeOf.set(pod, String(f.evidence.cause ?? (f.evidence.worstPod as { cause?: string } | undefined)?.cause));
     // B's proxy never lost its control plane: nothing may say it did.
     const b = [...causeOf.entries()].find(([pod]) => pod.includes('paste-from-thread-b'));
-    if (b) assert.notEqual(b[1], 'controller unreachable', 'paste B was given paste A\'s cause');
+    if (b) assert.notEqual(b[1], 'controller unreachable', "paste B was given paste A's cause");
     for (const f of failfast) {
-      if (f.evidence.cause === 'controller unreachable') assert.ok(podsOf(f).every((p) => !p.includes('paste-from-thread-b')), `${f.title} names paste B`);
+      if (f.evidence.cause === 'controller unreachable')
+        assert.ok(
+          podsOf(f).every((p) => !p.includes('paste-from-thread-b')),
+          `${f.title} names paste B`,
+        );
     }
   });
 
   it('does not fold findings of one kind whose causes differ', () => {
-    const base = { ruleId: 'pod-restarts', severity: 'error' as const, docsUrl: '', kind: 'crashloop/linkerd-init', message: 'm', locations: [], remediation: 'r' };
+    const base = {
+      ruleId: 'pod-restarts',
+      severity: 'error' as const,
+      docsUrl: '',
+      kind: 'crashloop/linkerd-init',
+      message: 'm',
+      locations: [],
+      remediation: 'r',
+    };
     const one: Finding = { ...base, title: 'a', subject: { pod: 'web-1', target: 'web/linkerd-init' }, evidence: { initCause: 'capabilities' } };
     const two: Finding = { ...base, title: 'b', subject: { pod: 'web-2', target: 'web/linkerd-init' }, evidence: { initCause: 'cni-not-ready' } };
     assert.equal(foldFindings([one, two]).length, 2);
@@ -96,26 +115,51 @@ describe('fold: per-pod findings of one cause', () => {
 
   it('keeps severities apart: an error and a warning of the same cause are two findings', () => {
     const folded = foldFindings([podFinding('web-1', 'error'), podFinding('web-2', 'warning'), podFinding('web-3', 'error')]);
-    assert.deepEqual(folded.map((f) => [f.severity, f.subject.pod ?? null, f.evidence.podsAffected ?? 1]), [
-      ['error', null, 2],
-      ['warning', 'web-2', 1],
-    ]);
+    assert.deepEqual(
+      folded.map((f) => [f.severity, f.subject.pod ?? null, f.evidence.podsAffected ?? 1]),
+      [
+        ['error', null, 2],
+        ['warning', 'web-2', 1],
+      ],
+    );
   });
 
   it('keeps the rule code on the folded finding', () => {
-    const folded = foldFindings([{ ...podFinding('web-1'), code: 'LD1001' }, { ...podFinding('web-2'), code: 'LD1001' }]);
+    const folded = foldFindings([
+      { ...podFinding('web-1'), code: 'LD1001' },
+      { ...podFinding('web-2'), code: 'LD1001' },
+    ]);
     assert.equal(folded[0]!.code, 'LD1001');
   });
 });
 
 function ruleFinding(ruleId: string, foldsInto?: string[]): Finding {
-  return { ruleId, kind: 'k', severity: 'warning', docsUrl: '', title: `${ruleId} title`, message: 'm', subject: {}, evidence: {}, locations: [], remediation: 'r', ...(foldsInto ? { foldsInto } : {}) };
+  return {
+    ruleId,
+    kind: 'k',
+    severity: 'warning',
+    docsUrl: '',
+    title: `${ruleId} title`,
+    message: 'm',
+    subject: {},
+    evidence: {},
+    locations: [],
+    remediation: 'r',
+    ...(foldsInto ? { foldsInto } : {}),
+  };
 }
 
 describe('fold: one cause reported by several rules', () => {
   it('chains: known-signature folds into failfast, failfast into reconnect-storm — reconnect-storm is kept and lists both', () => {
-    const folded = foldCoveredFindings([ruleFinding('reconnect-storm'), ruleFinding('failfast', ['reconnect-storm']), ruleFinding('known-signature', ['failfast'])]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
+    const folded = foldCoveredFindings([
+      ruleFinding('reconnect-storm'),
+      ruleFinding('failfast', ['reconnect-storm']),
+      ruleFinding('known-signature', ['failfast']),
+    ]);
+    assert.deepEqual(
+      folded.map((f) => f.ruleId),
+      ['reconnect-storm'],
+    );
     assert.deepEqual(folded[0]!.evidence.alsoMatched, [
       { ruleId: 'failfast', title: 'failfast title' },
       { ruleId: 'known-signature', title: 'known-signature title' },
@@ -123,40 +167,89 @@ describe('fold: one cause reported by several rules', () => {
   });
 
   it('chains in any input order, and lists a rule folded by two paths once', () => {
-    const folded = foldCoveredFindings([ruleFinding('known-signature', ['failfast', 'reconnect-storm']), ruleFinding('failfast', ['reconnect-storm']), ruleFinding('reconnect-storm')]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
-    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['known-signature', 'failfast']);
+    const folded = foldCoveredFindings([
+      ruleFinding('known-signature', ['failfast', 'reconnect-storm']),
+      ruleFinding('failfast', ['reconnect-storm']),
+      ruleFinding('reconnect-storm'),
+    ]);
+    assert.deepEqual(
+      folded.map((f) => f.ruleId),
+      ['reconnect-storm'],
+    );
+    assert.deepEqual(
+      (folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId),
+      ['known-signature', 'failfast'],
+    );
   });
 
   it('a rule with one kept and one folded finding absorbs what folds into it, and passes it on', () => {
-    const folded = foldCoveredFindings([ruleFinding('reconnect-storm'), ruleFinding('failfast'), ruleFinding('failfast', ['reconnect-storm']), ruleFinding('known-signature', ['failfast'])]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm', 'failfast']);
-    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['failfast', 'known-signature']);
-    assert.deepEqual((folded[1]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['known-signature']);
+    const folded = foldCoveredFindings([
+      ruleFinding('reconnect-storm'),
+      ruleFinding('failfast'),
+      ruleFinding('failfast', ['reconnect-storm']),
+      ruleFinding('known-signature', ['failfast']),
+    ]);
+    assert.deepEqual(
+      folded.map((f) => f.ruleId),
+      ['reconnect-storm', 'failfast'],
+    );
+    assert.deepEqual(
+      (folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId),
+      ['failfast', 'known-signature'],
+    );
+    assert.deepEqual(
+      (folded[1]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId),
+      ['known-signature'],
+    );
   });
 
   it('a cycle with no way out keeps its findings rather than dropping every one', () => {
     const folded = foldCoveredFindings([ruleFinding('known-signature', ['failfast']), ruleFinding('failfast', ['known-signature'])]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['known-signature', 'failfast']);
+    assert.deepEqual(
+      folded.map((f) => f.ruleId),
+      ['known-signature', 'failfast'],
+    );
     assert.ok(folded.every((f) => !('foldsInto' in f) && f.evidence.alsoMatched === undefined));
   });
 
   it('a cycle with a way out folds into it', () => {
-    const folded = foldCoveredFindings([ruleFinding('known-signature', ['failfast']), ruleFinding('failfast', ['known-signature', 'reconnect-storm']), ruleFinding('reconnect-storm')]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
-    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['failfast', 'known-signature']);
+    const folded = foldCoveredFindings([
+      ruleFinding('known-signature', ['failfast']),
+      ruleFinding('failfast', ['known-signature', 'reconnect-storm']),
+      ruleFinding('reconnect-storm'),
+    ]);
+    assert.deepEqual(
+      folded.map((f) => f.ruleId),
+      ['reconnect-storm'],
+    );
+    assert.deepEqual(
+      (folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId),
+      ['failfast', 'known-signature'],
+    );
   });
 });
 
 describe('fold: an overlap claimed by the absorbing rule (meta.absorbs)', () => {
-  const claimant = (absorbs: RuleAbsorbs[]) => ({ ...RULES.find((r) => r.meta.id === 'reconnect-storm')!, meta: { ...RULES.find((r) => r.meta.id === 'reconnect-storm')!.meta, absorbs } });
+  const claimant = (absorbs: RuleAbsorbs[]) => ({
+    ...RULES.find((r) => r.meta.id === 'reconnect-storm')!,
+    meta: { ...RULES.find((r) => r.meta.id === 'reconnect-storm')!.meta, absorbs },
+  });
   const signature = (target: string): Finding => ({ ...ruleFinding('known-signature'), subject: { target } });
 
-  it('folds the claimed rule\'s finding with a listed target into the claimant, and leaves other targets alone', () => {
+  it("folds the claimed rule's finding with a listed target into the claimant, and leaves other targets alone", () => {
     const rules = [claimant([{ rule: 'known-signature', targets: ['endpoint-no-route-to-host'] }])];
     const folded = foldCoveredFindings([ruleFinding('reconnect-storm'), signature('endpoint-no-route-to-host'), signature('tls-access-denied')], rules);
-    assert.deepEqual(folded.map((f) => [f.ruleId, f.subject.target ?? null]), [['reconnect-storm', null], ['known-signature', 'tls-access-denied']]);
-    assert.deepEqual((folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId), ['known-signature']);
+    assert.deepEqual(
+      folded.map((f) => [f.ruleId, f.subject.target ?? null]),
+      [
+        ['reconnect-storm', null],
+        ['known-signature', 'tls-access-denied'],
+      ],
+    );
+    assert.deepEqual(
+      (folded[0]!.evidence.alsoMatched as { ruleId: string }[]).map((m) => m.ruleId),
+      ['known-signature'],
+    );
   });
 
   it('claims nothing when the claimant did not report', () => {

@@ -39,7 +39,11 @@ type Sarif = {
       suppressions?: { kind: string; justification: string }[];
       baselineState?: string;
     }[];
-    invocations: { executionSuccessful: boolean; toolExecutionNotifications: { level: string; message: { text: string } }[]; toolConfigurationNotifications: { message: { text: string }; descriptor: { id: string } }[] }[];
+    invocations: {
+      executionSuccessful: boolean;
+      toolExecutionNotifications: { level: string; message: { text: string } }[];
+      toolConfigurationNotifications: { message: { text: string }; descriptor: { id: string } }[];
+    }[];
   }[];
 };
 
@@ -65,7 +69,10 @@ function assertGithubAcceptable(log: Sarif): void {
 
 describe('SARIF', () => {
   it('validates against the 2.1.0 schema with findings, a suppression and a baseline', () => {
-    const gate: GateOptions = { ruleIds: ['reconnect-storm'], suppressions: [{ rule: 'reconnect-storm', subject: '*policy*', reason: 'policy controller being replaced', source: 'config' }] };
+    const gate: GateOptions = {
+      ruleIds: ['reconnect-storm'],
+      suppressions: [{ rule: 'reconnect-storm', subject: '*policy*', reason: 'policy controller being replaced', source: 'config' }],
+    };
     const baseline = createBaseline(buildReport(parts([dstStorm]), 'error').findings);
     const report = buildReport(parts([dstStorm, policyStorm]), 'error', { ...gate, baseline: { file: 'baseline.json', data: baseline, tolerancePercent: 10 } });
     const log = JSON.parse(format(report, 'sarif')) as Sarif;
@@ -74,7 +81,10 @@ describe('SARIF', () => {
     const results = log.runs[0]!.results;
     assert.equal(results.length, 2);
     const suppressed = results.find((r) => r.suppressions);
-    assert.deepEqual(suppressed!.suppressions!.map((s) => [s.kind, s.justification]), [['external', 'policy controller being replaced']]);
+    assert.deepEqual(
+      suppressed!.suppressions!.map((s) => [s.kind, s.justification]),
+      [['external', 'policy controller being replaced']],
+    );
     assert.equal(results.find((r) => !r.suppressions)!.baselineState, 'unchanged');
     assert.equal(results[0]!.level, 'error');
     const uri = results[0]!.locations[0]!.physicalLocation.artifactLocation.uri;
@@ -99,18 +109,36 @@ describe('SARIF', () => {
     assert.deepEqual(r.results, []);
     const inv = r.invocations[0]!;
     assert.equal(inv.executionSuccessful, false);
-    assert.deepEqual(inv.toolExecutionNotifications.map((n) => n.message.text), ['dumps/web.txt.gz:120: truncated gzip data (unexpected end of file)', 'metric-cardinality: rule failed: boom']);
-    assert.deepEqual(inv.toolConfigurationNotifications.map((n) => n.descriptor.id), ['rule-skipped', 'rule-disabled', 'unused-suppression']);
+    assert.deepEqual(
+      inv.toolExecutionNotifications.map((n) => n.message.text),
+      ['dumps/web.txt.gz:120: truncated gzip data (unexpected end of file)', 'metric-cardinality: rule failed: boom'],
+    );
+    assert.deepEqual(
+      inv.toolConfigurationNotifications.map((n) => n.descriptor.id),
+      ['rule-skipped', 'rule-disabled', 'unused-suppression'],
+    );
   });
 
   it('points findings inside archives at the archive, keeps the member, and makes absolute paths relative', () => {
-    const inArchive = { ...dstStorm, locations: [{ path: 'incident.tgz:logs/emojivoto/web/linkerd-proxy.log', line: 7 }, { path: path.join(CWD, 'bundle dir/proxy.log'), line: 3 }] };
+    const inArchive = {
+      ...dstStorm,
+      locations: [
+        { path: 'incident.tgz:logs/emojivoto/web/linkerd-proxy.log', line: 7 },
+        { path: path.join(CWD, 'bundle dir/proxy.log'), line: 3 },
+      ],
+    };
     const noLocation = { ...policyStorm, locations: [] };
     const log = JSON.parse(format(buildReport(parts([inArchive, noLocation]), 'error'), 'sarif')) as Sarif;
     assert.deepEqual(sarifSchemaErrors(log), []);
     assertGithubAcceptable(log);
     const byTitle = log.runs[0]!.results;
-    const locs = byTitle.flatMap((r) => r.locations.map((l) => [l.physicalLocation.artifactLocation.uri, l.physicalLocation.region.startLine, l.physicalLocation.properties?.archiveMember ?? null]));
+    const locs = byTitle.flatMap((r) =>
+      r.locations.map((l) => [
+        l.physicalLocation.artifactLocation.uri,
+        l.physicalLocation.region.startLine,
+        l.physicalLocation.properties?.archiveMember ?? null,
+      ]),
+    );
     assert.deepEqual(locs.slice(0, 2), [
       ['incident.tgz', 7, 'logs/emojivoto/web/linkerd-proxy.log'],
       ['bundle%20dir/proxy.log', 3, null],
@@ -136,8 +164,22 @@ describe('artifactLocationFor', () => {
   });
 });
 
-type JunitCase = { '@_name': string; '@_classname': string; failure?: { '@_type': string; '@_message': string; '#text': string }; skipped?: { '@_message': string }; error?: { '@_message': string } };
-type Junit = { testsuites: { '@_tests': string; '@_failures': string; '@_skipped': string; '@_errors': string; testsuite: { '@_name': string; '@_tests': string; testcase: JunitCase[] }[] } };
+type JunitCase = {
+  '@_name': string;
+  '@_classname': string;
+  failure?: { '@_type': string; '@_message': string; '#text': string };
+  skipped?: { '@_message': string };
+  error?: { '@_message': string };
+};
+type Junit = {
+  testsuites: {
+    '@_tests': string;
+    '@_failures': string;
+    '@_skipped': string;
+    '@_errors': string;
+    testsuite: { '@_name': string; '@_tests': string; testcase: JunitCase[] }[];
+  };
+};
 
 function parseJunit(xml: string): Junit {
   assert.equal(XMLValidator.validate(xml), true, 'well-formed XML');
@@ -155,7 +197,10 @@ describe('JUnit', () => {
       const doc = parseJunit(format(buildReport(parts([dstStorm, warning]), failOn, { ruleIds: ['reconnect-storm'] }), 'junit'));
       const suite = doc.testsuites.testsuite.find((s) => s['@_name'] === 'reconnect-storm')!;
       assert.equal(suite.testcase.length, 2);
-      assert.deepEqual(suite.testcase.map((c) => c['@_name']).sort(), ['emojivoto/linkerd-dst-headless.linkerd.svc.cluster.local:8086', 'emojivoto/linkerd-policy.linkerd.svc.cluster.local:8090']);
+      assert.deepEqual(suite.testcase.map((c) => c['@_name']).sort(), [
+        'emojivoto/linkerd-dst-headless.linkerd.svc.cluster.local:8086',
+        'emojivoto/linkerd-policy.linkerd.svc.cluster.local:8090',
+      ]);
       assert.equal(suite.testcase.filter((c) => c.failure).length, expected, `--fail-on ${failOn}`);
       assert.equal(doc.testsuites['@_failures'], String(expected));
     }
@@ -170,9 +215,16 @@ describe('JUnit', () => {
   it('marks skipped and disabled rules as skipped, suppressed groups as skipped, errors as errors, and escapes XML', () => {
     const weird = { ...dstStorm, title: 'Storm <towards> "dst" & co', message: 'a]]>b \u0001', subject: { namespace: 'x&y', target: 't"1' } };
     const report = buildReport(
-      parts([weird, policyStorm], { skippedRules: [{ ruleId: 'metric-cardinality', reason: 'no prometheus input' }], errors: [new InputError('a.gz', 'corrupt gzip data')] }),
+      parts([weird, policyStorm], {
+        skippedRules: [{ ruleId: 'metric-cardinality', reason: 'no prometheus input' }],
+        errors: [new InputError('a.gz', 'corrupt gzip data')],
+      }),
       'error',
-      { ruleIds: ['reconnect-storm', 'metric-cardinality'], disabledRules: ['dns-ttl-zero'], suppressions: [{ rule: 'reconnect-storm', subject: '*policy*', reason: 'accepted', source: 'config' }] },
+      {
+        ruleIds: ['reconnect-storm', 'metric-cardinality'],
+        disabledRules: ['dns-ttl-zero'],
+        suppressions: [{ rule: 'reconnect-storm', subject: '*policy*', reason: 'accepted', source: 'config' }],
+      },
     );
     const doc = parseJunit(format(report, 'junit'));
     const suites = Object.fromEntries(doc.testsuites.testsuite.map((s) => [s['@_name'], s.testcase]));
@@ -222,7 +274,10 @@ describe('Markdown', () => {
 
 describe('JSON', () => {
   it('carries the additive gate fields', () => {
-    const report = buildReport(parts([dstStorm, policyStorm]), 'warning', { ruleIds: ['reconnect-storm'], suppressions: [{ rule: 'reconnect-storm', subject: '*policy*', reason: 'r', source: 'config' }] });
+    const report = buildReport(parts([dstStorm, policyStorm]), 'warning', {
+      ruleIds: ['reconnect-storm'],
+      suppressions: [{ rule: 'reconnect-storm', subject: '*policy*', reason: 'r', source: 'config' }],
+    });
     const json = JSON.parse(format(report, 'json')) as Report;
     assert.equal(json.schemaVersion, 1);
     assert.equal(json.failOn, 'warning');

@@ -34,7 +34,9 @@ async function everyFormat(bundle: string, redact: boolean): Promise<{ code: num
     const args = ['analyze', `fixtures/${bundle}`, '-q', ...(redact ? ['--redact'] : [])];
     for (const format of FORMAT_NAMES) args.push('--format', format, '--output', path.join(dir, `report.${format}`));
     const run = await cli(args);
-    const outputs = new Map(FORMAT_NAMES.filter((f) => existsSync(path.join(dir, `report.${f}`))).map((f) => [f, readFileSync(path.join(dir, `report.${f}`), 'utf8')] as const));
+    const outputs = new Map(
+      FORMAT_NAMES.filter((f) => existsSync(path.join(dir, `report.${f}`))).map((f) => [f, readFileSync(path.join(dir, `report.${f}`), 'utf8')] as const),
+    );
     return { code: run.code, stderr: run.stderr, outputs };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -46,7 +48,19 @@ before(() => {
 });
 
 // Linkerd's and Kubernetes' fixed names, which --redact keeps on purpose (see redact.ts).
-const FIXED_NAMES = new Set(['linkerd', 'kube-system', 'default', 'linkerd-destination', 'linkerd-policy', 'linkerd-dst-headless', 'linkerd-identity', 'linkerd-proxy', 'svc', 'cluster', 'local']);
+const FIXED_NAMES = new Set([
+  'linkerd',
+  'kube-system',
+  'default',
+  'linkerd-destination',
+  'linkerd-policy',
+  'linkerd-dst-headless',
+  'linkerd-identity',
+  'linkerd-proxy',
+  'svc',
+  'cluster',
+  'local',
+]);
 
 /** The identifiers of a report, collected independently of the redactor: what must not survive. */
 function identifiersOf(report: Report): { ips: Set<string>; names: Set<string> } {
@@ -170,7 +184,10 @@ describe('Redactor', () => {
     const r = new Redactor();
     assert.equal(r.redactText('dial 10.42.0.7:8086 then 10.42.0.8 and 10.42.0.7'), 'dial ip-1:8086 then ip-2 and ip-1');
     assert.equal(r.redactText('[fd00:10:42::7]:4143 fe80::1 2001:db8:0:0:0:0:0:1'), '[ip-3]:4143 ip-4 ip-5');
-    assert.equal(r.redactText('at 2024-06-06T11:01:10.000Z, proxy v2.210.4, stable-2.14.10, 127.0.0.1:4191, ::1'), 'at 2024-06-06T11:01:10.000Z, proxy v2.210.4, stable-2.14.10, 127.0.0.1:4191, ::1');
+    assert.equal(
+      r.redactText('at 2024-06-06T11:01:10.000Z, proxy v2.210.4, stable-2.14.10, 127.0.0.1:4191, ::1'),
+      'at 2024-06-06T11:01:10.000Z, proxy v2.210.4, stable-2.14.10, 127.0.0.1:4191, ::1',
+    );
     assert.equal(r.redactText('999.1.1.1'), '999.1.1.1');
   });
 
@@ -193,7 +210,8 @@ describe('Redactor', () => {
     for (const [input, expected] of cases) assert.equal(r.redactText(input), expected, input);
     for (const [input] of cases.slice(0, -1)) {
       const out = r.redactText(input);
-      for (const secret of ['192.168', '168.7.9', '10.9.8', '10.1.1', '172.16', 'fd00', '2001', '0db8', 'fe80', 'eth0', '10.42']) assert.ok(!out.includes(secret), `${out} leaks ${secret}`);
+      for (const secret of ['192.168', '168.7.9', '10.9.8', '10.1.1', '172.16', 'fd00', '2001', '0db8', 'fe80', 'eth0', '10.42'])
+        assert.ok(!out.includes(secret), `${out} leaks ${secret}`);
     }
   });
 
@@ -203,7 +221,8 @@ describe('Redactor', () => {
     assert.equal(r.redactText('cart.shop.svc.cluster.local:8080'), 'host-1.ns-1.svc.cluster.local:8080');
     assert.equal(r.redactText('10-42-1-7.linkerd-policy.linkerd.svc.cluster.local.'), 'host-2.linkerd-policy.linkerd.svc.cluster.local.');
     assert.equal(r.redactText('api.prod.acme.com'), 'host-3.host-4.host-5.com');
-    const kept = 'https://github.com/linkerd/linkerd2/pull/1 traefik.ingress.kubernetes.io/service.nativelb proxy-metrics.txt.gz linkerd-dst-headless.linkerd.svc.cluster.local';
+    const kept =
+      'https://github.com/linkerd/linkerd2/pull/1 traefik.ingress.kubernetes.io/service.nativelb proxy-metrics.txt.gz linkerd-dst-headless.linkerd.svc.cluster.local';
     assert.equal(r.redactText(kept), kept);
   });
 

@@ -47,7 +47,10 @@ describe('subject globs', () => {
 describe('applySuppressions', () => {
   it('suppresses by rule and subject, charges the first matching entry and counts unused ones', () => {
     const dst = finding();
-    const policy = finding({ title: 'Reconnect storm towards the policy controller', subject: { namespace: 'emojivoto', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } });
+    const policy = finding({
+      title: 'Reconnect storm towards the policy controller',
+      subject: { namespace: 'emojivoto', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' },
+    });
     const other = finding({ ruleId: 'other-rule' });
     const { kept, suppressed, uses } = applySuppressions(
       [dst, policy, other],
@@ -58,11 +61,17 @@ describe('applySuppressions', () => {
       ],
     );
     assert.deepEqual(kept, [other]);
-    assert.deepEqual(suppressed.map((s) => [s.finding.subject.target, s.by.source]), [
-      [dst.subject.target, 'flag'],
-      [policy.subject.target, 'config'],
-    ]);
-    assert.deepEqual(uses.map((u) => u.matched), [1, 1, 0]);
+    assert.deepEqual(
+      suppressed.map((s) => [s.finding.subject.target, s.by.source]),
+      [
+        [dst.subject.target, 'flag'],
+        [policy.subject.target, 'config'],
+      ],
+    );
+    assert.deepEqual(
+      uses.map((u) => u.matched),
+      [1, 1, 0],
+    );
   });
 
   it('keeps suppressed findings in the report, counted, and out of the exit code', () => {
@@ -98,7 +107,12 @@ describe('fingerprints', () => {
 
   it('differ by rule, subject, key figure and kind', () => {
     const [base] = assignFingerprints([finding()]);
-    for (const changed of [finding({ ruleId: 'x' }), finding({ subject: { namespace: 'other', target: finding().subject.target } }), finding({ keyFigure: { name: 'series', value: 1 } }), finding({ kind: 'policy-storm' })]) {
+    for (const changed of [
+      finding({ ruleId: 'x' }),
+      finding({ subject: { namespace: 'other', target: finding().subject.target } }),
+      finding({ keyFigure: { name: 'series', value: 1 } }),
+      finding({ kind: 'policy-storm' }),
+    ]) {
       assert.notEqual(assignFingerprints([changed])[0], base);
     }
   });
@@ -115,7 +129,11 @@ describe('baseline comparison', () => {
   const baseline = createBaseline(known.findings);
   const evaluated = new Set(['reconnect-storm']);
   const compare = (f: Finding, tolerancePercent = 10) =>
-    compareWithBaseline(buildReport(parts([f]), 'error').findings, baseline, { tolerancePercent, evaluatedRules: evaluated, notEvaluatedReason: () => 'skipped' });
+    compareWithBaseline(buildReport(parts([f]), 'error').findings, baseline, {
+      tolerancePercent,
+      evaluatedRules: evaluated,
+      notEvaluatedReason: () => 'skipped',
+    });
 
   it('has no timestamps and records severity and key figure', () => {
     assert.equal(JSON.stringify(baseline).match(/20\d\d-\d\d-\d\dT/), null);
@@ -140,14 +158,22 @@ describe('baseline comparison', () => {
   it('keeps a key figure exactly at the tolerance unchanged, and calls one above it worse', () => {
     const at200 = createBaseline(buildReport(parts([finding({ keyFigure: { name: 'totalLines', value: 200 } })]), 'error').findings);
     const verdict = (value: number) =>
-      compareWithBaseline(buildReport(parts([finding({ keyFigure: { name: 'totalLines', value } })]), 'error').findings, at200, { tolerancePercent: 50, evaluatedRules: evaluated, notEvaluatedReason: () => '' }).verdicts[0]!.state;
+      compareWithBaseline(buildReport(parts([finding({ keyFigure: { name: 'totalLines', value } })]), 'error').findings, at200, {
+        tolerancePercent: 50,
+        evaluatedRules: evaluated,
+        notEvaluatedReason: () => '',
+      }).verdicts[0]!.state;
     assert.equal(verdict(300), 'unchanged');
     assert.equal(verdict(301), 'worse');
   });
 
   it('calls it worse when the severity rises', () => {
     const low = createBaseline(buildReport(parts([finding({ severity: 'warning' })]), 'error').findings);
-    const [v] = compareWithBaseline(buildReport(parts([finding()]), 'error').findings, low, { tolerancePercent: 10, evaluatedRules: evaluated, notEvaluatedReason: () => '' }).verdicts;
+    const [v] = compareWithBaseline(buildReport(parts([finding()]), 'error').findings, low, {
+      tolerancePercent: 10,
+      evaluatedRules: evaluated,
+      notEvaluatedReason: () => '',
+    }).verdicts;
     assert.equal(v!.state, 'worse');
     assert.match(v!.reason!, /severity rose from warning to error/);
   });
@@ -156,8 +182,15 @@ describe('baseline comparison', () => {
     const gone = compareWithBaseline([], baseline, { tolerancePercent: 10, evaluatedRules: evaluated, notEvaluatedReason: () => '' });
     assert.equal(gone.fixed.length, 1);
     assert.equal(gone.stale.length, 0);
-    const unchecked = compareWithBaseline([], baseline, { tolerancePercent: 10, evaluatedRules: new Set(), notEvaluatedReason: () => 'rule skipped: no proxy-log input' });
-    assert.deepEqual(unchecked.stale.map((s) => s.reason), ['rule skipped: no proxy-log input']);
+    const unchecked = compareWithBaseline([], baseline, {
+      tolerancePercent: 10,
+      evaluatedRules: new Set(),
+      notEvaluatedReason: () => 'rule skipped: no proxy-log input',
+    });
+    assert.deepEqual(
+      unchecked.stale.map((s) => s.reason),
+      ['rule skipped: no proxy-log input'],
+    );
   });
 
   it('gates only new and worse findings in the report', () => {
@@ -165,10 +198,20 @@ describe('baseline comparison', () => {
     const same = buildReport(parts([finding()]), 'error', { baseline: { file: 'b.json', data, tolerancePercent: 10 }, ruleIds: ['reconnect-storm'] });
     assert.equal(same.status, 'pass');
     assert.deepEqual([same.baseline!.new, same.baseline!.worse, same.baseline!.unchanged], [0, 0, 1]);
-    const more = buildReport(parts([finding(), finding({ title: 'Reconnect storm towards the policy controller', subject: { namespace: 'emojivoto', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } })]), 'error', {
-      baseline: { file: 'b.json', data, tolerancePercent: 10 },
-      ruleIds: ['reconnect-storm'],
-    });
+    const more = buildReport(
+      parts([
+        finding(),
+        finding({
+          title: 'Reconnect storm towards the policy controller',
+          subject: { namespace: 'emojivoto', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' },
+        }),
+      ]),
+      'error',
+      {
+        baseline: { file: 'b.json', data, tolerancePercent: 10 },
+        ruleIds: ['reconnect-storm'],
+      },
+    );
     assert.equal(more.status, 'fail');
     assert.equal(more.summary.failing, 1);
     assert.equal(exitCodeFor(more), 1);
@@ -182,7 +225,17 @@ describe('a baseline of schema 1 (fingerprints over the title)', () => {
   const v1: BaselineFile = {
     schemaVersion: 1,
     tool: { name: 'linkerd-doctor', version: '0.0.9' },
-    findings: [{ fingerprint: titleFingerprint!, ruleId: 'reconnect-storm', subject: written.subject, kind: `totalLines|${written.title}`, severity: 'error', title: written.title, keyFigure: { name: 'totalLines', value: 2875 } }],
+    findings: [
+      {
+        fingerprint: titleFingerprint!,
+        ruleId: 'reconnect-storm',
+        subject: written.subject,
+        kind: `totalLines|${written.title}`,
+        severity: 'error',
+        title: written.title,
+        keyFigure: { name: 'totalLines', value: 2875 },
+      },
+    ],
   };
   const gate = (f: Finding) => buildReport(parts([f]), 'error', { baseline: { file: 'old.json', data: v1, tolerancePercent: 10 }, ...evaluated });
 
@@ -202,7 +255,10 @@ describe('a baseline of schema 1 (fingerprints over the title)', () => {
     assert.equal(rewritten.schemaVersion, 2);
     assert.equal(rewritten.findings[0]!.fingerprint, assignFingerprints([written])[0]);
     assert.equal(rewritten.findings[0]!.kind, 'totalLines|destination-storm');
-    const reworded = buildReport(parts([finding({ title: 'Proxies storm the destination controller' })]), 'error', { baseline: { file: 'new.json', data: rewritten, tolerancePercent: 10 }, ...evaluated });
+    const reworded = buildReport(parts([finding({ title: 'Proxies storm the destination controller' })]), 'error', {
+      baseline: { file: 'new.json', data: rewritten, tolerancePercent: 10 },
+      ...evaluated,
+    });
     assert.equal(reworded.baseline!.unchanged, 1, 'a reworded title is the same finding');
   });
 });

@@ -16,14 +16,20 @@ describe('fd-exhaustion at its ratio', () => {
   // Catches `ratio >= options.ratio` written `>`: exactly the documented 80 % must warn.
   it('warns at exactly 80 % of the limit, and not one descriptor below', async () => {
     const at = await runRule(fdExhaustion, [{ path: 'dump.txt', content: fds(800, 1000) }]);
-    assert.deepEqual(at.findings.map((f) => [f.severity, f.evidence.ratio]), [['warning', 0.8]]);
+    assert.deepEqual(
+      at.findings.map((f) => [f.severity, f.evidence.ratio]),
+      [['warning', 0.8]],
+    );
     const below = await runRule(fdExhaustion, [{ path: 'dump.txt', content: fds(799, 1000) }]);
     assert.deepEqual(below.findings, []);
   });
 
   it('is an error at exactly the error ratio (95 %)', async () => {
     const { findings } = await runRule(fdExhaustion, [{ path: 'dump.txt', content: fds(950, 1000) }]);
-    assert.deepEqual(findings.map((f) => f.severity), ['error']);
+    assert.deepEqual(
+      findings.map((f) => f.severity),
+      ['error'],
+    );
   });
 });
 
@@ -39,7 +45,13 @@ async function restartsOf(lines: readonly string[], splitAt?: number): Promise<n
   for (const part of parts) {
     const stream = Readable.from([Buffer.from(part.map((l) => `${l}\n`).join(''))]);
     const slice = state ? { linesBefore: before, kind: 'proxy-log' as const, parserState: state } : undefined;
-    const result = await readEntry({ path: 'shop/web-5d8f7c9b4-abcde/linkerd-proxy.log', stream, size: null }, { record: (r) => records.push(r) }, {}, 'proxy-log', slice);
+    const result = await readEntry(
+      { path: 'shop/web-5d8f7c9b4-abcde/linkerd-proxy.log', stream, size: null },
+      { record: (r) => records.push(r) },
+      {},
+      'proxy-log',
+      slice,
+    );
     state = result.endState;
     before += part.length;
   }
@@ -59,7 +71,7 @@ describe('proxy restarts from uptime going back', () => {
     assert.deepEqual(await restartsOf([...jittery, line(2.1, 5), line(2.3, 6)]), [0, 0, 0, 0, 0, 1, 1]);
   });
 
-  it('reads the same when two threads each parse one half and the second starts from the first one\'s state', async () => {
+  it("reads the same when two threads each parse one half and the second starts from the first one's state", async () => {
     const lines = [...jittery, line(2.1, 5), line(1.9, 6), line(2.6, 7), line(0.4, 8), line(0.3, 9)];
     const whole = await restartsOf(lines);
     assert.deepEqual(whole, [0, 0, 0, 0, 0, 1, 1, 1, 2, 2]);

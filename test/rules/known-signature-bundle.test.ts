@@ -16,8 +16,10 @@ const START = Date.parse('2024-06-07T09:00:00Z');
 
 // Real lines (linkerd2 #8608, #11156, #2322), the signature bodies after the uptime and level.
 const SIGNATURE_BODIES: Record<string, string> = {
-  'unauthorized-connection': 'INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus',
-  'trust-anchor-mismatch': 'WARN ThreadId(02) identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate: UnknownIssuer',
+  'unauthorized-connection':
+    'INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus',
+  'trust-anchor-mismatch':
+    'WARN ThreadId(02) identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate: UnknownIssuer',
   'too-many-open-files': 'ERROR ThreadId(01) inbound: linkerd_app_core::serve: Connection closed error=Too many open files (os error 24)',
 };
 const HEALTHY_BODIES = [
@@ -58,7 +60,12 @@ describe('known-signature on a 40 MB bundle', () => {
     const inputs: InputStats[] = [];
     for (const pod of PODS) {
       const path = `shop/${pod}/linkerd-proxy.log`;
-      const result = await readEntry({ path, stream: Readable.from([content]), size: content.length }, { record: (r) => engine.emit(r) }, { interest: engine.lineInterest() }, 'proxy-log');
+      const result = await readEntry(
+        { path, stream: Readable.from([content]), size: content.length },
+        { record: (r) => engine.emit(r) },
+        { interest: engine.lineInterest() },
+        'proxy-log',
+      );
       assert.equal(result.error, undefined);
       inputs.push(result.stats);
     }
@@ -71,7 +78,11 @@ describe('known-signature on a 40 MB bundle', () => {
       assert.equal(f.severity, 'info');
       assert.equal(f.evidence.lines, counts.get(id)! * PODS.length, id);
       assert.equal(f.evidence.podsAffected, PODS.length, id);
-      assert.deepEqual((f.evidence.pods ?? []).map((p) => p.lines), PODS.map(() => counts.get(id)), id);
+      assert.deepEqual(
+        (f.evidence.pods ?? []).map((p) => p.lines),
+        PODS.map(() => counts.get(id)),
+        id,
+      );
       assert.equal((f.evidence.samples as unknown[]).length, 3, id);
       assert.ok(typeof f.evidence.firstTime === 'string' && typeof f.evidence.lastTime === 'string' && f.evidence.firstTime < f.evidence.lastTime, id);
     }

@@ -38,7 +38,9 @@ function render(entry: InventoryEntry, rule: VerdictRule, fieldValues: Record<st
   const fields = Object.fromEntries(names.map((n) => [n, fieldValues[n] ?? 'x']));
   if (RUST.has(entry.component)) {
     const level = entry.level.toUpperCase().padStart(5);
-    const plainFields = Object.entries(fields).map(([k, v]) => ` ${k}=${v}`).join('');
+    const plainFields = Object.entries(fields)
+      .map(([k, v]) => ` ${k}=${v}`)
+      .join('');
     const jsonFields = entry.template === null ? fields : { message, ...fields };
     return [
       `[     1.000000s] ${level} ThreadId(01) ${entry.target}: ${message}${plainFields}`.replace(': ' + ' ', ': '),
@@ -47,7 +49,9 @@ function render(entry: InventoryEntry, rule: VerdictRule, fieldValues: Record<st
   }
   const level = entry.level === 'warn' ? 'warning' : entry.level;
   const text = entry.template === null ? Object.values(fields).join(' ') : message;
-  const logfmtFields = Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(v)}`).join('');
+  const logfmtFields = Object.entries(fields)
+    .map(([k, v]) => ` ${k}=${JSON.stringify(v)}`)
+    .join('');
   return [
     `time="2026-12-04T10:00:00Z" level=${level} msg=${JSON.stringify(text)}${logfmtFields}`,
     JSON.stringify({ level, msg: text, time: '2026-12-04T10:00:00Z', ...fields }),
@@ -66,7 +70,8 @@ describe('inventory of Linkerd log messages', () => {
     assert.ok(INVENTORY.entries.length >= 300, `${INVENTORY.entries.length} entries`);
     for (const s of INVENTORY.sources) assert.match(s.commit, /^[0-9a-f]{40}$/, `${s.component}: source commit`);
     const components = new Set(INVENTORY.entries.map((e) => e.component));
-    for (const c of ['proxy', 'policy-controller', 'destination', 'identity', 'proxy-injector', 'proxy-init', 'cni-plugin', 'network-validator']) assert.ok(components.has(c), `no ${c} messages`);
+    for (const c of ['proxy', 'policy-controller', 'destination', 'identity', 'proxy-injector', 'proxy-init', 'cni-plugin', 'network-validator'])
+      assert.ok(components.has(c), `no ${c} messages`);
   });
 
   it('has a verdict for every entry, each naming a signature that exists or a reason', (t) => {
@@ -91,7 +96,9 @@ describe('inventory of Linkerd log messages', () => {
       }
     }
     const total = INVENTORY.entries.length;
-    t.diagnostic(`inventory verdicts: ${counts.covered} covered by a signature, ${counts.benign} benign, ${counts.dynamic} runtime-only message, ${total} total`);
+    t.diagnostic(
+      `inventory verdicts: ${counts.covered} covered by a signature, ${counts.benign} benign, ${counts.dynamic} runtime-only message, ${total} total`,
+    );
     assert.deepEqual(missing, [], `${missing.length} inventory entries without a verdict`);
     assert.equal(counts.covered + counts.benign + counts.dynamic, total);
   });
@@ -113,7 +120,8 @@ describe('inventory of Linkerd log messages', () => {
           const found = await signaturesOfLine(line);
           // Go JSON lines are read once the controller-log parser lands (issue 29, point 3).
           if (found === null && !RUST.has(entry.component) && line.startsWith('{')) continue;
-          if (found === null || found.length !== 1 || found[0] !== c.signature) failures.push(`${entry.key}\n    ${line}\n    want ${c.signature}, got ${found === null ? 'no record' : JSON.stringify(found)}`);
+          if (found === null || found.length !== 1 || found[0] !== c.signature)
+            failures.push(`${entry.key}\n    ${line}\n    want ${c.signature}, got ${found === null ? 'no record' : JSON.stringify(found)}`);
         }
       }
     }
@@ -151,7 +159,10 @@ describe('new signatures stay quiet on their near misses', () => {
     // A panic quoted inside another message is not a panic of this proxy.
     ["[     1.000000s]  INFO ThreadId(01) linkerd_app: upstream said: thread 'main' panicked at src/main.rs:1:1:", 'constructed'],
     // Identity working: no certificate validity problem.
-    ['[     0.212000s]  INFO ThreadId(02) daemon:identity: linkerd_app: Certified identity id=web.emojivoto.serviceaccount.identity.linkerd.cluster.local', 'constructed'],
+    [
+      '[     0.212000s]  INFO ThreadId(02) daemon:identity: linkerd_app: Certified identity id=web.emojivoto.serviceaccount.identity.linkerd.cluster.local',
+      'constructed',
+    ],
     // An h2 GOAWAY at DEBUG without an http2 error.
     ['[    12.000000s] DEBUG ThreadId(01) h2::proto::connection: Connection::poll; connection error error=GoAway(b"", NO_ERROR, Library)', 'constructed'],
     // The telemetry warning next to the certificate expiry metric is not an expired certificate.
@@ -159,7 +170,10 @@ describe('new signatures stay quiet on their near misses', () => {
     // The heartbeat's own lookups are not the destination controller's.
     ['time="2026-12-04T10:00:00Z" level=error msg="Failed to get service profiles: the server could not find the requested resource"', 'constructed'],
     // Legacy proxy start-up naming the destination service (linkerd/linkerd2#4485).
-    ['INFO [ 0.003103s] linkerd2_proxy::app::main using destination service at ControlAddr { addr: Name(NameAddr { name: "linkerd-dst.linkerd.svc.cluster.local", port: 8086 }), identity: Some("linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local") }', 'https://github.com/linkerd/linkerd2/issues/4485'],
+    [
+      'INFO [ 0.003103s] linkerd2_proxy::app::main using destination service at ControlAddr { addr: Name(NameAddr { name: "linkerd-dst.linkerd.svc.cluster.local", port: 8086 }), identity: Some("linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local") }',
+      'https://github.com/linkerd/linkerd2/issues/4485',
+    ],
     // The policy controller starting with every route CRD present.
     ['2026-12-04T10:00:01.000000Z  INFO linkerd_policy_controller: Admission controller server listening addr=0.0.0.0:9443', 'constructed'],
   ];

@@ -44,7 +44,10 @@ describe('known-signature matcher', () => {
     for (const s of SIGNATURES) {
       const reference = RE2JS.compile(s.match.pattern);
       const ours = compileSignaturePattern(s.match.pattern);
-      for (const text of probesFor(s.match.pattern, s.examples.map((e) => e.line))) {
+      for (const text of probesFor(
+        s.match.pattern,
+        s.examples.map((e) => e.line),
+      )) {
         assert.equal(ours.test(text), reference.test(text), `${s.id} /${s.match.pattern}/ on ${JSON.stringify(text.slice(0, 200))}`);
         compared++;
       }

@@ -22,7 +22,22 @@ type Visit = (state: unknown, record: LdRecord) => void;
  * see it: the text is the line as printed. Lines today's parser cannot read still get checked.
  */
 function lineAsProxyRecord(line: string, uptime: number | null = null): ProxyLogRecord {
-  return { kind: 'proxy-log', path: 'pasted.log', line: 1, format: 'legacy', time: null, uptime, restart: 0, level: 'INFO', thread: null, spans: [], target: '', message: line, fields: {}, raw: line };
+  return {
+    kind: 'proxy-log',
+    path: 'pasted.log',
+    line: 1,
+    format: 'legacy',
+    time: null,
+    uptime,
+    restart: 0,
+    level: 'INFO',
+    thread: null,
+    spans: [],
+    target: '',
+    message: line,
+    fields: {},
+    raw: line,
+  };
 }
 
 function lineAsCorednsRecord(line: string): CorednsMessageRecord {
@@ -40,7 +55,9 @@ function signaturesOf(records: LdRecord[]): string[] {
 }
 
 function physicalLines(file: string): string[] {
-  return readFileSync(`${REAL}${file}`, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  return readFileSync(`${REAL}${file}`, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
 }
 
 interface Expected {
@@ -74,12 +91,21 @@ describe('signature catalogue', () => {
     const ruleIds = new Set(RULES.map((r) => r.meta.id));
     for (const s of SIGNATURES) {
       for (const r of s.coveredBy ?? []) assert.ok(ruleIds.has(r), `${s.id}: coveredBy ${r} is no rule`);
-      if (s.knownFix) assert.ok(KNOWN_FIXES.some((f) => f.id === s.knownFix), `${s.id}: knownFix ${s.knownFix} is not in fixes.ts`);
+      if (s.knownFix)
+        assert.ok(
+          KNOWN_FIXES.some((f) => f.id === s.knownFix),
+          `${s.id}: knownFix ${s.knownFix} is not in fixes.ts`,
+        );
     }
   });
 
   it('has a literal in every example, so the prefilter and lineInterest never hide a match', () => {
-    for (const s of SIGNATURES) for (const e of s.examples) assert.ok(s.match.literals.some((l) => e.line.includes(l)), `${s.id}: no literal in ${e.line}`);
+    for (const s of SIGNATURES)
+      for (const e of s.examples)
+        assert.ok(
+          s.match.literals.some((l) => e.line.includes(l)),
+          `${s.id}: no literal in ${e.line}`,
+        );
   });
 });
 
@@ -91,14 +117,23 @@ describe('known-signature on the real lines of the catalogue', () => {
           if (s.match.records.includes('coredns-message')) assert.deepEqual(signaturesOf([lineAsCorednsRecord(e.line)]), [s.id], e.line);
           // Through the CoreDNS parser: query lines only match as the query records it builds.
           const run = await runRule(knownSignature, [{ path: 'coredns.log', content: `${e.line}\n`, kind: 'coredns-log' }]);
-          assert.deepEqual(run.findings.map((f) => f.evidence.signature), [s.id], `parsed: ${e.line}`);
+          assert.deepEqual(
+            run.findings.map((f) => f.evidence.signature),
+            [s.id],
+            `parsed: ${e.line}`,
+          );
           continue;
         }
         const uptime = s.match.maxUptimeSeconds !== undefined ? 0 : null;
         assert.deepEqual(signaturesOf([lineAsProxyRecord(e.line, uptime)]), [s.id], e.line);
         // And through the real pipeline, where today's parser reads the line.
         const run = await runRule(knownSignature, [{ path: 'pasted.log', content: `${e.line}\n`, kind: 'proxy-log' }]);
-        if (run.inputs[0]!.records > 0) assert.deepEqual(run.findings.map((f) => f.evidence.signature), [s.id], `parsed: ${e.line}`);
+        if (run.inputs[0]!.records > 0)
+          assert.deepEqual(
+            run.findings.map((f) => f.evidence.signature),
+            [s.id],
+            `parsed: ${e.line}`,
+          );
       }
     });
   }
@@ -175,7 +210,8 @@ describe('known-signature on the real samples', () => {
 });
 
 describe('known-signature matching', () => {
-  const refused = '[   %UPTIME%s]  WARN ThreadId(01) policy:watch{port=8090}:controller{addr=localhost:8090}:endpoint{addr=127.0.0.1:8090}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
+  const refused =
+    '[   %UPTIME%s]  WARN ThreadId(01) policy:watch{port=8090}:controller{addr=localhost:8090}:endpoint{addr=127.0.0.1:8090}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
 
   it('tells the start-up race from a local controller that stays down', () => {
     assert.deepEqual(signaturesOf([lineAsProxyRecord(refused, 0.002)]), ['control-plane-startup-race']);
@@ -188,13 +224,20 @@ describe('known-signature matching', () => {
       ...lineAsProxyRecord(''),
       format: 'json',
       level: 'WARN',
-      spans: [{ name: 'identity', fields: {} }, { name: 'controller', fields: { addr: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } }, { name: 'endpoint', fields: { addr: '10.129.192.22:8080' } }],
+      spans: [
+        { name: 'identity', fields: {} },
+        { name: 'controller', fields: { addr: 'linkerd-identity-headless.linkerd.svc.cluster.local:8080' } },
+        { name: 'endpoint', fields: { addr: '10.129.192.22:8080' } },
+      ],
       target: 'linkerd_reconnect',
       message: 'Failed to connect',
       fields: { error: 'endpoint 10.129.192.22:8080: invalid peer certificate contents: invalid peer certificate: UnknownIssuer' },
       raw: '{"level":"WARN"}',
     };
-    assert.equal(proxyLineText(json), 'identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate contents: invalid peer certificate: UnknownIssuer');
+    assert.equal(
+      proxyLineText(json),
+      'identity:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:endpoint{addr=10.129.192.22:8080}: linkerd_reconnect: Failed to connect error=endpoint 10.129.192.22:8080: invalid peer certificate contents: invalid peer certificate: UnknownIssuer',
+    );
     assert.deepEqual(signaturesOf([json]), ['trust-anchor-mismatch']);
   });
 
@@ -203,17 +246,49 @@ describe('known-signature matching', () => {
   const WORDINGS: [string, string, string][] = [
     // linkerd2-proxy#3720 (v2.286): detection timeouts print only the duration.
     ['protocol-detection-timeout', 'outbound v2.286+', 'outbound:proxy{addr=10.96.33.4:3306}: linkerd_app_outbound::protocol: Continuing after timeout: 10s'],
-    ['protocol-detection-timeout', 'inbound v2.286+', 'inbound:server{port=4222}: linkerd_app_inbound::detect: Handling connection as opaque due to policy timeout=10s'],
-    ['protocol-detection-timeout', 'inbound v2.286+, HTTP/1 hint', 'inbound:server{port=8080}: linkerd_app_inbound::detect: Handling connection as HTTP/1 due to policy timeout=10s'],
+    [
+      'protocol-detection-timeout',
+      'inbound v2.286+',
+      'inbound:server{port=4222}: linkerd_app_inbound::detect: Handling connection as opaque due to policy timeout=10s',
+    ],
+    [
+      'protocol-detection-timeout',
+      'inbound v2.286+, HTTP/1 hint',
+      'inbound:server{port=8080}: linkerd_app_inbound::detect: Handling connection as HTTP/1 due to policy timeout=10s',
+    ],
     // linkerd2-proxy#1677 (v2.178): `on <kind>/<name>`; before it, `on unknown port <n>` too.
-    ['unauthorized-connection', 'v2.178+, a Server', 'inbound:server{port=9090}:rescue{client.addr=10.42.3.7:51840}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on server/prometheus-admin'],
-    ['unauthorized-connection', 'v2.178+, a default policy', 'inbound:server{port=8080}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on default/all-authenticated'],
-    ['unauthorized-connection', '2.11, an undocumented port', 'inbound:server{port=7000}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on unknown port 7000'],
+    [
+      'unauthorized-connection',
+      'v2.178+, a Server',
+      'inbound:server{port=9090}:rescue{client.addr=10.42.3.7:51840}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on server/prometheus-admin',
+    ],
+    [
+      'unauthorized-connection',
+      'v2.178+, a default policy',
+      'inbound:server{port=8080}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on default/all-authenticated',
+    ],
+    [
+      'unauthorized-connection',
+      '2.11, an undocumented port',
+      'inbound:server{port=7000}:rescue{client.addr=10.42.0.1:40312}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on unknown port 7000',
+    ],
     // rustls ≤ 0.19 (Linkerd ≤ 2.10) on a peer's certificate; the proxy's own certificate is another signature.
-    ['trust-anchor-mismatch', 'rustls 0.19', 'outbound:accept{client.addr=10.42.0.9:41234}: linkerd_reconnect: Failed to connect error=invalid certificate: UnknownIssuer'],
-    ['identity-invalid-certificate', '2.10 (linkerd2#6428)', 'daemon:identity: linkerd_proxy_identity::certify: Received invalid certificate: invalid certificate: UnknownIssuer'],
+    [
+      'trust-anchor-mismatch',
+      'rustls 0.19',
+      'outbound:accept{client.addr=10.42.0.9:41234}: linkerd_reconnect: Failed to connect error=invalid certificate: UnknownIssuer',
+    ],
+    [
+      'identity-invalid-certificate',
+      '2.10 (linkerd2#6428)',
+      'daemon:identity: linkerd_proxy_identity::certify: Received invalid certificate: invalid certificate: UnknownIssuer',
+    ],
     // Certification failures before and after the identity client was rewritten.
-    ['identity-certify-failed', 'current', 'identity:identity{server.addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unavailable'],
+    [
+      'identity-certify-failed',
+      'current',
+      'identity:identity{server.addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unavailable',
+    ],
   ];
   for (const [id, release, line] of WORDINGS) {
     it(`recognises ${id} as ${release} proxies print it`, () => {
@@ -232,7 +307,8 @@ describe('known-signature matching', () => {
 
   it('lists the top pods of many, with counts, times and capped samples', async () => {
     const t0 = Date.parse('2024-06-06T11:00:00Z');
-    const line = (i: number) => `${new Date(t0 + i * 1000).toISOString()} [    ${(10 + i).toFixed(6)}s]  INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus\n`;
+    const line = (i: number) =>
+      `${new Date(t0 + i * 1000).toISOString()} [    ${(10 + i).toFixed(6)}s]  INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus\n`;
     const inputs = [
       { path: 'collector-6d4b9c7f8-aaaaa.log', content: [0, 1, 2, 3, 4].map(line).join('') },
       { path: 'collector-6d4b9c7f8-bbbbb.log', content: [5, 6, 7].map(line).join('') },
@@ -258,7 +334,11 @@ describe('known-signature matching', () => {
   it('keeps memory bounded: pods beyond the cap are counted, not stored', () => {
     const state = knownSignature.createState(knownSignature.meta.defaultOptions);
     const visit = (knownSignature.visitors as Record<string, Visit>)['proxy-log']!;
-    for (let i = 0; i < 2_500; i++) visit(state, { ...lineAsProxyRecord('linkerd2_proxy::app::main outbound proxy background task failed: Too many open files (os error 24)'), pod: `web-${i}` });
+    for (let i = 0; i < 2_500; i++)
+      visit(state, {
+        ...lineAsProxyRecord('linkerd2_proxy::app::main outbound proxy background task failed: Too many open files (os error 24)'),
+        pod: `web-${i}`,
+      });
     const tally = state.tallies.get('too-many-open-files')!;
     assert.equal(tally.pods.size, 2_000);
     assert.equal(tally.uncountedPodLines, 500);
@@ -270,14 +350,22 @@ describe('known-signature matching', () => {
 });
 
 describe('background signatures', () => {
-  const quiet = (i: number) => `[ ${(100 + i).toFixed(6)}s]  INFO ThreadId(01) policy:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}: linkerd_pool_p2c: Adding endpoint addr=172.31.116.${i % 250}:8090\n`;
-  const probe = (i: number) => `[ ${(100 + i).toFixed(6)}s]  INFO ThreadId(01) inbound:server{port=4143}: linkerd_app_core::serve: Connection closed error=TLS detection timed out\n`;
+  const quiet = (i: number) =>
+    `[ ${(100 + i).toFixed(6)}s]  INFO ThreadId(01) policy:controller{addr=linkerd-policy.linkerd.svc.cluster.local:8090}: linkerd_pool_p2c: Adding endpoint addr=172.31.116.${i % 250}:8090\n`;
+  const probe = (i: number) =>
+    `[ ${(100 + i).toFixed(6)}s]  INFO ThreadId(01) inbound:server{port=4143}: linkerd_app_core::serve: Connection closed error=TLS detection timed out\n`;
   const fdLimit = '[ 200.000000s] ERROR ThreadId(01) linkerd_app_core::serve: Failed to accept connection error=Too many open files (os error 24)\n';
   const fullLog = (extra: string) => Array.from({ length: EXCERPT_MAX_LINES + 10 }, (_, i) => quiet(i)).join('') + extra;
 
   it('marks what healthy meshes also log as background, never a defect that one line proves', () => {
     const background = SIGNATURES.filter((s) => s.background).map((s) => s.id);
-    for (const id of ['tls-detection-timeout', 'control-plane-connect-refused', 'connection-closed-before-message-completed', 'transport-endpoint-not-connected']) assert.ok(background.includes(id), id);
+    for (const id of [
+      'tls-detection-timeout',
+      'control-plane-connect-refused',
+      'connection-closed-before-message-completed',
+      'transport-endpoint-not-connected',
+    ])
+      assert.ok(background.includes(id), id);
     for (const id of ['trust-anchor-mismatch', 'too-many-open-files', 'coredns-loop-detected']) assert.ok(!SIGNATURES.find((s) => s.id === id)!.background, id);
   });
 
@@ -285,17 +373,26 @@ describe('background signatures', () => {
     const quietRun = await runRule(knownSignature, [{ path: 'web-0.log', content: fullLog(probe(1) + probe(2)) }]);
     assert.deepEqual(quietRun.findings, []);
     const defect = await runRule(knownSignature, [{ path: 'web-0.log', content: fullLog(probe(1) + fdLimit) }]);
-    assert.deepEqual(defect.findings.map((f) => f.evidence.signature), ['too-many-open-files']);
+    assert.deepEqual(
+      defect.findings.map((f) => f.evidence.signature),
+      ['too-many-open-files'],
+    );
   });
 
   it('diagnoses the same lines pasted as an excerpt, counting only the excerpt', async () => {
     const paste = await runRule(knownSignature, [{ path: 'paste.log', content: probe(1) + probe(2) + probe(3) }]);
-    assert.deepEqual(paste.findings.map((f) => [f.evidence.signature, f.evidence.lines]), [['tls-detection-timeout', 3]]);
+    assert.deepEqual(
+      paste.findings.map((f) => [f.evidence.signature, f.evidence.lines]),
+      [['tls-detection-timeout', 3]],
+    );
     const mixed = await runRule(knownSignature, [
       { path: 'web-0.log', content: fullLog(probe(1) + probe(2)) },
       { path: 'paste.log', content: probe(3) },
     ]);
-    assert.deepEqual(mixed.findings.map((f) => [f.evidence.signature, f.evidence.lines]), [['tls-detection-timeout', 1]]);
+    assert.deepEqual(
+      mixed.findings.map((f) => [f.evidence.signature, f.evidence.lines]),
+      [['tls-detection-timeout', 1]],
+    );
     assert.ok((mixed.findings[0]!.evidence.samples as SampleLine[]).every((l) => l.path === 'paste.log'));
   });
 });
@@ -316,14 +413,23 @@ describe('folding a signature into the rule that judged it', () => {
   });
 
   it('drops the signature and names it in the covering finding when that rule reported', () => {
-    const folded = foldCoveredFindings([finding('reconnect-storm', 'Reconnect storm'), finding('known-signature', 'Known signature: Control-plane connection refused', ['control-plane-unavailable', 'reconnect-storm'])]);
-    assert.deepEqual(folded.map((f) => f.ruleId), ['reconnect-storm']);
+    const folded = foldCoveredFindings([
+      finding('reconnect-storm', 'Reconnect storm'),
+      finding('known-signature', 'Known signature: Control-plane connection refused', ['control-plane-unavailable', 'reconnect-storm']),
+    ]);
+    assert.deepEqual(
+      folded.map((f) => f.ruleId),
+      ['reconnect-storm'],
+    );
     assert.deepEqual(folded[0]!.evidence.alsoMatched, [{ ruleId: 'known-signature', title: 'Known signature: Control-plane connection refused' }]);
   });
 
   it('keeps the signature, without the internal field, when no covering rule reported', () => {
     const kept = foldCoveredFindings([finding('fd-exhaustion', 'FDs'), finding('known-signature', 'Known signature: x', ['identity-failure'])]);
-    assert.deepEqual(kept.map((f) => f.ruleId), ['fd-exhaustion', 'known-signature']);
+    assert.deepEqual(
+      kept.map((f) => f.ruleId),
+      ['fd-exhaustion', 'known-signature'],
+    );
     assert.ok(!('foldsInto' in kept[1]!));
   });
 });

@@ -74,7 +74,11 @@ describe('every real artifact, every rule', () => {
   it('gives no healthy artifact a warning or an error', async () => {
     for (const { file } of EXPECTED.filter((e) => e.status === 'healthy')) {
       const loud = (await findingsFor(file)).filter((f) => f.severity !== 'info');
-      assert.deepEqual(loud.map((f) => `${f.ruleId} ${f.severity}`), [], file);
+      assert.deepEqual(
+        loud.map((f) => `${f.ruleId} ${f.severity}`),
+        [],
+        file,
+      );
     }
   });
 
@@ -83,13 +87,18 @@ describe('every real artifact, every rule', () => {
       const names = NAMES_THE_FAILURE[file];
       assert.ok(names, `${file} (${status}): add the ids that name its diagnosis to NAMES_THE_FAILURE`);
       const found = (await findingsFor(file)).flatMap(namesOf);
-      assert.ok(found.some((id) => names.includes(id)), `${file}: findings ${JSON.stringify(found)} name none of ${names.join(', ')}`);
+      assert.ok(
+        found.some((id) => names.includes(id)),
+        `${file}: findings ${JSON.stringify(found)} name none of ${names.join(', ')}`,
+      );
     }
   });
 });
 
 /** The healthy fixture bundles: fixtures/healthy*, and dns-healthy. */
-const HEALTHY_FIXTURES = readdirSync('fixtures').filter((name) => /^healthy|-healthy$/.test(name)).sort();
+const HEALTHY_FIXTURES = readdirSync('fixtures')
+  .filter((name) => /^healthy|-healthy$/.test(name))
+  .sort();
 
 describe('every healthy fixture bundle, every rule', () => {
   it('covers the healthy bundles of logs, metrics, kubectl output and DNS captures', () => {
@@ -100,7 +109,10 @@ describe('every healthy fixture bundle, every rule', () => {
     it(`finds nothing in fixtures/${bundle}`, async () => {
       const result = await analyzeInputs([join('fixtures', bundle)], defaultRules(), { jobs: 1 });
       assert.deepEqual(result.ruleFailures, []);
-      assert.deepEqual(result.findings.map((f) => `${f.ruleId} ${f.severity}: ${f.title}`), []);
+      assert.deepEqual(
+        result.findings.map((f) => `${f.ruleId} ${f.severity}: ${f.title}`),
+        [],
+      );
     });
   }
 });

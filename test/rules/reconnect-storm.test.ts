@@ -39,11 +39,24 @@ function failureTimes(loop: LoopSpec): number[] {
 
 function line(layout: Layout, loop: LoopSpec, t: number, bootSeconds: number): string {
   const uptime = (t - bootSeconds).toFixed(6).padStart(13);
-  const spans = loop.controller ? `outbound:proxy{addr=10.2.7.7:8080}:controller{addr=${loop.controller}}:endpoint{addr=${loop.endpoint}}` : `outbound:proxy{addr=10.2.7.7:8080}:endpoint{addr=${loop.endpoint}}`;
+  const spans = loop.controller
+    ? `outbound:proxy{addr=10.2.7.7:8080}:controller{addr=${loop.controller}}:endpoint{addr=${loop.endpoint}}`
+    : `outbound:proxy{addr=10.2.7.7:8080}:endpoint{addr=${loop.endpoint}}`;
   const error = `endpoint ${loop.endpoint}: Connection refused (os error 111)`;
   if (layout === 'json') {
-    const jsonSpans = [{ name: 'outbound' }, ...(loop.controller ? [{ addr: loop.controller, name: 'controller' }] : []), { addr: loop.endpoint, name: 'endpoint' }];
-    return JSON.stringify({ timestamp: new Date(T0 + t * 1000).toISOString(), level: 'WARN', fields: { message: 'Failed to connect', error }, target: 'linkerd_reconnect', spans: jsonSpans, threadId: 'ThreadId(1)' });
+    const jsonSpans = [
+      { name: 'outbound' },
+      ...(loop.controller ? [{ addr: loop.controller, name: 'controller' }] : []),
+      { addr: loop.endpoint, name: 'endpoint' },
+    ];
+    return JSON.stringify({
+      timestamp: new Date(T0 + t * 1000).toISOString(),
+      level: 'WARN',
+      fields: { message: 'Failed to connect', error },
+      target: 'linkerd_reconnect',
+      spans: jsonSpans,
+      threadId: 'ThreadId(1)',
+    });
   }
   const payload = `[${uptime}s]  WARN ThreadId(01) ${spans}: linkerd_reconnect: Failed to connect error=${error} error.sources=[Connection refused (os error 111)]`;
   return layout === 'kubectl' ? `${new Date(T0 + t * 1000).toISOString()} ${payload}` : payload;
@@ -99,10 +112,7 @@ describe('reconnect-storm: fires', () => {
     assert.ok(rate.medianLinesPerSecondPerLoop! > 1.9 && rate.medianLinesPerSecondPerLoop! < 2.1, `median per loop ${rate.medianLinesPerSecondPerLoop}`);
     assert.ok(rate.peakLinesPerSecondCluster! >= 30);
     assert.ok(dst.evidence.timeline && dst.evidence.timeline.counts.length === 2, 'per-minute timeline over the 67 s window');
-    assert.deepEqual(
-      (dst.evidence.topTargets as { endpoint: string }[]).map((t) => t.endpoint).sort(),
-      ['10.2.102.227:8086', '10.2.88.14:8086'],
-    );
+    assert.deepEqual((dst.evidence.topTargets as { endpoint: string }[]).map((t) => t.endpoint).sort(), ['10.2.102.227:8086', '10.2.88.14:8086']);
     assert.match(dst.remediation, /#12598/);
     assert.match(dst.remediation, /proxy\.additionalEnv/);
     assert.equal(dst.keyFigure?.value, dst.evidence.totalLines);
@@ -117,27 +127,35 @@ describe('reconnect-storm: fires', () => {
   });
 
   it('on logs without collector timestamps, timing loops by proxy uptime', async () => {
-    const { findings } = await runRule(reconnectStorm, [proxyLog(pod(2), [{ controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 45 }], 'plain')]);
+    const { findings } = await runRule(reconnectStorm, [
+      proxyLog(pod(2), [{ controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 45 }], 'plain'),
+    ]);
     assert.equal(findings.length, 1);
     assert.match(String((findings[0]!.evidence.window as { clock: string }).clock), /uptime/);
     assert.equal(findings[0]!.evidence.timeline, undefined, 'no wall-clock timeline is invented');
   });
 
   it('on JSON logs', async () => {
-    const { findings } = await runRule(reconnectStorm, [proxyLog(pod(3), [{ controller: POLICY, endpoint: '10.2.88.14:8090', fromSeconds: 0, toSeconds: 40 }], 'json')]);
+    const { findings } = await runRule(reconnectStorm, [
+      proxyLog(pod(3), [{ controller: POLICY, endpoint: '10.2.88.14:8090', fromSeconds: 0, toSeconds: 40 }], 'json'),
+    ]);
     assert.equal(findings.length, 1);
     assert.equal(findings[0]!.subject.target, POLICY);
   });
 
   it('on proxies with the v2.307 backoff (attempts stretching to 60 s) that keep failing for minutes', async () => {
-    const { findings } = await runRule(reconnectStorm, [proxyLog(pod(4), [{ controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 400, maxSeconds: 60 }])]);
+    const { findings } = await runRule(reconnectStorm, [
+      proxyLog(pod(4), [{ controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 400, maxSeconds: 60 }]),
+    ]);
     assert.equal(findings.length, 1);
     assert.match(String((findings[0]!.evidence.backoff as { verdict: string }).verdict), /v2\.307|custom/);
   });
 
   it('says when the rate is faster than any backoff allows (events collected twice)', async () => {
     const { findings } = await runRule(reconnectStorm, [
-      proxyLog(pod(5), [{ controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 40 }], 'kubectl', (t) => [line('kubectl', { controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 0 }, t, -3600)]),
+      proxyLog(pod(5), [{ controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 40 }], 'kubectl', (t) => [
+        line('kubectl', { controller: DST, endpoint: '10.2.88.14:8086', fromSeconds: 0, toSeconds: 0 }, t, -3600),
+      ]),
     ]);
     assert.equal(findings.length, 1);
     const backoff = findings[0]!.evidence.backoff as { verdict: string; loopsExceedingBackoff: number };
@@ -190,13 +208,19 @@ describe('reconnect-storm: stays quiet', () => {
   });
 
   it('on warnings that are not reconnect failures', async () => {
-    const lines = Array.from({ length: 200 }, (_, i) => `${new Date(T0 + i * 500).toISOString()} [  ${(100 + i / 2).toFixed(6)}s]  WARN ThreadId(01) linkerd_app_outbound::policy::api: Unexpected policy controller response; retrying with a backoff grpc.status=Deadline expired before operation could complete grpc.message=""`);
+    const lines = Array.from(
+      { length: 200 },
+      (_, i) =>
+        `${new Date(T0 + i * 500).toISOString()} [  ${(100 + i / 2).toFixed(6)}s]  WARN ThreadId(01) linkerd_app_outbound::policy::api: Unexpected policy controller response; retrying with a backoff grpc.status=Deadline expired before operation could complete grpc.message=""`,
+    );
     const { findings } = await runRule(reconnectStorm, [{ path: `ingress/${pod(1)}/linkerd-proxy.log`, content: lines.join('\n') }]);
     assert.deepEqual(findings, []);
   });
 
   it('is skipped, not passed, when there is no proxy log', async () => {
-    const { skipped } = await runRule(reconnectStorm, [{ path: 'dump.txt', content: '# TYPE process_open_fds gauge\nprocess_open_fds 12\n', kind: 'prometheus' }]);
+    const { skipped } = await runRule(reconnectStorm, [
+      { path: 'dump.txt', content: '# TYPE process_open_fds gauge\nprocess_open_fds 12\n', kind: 'prometheus' },
+    ]);
     assert.equal(skipped, true);
   });
 

@@ -18,12 +18,16 @@ describe('failfast state', () => {
     // A tracked one flaps too, and is reported with the untracked count.
     lines.push(enter(7, 420), enter(7, 430));
     const { findings } = await runRule(failfast, [{ path: 'shop/frontend-7d9f8c6b5-x2x8k/linkerd-proxy.log', content: lines.join('\n') + '\n' }]);
-    assert.deepEqual(findings.map((f) => f.subject.target), ['10.0.0.7:80']);
+    assert.deepEqual(
+      findings.map((f) => f.subject.target),
+      ['10.0.0.7:80'],
+    );
     assert.equal(findings[0]!.evidence.untrackedServiceLines, 52);
   });
 
-  it('keys a service the same from its span and from a failed request\'s error text', async () => {
-    const span = '[   603.1s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:service{ns=shop name=web port=80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0';
+  it("keys a service the same from its span and from a failed request's error text", async () => {
+    const span =
+      '[   603.1s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:service{ns=shop name=web port=80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0';
     const refused = (n: number) =>
       `[   ${604 + n}.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:rescue{client.addr=10.42.3.7:5${1000 + n}}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=logical service web.shop.svc.cluster.local:80: service in fail-fast`;
     const content = [span, ...Array.from({ length: 10 }, (_, n) => refused(n))].join('\n') + '\n';
@@ -37,7 +41,10 @@ describe('failfast state', () => {
   it('lists 1 000 proxies per service and counts the rest, in one pass and merged from two halves', async () => {
     const refused = (n: number) =>
       `[   ${604 + n}.2s]  INFO ThreadId(01) outbound:proxy{addr=10.96.12.7:80}:rescue{client.addr=10.42.3.7:5${1000 + n}}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=logical service web.shop.svc.cluster.local:80: service in fail-fast`;
-    const inputs = Array.from({ length: 1_200 }, (_, p) => ({ path: `shop/frontend-${p}/linkerd-proxy.log`, content: [refused(1), refused(2), refused(3)].join('\n') + '\n' }));
+    const inputs = Array.from({ length: 1_200 }, (_, p) => ({
+      path: `shop/frontend-${p}/linkerd-proxy.log`,
+      content: [refused(1), refused(2), refused(3)].join('\n') + '\n',
+    }));
     for (const findings of [(await runRule(failfast, inputs)).findings, await runRuleMerged(failfast, inputs)]) {
       assert.equal(findings.length, 1);
       const evidence = findings[0]!.evidence;

@@ -21,7 +21,12 @@ export interface Run {
 }
 
 export function cli(args: string[], options: SpawnSyncOptions = {}): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, ...options });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    ...options,
+  });
   return { status: r.status, signal: r.signal, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -33,7 +38,8 @@ export function scratch(prefix: string): string {
 
 /** Terminal attacks: OSC 52 (clipboard), OSC 0 (title), OSC 8 (hidden link), CSI colour, the
  * 8-bit CSI U+009B, ESC c (reset), the alternate screen, a bare CR and a backspace. */
-export const TERMINAL_ATTACK = '\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\x1b[31mred\u009b2J\x1bc\x1b[?1049h\rX\b';
+export const TERMINAL_ATTACK =
+  '\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\x1b[31mred\u009b2J\x1bc\x1b[?1049h\rX\b';
 
 /** The same attacks as they fit in a file name (no `/`). */
 export const NAME_ATTACK = TERMINAL_ATTACK.replace(/\//g, '');
@@ -45,7 +51,14 @@ export const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 /** A folder of storm pods whose pod folders carry `suffix` in their names. */
 export function stormPodsNamed(dir: string, suffix: string, count = 6): string {
   const root = path.join(dir, 'bundle');
-  const pods = ['traefik-26wbfcwvjm-wq6xj', 'traefik-6rmnsd56lv-7l274', 'traefik-84f22pthm6-9jxm9', 'traefik-8zxjb9gw8v-b276x', 'traefik-d5l5mck2ml-nntlw', 'traefik-d7xm6p86np-6srkj'];
+  const pods = [
+    'traefik-26wbfcwvjm-wq6xj',
+    'traefik-6rmnsd56lv-7l274',
+    'traefik-84f22pthm6-9jxm9',
+    'traefik-8zxjb9gw8v-b276x',
+    'traefik-d5l5mck2ml-nntlw',
+    'traefik-d7xm6p86np-6srkj',
+  ];
   for (const pod of pods.slice(0, count)) {
     const target = path.join(root, 'ingress', `${pod}${suffix}`);
     mkdirSync(target, { recursive: true });

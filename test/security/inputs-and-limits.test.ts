@@ -37,7 +37,22 @@ describe('baselines and configs', () => {
     writeFileSync(baseline, BOM + JSON.stringify(data, null, 2));
     const md = path.join(dir, 'report.md');
     const sarif = path.join(dir, 'report.sarif');
-    const run = cli(['analyze', bundle, '--baseline', baseline, '--format', 'markdown', '--output', md, '--format', 'sarif', '--output', sarif, '--no-progress', '--quiet']);
+    const run = cli([
+      'analyze',
+      bundle,
+      '--baseline',
+      baseline,
+      '--format',
+      'markdown',
+      '--output',
+      md,
+      '--format',
+      'sarif',
+      '--output',
+      sarif,
+      '--no-progress',
+      '--quiet',
+    ]);
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr, '');
     assert.match(readFileSync(md, 'utf8'), /1 fixed \(reconnect-storm finding\)/);
@@ -63,7 +78,12 @@ describe('baselines and configs', () => {
 
   it('a YAML alias bomb is a one-line error naming the file', () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 9; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(9)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     const config = path.join(dir, 'bomb.yaml');
     writeFileSync(config, lines.join('\n') + '\n');
     const run = cli(['analyze', bundle, '--config', config, '--no-progress']);
@@ -89,7 +109,9 @@ describe('SARIF artifact uri', () => {
     copyFileSync(STORM_LOG, path.join(pod, 'proxy:4191.log'));
     const run = cli(['analyze', '.', '--format', 'sarif', '--fail-on', 'none', '--no-progress'], { cwd: dir });
     assert.equal(run.status, 0, run.stderr);
-    const uris = (JSON.parse(run.stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; properties?: unknown } }[] }[] }[] }).runs[0]!.results.flatMap((r) => r.locations.map((l) => l.physicalLocation));
+    const uris = (
+      JSON.parse(run.stdout) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; properties?: unknown } }[] }[] }[] }
+    ).runs[0]!.results.flatMap((r) => r.locations.map((l) => l.physicalLocation));
     assert.ok(uris.length > 0);
     for (const l of uris) {
       assert.equal(l.artifactLocation.uri, 'ingress/traefik-84f22pthm6-9jxm9/proxy%3A4191.log');
@@ -100,7 +122,10 @@ describe('SARIF artifact uri', () => {
 
 describe('environment and stdout', () => {
   it('an invalid decompression limit is one usage error up front, even without compressed input', () => {
-    for (const [name, value] of [['LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES', 'lots'], ['LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO', '-3']] as const) {
+    for (const [name, value] of [
+      ['LINKERD_DOCTOR_MAX_DECOMPRESSED_BYTES', 'lots'],
+      ['LINKERD_DOCTOR_MAX_DECOMPRESSION_RATIO', '-3'],
+    ] as const) {
       for (const command of ['analyze', 'parse']) {
         const run = cli([command, STORM_LOG, '--no-progress'].slice(0, command === 'parse' ? 2 : 3), { env: { ...process.env, NO_COLOR: '1', [name]: value } });
         assert.equal(run.status, 2, `${command} ${name}: ${run.stderr}`);

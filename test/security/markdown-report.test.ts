@@ -34,7 +34,10 @@ const OURS = new Set(['ruleId', 'severity', 'docsUrl', 'fingerprint', 'state']);
 /** Every string field of a finding (and an extra evidence key) carries the attack. */
 function poisoned<T>(value: T, key?: string): T {
   // Timestamps stay parseable: the incident correlation reads them.
-  if (typeof value === 'string') return ((key && OURS.has(key)) || /^\d{4}-\d\d-\d\dT/.test(value) ? value : `${value} ${key === 'message' || key === 'remediation' ? ATTACK_LINES : MD_ATTACK}`) as T;
+  if (typeof value === 'string')
+    return (
+      (key && OURS.has(key)) || /^\d{4}-\d\d-\d\dT/.test(value) ? value : `${value} ${key === 'message' || key === 'remediation' ? ATTACK_LINES : MD_ATTACK}`
+    ) as T;
   if (Array.isArray(value)) return value.map((v) => poisoned(v, key)) as T;
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
@@ -44,7 +47,13 @@ function poisoned<T>(value: T, key?: string): T {
 }
 
 function markdown(report: Report): string {
-  return FORMATTERS.markdown(report, { color: false, findings: visibleFindings(report, 'info'), failOn: report.failOn, minSeverity: 'info', cwd: process.cwd() });
+  return FORMATTERS.markdown(report, {
+    color: false,
+    findings: visibleFindings(report, 'info'),
+    failOn: report.failOn,
+    minSeverity: 'info',
+    cwd: process.cwd(),
+  });
 }
 
 /** What GitHub would render, checked on marked's GFM HTML (raw HTML passes through it unchanged). */
@@ -53,7 +62,12 @@ export function assertInert(md: string, detailed: number): void {
   const html = marked.parse(md, { gfm: true, async: false }) as string;
   assert.doesNotMatch(html, /<img/i, 'no image');
   assert.doesNotMatch(html, /<script/i, 'no script');
-  for (const href of html.match(/href="[^"]*"/g) ?? []) assert.match(href, /^href="https:\/\/(github\.com\/linkerd-doctor\/|github\.com\/linkerd\/|linkerd\.io\/)/, `only our docs and Linkerd's are linked: ${href}`);
+  for (const href of html.match(/href="[^"]*"/g) ?? [])
+    assert.match(
+      href,
+      /^href="https:\/\/(github\.com\/linkerd-doctor\/|github\.com\/linkerd\/|linkerd\.io\/)/,
+      `only our docs and Linkerd's are linked: ${href}`,
+    );
   assert.equal((html.match(/<details>/g) ?? []).length, detailed, 'one <details> per detailed finding');
   assert.equal((html.match(/<\/details>/g) ?? []).length, detailed, 'no </details> from the inputs');
   assert.doesNotMatch(html, /<h[1-6][^>]*>heading/, 'no heading from the inputs');
@@ -73,7 +87,13 @@ describe('markdown escaping', () => {
   it('renders hostile text in every field as text', () => {
     const findings = poisoned(real.findings);
     const report = buildReport(
-      { inputs: real.inputs, findings, skippedRules: [{ ruleId: 'dns-ttl-zero', reason: MD_ATTACK }], ruleFailures: [], errors: [new InputError(`evil ${MD_ATTACK}.log`, MD_ATTACK, 3)] },
+      {
+        inputs: real.inputs,
+        findings,
+        skippedRules: [{ ruleId: 'dns-ttl-zero', reason: MD_ATTACK }],
+        ruleFailures: [],
+        errors: [new InputError(`evil ${MD_ATTACK}.log`, MD_ATTACK, 3)],
+      },
       'error',
       { suppressions: [{ rule: 'metric-cardinality', reason: MD_ATTACK, source: 'config' }] },
     );
@@ -98,7 +118,15 @@ describe('markdown escaping', () => {
   it('a baseline entry without a title does not crash it', () => {
     const report = buildReport({ inputs: real.inputs, findings: real.findings, skippedRules: [], ruleFailures: [], errors: [] }, 'error', {
       ruleIds: [...new Set(real.findings.map((f) => f.ruleId))],
-      baseline: { file: 'b.json', tolerancePercent: 10, data: { schemaVersion: 1, tool: { name: 'x', version: '1' }, findings: [{ fingerprint: 'gone', ruleId: 'reconnect-storm', severity: 'error' } as never] } },
+      baseline: {
+        file: 'b.json',
+        tolerancePercent: 10,
+        data: {
+          schemaVersion: 1,
+          tool: { name: 'x', version: '1' },
+          findings: [{ fingerprint: 'gone', ruleId: 'reconnect-storm', severity: 'error' } as never],
+        },
+      },
     });
     assert.match(markdown(report), /1 fixed \(reconnect-storm/);
   });
@@ -108,12 +136,27 @@ describe('markdown size', () => {
   it('40 pods of findings stay under the comment limit, folded, with a pointer to the full report', () => {
     // Each real finding repeated for 40 pods, as 40 Traefik pods with the same dump give.
     const findings = Array.from({ length: 40 }, (_, i) =>
-      real.findings.map((f) => ({ ...f, subject: { ...f.subject, pod: `traefik-7d9f8c6b5-pod${i}` }, message: `${f.message} (pod ${i})`, evidence: { ...f.evidence, pod: `traefik-7d9f8c6b5-pod${i}` } })),
+      real.findings.map((f) => ({
+        ...f,
+        subject: { ...f.subject, pod: `traefik-7d9f8c6b5-pod${i}` },
+        message: `${f.message} (pod ${i})`,
+        evidence: { ...f.evidence, pod: `traefik-7d9f8c6b5-pod${i}` },
+      })),
     ).flat();
-    const report = buildReport({ inputs: real.inputs, findings, skippedRules: [], ruleFailures: [], errors: Array.from({ length: 500 }, (_, i) => new InputError(`bundle/pod-${i}.log`, 'nothing recognisable')) }, 'error', {
-      // Unfolded, as 240 findings of distinct causes would be; folded they make one per cause.
-      fold: false,
-    });
+    const report = buildReport(
+      {
+        inputs: real.inputs,
+        findings,
+        skippedRules: [],
+        ruleFailures: [],
+        errors: Array.from({ length: 500 }, (_, i) => new InputError(`bundle/pod-${i}.log`, 'nothing recognisable')),
+      },
+      'error',
+      {
+        // Unfolded, as 240 findings of distinct causes would be; folded they make one per cause.
+        fold: false,
+      },
+    );
     const md = markdown(report);
     assert.ok(md.length < MARKDOWN_COMMENT_LIMIT, `${md.length} characters`);
     assert.ok(md.length > 20_000, 'the budget is used, not thrown away');
@@ -136,7 +179,18 @@ describe('links the rules write themselves', () => {
   it("stay clickable for Linkerd's own docs, while an outside host in the same prose does not link", () => {
     const ingress = real.findings.find((f) => f.remediation.includes('https://linkerd.io/'));
     assert.ok(ingress, 'a finding whose fix points at linkerd.io');
-    const md = markdown(buildReport({ inputs: real.inputs, findings: [{ ...ingress, message: `${ingress.message} see https://evil.example/x` }], skippedRules: [], ruleFailures: [], errors: [] }, 'error'));
+    const md = markdown(
+      buildReport(
+        {
+          inputs: real.inputs,
+          findings: [{ ...ingress, message: `${ingress.message} see https://evil.example/x` }],
+          skippedRules: [],
+          ruleFailures: [],
+          errors: [],
+        },
+        'error',
+      ),
+    );
     assert.match(md, /https:\/\/linkerd\.io\/2-edge\/tasks\/using-ingress\//, 'the docs URL is intact, with no invisible character');
     assert.doesNotMatch(md, /https:\/\/evil/, 'the outside URL is not autolinked');
   });

@@ -29,7 +29,10 @@ describe('--output onto special files', () => {
     assert.equal(readlinkSync(link), 'real-report.json');
     assert.equal(JSON.parse(readFileSync(target, 'utf8')).schemaVersion, 1);
     assert.equal(statSync(target).mode & 0o777, 0o640, 'mode kept');
-    assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+      [],
+    );
   });
 
   const canTrace = spawnSync('strace', ['-o', '/dev/null', 'true']).status === 0;
@@ -37,7 +40,27 @@ describe('--output onto special files', () => {
     const report = path.join(dir, 'durable.json');
     const trace = path.join(dir, 'durable.strace');
     // -y prints the path behind each descriptor, so the fsync can be matched to the file.
-    const run = spawnSync('strace', ['-f', '-y', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace, process.execPath, BIN, 'analyze', HEALTHY, '--format', 'json', '--output', report, '-q'], { encoding: 'utf8' });
+    const run = spawnSync(
+      'strace',
+      [
+        '-f',
+        '-y',
+        '-e',
+        'trace=fsync,fdatasync,rename,renameat,renameat2',
+        '-o',
+        trace,
+        process.execPath,
+        BIN,
+        'analyze',
+        HEALTHY,
+        '--format',
+        'json',
+        '--output',
+        report,
+        '-q',
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(run.status, 0, run.stderr);
     const calls = readFileSync(trace, 'utf8').split('\n');
     const tmp = /\/\.durable\.json\.linkerd-doctor-\d+\.tmp/;
@@ -89,7 +112,11 @@ describe('--output onto special files', () => {
     const log = path.join(dir, 'captured.log');
     copyFileSync(STORM_LOG, log);
     const before = readFileSync(log, 'utf8');
-    for (const args of [[log, '--output', log], [dir, '--output', log], [path.join(dir, '*.log'), '--output', path.join(dir, '.', 'captured.log')]]) {
+    for (const args of [
+      [log, '--output', log],
+      [dir, '--output', log],
+      [path.join(dir, '*.log'), '--output', path.join(dir, '.', 'captured.log')],
+    ]) {
       const run = cli(['analyze', ...args, '--no-progress']);
       assert.equal(run.status, 2, `${args}: ${run.stderr}`);
       const lines = run.stderr.trimEnd().split('\n');
@@ -106,7 +133,7 @@ describe('--output onto special files', () => {
     assert.match(run.stderr, /warning: --output .*twice\.txt names the same file as --output .*twice\.txt/);
   });
 
-  it('removes a killed run\'s temporary file on the next write, keeps a live run\'s', () => {
+  it("removes a killed run's temporary file on the next write, keeps a live run's", () => {
     const out = path.join(dir, 'stale.json');
     // A PID that is not running (the kernel's pid_max is far below it) and one that is (ours).
     const dead = path.join(dir, '.stale.json.linkerd-doctor-999999999.tmp');
@@ -116,7 +143,7 @@ describe('--output onto special files', () => {
     const run = cli(['analyze', HEALTHY, '--format', 'json', '--output', out, '--no-progress']);
     assert.equal(run.status, 0, run.stderr);
     assert.ok(!existsSync(dead), 'stale temporary removed');
-    assert.ok(existsSync(live), 'a live run\'s temporary kept');
+    assert.ok(existsSync(live), "a live run's temporary kept");
   });
 
   it('SIGHUP ends the run with 129 and the interrupt cleanup, like SIGINT and SIGTERM', async () => {
@@ -129,6 +156,9 @@ describe('--output onto special files', () => {
     child.kill('SIGHUP');
     assert.equal(await exited, 129, stderr);
     assert.match(stderr, /interrupted; unfinished report files removed/);
-    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.hup.txt')), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((n) => n.startsWith('.hup.txt')),
+      [],
+    );
   });
 });

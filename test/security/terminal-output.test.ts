@@ -69,7 +69,10 @@ describe('text report on stdout', () => {
     const tar = path.join(dir, 'bundle.tar');
     writeFileSync(tar, tarOf([{ name: `ingress/traefik-abc-def${NAME_ATTACK.slice(0, 40)}/linkerd-proxy.log`, body: readFileSync(STORM_LOG, 'utf8') }]));
     const dump = path.join(dir, 'metrics.txt');
-    writeFileSync(dump, `#\n# POD traefik-7d9f8c6b5-x2x8k${TERMINAL_ATTACK.replace(/\n/g, '')} (1 of 1)\n#\n# TYPE x counter\nx{dst_pod="p\u001b]52;c;QQ==\u0007"} 1\n`);
+    writeFileSync(
+      dump,
+      `#\n# POD traefik-7d9f8c6b5-x2x8k${TERMINAL_ATTACK.replace(/\n/g, '')} (1 of 1)\n#\n# TYPE x counter\nx{dst_pod="p\u001b]52;c;QQ==\u0007"} 1\n`,
+    );
     for (const args of [[logFile], [tar], [dump, logFile]]) {
       const run = cli(['analyze', ...args, '--no-progress']);
       assert.ok(run.status === 1 || run.status === 0, `${args}: ${run.stderr}`);

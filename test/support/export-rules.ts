@@ -26,7 +26,10 @@ export function overrides(rules: Record<string, Record<string, unknown>>): RuleO
   return { source: 'test.yaml', rules: new Map(Object.entries(rules)), disabled: [] };
 }
 
-export function fleetGroups(target: ExportTarget, opts: { overrides?: RuleOptionOverrides; settings?: Partial<ExportSettings> } = {}): { groups: RuleGroup[]; notices: string[] } {
+export function fleetGroups(
+  target: ExportTarget,
+  opts: { overrides?: RuleOptionOverrides; settings?: Partial<ExportSettings> } = {},
+): { groups: RuleGroup[]; notices: string[] } {
   const notices: string[] = [];
   const groups = buildRuleGroups({
     target,
@@ -57,7 +60,7 @@ export function promtoolAvailable(): Promise<boolean> {
  */
 export async function requirePromtool(t: TestContext): Promise<boolean> {
   if (await promtoolAvailable()) return true;
-  if (process.env.CI === 'true') throw new Error('promtool is not on PATH; .ci/run installs Debian\'s prometheus package, which provides it');
+  if (process.env.CI === 'true') throw new Error("promtool is not on PATH; .ci/run installs Debian's prometheus package, which provides it");
   t.skip('promtool not installed (apt-get install prometheus); skipped outside CI');
   return false;
 }

@@ -142,7 +142,17 @@ function physicalLineBytes(bytes: Buffer): Buffer[] {
   return lines.map((l) => (l[l.length - 1] === 0x0d ? l.subarray(0, -1) : l));
 }
 
-const RECORD_KINDS = new Set(['proxy-log', 'metric-sample', 'metric-scrape-error', 'dns-query', 'dns-answer', 'coredns-query', 'coredns-message', 'pod-status', 'kube-event']);
+const RECORD_KINDS = new Set([
+  'proxy-log',
+  'metric-sample',
+  'metric-scrape-error',
+  'dns-query',
+  'dns-answer',
+  'coredns-query',
+  'coredns-message',
+  'pod-status',
+  'kube-event',
+]);
 
 /**
  * How each kind accounts for its lines (docs/reliability.md):
@@ -216,7 +226,8 @@ export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Out
   if (!options.strict) for (const line of recordLines) if (unparsedLines.has(line)) return `line ${line} is both a record and unparsed`;
   const lineBytes = physicalLineBytes(bytes);
   for (let i = 0; i < lines.length; i++) {
-    if (lineBytes[i]!.length > MAX_LINE_BYTES && !unparsed.some((u) => u.line === i + 1 && u.reason === OVERLONG_LINE_REASON)) return `overlong line ${i + 1} not reported`;
+    if (lineBytes[i]!.length > MAX_LINE_BYTES && !unparsed.some((u) => u.line === i + 1 && u.reason === OVERLONG_LINE_REASON))
+      return `overlong line ${i + 1} not reported`;
   }
   if ((ACCOUNTING[kind] ?? 'block') === 'line') {
     // Lines a multi-line record (a pretty-printed JSON record) consumed after its first.
@@ -253,7 +264,8 @@ export function strictViolation(lenient: Outcome, strict: Outcome): string | nul
   const strictReasons = new Map(strict.unparsed.map((u) => [u.line, u.reason]));
   for (const u of lenient.unparsed) {
     const reason = strictReasons.get(u.line);
-    if (reason !== u.reason) return `line ${u.line} is unparsed (${u.reason}) in lenient mode but ${reason === undefined ? 'not in strict mode' : `"${reason}" in strict mode`}`;
+    if (reason !== u.reason)
+      return `line ${u.line} is unparsed (${u.reason}) in lenient mode but ${reason === undefined ? 'not in strict mode' : `"${reason}" in strict mode`}`;
   }
   return null;
 }

@@ -21,7 +21,10 @@ export function proxyLog(path: string, started: string, events: readonly LogEven
   const lines = [...events]
     .sort((a, b) => a.uptime - b.uptime)
     .map((e) => {
-      const wall = new Date(t0 + e.uptime * 1000).toISOString().replace('Z', '000000Z').replace(/\.(\d{3})000000Z$/, '.$1000000Z');
+      const wall = new Date(t0 + e.uptime * 1000)
+        .toISOString()
+        .replace('Z', '000000Z')
+        .replace(/\.(\d{3})000000Z$/, '.$1000000Z');
       const up = e.uptime.toFixed(6).padStart(13);
       return `${wall} [${up}s] ${e.level.padStart(5)} ThreadId(${String(thread).padStart(2, '0')}) ${e.body}`;
     });
@@ -42,8 +45,16 @@ export function startup(identity: string): LogEvent[] {
     { uptime: 0.005331, level: 'INFO', body: 'linkerd2_proxy: Inbound interface on 0.0.0.0:4143' },
     { uptime: 0.005339, level: 'INFO', body: 'linkerd2_proxy: Outbound interface on 127.0.0.1:4140' },
     { uptime: 0.005347, level: 'INFO', body: `linkerd2_proxy: Local identity is ${identity}` },
-    { uptime: 0.005358, level: 'INFO', body: 'linkerd2_proxy: Identity verified via linkerd-identity-headless.linkerd.svc.cluster.local:8080 (linkerd-identity.linkerd.serviceaccount.identity.linkerd.cluster.local)' },
-    { uptime: 0.005366, level: 'INFO', body: 'linkerd2_proxy: Destinations resolved via linkerd-dst-headless.linkerd.svc.cluster.local:8086 (linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local)' },
+    {
+      uptime: 0.005358,
+      level: 'INFO',
+      body: 'linkerd2_proxy: Identity verified via linkerd-identity-headless.linkerd.svc.cluster.local:8080 (linkerd-identity.linkerd.serviceaccount.identity.linkerd.cluster.local)',
+    },
+    {
+      uptime: 0.005366,
+      level: 'INFO',
+      body: 'linkerd2_proxy: Destinations resolved via linkerd-dst-headless.linkerd.svc.cluster.local:8086 (linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local)',
+    },
   ];
 }
 

@@ -89,7 +89,9 @@ export function rulerFileProblems(file: unknown): string[] {
 export function runPipeline(expr: string, line: string): Record<string, string> | null {
   const labels: Record<string, string> = {};
   // A quoted filter's escapes (`\"`) are also valid JavaScript regex escapes, so its text is used as is.
-  for (const m of expr.matchAll(/\|= "([^"]*)"|\|~ "((?:[^"\\]|\\.)*)"|\| regexp `([^`]*)`|\| (\w+)(=~|!~)("(?:[^"\\]|\\.)*")|!= "([^"]*)"|!~ "((?:[^"\\]|\\.)*)"/g)) {
+  for (const m of expr.matchAll(
+    /\|= "([^"]*)"|\|~ "((?:[^"\\]|\\.)*)"|\| regexp `([^`]*)`|\| (\w+)(=~|!~)("(?:[^"\\]|\\.)*")|!= "([^"]*)"|!~ "((?:[^"\\]|\\.)*)"/g,
+  )) {
     if (m[1] !== undefined && !line.includes(m[1])) return null;
     if (m[2] !== undefined && !new RegExp(m[2]).test(line)) return null;
     if (m[7] !== undefined && line.includes(m[7])) return null;

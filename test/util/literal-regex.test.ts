@@ -5,7 +5,13 @@ import { seeded } from '../../scripts/fixtures/prng.js';
 
 /** The regex literalRegex replaces: a flat alternation, longest literals first. */
 function flat(literals: readonly string[], flags?: string): RegExp {
-  return new RegExp([...literals].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), flags);
+  return new RegExp(
+    [...literals]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    flags,
+  );
 }
 
 function allMatches(re: RegExp, text: string): string[] {

@@ -11,11 +11,20 @@ describe('mergeKeyed', () => {
       ['c', { n: 4 }],
     ]);
     const overflowed: number[] = [];
-    mergeKeyed(into, from, (mine, theirs) => (mine.n += theirs.n), 2, (theirs) => overflowed.push(theirs.n));
-    assert.deepEqual([...into], [
-      ['a', { n: 3 }],
-      ['b', { n: 3 }],
-    ]);
+    mergeKeyed(
+      into,
+      from,
+      (mine, theirs) => (mine.n += theirs.n),
+      2,
+      (theirs) => overflowed.push(theirs.n),
+    );
+    assert.deepEqual(
+      [...into],
+      [
+        ['a', { n: 3 }],
+        ['b', { n: 3 }],
+      ],
+    );
     assert.deepEqual(overflowed, [4]);
   });
 });

@@ -19,7 +19,13 @@ export function artifactLocationFor(displayPath: string, cwd: string): ArtifactL
   const file = colon > 0 ? displayPath.slice(0, colon) : displayPath;
   const member = colon > 0 ? displayPath.slice(colon + 1) : undefined;
   const relative = path.isAbsolute(file) ? path.relative(cwd, file) : path.normalize(file);
-  const uri = relative.split(path.sep).flatMap((s) => s.split('/')).filter((s) => s !== '' && s !== '.').map(encodeURIComponent).join('/') || '.';
+  const uri =
+    relative
+      .split(path.sep)
+      .flatMap((s) => s.split('/'))
+      .filter((s) => s !== '' && s !== '.')
+      .map(encodeURIComponent)
+      .join('/') || '.';
   return member === undefined ? { uri } : { uri, archiveMember: member };
 }
 

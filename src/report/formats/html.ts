@@ -10,7 +10,18 @@ import { utcFormat } from 'd3-time-format';
 import { compact } from '../../util/stats.js';
 import type { Report } from '../report.js';
 import type { FormatOptions } from './options.js';
-import { formatInstant, formatTimeRange, formatTimeWithin, formatValue, subjectParts, humanize, listTotal, noFindingsText, skippedRulesWorthListing, truncate } from './values.js';
+import {
+  formatInstant,
+  formatTimeRange,
+  formatTimeWithin,
+  formatValue,
+  subjectParts,
+  humanize,
+  listTotal,
+  noFindingsText,
+  skippedRulesWorthListing,
+  truncate,
+} from './values.js';
 
 const SERIES_COLOURS = 6;
 const MAX_BARS = 12;
@@ -45,7 +56,9 @@ export function formatHtml(report: Report, options: FormatOptions): string {
     `</section>`,
     findingsTable(report, findings),
     // A healthy report has no evidence to show: no empty section.
-    findings.length > 0 ? `<section aria-labelledby="details-h"><h2 id="details-h">Evidence and fixes</h2>\n${findings.map((f, i) => renderFinding(f, i)).join('\n')}\n</section>` : '',
+    findings.length > 0
+      ? `<section aria-labelledby="details-h"><h2 id="details-h">Evidence and fixes</h2>\n${findings.map((f, i) => renderFinding(f, i)).join('\n')}\n</section>`
+      : '',
     footer(report),
   ].join('\n');
   return `<!doctype html>
@@ -148,9 +161,23 @@ export function timelineChart(t: ChartTimeline, caption: string): string {
   // Peaks far apart (317 against 5,752 failures) would look alike on one log scale: each chart then
   // gets its own linear scale, its top labelled, so shapes read true and values are read off the label.
   const own = scale.log;
-  const charts = t.series.map((s, i) => seriesChart(t, s, i, buckets, multiple ? 64 : 160, multiple ? `${s.label}` : caption, i === t.series.length - 1, own ? { top: peaks[i]!, log: false } : scale));
+  const charts = t.series.map((s, i) =>
+    seriesChart(
+      t,
+      s,
+      i,
+      buckets,
+      multiple ? 64 : 160,
+      multiple ? `${s.label}` : caption,
+      i === t.series.length - 1,
+      own ? { top: peaks[i]!, log: false } : scale,
+    ),
+  );
   const legend = t.series
-    .map((s, i) => `<li><span class="swatch s${i % SERIES_COLOURS}"></span>${escapeHtml(s.label)} <span class="muted">(peak ${compact(Math.max(...s.counts, 0))} per ${bucketWords(t.bucketSeconds)})</span></li>`)
+    .map(
+      (s, i) =>
+        `<li><span class="swatch s${i % SERIES_COLOURS}"></span>${escapeHtml(s.label)} <span class="muted">(peak ${compact(Math.max(...s.counts, 0))} per ${bucketWords(t.bucketSeconds)})</span></li>`,
+    )
     .join('');
   const scaleWords = own ? ' · one chart per signal, each on its own scale (see the value at its top left)' : ' · one chart per signal, all on one scale';
   return `<figure class="chart-box${multiple ? ' multiples' : ''}">
@@ -185,7 +212,16 @@ function bucketWords(seconds: number): string {
   return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
 }
 
-function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, index: number, buckets: number, height: number, label: string, withAxis: boolean, scale: ChartScale): string {
+function seriesChart(
+  t: ChartTimeline,
+  s: { label: string; counts: number[] },
+  index: number,
+  buckets: number,
+  height: number,
+  label: string,
+  withAxis: boolean,
+  scale: ChartScale,
+): string {
   const width = 720;
   const left = 48;
   const top = 16;
@@ -203,7 +239,12 @@ function seriesChart(t: ChartTimeline, s: { label: string; counts: number[] }, i
     );
   });
   const decades = scale.log ? Array.from({ length: Math.round(Math.log10(scale.top)) - 1 }, (_, i) => 10 ** (i + 1)) : [];
-  const grid = decades.map((v) => `<line class="grid" x1="${left}" y1="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}" x2="${width - 8}" y2="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}"/>`).join('');
+  const grid = decades
+    .map(
+      (v) =>
+        `<line class="grid" x1="${left}" y1="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}" x2="${width - 8}" y2="${(top + plotH - scaled(v, scale) * plotH).toFixed(1)}"/>`,
+    )
+    .join('');
   const axis = withAxis ? timeAxis(t, buckets, left, width - 8, height - 6) : '';
   return `<svg class="chart timeline" role="img" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" aria-label="${escapeHtml(`${label}, peak ${peak.toLocaleString('en-US')}`)}">
 <text x="${left}" y="11">${escapeHtml(truncate(label, 90))}</text>
@@ -286,14 +327,20 @@ function codeOf(f: Finding & { code?: string }): string {
 function findingsTable(report: Report, findings: readonly Finding[]): string {
   const rows = findings
     .map((f, i) => {
-      const subject = subjectParts(f).map(([k, v]) => `${k} ${v}`).join(' · ');
+      const subject = subjectParts(f)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(' · ');
       return `<tr><td data-value="${SEVERITIES.length - SEVERITIES.indexOf(f.severity)}"><span class="sev-${f.severity}">${f.severity}</span></td><td><code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</td><td><a href="#finding-${i + 1}">${escapeHtml(f.title)}</a></td><td>${escapeHtml(subject)}</td><td data-value="${f.keyFigure?.value ?? ''}">${f.keyFigure ? `${escapeHtml(humanize(f.keyFigure.name))} ${escapeHtml(compact(f.keyFigure.value))}` : ''}</td></tr>`;
     })
     .join('\n');
   return `<section aria-labelledby="findings-h"><h2 id="findings-h">Findings (${findings.length})</h2>
-${findings.length === 0 ? `<p>${escapeHtml(noFindingsText(report))}</p>` : `<table class="sortable" id="findings-table"><thead><tr><th scope="col">Severity</th><th scope="col">Rule</th><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Key figure</th></tr></thead><tbody>
+${
+  findings.length === 0
+    ? `<p>${escapeHtml(noFindingsText(report))}</p>`
+    : `<table class="sortable" id="findings-table"><thead><tr><th scope="col">Severity</th><th scope="col">Rule</th><th scope="col">Finding</th><th scope="col">Subject</th><th scope="col">Key figure</th></tr></thead><tbody>
 ${rows}
-</tbody></table>`}
+</tbody></table>`
+}
 </section>`;
 }
 
@@ -322,12 +369,19 @@ function renderFinding(f: Finding, index: number): string {
     }
   }
   const timelineBlock =
-    timeline && timeline.counts.length > 0 ? timelineChart({ start: timeline.start, bucketSeconds: timeline.bucketSeconds, series: [{ label: timeline.label ?? 'timeline', counts: timeline.counts }] }, `${timeline.label ?? 'timeline'} (${timeline.bucketSeconds} s buckets)`) : '';
+    timeline && timeline.counts.length > 0
+      ? timelineChart(
+          { start: timeline.start, bucketSeconds: timeline.bucketSeconds, series: [{ label: timeline.label ?? 'timeline', counts: timeline.counts }] },
+          `${timeline.label ?? 'timeline'} (${timeline.bucketSeconds} s buckets)`,
+        )
+      : '';
   const sampleBlock =
     Array.isArray(samples) && samples.length > 0
       ? `<details><summary>Sample lines</summary>${(samples as SampleLine[]).map((s) => `<p class="muted">${escapeHtml(`${s.path}:${s.line}`)}</p><pre>${escapeHtml(s.text)}</pre>`).join('')}</details>`
       : '';
-  const subject = subjectParts(f).map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`).join(' · ');
+  const subject = subjectParts(f)
+    .map(([k, v]) => `${escapeHtml(k)} <code>${escapeHtml(v)}</code>`)
+    .join(' · ');
   return `<article class="finding sev-border-${f.severity}" id="finding-${index + 1}">
 <h3><span class="sev-${f.severity}">${f.severity.toUpperCase()}</span> ${escapeHtml(f.title)} <code>${escapeHtml(f.ruleId)}</code>${codeOf(f) ? ` <span class="muted">${escapeHtml(codeOf(f))}</span>` : ''}</h3>
 ${subject ? `<p>${subject}</p>` : ''}
@@ -337,7 +391,11 @@ ${scalars.length ? `<table class="kv"><tbody>${scalars.join('')}</tbody></table>
 ${blocks.join('\n')}
 ${sampleBlock}
 <h4>Fix</h4>
-<div class="fix">${f.remediation.split('\n').filter((l) => !l.startsWith('Version check')).map((l) => `<p>${inlineHtml(l)}</p>`).join('')}</div>
+<div class="fix">${f.remediation
+    .split('\n')
+    .filter((l) => !l.startsWith('Version check'))
+    .map((l) => `<p>${inlineHtml(l)}</p>`)
+    .join('')}</div>
 ${fixStatusBlock(f.fixStatus)}
 <p><a href="${escapeHtml(f.docsUrl)}">Rule documentation</a></p>
 </article>`;
@@ -350,10 +408,12 @@ function fixStatusBlock(statuses: FixStatus[] | undefined): string {
 }
 
 function listTable(key: string, items: unknown[], total = items.length): string {
-  if (items.every((i) => typeof i !== 'object' || i === null)) return `<p><strong>${escapeHtml(humanize(key))}:</strong> ${escapeHtml(items.slice(0, 20).map(String).join(', '))}${total > 20 ? ` … (${total.toLocaleString('en-US')} in all)` : ''}</p>`;
+  if (items.every((i) => typeof i !== 'object' || i === null))
+    return `<p><strong>${escapeHtml(humanize(key))}:</strong> ${escapeHtml(items.slice(0, 20).map(String).join(', '))}${total > 20 ? ` … (${total.toLocaleString('en-US')} in all)` : ''}</p>`;
   const rows = items.slice(0, 20) as Record<string, unknown>[];
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const cell = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? miniTable(v as Record<string, unknown>) : escapeHtml(formatValue(v)));
+  const cell = (v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? miniTable(v as Record<string, unknown>) : escapeHtml(formatValue(v));
   return `<div class="scroll"><table class="list"><caption>${escapeHtml(humanize(key))}${total > rows.length ? ` (top ${rows.length} of ${total.toLocaleString('en-US')})` : ''}</caption><thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(humanize(c))}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${columns.map((c) => `<td>${cell(r[c])}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
 }
 
@@ -367,7 +427,10 @@ export function miniTable(value: Record<string, unknown>): string {
   if (entries.every(([, v]) => typeof v === 'number' && Number.isFinite(v))) {
     const max = Math.max(...entries.map(([, v]) => v as number), 1);
     return `<table class="mini hist"><tbody>${entries
-      .map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td class="num">${escapeHtml(formatValue(v))}</td><td class="barcell"><span class="hbar" style="width:${Math.round(((v as number) / max) * 100)}%"></span></td></tr>`)
+      .map(
+        ([k, v]) =>
+          `<tr><th scope="row">${escapeHtml(k)}</th><td class="num">${escapeHtml(formatValue(v))}</td><td class="barcell"><span class="hbar" style="width:${Math.round(((v as number) / max) * 100)}%"></span></td></tr>`,
+      )
       .join('')}</tbody></table>`;
   }
   return `<table class="mini"><tbody>${entries.map(([k, v]) => `<tr><th scope="row">${escapeHtml(humanize(k))}</th><td>${v !== null && typeof v === 'object' && !Array.isArray(v) ? miniTable(v as Record<string, unknown>) : escapeHtml(formatValue(v))}</td></tr>`).join('')}</tbody></table>`;

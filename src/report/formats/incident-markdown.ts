@@ -37,7 +37,13 @@ export function incidentBlocks(incidents: readonly Incident[] | undefined): stri
     if (inc.timeline) {
       out.push(`Per ${inc.timeline.bucketSeconds / 60} min from ${mdText(inc.timeline.start ?? 'start')}:`, '');
       const width = Math.max(...inc.timeline.series.map((s) => s.label.length));
-      out.push(...fencedBlock(inc.timeline.series.map((s) => `${s.label.padEnd(width)}  ${spark(s.counts)}`), ''), '');
+      out.push(
+        ...fencedBlock(
+          inc.timeline.series.map((s) => `${s.label.padEnd(width)}  ${spark(s.counts)}`),
+          '',
+        ),
+        '',
+      );
     }
     for (const r of inc.ordering.reasoning) out.push(`- ${mdProse(r)}`);
     if (inc.ordering.reasoning.length) out.push('');

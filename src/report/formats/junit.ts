@@ -35,15 +35,22 @@ export function formatJunit(report: Report, options: FormatOptions): string {
   }
   const inputErrors = report.errors.filter((e) => !e.path.startsWith('rule:'));
   if (inputErrors.length > 0) {
-    suites.push({ name: 'inputs', cases: inputErrors.map((e) => ({ name: e.path, error: { type: 'input-error', message: `${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}` } })) });
+    suites.push({
+      name: 'inputs',
+      cases: inputErrors.map((e) => ({ name: e.path, error: { type: 'input-error', message: `${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}` } })),
+    });
   }
 
   const count = (cases: TestCase[], what: 'failure' | 'error' | 'skipped') => cases.filter((c) => c[what] !== undefined).length;
   const all = suites.flatMap((s) => s.cases);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  out.push(`<testsuites name="${TOOL}" tests="${all.length}" failures="${count(all, 'failure')}" errors="${count(all, 'error')}" skipped="${count(all, 'skipped')}">`);
+  out.push(
+    `<testsuites name="${TOOL}" tests="${all.length}" failures="${count(all, 'failure')}" errors="${count(all, 'error')}" skipped="${count(all, 'skipped')}">`,
+  );
   for (const suite of suites) {
-    out.push(`  <testsuite name="${attr(suite.name)}" tests="${suite.cases.length}" failures="${count(suite.cases, 'failure')}" errors="${count(suite.cases, 'error')}" skipped="${count(suite.cases, 'skipped')}">`);
+    out.push(
+      `  <testsuite name="${attr(suite.name)}" tests="${suite.cases.length}" failures="${count(suite.cases, 'failure')}" errors="${count(suite.cases, 'error')}" skipped="${count(suite.cases, 'skipped')}">`,
+    );
     for (const c of suite.cases) out.push(...renderCase(suite.name, c));
     out.push('  </testsuite>');
   }
@@ -62,7 +69,12 @@ function casesForRule(ruleId: string, findings: readonly ReportFinding[], suppre
 
   return [...groups].map(([name, g]): TestCase => {
     const failing = g.findings.filter((f) => isFailing(f, failOn));
-    const notes = [...g.findings.filter((f) => !failing.includes(f)).map((f) => `${describe(f)}${f.baseline?.state === 'unchanged' ? ' (known from the baseline)' : ' (below --fail-on)'}`), ...g.suppressed.map((f) => `${describe(f)} (suppressed: ${f.suppression.reason ?? 'with --suppress'})`)];
+    const notes = [
+      ...g.findings
+        .filter((f) => !failing.includes(f))
+        .map((f) => `${describe(f)}${f.baseline?.state === 'unchanged' ? ' (known from the baseline)' : ' (below --fail-on)'}`),
+      ...g.suppressed.map((f) => `${describe(f)} (suppressed: ${f.suppression.reason ?? 'with --suppress'})`),
+    ];
     if (failing.length > 0) {
       const worst = failing[0]!;
       return {

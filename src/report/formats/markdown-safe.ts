@@ -82,7 +82,7 @@ function splitCodeSpans(s: string): { code: boolean; text: string }[] {
     while (s[j] === '`') j++;
     const run = j - i;
     let close = -1;
-    for (let k = s.indexOf('`', j); k !== -1; ) {
+    for (let k = s.indexOf('`', j); k !== -1;) {
       let m = k;
       while (s[m] === '`') m++;
       if (m - k === run) {

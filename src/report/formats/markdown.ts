@@ -70,7 +70,10 @@ export function formatMarkdown(report: Report, options: FormatOptions): string {
     const undetailed = findings.length - keptDetails.length;
     if (undetailed > 0) omitted.push(`details of ${undetailed} of ${findings.length} finding(s)`);
   }
-  const pointer = omitted.length > 0 ? `_Not shown here to stay within GitHub's ${MARKDOWN_COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit: ${omitted.join('; ')}; ${FULL_REPORT_HINT}._\n\n` : '';
+  const pointer =
+    omitted.length > 0
+      ? `_Not shown here to stay within GitHub's ${MARKDOWN_COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit: ${omitted.join('; ')}; ${FULL_REPORT_HINT}._\n\n`
+      : '';
   return head + '\n' + incidentsPart + tablePart + detailsPart + pointer + notes;
 }
 
@@ -91,7 +94,13 @@ function findingsTable(report: Report, findings: readonly ReportFinding[]): stri
   const out = [`| Severity | Rule | Subject | Finding | Key figure |${baseline ? ' Baseline |' : ''}`, `|---|---|---|---|---|${baseline ? '---|' : ''}`];
   for (const f of findings) {
     const fails = isFailing(f, report.failOn) ? ' ⛔' : '';
-    const cells = [`${ICON[f.severity]} ${f.severity}${fails}`, `${mdLink(mdCode(f.ruleId), f.docsUrl)}${f.code ? ` ${mdText(f.code)}` : ''}`, mdText(subjectKey(f.subject) || '—'), mdText(f.title), f.keyFigure ? `${mdText(humanize(f.keyFigure.name))} ${compact(f.keyFigure.value)}` : '—'];
+    const cells = [
+      `${ICON[f.severity]} ${f.severity}${fails}`,
+      `${mdLink(mdCode(f.ruleId), f.docsUrl)}${f.code ? ` ${mdText(f.code)}` : ''}`,
+      mdText(subjectKey(f.subject) || '—'),
+      mdText(f.title),
+      f.keyFigure ? `${mdText(humanize(f.keyFigure.name))} ${compact(f.keyFigure.value)}` : '—',
+    ];
     if (baseline) cells.push(f.baseline ? f.baseline.state : '—');
     out.push(`| ${cells.join(' | ')} |`);
   }
@@ -115,7 +124,10 @@ function foldedTable(report: Report, findings: readonly ReportFinding[]): string
     const failing = group.filter((f) => isFailing(f, report.failOn)).length;
     const subjects = group.slice(0, FOLDED_SUBJECTS).map((f) => mdText(subjectKey(f.subject) || '—'));
     const more = group.length > FOLDED_SUBJECTS ? ` … (${group.length} in all)` : '';
-    const largest = group.reduce<ReportFinding['keyFigure']>((best, f) => (f.keyFigure && (!best || f.keyFigure.value > best.value) ? f.keyFigure : best), undefined);
+    const largest = group.reduce<ReportFinding['keyFigure']>(
+      (best, f) => (f.keyFigure && (!best || f.keyFigure.value > best.value) ? f.keyFigure : best),
+      undefined,
+    );
     out.push(
       `| ${ICON[first.severity]} ${first.severity}${failing ? ` ⛔ ${failing}` : ''} | ${mdLink(mdCode(first.ruleId), first.docsUrl)}${first.code ? ` ${mdText(first.code)}` : ''} | ${subjects.join(', ')}${more} | ${mdText(first.title)} | ${largest ? `${mdText(humanize(largest.name))} ${compact(largest.value)}` : '—'} |`,
     );
@@ -130,18 +142,24 @@ function capped(items: readonly string[]): string {
 
 function notesFor(report: Report, findings: readonly ReportFinding[]): string {
   const notes: string[] = [];
-  if (report.suppressedFindings.length) notes.push(`Suppressed: ${capped(report.suppressedFindings.map((f) => `${mdCode(f.ruleId)} ${mdText(subjectKey(f.subject))} (${mdText(f.suppression.reason ?? '--suppress')})`))}`);
+  if (report.suppressedFindings.length)
+    notes.push(
+      `Suppressed: ${capped(report.suppressedFindings.map((f) => `${mdCode(f.ruleId)} ${mdText(subjectKey(f.subject))} (${mdText(f.suppression.reason ?? '--suppress')})`))}`,
+    );
   const unused = report.suppressions.filter((u) => u.matched === 0);
   if (unused.length) notes.push(`Unused suppressions: ${capped(unused.map((u) => mdCode(`${u.rule}${u.subject ? `=${u.subject}` : ''}`)))}`);
   if (report.baseline) {
     const b = report.baseline;
     const fixed = b.fixed.map((e) => mdText(e.title ?? `${e.ruleId} ${subjectKey(e.subject ?? {})}`));
-    notes.push(`Baseline ${mdCode(b.file)}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged, ${b.fixed.length} fixed${fixed.length ? ` (${capped(fixed)})` : ''}, ${b.stale.length} stale`);
+    notes.push(
+      `Baseline ${mdCode(b.file)}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged, ${b.fixed.length} fixed${fixed.length ? ` (${capped(fixed)})` : ''}, ${b.stale.length} stale`,
+    );
   }
   const skipped = skippedRulesWorthListing(report);
   if (skipped.length) notes.push(`Not evaluated: ${capped(skipped.map((r) => `${mdCode(r.ruleId)} (${mdText(r.reason)})`))}`);
   if (report.disabledRules.length) notes.push(`Disabled: ${capped(report.disabledRules.map((id) => mdCode(id)))}`);
-  for (const e of report.errors.slice(0, MAX_NOTE_ITEMS)) notes.push(`⚠️ Error: ${mdCode(`${e.path}${e.line ? `:${e.line}` : ''}`, false)}: ${mdText(e.message)}`);
+  for (const e of report.errors.slice(0, MAX_NOTE_ITEMS))
+    notes.push(`⚠️ Error: ${mdCode(`${e.path}${e.line ? `:${e.line}` : ''}`, false)}: ${mdText(e.message)}`);
   if (report.errors.length > MAX_NOTE_ITEMS) notes.push(`⚠️ … and ${report.errors.length - MAX_NOTE_ITEMS} more input error(s); ${FULL_REPORT_HINT}`);
   const hidden = report.findings.length - findings.length;
   if (hidden > 0) notes.push(`${hidden} finding(s) below --min-severity not shown.`);
@@ -149,7 +167,10 @@ function notesFor(report: Report, findings: readonly ReportFinding[]): string {
 }
 
 function details(f: ReportFinding): string[] {
-  const out = [`<details><summary>${ICON[f.severity]} <b>${htmlText(f.title)}</b> · <code>${htmlText(f.ruleId)}</code>${f.subject.target ? ` · <code>${htmlText(f.subject.target)}</code>` : ''}</summary>`, ''];
+  const out = [
+    `<details><summary>${ICON[f.severity]} <b>${htmlText(f.title)}</b> · <code>${htmlText(f.ruleId)}</code>${f.subject.target ? ` · <code>${htmlText(f.subject.target)}</code>` : ''}</summary>`,
+    '',
+  ];
   out.push(mdProse(f.message, { keepLines: true }), '');
   if (f.baseline?.state === 'worse') out.push(`**Worse than the baseline:** ${mdProse(f.baseline.reason ?? '')}`, '');
   const { rows, lists } = evidenceRows(f);
@@ -157,9 +178,20 @@ function details(f: ReportFinding): string[] {
   out.push(...lists);
   const samples = (f.evidence as { samples?: unknown }).samples;
   if (Array.isArray(samples) && samples.length > 0) {
-    out.push('**Samples**', '', ...fencedBlock((samples.slice(0, 3) as SampleLine[]).flatMap((sample) => [`${sample.path}:${sample.line}`, `  ${sample.text}`])), '');
+    out.push(
+      '**Samples**',
+      '',
+      ...fencedBlock((samples.slice(0, 3) as SampleLine[]).flatMap((sample) => [`${sample.path}:${sample.line}`, `  ${sample.text}`])),
+      '',
+    );
   } else if (f.locations.length) {
-    out.push(`**Where:** ${f.locations.slice(0, 5).map((l) => mdCode(`${l.path}:${l.line}`, false)).join(', ')}`, '');
+    out.push(
+      `**Where:** ${f.locations
+        .slice(0, 5)
+        .map((l) => mdCode(`${l.path}:${l.line}`, false))
+        .join(', ')}`,
+      '',
+    );
   }
   // The blank line before </details> ends any table or list, so the tag is read as HTML again.
   out.push('**Fix**', '', mdProse(f.remediation, { keepLines: true }), '', mdLink('Docs', f.docsUrl), '', '</details>');
@@ -179,14 +211,24 @@ function evidenceRows(f: Finding): { rows: [string, string][]; lists: string[] }
       else {
         const items = value.slice(0, MAX_ROWS) as Record<string, unknown>[];
         const columns = [...new Set(items.flatMap((i) => Object.keys(i)))];
-        lists.push(`**${mdText(humanize(key))}**${value.length > MAX_ROWS ? ` (top ${MAX_ROWS} of ${value.length})` : ''}`, '', `| ${columns.map((c) => mdText(humanize(c))).join(' | ')} |`, `|${columns.map(() => '---').join('|')}|`);
+        lists.push(
+          `**${mdText(humanize(key))}**${value.length > MAX_ROWS ? ` (top ${MAX_ROWS} of ${value.length})` : ''}`,
+          '',
+          `| ${columns.map((c) => mdText(humanize(c))).join(' | ')} |`,
+          `|${columns.map(() => '---').join('|')}|`,
+        );
         for (const i of items) lists.push(`| ${columns.map((c) => mdText(formatValue(i[c]))).join(' | ')} |`);
         lists.push('');
       }
     } else if (typeof value === 'object') {
-      for (const [k2, v2] of Object.entries(value as Record<string, unknown>)) if (v2 !== null && v2 !== undefined && typeof v2 !== 'object') rows.push([mdText(`${humanize(key)} · ${humanize(k2)}`), mdText(formatValue(v2))]);
+      for (const [k2, v2] of Object.entries(value as Record<string, unknown>))
+        if (v2 !== null && v2 !== undefined && typeof v2 !== 'object') rows.push([mdText(`${humanize(key)} · ${humanize(k2)}`), mdText(formatValue(v2))]);
     } else rows.push([mdText(humanize(key)), mdText(formatValue(value))]);
   }
-  if (timeline && timeline.counts.length > 0) rows.push([mdText(timeline.label ?? 'timeline'), `${mdCode(sparkline(timeline.counts))} ${timeline.bucketSeconds} s buckets from ${mdText(timeline.start ?? 'start')}, peak ${compact(Math.max(...timeline.counts))}`]);
+  if (timeline && timeline.counts.length > 0)
+    rows.push([
+      mdText(timeline.label ?? 'timeline'),
+      `${mdCode(sparkline(timeline.counts))} ${timeline.bucketSeconds} s buckets from ${mdText(timeline.start ?? 'start')}, peak ${compact(Math.max(...timeline.counts))}`,
+    ]);
   return { rows, lists };
 }

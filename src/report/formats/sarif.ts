@@ -79,7 +79,9 @@ function ruleDescriptor(rule: AnyRule, report: Report): Json {
 }
 
 function result(f: ReportFinding | SuppressedFinding, report: Report, index: number, physical: (l: SourceLocation) => Json): Json {
-  const locations = (f.locations.length > 0 ? f.locations : [fallbackLocation(f, report)]).slice(0, MAX_LOCATIONS).map((l) => ({ physicalLocation: physical(l) }));
+  const locations = (f.locations.length > 0 ? f.locations : [fallbackLocation(f, report)])
+    .slice(0, MAX_LOCATIONS)
+    .map((l) => ({ physicalLocation: physical(l) }));
   const out: Json = {
     ruleId: f.ruleId,
     ruleIndex: index,
@@ -103,7 +105,9 @@ function result(f: ReportFinding | SuppressedFinding, report: Report, index: num
       {
         kind: 'external',
         status: 'accepted',
-        justification: f.suppression.reason ?? `suppressed on the command line with --suppress ${f.suppression.rule}${f.suppression.subject ? `=${f.suppression.subject}` : ''}`,
+        justification:
+          f.suppression.reason ??
+          `suppressed on the command line with --suppress ${f.suppression.rule}${f.suppression.subject ? `=${f.suppression.subject}` : ''}`,
         properties: { source: f.suppression.source, ...(f.suppression.subject ? { subject: f.suppression.subject } : {}) },
       },
     ];
@@ -135,15 +139,40 @@ function invocation(report: Report, ruleIndex: (id: string) => number, physical:
       const id = e.path.slice('rule:'.length);
       return { level: 'error', message: { text: `${id}: ${e.message}` }, descriptor: { id: 'rule-failure' }, ...ruleRef(id) };
     }
-    return { level: 'error', message: { text: `${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}` }, descriptor: { id: 'input-error' }, locations: [{ physicalLocation: physical({ path: e.path, line: e.line ?? 1 }) }] };
+    return {
+      level: 'error',
+      message: { text: `${e.path}${e.line ? `:${e.line}` : ''}: ${e.message}` },
+      descriptor: { id: 'input-error' },
+      locations: [{ physicalLocation: physical({ path: e.path, line: e.line ?? 1 }) }],
+    };
   });
   const configuration: Json[] = [
-    ...report.skippedRules.map((s) => ({ level: 'note', message: { text: `${s.ruleId} was not evaluated: ${s.reason}` }, descriptor: { id: 'rule-skipped' }, ...ruleRef(s.ruleId) })),
-    ...report.disabledRules.map((id) => ({ level: 'note', message: { text: `${id} is disabled in the config` }, descriptor: { id: 'rule-disabled' }, ...ruleRef(id) })),
+    ...report.skippedRules.map((s) => ({
+      level: 'note',
+      message: { text: `${s.ruleId} was not evaluated: ${s.reason}` },
+      descriptor: { id: 'rule-skipped' },
+      ...ruleRef(s.ruleId),
+    })),
+    ...report.disabledRules.map((id) => ({
+      level: 'note',
+      message: { text: `${id} is disabled in the config` },
+      descriptor: { id: 'rule-disabled' },
+      ...ruleRef(id),
+    })),
     ...report.suppressions
       .filter((s) => s.matched === 0)
-      .map((s) => ({ level: 'warning', message: { text: `unused suppression ${s.rule}${s.subject ? `=${s.subject}` : ''} (${s.source}): it matched no finding` }, descriptor: { id: 'unused-suppression' }, ...ruleRef(s.rule) })),
-    ...(report.baseline?.stale ?? []).map((s) => ({ level: 'warning', message: { text: `stale baseline entry ${s.ruleId} "${s.title}": ${s.reason}` }, descriptor: { id: 'stale-baseline-entry' }, ...ruleRef(s.ruleId) })),
+      .map((s) => ({
+        level: 'warning',
+        message: { text: `unused suppression ${s.rule}${s.subject ? `=${s.subject}` : ''} (${s.source}): it matched no finding` },
+        descriptor: { id: 'unused-suppression' },
+        ...ruleRef(s.rule),
+      })),
+    ...(report.baseline?.stale ?? []).map((s) => ({
+      level: 'warning',
+      message: { text: `stale baseline entry ${s.ruleId} "${s.title}": ${s.reason}` },
+      descriptor: { id: 'stale-baseline-entry' },
+      ...ruleRef(s.ruleId),
+    })),
   ];
   return { executionSuccessful: report.errors.length === 0, toolExecutionNotifications: execution, toolConfigurationNotifications: configuration };
 }
@@ -159,5 +188,8 @@ function placeholderRule(id: string): AnyRule {
 }
 
 function pascalCase(id: string): string {
-  return id.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return id
+    .split('-')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 }

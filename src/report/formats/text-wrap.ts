@@ -109,4 +109,3 @@ function keepUnitsWithNumbers(words: string[]): string[] {
   }
   return out;
 }
-

@@ -17,7 +17,18 @@ import type { FormatOptions } from './options.js';
 import { shortenToSentences, wrap } from './text-wrap.js';
 
 export { shortenToSentences, wrap } from './text-wrap.js';
-import { explainTopic, formatTimeRange, formatTimeWithin, formatValue, humanize, listTotal, noFindingsText, skippedRulesWorthListing, subjectParts, truncate } from './values.js';
+import {
+  explainTopic,
+  formatTimeRange,
+  formatTimeWithin,
+  formatValue,
+  humanize,
+  listTotal,
+  noFindingsText,
+  skippedRulesWorthListing,
+  subjectParts,
+  truncate,
+} from './values.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 const DEFAULT_WIDTH = 80;
@@ -56,13 +67,23 @@ export function formatText(report: Report, options: FormatOptions): string {
   wrap(head + about, width).forEach((l, i) => out.push(i === 0 ? c.bold(head) + c.dim(l.slice(head.length)) : c.dim(l)));
   const unparsed = report.inputs.filter((i) => i.unparsed > 0);
   if (unparsed.length > 0 && options.summaryOnly) {
-    out.push(...indent(wrap(`${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s)`, width - 2), 2).map((l) => c.yellow(l)));
+    out.push(
+      ...indent(wrap(`${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s)`, width - 2), 2).map((l) =>
+        c.yellow(l),
+      ),
+    );
   } else if (unparsed.length > 0) {
-    const text = `${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed.slice(0, 3).map((i) => `${i.path} (${i.unparsed})`).join(', ')}`;
+    const text = `${unparsed.reduce((n, i) => n + i.unparsed, 0)} lines did not parse in ${unparsed.length} input(s): ${unparsed
+      .slice(0, 3)
+      .map((i) => `${i.path} (${i.unparsed})`)
+      .join(', ')}`;
     out.push(...indent(wrap(text, width - 2), 2).map((l) => c.yellow(l)));
   }
   if (report.proxyVersions && report.proxyVersions.length > 0 && !options.summaryOnly) {
-    const text = `proxy versions: ${report.proxyVersions.slice(0, 4).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`).join(', ')}`;
+    const text = `proxy versions: ${report.proxyVersions
+      .slice(0, 4)
+      .map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`)
+      .join(', ')}`;
     out.push(...indent(wrap(text, width - 2), 2).map((l) => c.dim(l)));
   }
   // An input error comes before any verdict: "No findings." above it would read like a pass.
@@ -98,18 +119,29 @@ export function formatText(report: Report, options: FormatOptions): string {
       for (const f of group) out.push(...(options.verbose ? renderFull(c, f, width) : renderBrief(c, f, width)), '');
     }
   }
-  if (visible.length === 0 && (report.errors.length === 0 || report.inputs.length === 0)) out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
+  if (visible.length === 0 && (report.errors.length === 0 || report.inputs.length === 0))
+    out.push(report.inputs.length === 0 ? c.red(noFindingsText(report)) : c.green(noFindingsText(report)), '');
   else if (visible.length === 0 && readable > 0) out.push(...wrap(`No findings in the ${readable} input(s) that could be read.`, width), '');
-  if (options.notShown && options.notShown > 0) out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
-  if (!options.verbose && !options.summaryOnly && visible.length > 0) out.push(...wrap('--verbose shows every finding with its full evidence, samples and fix.', width).map((l) => c.dim(l)));
+  if (options.notShown && options.notShown > 0)
+    out.push(c.dim(`${options.notShown} more finding(s) not shown (--max-findings); the JSON report has all of them.`));
+  if (!options.verbose && !options.summaryOnly && visible.length > 0)
+    out.push(...wrap('--verbose shows every finding with its full evidence, samples and fix.', width).map((l) => c.dim(l)));
 
   const notes: string[] = [];
   const skipped = skippedRulesWorthListing(report);
-  if (skipped.length > 0 && !options.summaryOnly && readable > 0) notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
-  if (report.suppressedFindings?.length) notes.push(`Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings.slice(0, 3).map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`).join('; ')})`);
+  if (skipped.length > 0 && !options.summaryOnly && readable > 0)
+    notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+  if (report.suppressedFindings?.length)
+    notes.push(
+      `Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings
+        .slice(0, 3)
+        .map((f) => `${f.ruleId}: ${f.suppression.reason ?? '--suppress'}`)
+        .join('; ')})`,
+    );
   if (report.disabledRules.length > 0) notes.push(`Disabled rules: ${report.disabledRules.join(', ')}`);
   const b = report.baseline;
-  if (b) notes.push(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`);
+  if (b)
+    notes.push(`Baseline ${b.file}: ${b.new} new, ${b.worse} worse, ${b.unchanged} unchanged (not failing), ${b.fixed.length} fixed, ${b.stale.length} stale`);
   for (const n of notes) out.push(...wrap(n, width).map((l) => c.dim(l)));
 
   const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
@@ -153,7 +185,9 @@ function renderIncidents(c: ChalkInstance, report: Report, width: number): strin
   const inner = width - 3;
   incidents.forEach((inc, n) => {
     const number = `${n + 1}. `;
-    wrap(inc.headline, width - number.length).forEach((l, i) => lines.push(i === 0 ? `${severityLabel(c, inc.severity, number.trimEnd())} ${c.bold(l)}` : `${' '.repeat(number.length)}${c.bold(l)}`));
+    wrap(inc.headline, width - number.length).forEach((l, i) =>
+      lines.push(i === 0 ? `${severityLabel(c, inc.severity, number.trimEnd())} ${c.bold(l)}` : `${' '.repeat(number.length)}${c.bold(l)}`),
+    );
     const when = inc.window ? formatTimeRange(inc.window.start, inc.window.end) : 'time unknown';
     lines.push(...indent(wrap(`${when} · ${inc.findings.length} findings · order ${inc.ordering.confidence}`, inner), 3).map((l) => c.dim(l)));
     if (inc.timeline) lines.push(...incidentSparklines(c, inc.timeline, inner).map((l) => `   ${l}`));
@@ -230,7 +264,9 @@ function baselineTag(c: ChalkInstance, f: ReportFinding): string {
 }
 
 function subjectText(f: Finding): string {
-  return subjectParts(f).map(([k, v]) => `${k} ${v}`).join(' · ');
+  return subjectParts(f)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' · ');
 }
 
 function titleLines(c: ChalkInstance, f: ReportFinding, width: number): string[] {
@@ -240,7 +276,10 @@ function titleLines(c: ChalkInstance, f: ReportFinding, width: number): string[]
   const lines = wrap(`${sev} ${f.title} ${tag}${baseline}`, width, 8);
   // Colour after wrapping, so the widths are measured on the plain text.
   return lines.map((l, i) => {
-    let s = i === 0 ? severityLabel(c, f.severity, sev) + c.bold(l.slice(sev.length).replace(tag, '').replace(baseline, '')) : l.replace(tag, '').replace(baseline, '');
+    let s =
+      i === 0
+        ? severityLabel(c, f.severity, sev) + c.bold(l.slice(sev.length).replace(tag, '').replace(baseline, ''))
+        : l.replace(tag, '').replace(baseline, '');
     if (l.includes(tag)) s += c.dim(tag);
     if (baseline && l.endsWith(baseline)) s += baselineTag(c, f);
     return s;
@@ -282,7 +321,8 @@ function renderBrief(c: ChalkInstance, f: ReportFinding, width: number): string[
   if (subject) lines.push(...indent(wrap(subject, width - 2), 2).map((l) => c.cyan(l)));
   const figures = keyFigures(f).slice(0, BRIEF_FIGURES);
   if (figures.length) lines.push(...indent(wrap(figures.join(' · '), width - 2), 2));
-  if (f.baseline?.state === 'worse' && f.baseline.reason) lines.push(...indent(wrap(`worse than the baseline: ${f.baseline.reason}`, width - 2), 2).map((l) => c.red(l)));
+  if (f.baseline?.state === 'worse' && f.baseline.reason)
+    lines.push(...indent(wrap(`worse than the baseline: ${f.baseline.reason}`, width - 2), 2).map((l) => c.red(l)));
   const step = firstStep(f);
   if (step) lines.push(...labelled(c.bold('fix'), step, width - 2).map((l) => `  ${l}`));
   lines.push(docsLine(c, f, width));
@@ -329,7 +369,8 @@ function renderFull(c: ChalkInstance, f: ReportFinding, width: number): string[]
   const subject = subjectText(f);
   if (subject) lines.push(...indent(wrap(subject, width - 2), 2).map((l) => c.cyan(l)));
   lines.push(...indent(wrap(f.message, width - 2), 2));
-  if (f.baseline?.state === 'worse' && f.baseline.reason) lines.push(...indent(wrap(`worse than the baseline: ${f.baseline.reason}`, width - 2), 2).map((l) => c.red(l)));
+  if (f.baseline?.state === 'worse' && f.baseline.reason)
+    lines.push(...indent(wrap(`worse than the baseline: ${f.baseline.reason}`, width - 2), 2).map((l) => c.red(l)));
 
   const { timeline, samples, ...rest } = f.evidence as Record<string, unknown> & { timeline?: Timeline; samples?: unknown };
   const scalars: [string, string][] = [];
@@ -341,7 +382,13 @@ function renderFull(c: ChalkInstance, f: ReportFinding, width: number): string[]
     } else if (typeof value === 'object') {
       const parts = Object.entries(value as Record<string, unknown>)
         .filter(([, v2]) => v2 !== null && v2 !== undefined)
-        .map(([k2, v2]) => (typeof v2 === 'object' ? `${humanize(k2)} ${Object.entries(v2 as Record<string, unknown>).map(([k3, v3]) => `${k3} ${formatValue(v3)}`).join(', ')}` : `${humanize(k2)} ${formatValue(v2)}`));
+        .map(([k2, v2]) =>
+          typeof v2 === 'object'
+            ? `${humanize(k2)} ${Object.entries(v2 as Record<string, unknown>)
+                .map(([k3, v3]) => `${k3} ${formatValue(v3)}`)
+                .join(', ')}`
+            : `${humanize(k2)} ${formatValue(v2)}`,
+        );
       if (parts.length > 0) scalars.push([humanize(key), parts.join(' · ')]);
     } else {
       scalars.push([humanize(key), formatValue(value)]);
@@ -352,7 +399,8 @@ function renderFull(c: ChalkInstance, f: ReportFinding, width: number): string[]
     for (const [k, v] of scalars) {
       const keyLines = wrap(k, keyWidth);
       const valueLines = wrap(v, width - 2 - keyWidth - 2);
-      for (let i = 0; i < Math.max(keyLines.length, valueLines.length); i++) lines.push(`  ${c.dim((keyLines[i] ?? '').padEnd(keyWidth))}  ${valueLines[i] ?? ''}`.trimEnd());
+      for (let i = 0; i < Math.max(keyLines.length, valueLines.length); i++)
+        lines.push(`  ${c.dim((keyLines[i] ?? '').padEnd(keyWidth))}  ${valueLines[i] ?? ''}`.trimEnd());
     }
   }
   if (timeline && timeline.counts.length > 0) {
@@ -370,24 +418,54 @@ function renderFull(c: ChalkInstance, f: ReportFinding, width: number): string[]
     for (const s of samples as SampleLine[]) lines.push(`    ${c.dim(truncate(`${s.path}:${s.line}`, width - 4))}`, `      ${truncate(s.text, width - 6)}`);
   }
   lines.push(`  ${c.bold('Fix')}`);
-  lines.push(...f.remediation.split('\n').flatMap((p) => wrap(p, width - 4)).map((l) => `    ${l}`));
+  lines.push(
+    ...f.remediation
+      .split('\n')
+      .flatMap((p) => wrap(p, width - 4))
+      .map((l) => `    ${l}`),
+  );
   lines.push(docsLine(c, f, width));
   return lines;
 }
 
 function renderList(c: ChalkInstance, key: string, items: unknown[], total: number, width: number): string[] {
-  const more = total > LIST_ROWS && items.length > LIST_ROWS ? ` (top ${LIST_ROWS} of ${total.toLocaleString('en-US')})` : total > items.length ? ` (${items.length} of ${total.toLocaleString('en-US')})` : '';
-  if (items.every((i) => typeof i !== 'object' || i === null)) return labelled(c.dim(humanize(key) + more), items.slice(0, 10).map(String).join(', '), width - 2).map((l) => `  ${l}`);
+  const more =
+    total > LIST_ROWS && items.length > LIST_ROWS
+      ? ` (top ${LIST_ROWS} of ${total.toLocaleString('en-US')})`
+      : total > items.length
+        ? ` (${items.length} of ${total.toLocaleString('en-US')})`
+        : '';
+  if (items.every((i) => typeof i !== 'object' || i === null))
+    return labelled(c.dim(humanize(key) + more), items.slice(0, 10).map(String).join(', '), width - 2).map((l) => `  ${l}`);
   const rows = items.slice(0, LIST_ROWS) as Record<string, unknown>[];
   // Every column needs 6 characters and a border: the ones that do not fit are left to --format json.
   const fitting = Math.max(1, Math.floor((width - 5) / 7));
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, fitting);
-  const cells = rows.map((r) => columns.map((col) => formatValue(typeof r[col] === 'object' && r[col] !== null ? Object.entries(r[col] as object).map(([k, v]) => `${k} ${formatValue(v)}`).join(', ') : r[col])));
+  const cells = rows.map((r) =>
+    columns.map((col) =>
+      formatValue(
+        typeof r[col] === 'object' && r[col] !== null
+          ? Object.entries(r[col] as object)
+              .map(([k, v]) => `${k} ${formatValue(v)}`)
+              .join(', ')
+          : r[col],
+      ),
+    ),
+  );
   const head = columns.map((h) => humanize(h));
-  const colWidths = fitColumns(columns.map((_, i) => Math.max(head[i]!.length, ...cells.map((r) => r[i]!.length)) + 2), width - 4 - (columns.length + 1));
+  const colWidths = fitColumns(
+    columns.map((_, i) => Math.max(head[i]!.length, ...cells.map((r) => r[i]!.length)) + 2),
+    width - 4 - (columns.length + 1),
+  );
   const table = new Table({ head: head.map((h, i) => truncate(h, colWidths[i]! - 2)), style: { head: [], border: [], compact: true }, colWidths });
   for (const r of cells) table.push(r.map((v, i) => truncate(v, colWidths[i]! - 2)));
-  return [...labelled(c.dim(humanize(key) + more), '', width - 2).map((l) => `  ${l}`.trimEnd()), ...table.toString().split('\n').map((l) => `    ${l}`)];
+  return [
+    ...labelled(c.dim(humanize(key) + more), '', width - 2).map((l) => `  ${l}`.trimEnd()),
+    ...table
+      .toString()
+      .split('\n')
+      .map((l) => `    ${l}`),
+  ];
 }
 
 /** Shrinks the widest columns until the row fits `available`; every column keeps at least 6. */

@@ -4,7 +4,7 @@ import { every, healthyLogs, proxyLog, real, realHealthy } from '../../../test/s
 
 /** The 2.11 shape of real #8608: GKE Dataplane V2 probes from 169.254.42.1 refused on the collector's port. */
 const PROBE_DENIED = (port: number) =>
-  `inbound:server{port=${port}}:rescue{client.addr=169.254.42.1:5${2000 + port % 1000}}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus`;
+  `inbound:server{port=${port}}:rescue{client.addr=169.254.42.1:5${2000 + (port % 1000)}}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus`;
 /** 2.13+ policy module line with server, route and client fields. */
 const MESHED_DENIED = (ip: string) =>
   `inbound:server{port=8080}:http: linkerd_app_inbound::policy::http: Request denied server.group=policy.linkerd.io server.kind=server server.name=payments-http route.group= route.kind=default route.name=default client.tls=Some(Established { client_id: Some(ClientId(Name("reporting.analytics.serviceaccount.identity.linkerd.cluster.local"))), negotiated_protocol: None }) client.ip=${ip}`;
@@ -29,9 +29,7 @@ export const cases: RuleCases = {
     },
     {
       name: 'probe flood: every 10 s probe of two collector pods denied for three minutes (real #8608 shape)',
-      expect: [
-        { severity: 'warning', kind: 'probe-denied', subject: { namespace: 'observability', target: 'collector-opencensus' } },
-      ],
+      expect: [{ severity: 'warning', kind: 'probe-denied', subject: { namespace: 'observability', target: 'collector-opencensus' } }],
       inputs: ['otel-collector-6b9c8d7f5-k8s9t', 'otel-collector-6b9c8d7f5-z2x3c'].map((pod, i) =>
         proxyLog(`observability/${pod}/linkerd-proxy.log`, '2022-06-01T08:00:00Z', every(54.6 + i, 10, 18, 'INFO', PROBE_DENIED(55678))),
       ),
@@ -44,10 +42,14 @@ export const cases: RuleCases = {
     },
     {
       name: 'a meshed workload without authorization calls payments-http from three pods',
-      expect: [
-        { severity: 'warning', kind: 'requests-denied', subject: { namespace: 'payments', pod: 'payments-5f6d7c8b9-m3n4p', target: 'payments-http' } },
+      expect: [{ severity: 'warning', kind: 'requests-denied', subject: { namespace: 'payments', pod: 'payments-5f6d7c8b9-m3n4p', target: 'payments-http' } }],
+      inputs: [
+        proxyLog(
+          'payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log',
+          '2024-06-07T09:00:00Z',
+          every(800.2, 1.7, 30, 'INFO', (n) => MESHED_DENIED(`10.42.5.${20 + (n % 3)}`)),
+        ),
       ],
-      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(800.2, 1.7, 30, 'INFO', (n) => MESHED_DENIED(`10.42.5.${20 + (n % 3)}`)))],
       check: (findings) => {
         assert.equal(findings[0]!.evidence.kind, 'denied clients');
         assert.equal(findings[0]!.evidence.fromMeshedClients, 30);
@@ -63,15 +65,23 @@ export const cases: RuleCases = {
     {
       name: 'a handful of Request denied lines of one misdirected client: a 403 from policy is deterministic',
       expect: [{ severity: 'warning', kind: 'requests-denied', subject: { namespace: 'payments', pod: 'payments-5f6d7c8b9-m3n4p', target: 'payments-http' } }],
-      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', every(800.2, 31, 4, 'INFO', () => MESHED_DENIED('10.42.5.20')))],
+      inputs: [
+        proxyLog(
+          'payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log',
+          '2024-06-07T09:00:00Z',
+          every(800.2, 31, 4, 'INFO', () => MESHED_DENIED('10.42.5.20')),
+        ),
+      ],
     },
     {
       name: 'a single Request denied line',
       expect: [{ severity: 'warning', kind: 'requests-denied', subject: { namespace: 'payments', pod: 'payments-5f6d7c8b9-m3n4p', target: 'payments-http' } }],
-      inputs: [proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', [{ uptime: 800.2, level: 'INFO', body: MESHED_DENIED('10.42.5.20') }])],
+      inputs: [
+        proxyLog('payments/payments-5f6d7c8b9-m3n4p/linkerd-proxy.log', '2024-06-07T09:00:00Z', [
+          { uptime: 800.2, level: 'INFO', body: MESHED_DENIED('10.42.5.20') },
+        ]),
+      ],
     },
   ],
-  quiet: [
-    { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
-  ],
+  quiet: [{ name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] }],
 };

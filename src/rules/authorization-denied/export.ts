@@ -19,7 +19,8 @@ function authzLoki(input: ExporterInput<AuthorizationDeniedOptions>): AlertingRu
       expr: `sum ${byClause([...s.groupBy, s.namespaceLabel, 'server'])} (\n  count_over_time(\n    ${lines(s, [match(AUTHZ_DENIED)], DENIED_SERVER)}\n  ${WINDOW})\n) >= ${num(o.minDenials)}`,
       severity: 'warning',
       summary: `{{ $value }} requests to server ${labelRef('server')} in ${labelRef(s.namespaceLabel)} denied by policy in 5m`,
-      description: 'Authorization policy refuses these requests or connections. From 169.254.x.x or to health paths it is kubelet probes (pods turn unready); otherwise clients not authorized for the server.',
+      description:
+        'Authorization policy refuses these requests or connections. From 169.254.x.x or to health paths it is kubelet probes (pods turn unready); otherwise clients not authorized for the server.',
     }),
   ];
 }

@@ -10,7 +10,7 @@ export const authorizationDeniedIncident: RuleIncidentKnowledge = {
       effect: 'pod-restarts',
       requires: 'pod-or-workload',
       mechanism:
-        'the kubelet\'s probes reach the proxy as unauthenticated clients, so a policy that does not authorize them fails the liveness probes and the kubelet restarts the container',
+        "the kubelet's probes reach the proxy as unauthenticated clients, so a policy that does not authorize them fails the liveness probes and the kubelet restarts the container",
       applies: (cause, effect) => isProbeFlood(evidenceString(cause, 'kind')) && evidenceString(effect, 'problem') !== 'oom',
     },
   ],

@@ -98,9 +98,14 @@ export default defineRule<AuthorizationDeniedOptions, State>({
         type: 'integer',
         minimum: 1,
         description:
-          'Denials on one server that fire the rule. A denial is the policy\'s deterministic answer (403, PERMISSION_DENIED, closed connection): the same caller is refused every time, so the first one is already the incident.',
+          "Denials on one server that fire the rule. A denial is the policy's deterministic answer (403, PERMISSION_DENIED, closed connection): the same caller is refused every time, so the first one is already the incident.",
       },
-      probeShare: { type: 'number', minimum: 0, maximum: 1, description: 'Share of denials from link-local sources or to health paths from which they are called a probe flood.' },
+      probeShare: {
+        type: 'number',
+        minimum: 0,
+        maximum: 1,
+        description: 'Share of denials from link-local sources or to health paths from which they are called a probe flood.',
+      },
     },
   },
 
@@ -113,7 +118,17 @@ export default defineRule<AuthorizationDeniedOptions, State>({
       const key = `${record.namespace ?? ''}\u0000${d.server}`;
       let s = state.servers.get(key);
       if (!s) {
-        s = { server: d.server, namespace: record.namespace, tally: signalTally(), probeLike: 0, meshed: 0, clients: cappedCounts(1000), identities: cappedCounts(200), routes: new Map(), ports: new Map() };
+        s = {
+          server: d.server,
+          namespace: record.namespace,
+          tally: signalTally(),
+          probeLike: 0,
+          meshed: 0,
+          clients: cappedCounts(1000),
+          identities: cappedCounts(200),
+          routes: new Map(),
+          ports: new Map(),
+        };
         state.servers.set(key, s);
       }
       countLine(s.tally, record);
@@ -160,7 +175,9 @@ function describe(s: ServerState, options: AuthorizationDeniedOptions): FindingD
   const story = probe
     ? `Most come from link-local addresses or hit health paths: this is a probe flood. The kubelet's probes are refused, so the pods turn unready or are restarted, and every probe period adds log lines.`
     : s.meshed > 0
-      ? `${s.meshed} came from meshed clients with an identity (${topEntries(s.identities.counts, 3).map((e) => e.key).join(', ')}): those workloads are not authorized for this server.`
+      ? `${s.meshed} came from meshed clients with an identity (${topEntries(s.identities.counts, 3)
+          .map((e) => e.key)
+          .join(', ')}): those workloads are not authorized for this server.`
       : `The clients are unauthenticated (no mTLS identity): unmeshed callers, or meshed ones whose traffic skips the proxy, are refused by a policy that requires identities.`;
   return {
     severity: 'warning',

@@ -17,7 +17,11 @@ export const cases: RuleCases = {
     {
       name: 'the storm bundle: both destination pods shed inbound gRPC calls as service unavailable',
       expect: [
-        { severity: 'error', kind: 'destination-unavailable', subject: { namespace: 'linkerd', workload: 'linkerd-destination', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } },
+        {
+          severity: 'error',
+          kind: 'destination-unavailable',
+          subject: { namespace: 'linkerd', workload: 'linkerd-destination', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
+        },
       ],
       inputs: fixtureInputs('fixtures/storm/linkerd'),
       check: (findings) => {

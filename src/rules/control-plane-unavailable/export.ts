@@ -46,7 +46,8 @@ function loki(input: ExporterInput<ControlPlaneUnavailableOptions>): AlertingRul
   // container still starting and do not count, as offline. JSON lines carry no uptime and count.
   const grace = Math.ceil(o.startupGraceSeconds);
   const startup = grace > 0 ? ['| regexp `^\\[ *(?P<uptime>[0-9]+)[.][0-9]*s\\]`', `| uptime!~"${integersBelow(grace)}"`] : [];
-  const pipeline = (filters: readonly string[], extra: readonly string[]) => [`${controllerStreams(settings)} ${filters.map((f) => `|~ "${f}"`).join(' ')}`, ...INBOUND_PORT, ...extra].join('\n    ');
+  const pipeline = (filters: readonly string[], extra: readonly string[]) =>
+    [`${controllerStreams(settings)} ${filters.map((f) => `|~ "${f}"`).join(' ')}`, ...INBOUND_PORT, ...extra].join('\n    ');
   const window = `[${WINDOW_SECONDS / 60}m]`;
   const controller = `the controller on port ${labelRef('port')} (8086 destination, 8090 policy, 8080 identity) in ${labelRef(settings.namespaceLabel)}`;
   return [

@@ -9,7 +9,8 @@ export const controlPlaneUnavailableIncident: RuleIncidentKnowledge = {
     {
       effect: 'reconnect-storm',
       requires: 'component',
-      mechanism: 'the controller refused or failed the proxies\' calls, and every proxy that loses its controller connection retries it in a loop (every 500 ms before proxy v2.307)',
+      mechanism:
+        "the controller refused or failed the proxies' calls, and every proxy that loses its controller connection retries it in a loop (every 500 ms before proxy v2.307)",
     },
     {
       effect: 'reconnect-storm',
@@ -33,7 +34,9 @@ export const controlPlaneUnavailableIncident: RuleIncidentKnowledge = {
     const failures = evidenceNumber(f, 'failures');
     const top = evidenceCounts(f, 'failureKinds').sort((a, b) => b[1] - a[1])[0]?.[0];
     const state = top === 'service unavailable' ? 'saturated' : 'unavailable';
-    return failures ? `${name} controller ${state} (${compact(failures)} failed calls from ${evidenceNumber(f, 'distinctClients') ?? '?'} clients)` : `${name} controller restarting`;
+    return failures
+      ? `${name} controller ${state} (${compact(failures)} failed calls from ${evidenceNumber(f, 'distinctClients') ?? '?'} clients)`
+      : `${name} controller restarting`;
   },
   fixes: [{ fix: 'destination-stream-limit', when: reachesStreamLimitedController }, { fix: 'connect-backoff-cap' }],
 };

@@ -21,7 +21,21 @@ import {
   titleCase,
   type ControllerComponent,
 } from '../../knowledge/control-plane.js';
-import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, keepTop, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import {
+  bump,
+  cappedBump,
+  type CappedCounts,
+  cappedCounts,
+  compact,
+  earliest,
+  formatDuration,
+  keepTop,
+  latest,
+  mergeCapped,
+  mergeCounts,
+  mergeKeyed,
+  topEntries,
+} from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { FAILED_REQUEST_MESSAGES, FAILFAST_TARGETS } from './patterns.js';
 import { keepSample } from '../../core/evidence.js';
@@ -105,7 +119,14 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
     // the controller; restarts are seen anyway (banners and the first line after an uptime reset are
     // always parsed in full). Outbound request failures, common in busy proxies, are not read.
     lineInterest: {
-      'proxy-log': ['Local identity is ', 'inbound:server{port=8086}', 'inbound:server{port=8090}', 'inbound:server{port=8080}', 'Failed to proxy request', 'entering failfast'],
+      'proxy-log': [
+        'Local identity is ',
+        'inbound:server{port=8086}',
+        'inbound:server{port=8090}',
+        'inbound:server{port=8080}',
+        'Failed to proxy request',
+        'entering failfast',
+      ],
     },
     defaultOptions: { minFailures: 20, minFailfastEpisodes: 2, minRestarts: 2, startupGraceSeconds: 10 },
     optionSchema: {
@@ -138,7 +159,8 @@ export default defineRule<ControlPlaneUnavailableOptions, State>({
         if (record.time !== null) podLog.lastRestart = latest(podLog.lastRestart, record.time);
       }
       if (isGoLog(record)) {
-        if (record.message.startsWith('running version ') && ++podLog.goStarts > 1 && record.time !== null) podLog.lastRestart = latest(podLog.lastRestart, record.time);
+        if (record.message.startsWith('running version ') && ++podLog.goStarts > 1 && record.time !== null)
+          podLog.lastRestart = latest(podLog.lastRestart, record.time);
         return;
       }
       if (record.target === 'linkerd2_proxy' && record.message.startsWith('Local identity is ')) {
@@ -295,7 +317,15 @@ function podLogFor(state: State, record: ProxyLogRecord): PodLog {
     // A controller's own container speaks for that controller only; the pod's proxy fronts all of them.
     const own = record.container === 'destination' || record.container === 'policy' || record.container === 'identity' ? [record.container] : null;
     const components = componentsOfWorkload(workloadOfPod(record.pod)).filter((c) => !own || own.includes(c));
-    p = { pod, namespace: record.namespace, components: new Set(components), restarts: 0, priorRestarts: prior ? Number(prior[1]) : 0, goStarts: 0, lastRestart: null };
+    p = {
+      pod,
+      namespace: record.namespace,
+      components: new Set(components),
+      restarts: 0,
+      priorRestarts: prior ? Number(prior[1]) : 0,
+      goStarts: 0,
+      lastRestart: null,
+    };
     state.untrackedPods += keepTop(state.podLogs, MAX_POD_LOGS, restartsOf);
     state.podLogs.set(key, p);
   }
@@ -307,9 +337,22 @@ function componentFor(state: State, component: ControllerComponent): ComponentSt
   let c = state.components.get(component);
   if (!c) {
     c = {
-      component, failures: 0, failuresDuringStartup: 0, failfastEpisodes: 0, kinds: new Map(), clients: cappedCounts(CLIENT_CAP), pods: new Map(),
-      namespaces: new Map(), ports: new Map(), services: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null,
-      firstUptime: null, lastUptime: null, samples: [],
+      component,
+      failures: 0,
+      failuresDuringStartup: 0,
+      failfastEpisodes: 0,
+      kinds: new Map(),
+      clients: cappedCounts(CLIENT_CAP),
+      pods: new Map(),
+      namespaces: new Map(),
+      ports: new Map(),
+      services: new Map(),
+      perMinute: timeBuckets(60),
+      firstTime: null,
+      lastTime: null,
+      firstUptime: null,
+      lastUptime: null,
+      samples: [],
     };
     state.components.set(component, c);
   }
@@ -341,11 +384,17 @@ function describe(
         `${topKind ? ` (mostly ${topKind})` : ''} from ${clients}${c.clients.overflow > 0 ? '+' : ''} client address${clients === 1 ? '' : 'es'} over ${formatDuration(windowSeconds)}`,
     );
   }
-  if (c.failfastEpisodes > 0) parts.push(`it entered fail-fast ${c.failfastEpisodes} time${c.failfastEpisodes === 1 ? '' : 's'} (no answer from the controller for the fail-fast timeout)`);
-  if (totalRestarts > 0) parts.push(`${restarts.length} ${c.component} pod${restarts.length === 1 ? '' : 's'} restarted ${totalRestarts} time${totalRestarts === 1 ? '' : 's'} in the logs`);
+  if (c.failfastEpisodes > 0)
+    parts.push(
+      `it entered fail-fast ${c.failfastEpisodes} time${c.failfastEpisodes === 1 ? '' : 's'} (no answer from the controller for the fail-fast timeout)`,
+    );
+  if (totalRestarts > 0)
+    parts.push(
+      `${restarts.length} ${c.component} pod${restarts.length === 1 ? '' : 's'} restarted ${totalRestarts} time${totalRestarts === 1 ? '' : 's'} in the logs`,
+    );
   const meaning =
     topKind === 'service unavailable'
-      ? 'Load shedding: the controller proxy\'s queue was full, so the controller is saturated rather than down.'
+      ? "Load shedding: the controller proxy's queue was full, so the controller is saturated rather than down."
       : topKind === 'connection refused'
         ? 'The controller container was not listening behind its proxy (crashed, restarting or not ready).'
         : 'Proxies could not get discovery, policy or certificates from it while this lasted.';

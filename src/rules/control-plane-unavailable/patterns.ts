@@ -4,7 +4,12 @@
 // them in separate fields). The live-filter meta-test holds the two to the same lines.
 
 /** Messages of a failed inbound request at `linkerd_app_core::errors::respond` (2.11+). */
-export const FAILED_REQUEST_MESSAGES: ReadonlySet<string> = new Set(['gRPC request failed', 'HTTP/1.1 request failed', 'HTTP/2.0 request failed', 'Request failed']);
+export const FAILED_REQUEST_MESSAGES: ReadonlySet<string> = new Set([
+  'gRPC request failed',
+  'HTTP/1.1 request failed',
+  'HTTP/2.0 request failed',
+  'Request failed',
+]);
 
 /** Targets whose `entering failfast` is a controller giving no answer: ≤ 2.10, 2.13–2.14, 2.15+. */
 export const FAILFAST_TARGETS: ReadonlySet<string> = new Set(['linkerd_stack::failfast', 'linkerd_timeout::failfast', 'linkerd_proxy_balance_queue::worker']);

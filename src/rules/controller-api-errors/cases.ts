@@ -17,7 +17,13 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'the destination controller refused `list endpointslices` by RBAC: names the resource and the ClusterRole',
-      expect: [{ severity: 'error', kind: 'rbac-forbidden', subject: { namespace: 'linkerd', pod: 'linkerd-destination-5d8f7c6b9-x2x8k', target: 'linkerd-destination' } }],
+      expect: [
+        {
+          severity: 'error',
+          kind: 'rbac-forbidden',
+          subject: { namespace: 'linkerd', pod: 'linkerd-destination-5d8f7c6b9-x2x8k', target: 'linkerd-destination' },
+        },
+      ],
       inputs: [{ path: 'linkerd/linkerd-destination-5d8f7c6b9-x2x8k/destination.log', content: rbac }],
       check: (findings) => {
         const f = findings[0]!;
@@ -28,8 +34,10 @@ export const cases: RuleCases = {
       },
     },
     {
-      name: 'klog reflector failures: the API server refuses the destination controller\'s connections',
-      expect: [{ severity: 'error', kind: 'api-unreachable', subject: { namespace: 'linkerd', pod: 'linkerd-destination-5d8f7c6b9-x2x8k', target: 'destination' } }],
+      name: "klog reflector failures: the API server refuses the destination controller's connections",
+      expect: [
+        { severity: 'error', kind: 'api-unreachable', subject: { namespace: 'linkerd', pod: 'linkerd-destination-5d8f7c6b9-x2x8k', target: 'destination' } },
+      ],
       inputs: [{ path: 'linkerd/linkerd-destination-5d8f7c6b9-x2x8k/destination.log', content: refused }],
       check: (findings) => assert.match(findings[0]!.title, /cannot reach the Kubernetes API server \(10\.96\.0\.1:443: connection refused\)/),
     },
@@ -41,7 +49,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'the injector logs TLS handshakes the API server aborted: its caBundle does not match',
-      expect: [{ severity: 'error', kind: 'webhook-tls', subject: { namespace: 'linkerd', pod: 'linkerd-proxy-injector-5b6c7d8f9-z2x4c', target: 'proxy-injector' } }],
+      expect: [
+        { severity: 'error', kind: 'webhook-tls', subject: { namespace: 'linkerd', pod: 'linkerd-proxy-injector-5b6c7d8f9-z2x4c', target: 'proxy-injector' } },
+      ],
       inputs: [{ path: 'linkerd/linkerd-proxy-injector-5b6c7d8f9-z2x4c/proxy-injector.log', content: injectorTls }],
     },
   ],

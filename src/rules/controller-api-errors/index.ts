@@ -51,7 +51,8 @@ const MAX_SAMPLES = 3;
 export const FORBIDDEN = /is forbidden: User "system:serviceaccount:([a-z0-9-]+):([a-z0-9-]+)" cannot (\w+) resource "([^"]+)" in API group "([^"]*)"/;
 /** A reflector failing to list or watch, and how the connection to the API server failed. */
 const LIST_WATCH = /(?:failed to list|Failed to watch|failed to watch|Failed to list) \*?[\w.]+/;
-const API_CONNECT = /(?:dial tcp ([^\s:]+:\d+): (?:connect: )?(connection refused|i\/o timeout|no route to host|connection reset by peer)|(net\/http: TLS handshake timeout)|(Unauthorized))/;
+const API_CONNECT =
+  /(?:dial tcp ([^\s:]+:\d+): (?:connect: )?(connection refused|i\/o timeout|no route to host|connection reset by peer)|(net\/http: TLS handshake timeout)|(Unauthorized))/;
 /** The API server calling a Linkerd admission webhook and failing: `failed calling webhook "linkerd-proxy-injector.linkerd.io": …`. */
 const WEBHOOK_CALL = /failed calling webhook "(linkerd-[\w.-]+)": (?:failed to call webhook: )?(.*)$/;
 /** Go's http server (the injector's webhook) on a handshake the API server aborted. */
@@ -63,13 +64,18 @@ export default defineRule<ControllerApiErrorsOptions, State>({
     code: 'LD1008',
     title: 'Linkerd controllers failing against Kubernetes',
     description:
-      'A Linkerd controller refused by RBAC for a resource (naming the resource and its ClusterRole), unable to reach the API server, or its admission webhook failing to be called (certificate, network, injector down), from the controllers\' logs and the cluster\'s events.',
+      "A Linkerd controller refused by RBAC for a resource (naming the resource and its ClusterRole), unable to reach the API server, or its admission webhook failing to be called (certificate, network, injector down), from the controllers' logs and the cluster's events.",
     defaultSeverity: 'error',
     inputs: ['proxy-log', 'kubectl'],
     lineInterest: { 'proxy-log': ['is forbidden', 'ailed to list', 'ailed to watch', 'failed calling webhook', 'TLS handshake error'] },
     defaultOptions: { minApiErrors: 3 },
     optionSchema: {
-      minApiErrors: { type: 'integer', minimum: 1, description: 'List/watch failures to the API server that fire (one can be a blip during a control-plane upgrade); RBAC and webhook failures fire at the first.' },
+      minApiErrors: {
+        type: 'integer',
+        minimum: 1,
+        description:
+          'List/watch failures to the API server that fire (one can be a blip during a control-plane upgrade); RBAC and webhook failures fire at the first.',
+      },
     },
   },
 
@@ -77,7 +83,11 @@ export default defineRule<ControllerApiErrorsOptions, State>({
 
   visitors: {
     'proxy-log'(state, record: ProxyLogRecord) {
-      const text = isGoLog(record) ? goLineText(record) : `${record.target}: ${record.message}${Object.entries(record.fields).map(([k, v]) => ` ${k}=${v}`).join('')}`;
+      const text = isGoLog(record)
+        ? goLineText(record)
+        : `${record.target}: ${record.message}${Object.entries(record.fields)
+            .map(([k, v]) => ` ${k}=${v}`)
+            .join('')}`;
       const forbidden = FORBIDDEN.exec(text);
       if (forbidden) {
         const [, ns, account, verb, resource, group] = forbidden as unknown as [string, string, string, string, string, string];
@@ -99,21 +109,37 @@ export default defineRule<ControllerApiErrorsOptions, State>({
         return;
       }
       const tls = TLS_HANDSHAKE.exec(text);
-      if (tls && /bad certificate|unknown certificate authority|certificate signed by unknown authority/.test(tls[2]!)) note(state, 'webhook-tls', controllerOf(record), tls[2]!, record.namespace ?? null, record, text);
+      if (tls && /bad certificate|unknown certificate authority|certificate signed by unknown authority/.test(tls[2]!))
+        note(state, 'webhook-tls', controllerOf(record), tls[2]!, record.namespace ?? null, record, text);
     },
     'kube-event'(state, record: KubeEventRecord) {
       const webhook = WEBHOOK_CALL.exec(record.message);
-      if (webhook) note(state, 'webhook-failed', webhook[1]!, webhookCause(webhook[2]!), record.namespace ?? null, record, `${record.type} ${record.reason} (x${record.count}): ${record.message}`, record.count);
+      if (webhook)
+        note(
+          state,
+          'webhook-failed',
+          webhook[1]!,
+          webhookCause(webhook[2]!),
+          record.namespace ?? null,
+          record,
+          `${record.type} ${record.reason} (x${record.count}): ${record.message}`,
+          record.count,
+        );
     },
   },
 
   merge(into, from) {
-    mergeKeyed(into.problems, from.problems, (mine, theirs) => {
-      mine.count += theirs.count;
-      for (const pod of theirs.pods) if (mine.pods.length < MAX_PODS && !mine.pods.includes(pod)) mine.pods.push(pod);
-      for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
-      mine.namespace ??= theirs.namespace;
-    }, MAX_PROBLEMS);
+    mergeKeyed(
+      into.problems,
+      from.problems,
+      (mine, theirs) => {
+        mine.count += theirs.count;
+        for (const pod of theirs.pods) if (mine.pods.length < MAX_PODS && !mine.pods.includes(pod)) mine.pods.push(pod);
+        for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
+        mine.namespace ??= theirs.namespace;
+      },
+      MAX_PROBLEMS,
+    );
   },
 
   finish(state, { options }) {
@@ -126,12 +152,30 @@ export default defineRule<ControllerApiErrorsOptions, State>({
   },
 });
 
-function note(state: State, problem: Problem, who: string, what: string, namespace: string | null, record: ProxyLogRecord | KubeEventRecord, text: string, count = 1): void {
+function note(
+  state: State,
+  problem: Problem,
+  who: string,
+  what: string,
+  namespace: string | null,
+  record: ProxyLogRecord | KubeEventRecord,
+  text: string,
+  count = 1,
+): void {
   const key = `${problem}\u0000${who}\u0000${what}`;
   let p = state.problems.get(key);
   if (!p) {
     if (state.problems.size >= MAX_PROBLEMS) return;
-    p = { problem, who: detach(who), what: detach(what), namespace: namespace === null ? null : detach(namespace), count: 0, pods: [], samples: [], location: { path: record.path, line: record.line } };
+    p = {
+      problem,
+      who: detach(who),
+      what: detach(what),
+      namespace: namespace === null ? null : detach(namespace),
+      count: 0,
+      pods: [],
+      samples: [],
+      location: { path: record.path, line: record.line },
+    };
     state.problems.set(detach(key), p);
   }
   p.count += count;
@@ -179,7 +223,7 @@ function describe(p: ProblemState): FindingDraft {
         evidence: { ...evidence, verb, resource, serviceAccount: `${p.namespace ?? '?'}/${p.who}`, clusterRole: role },
         remediation: [
           `1. See what the ClusterRole grants: \`kubectl get clusterrole ${role} -o yaml\` (Linkerd names it linkerd-<namespace>-<component>) and \`kubectl auth can-i ${verb} ${resource} --as=system:serviceaccount:${p.namespace ?? 'linkerd'}:${p.who}\`.`,
-          '2. Re-apply the control plane with its own version\'s manifests, so RBAC matches the binaries: `linkerd upgrade | kubectl apply -f -` (CLI installs) or `helm upgrade` of linkerd-control-plane with the same values (Helm installs); with GitOps, sync the ClusterRole too.',
+          "2. Re-apply the control plane with its own version's manifests, so RBAC matches the binaries: `linkerd upgrade | kubectl apply -f -` (CLI installs) or `helm upgrade` of linkerd-control-plane with the same values (Helm installs); with GitOps, sync the ClusterRole too.",
           `3. Then restart the controller so its informers start over: \`kubectl -n ${p.namespace ?? 'linkerd'} rollout restart deploy/${p.who}\`.`,
         ].join('\n'),
         ...base,
@@ -210,7 +254,7 @@ function describe(p: ProblemState): FindingDraft {
           p.what === 'timed out'
             ? '1. The API server cannot reach the webhook pod: on private GKE (and other clusters with a control-plane firewall) allow the control plane to reach the nodes on port 8443; check NetworkPolicies in the linkerd namespace.'
             : p.what === 'certificate not trusted'
-              ? '1. The webhook\'s caBundle does not match its serving certificate: re-render the control plane with the same webhook certificate and CA (`linkerd upgrade`, or Helm `proxyInjector.externalSecret`/`caBundle` with cert-manager), then restart the injector.'
+              ? "1. The webhook's caBundle does not match its serving certificate: re-render the control plane with the same webhook certificate and CA (`linkerd upgrade`, or Helm `proxyInjector.externalSecret`/`caBundle` with cert-manager), then restart the injector."
               : '1. Make sure the webhook pod runs and has endpoints: `kubectl -n linkerd get pods,endpoints -l linkerd.io/control-plane-component=proxy-injector`.',
           '2. Then recreate the failed pods (`kubectl rollout restart` of the affected workloads); `linkerd check --proxy` shows the webhook status.',
         ].join('\n'),
@@ -224,7 +268,7 @@ function describe(p: ProblemState): FindingDraft {
         message: `${p.who} logged ${p.count} TLS handshake${p.count === 1 ? '' : 's'} aborted by the API server (${p.what}): the caBundle registered for the webhook does not sign the certificate it serves, so every admission request to it fails.`,
         evidence,
         remediation: [
-          '1. Re-issue the webhook certificate and its caBundle together: `linkerd upgrade | kubectl apply -f -`, or with cert-manager make sure the injector\'s MutatingWebhookConfiguration is annotated for CA injection.',
+          "1. Re-issue the webhook certificate and its caBundle together: `linkerd upgrade | kubectl apply -f -`, or with cert-manager make sure the injector's MutatingWebhookConfiguration is annotated for CA injection.",
           '2. Restart the injector so it reloads the certificate: `kubectl -n linkerd rollout restart deploy/linkerd-proxy-injector` (Linkerd 2.12+ also reloads it on change).',
         ].join('\n'),
         ...base,

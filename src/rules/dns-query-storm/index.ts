@@ -11,7 +11,21 @@
 // counts to bound memory.
 
 import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
-import { bump, cappedBump, type CappedCounts, cappedCounts, compact, earliest, formatDuration, latest, median, mergeCapped, mergeCounts, mergeKeyed, topEntries } from '../../util/stats.js';
+import {
+  bump,
+  cappedBump,
+  type CappedCounts,
+  cappedCounts,
+  compact,
+  earliest,
+  formatDuration,
+  latest,
+  median,
+  mergeCapped,
+  mergeCounts,
+  mergeKeyed,
+  topEntries,
+} from '../../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../../knowledge/control-plane-dns.js';
 import { keepSample } from '../../core/evidence.js';
@@ -92,8 +106,20 @@ function statsFor(state: State, record: CorednsQueryRecord): NameStats | null {
       return null;
     }
     s = {
-      key, name, type: record.type, queries: 0, timedQueries: 0, fastRepeats: 0, clients: cappedCounts(10_000), rcodes: new Map(), hot: new Map(), hotDropped: 0,
-      perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+      key,
+      name,
+      type: record.type,
+      queries: 0,
+      timedQueries: 0,
+      fastRepeats: 0,
+      clients: cappedCounts(10_000),
+      rcodes: new Map(),
+      hot: new Map(),
+      hotDropped: 0,
+      perMinute: timeBuckets(60),
+      firstTime: null,
+      lastTime: null,
+      samples: [],
     };
     state.names.set(key, s);
   }
@@ -134,19 +160,42 @@ export default defineRule<DnsQueryStormOptions, State>({
     id: 'dns-query-storm',
     code: 'LD3002',
     title: 'DNS query storm for one name',
-    description: 'CoreDNS query logs where clients ask for one name far faster than any healthy TTL allows: big bursts within burstWindowSeconds, or bursts that repeat on a fixed period (lock-step re-resolution).',
+    description:
+      'CoreDNS query logs where clients ask for one name far faster than any healthy TTL allows: big bursts within burstWindowSeconds, or bursts that repeat on a fixed period (lock-step re-resolution).',
     defaultSeverity: 'warning',
     inputs: ['coredns-log'],
     defaultOptions: {
-      burstWindowSeconds: 2, burstQueries: 100, minPeriodicBursts: 3, minHealthyTtlSeconds: 5, minBurstRepeats: 10,
-      controlPlaneNames: DEFAULT_CONTROL_PLANE_NAMES, maxNames: 8_000, maxHotSeconds: 50_000,
+      burstWindowSeconds: 2,
+      burstQueries: 100,
+      minPeriodicBursts: 3,
+      minHealthyTtlSeconds: 5,
+      minBurstRepeats: 10,
+      controlPlaneNames: DEFAULT_CONTROL_PLANE_NAMES,
+      maxNames: 8_000,
+      maxHotSeconds: 50_000,
     },
     optionSchema: {
       burstWindowSeconds: { type: 'number', minimum: 1, description: 'Window in which queries for one name are counted as one burst.' },
-      burstQueries: { type: 'integer', minimum: 1, description: 'Queries for one name within the window that make a storm, when most of them are repeats from clients that already asked.' },
-      minPeriodicBursts: { type: 'integer', minimum: 2, description: 'Loop bursts recurring at a steady period that make a lock-step storm even below burstQueries.' },
-      minHealthyTtlSeconds: { type: 'number', minimum: 1, description: 'Shortest TTL a healthy answer carries (CoreDNS MINTTL and the proxy floor: 5 s); a client asking again sooner is looping.' },
-      minBurstRepeats: { type: 'integer', minimum: 1, description: 'Fast repeats within one window that count the window as a loop burst for the periodic check.' },
+      burstQueries: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Queries for one name within the window that make a storm, when most of them are repeats from clients that already asked.',
+      },
+      minPeriodicBursts: {
+        type: 'integer',
+        minimum: 2,
+        description: 'Loop bursts recurring at a steady period that make a lock-step storm even below burstQueries.',
+      },
+      minHealthyTtlSeconds: {
+        type: 'number',
+        minimum: 1,
+        description: 'Shortest TTL a healthy answer carries (CoreDNS MINTTL and the proxy floor: 5 s); a client asking again sooner is looping.',
+      },
+      minBurstRepeats: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Fast repeats within one window that count the window as a loop burst for the periodic check.',
+      },
       controlPlaneNames: { type: 'string', description: 'Comma-separated Linkerd Service names whose storms are errors.' },
       maxNames: { type: 'integer', minimum: 1, description: 'Distinct (name, type) pairs tracked; beyond this they are only counted.' },
       maxHotSeconds: { type: 'integer', minimum: 1, description: 'Busy seconds kept per name.' },
@@ -166,7 +215,13 @@ export default defineRule<DnsQueryStormOptions, State>({
       s.queries++;
       cappedBump(s.clients, record.client);
       bump(s.rcodes, record.rcode);
-      keepSample(s.samples, SAMPLES, record.path, record.line, `${record.client}:${record.clientPort ?? ''} "${record.type} ${record.class} ${record.name} ${record.proto}" ${record.rcode}`);
+      keepSample(
+        s.samples,
+        SAMPLES,
+        record.path,
+        record.line,
+        `${record.client}:${record.clientPort ?? ''} "${record.type} ${record.class} ${record.name} ${record.proto}" ${record.rcode}`,
+      );
       if (record.time === null) {
         state.untimed++;
         return;
@@ -344,11 +399,21 @@ function describeStorm(
     queriesPerClientInLargestBurst: perClient,
     bursts: bursts.length,
     burstsOverThreshold: big.length,
-    largestBurst: { start: new Date(largest.start * 1000).toISOString(), seconds: burstSeconds, queries: largest.queries, repeatQueries: largest.repeats, clients: burstClients, peakQueriesInWindow: largest.peakWindowQueries },
+    largestBurst: {
+      start: new Date(largest.start * 1000).toISOString(),
+      seconds: burstSeconds,
+      queries: largest.queries,
+      repeatQueries: largest.repeats,
+      clients: burstClients,
+      peakQueriesInWindow: largest.peakWindowQueries,
+    },
     periodSeconds: period ? Math.round(period.periodSeconds * 10) / 10 : null,
     periodicBursts: period ? period.bursts : 0,
     rcodes: Object.fromEntries(topEntries(s.rcodes, 5).map((e) => [e.key, e.count])),
-    topBursts: [...bursts].sort((a, b) => b.queries - a.queries).slice(0, 5).map((b) => ({ start: new Date(b.start * 1000).toISOString(), queries: b.queries, repeatQueries: b.repeats })),
+    topBursts: [...bursts]
+      .sort((a, b) => b.queries - a.queries)
+      .slice(0, 5)
+      .map((b) => ({ start: new Date(b.start * 1000).toISOString(), queries: b.queries, repeatQueries: b.repeats })),
     topClients: topEntries(s.clients.counts, 5).map((e) => ({ client: e.key, queries: e.count })),
     samples: s.samples,
   };
@@ -391,7 +456,8 @@ function describeUntimed(state: State, top: NameStats): FindingDraft {
       samples: top.samples,
     },
     locations: top.samples.map((x) => ({ path: x.path, line: x.line })),
-    remediation: 'Collect the CoreDNS (or node-local-dns) log again with `kubectl logs --timestamps … -n kube-system` so the rule can measure bursts and their period.',
+    remediation:
+      'Collect the CoreDNS (or node-local-dns) log again with `kubectl logs --timestamps … -n kube-system` so the rule can measure bursts and their period.',
   };
 }
 

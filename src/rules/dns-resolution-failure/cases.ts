@@ -19,10 +19,15 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'identity-headless has no record for a minute: four new proxies retry every ~5 s (negative TTL)',
-      expect: [
-        { severity: 'error', kind: 'identity-unresolvable', subject: { target: 'linkerd-identity-headless:8080' } },
-      ],
-      inputs: PODS.map((pod, i) => proxyLog(`payments/${pod}/linkerd-proxy.log`, `2024-06-07T09:00:0${i}Z`, [...startup(ID(pod.split('-')[0]!, 'payments')), ...every(0.0039, 5.02, 13, 'WARN', NO_IDENTITY_RECORD)], 2)),
+      expect: [{ severity: 'error', kind: 'identity-unresolvable', subject: { target: 'linkerd-identity-headless:8080' } }],
+      inputs: PODS.map((pod, i) =>
+        proxyLog(
+          `payments/${pod}/linkerd-proxy.log`,
+          `2024-06-07T09:00:0${i}Z`,
+          [...startup(ID(pod.split('-')[0]!, 'payments')), ...every(0.0039, 5.02, 13, 'WARN', NO_IDENTITY_RECORD)],
+          2,
+        ),
+      ),
       check: (findings) => {
         assert.equal(findings.length, 1);
         assert.equal(findings[0]!.evidence.controller, 'identity');
@@ -36,10 +41,10 @@ export const cases: RuleCases = {
     },
     {
       name: 'wrong cluster domain: three proxies each fail the dst-headless SRV and A lookups once, well after start-up',
-      expect: [
-        { severity: 'error', kind: 'destination-unresolvable', subject: { target: 'linkerd-dst-headless:8086' } },
-      ],
-      inputs: PODS.slice(0, 3).map((pod, i) => proxyLog(`payments/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [{ uptime: 3600.5 + i * 7.1, level: 'WARN', body: DST_LOOKUPS_FAILED }])),
+      expect: [{ severity: 'error', kind: 'destination-unresolvable', subject: { target: 'linkerd-dst-headless:8086' } }],
+      inputs: PODS.slice(0, 3).map((pod, i) =>
+        proxyLog(`payments/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [{ uptime: 3600.5 + i * 7.1, level: 'WARN', body: DST_LOOKUPS_FAILED }]),
+      ),
       check: (findings) => {
         assert.equal(findings[0]!.evidence.controller, 'destination');
         assert.deepEqual(findings[0]!.evidence.errorKinds, { 'no record found': 3 });
@@ -47,10 +52,14 @@ export const cases: RuleCases = {
     },
     {
       name: 'slow upstream DNS on a 2.8 proxy: refinement of one name times out on request after request',
-      expect: [
-        { severity: 'warning', kind: 'refine-timeout', subject: { target: 'ppe.testhost.example.com:80' } },
+      expect: [{ severity: 'warning', kind: 'refine-timeout', subject: { target: 'ppe.testhost.example.com:80' } }],
+      inputs: [
+        proxyLog(
+          'web/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log',
+          '2020-08-01T10:00:00Z',
+          every(5000.1, 2.7, 12, 'INFO', (n) => REFINE(n % 7)),
+        ),
       ],
-      inputs: [proxyLog('web/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log', '2020-08-01T10:00:00Z', every(5000.1, 2.7, 12, 'INFO', (n) => REFINE(n % 7)))],
       check: (findings) => {
         assert.equal(findings.length, 1);
         assert.equal(findings[0]!.severity, 'warning');
@@ -67,7 +76,15 @@ export const cases: RuleCases = {
     {
       name: 'start-up race: identity-headless has no record for the first 5 s of a control-plane install, then resolves',
       inputs: PODS.map((pod, i) =>
-        proxyLog(`linkerd/${pod}/linkerd-proxy.log`, '2024-06-07T09:00:00Z', [...startup(ID(pod.split('-')[0]!, 'linkerd')), ...[0.0039, 0.51, 1.2, 4.8 + i].map((uptime) => ({ uptime, level: 'WARN' as const, body: NO_IDENTITY_RECORD }))], 2),
+        proxyLog(
+          `linkerd/${pod}/linkerd-proxy.log`,
+          '2024-06-07T09:00:00Z',
+          [
+            ...startup(ID(pod.split('-')[0]!, 'linkerd')),
+            ...[0.0039, 0.51, 1.2, 4.8 + i].map((uptime) => ({ uptime, level: 'WARN' as const, body: NO_IDENTITY_RECORD })),
+          ],
+          2,
+        ),
       ),
     },
   ],

@@ -14,7 +14,11 @@ function dnsLoki(input: ExporterInput<DnsResolutionFailureOptions>): AlertingRul
     alertingRule({
       ruleId: 'dns-resolution-failure',
       alert: 'LinkerdProxyCannotResolveControlPlane',
-      expr: countPerPod(s, lines(s, [match(`${CONTROL_PLANE_RESOLVE}|${NO_RECORD}`), match(`${CONTROL_PLANE_RESOLVE}|${CONTROL_PLANE_NAME}`)], afterUptime(o.startupGraceSeconds)), o.minControlPlaneFailures),
+      expr: countPerPod(
+        s,
+        lines(s, [match(`${CONTROL_PLANE_RESOLVE}|${NO_RECORD}`), match(`${CONTROL_PLANE_RESOLVE}|${CONTROL_PLANE_NAME}`)], afterUptime(o.startupGraceSeconds)),
+        o.minControlPlaneFailures,
+      ),
       severity: 'error',
       summary: `Proxy ${who(s)} failed {{ $value }} control-plane name lookups in 5m`,
       description: `After ${o.startupGraceSeconds} s of uptime the proxy still cannot resolve linkerd-dst-headless, linkerd-policy or linkerd-identity-headless. Headless Services have records only for ready pods: check the controller pods, the namespace and cluster domain, and CoreDNS.`,
@@ -25,7 +29,7 @@ function dnsLoki(input: ExporterInput<DnsResolutionFailureOptions>): AlertingRul
       expr: countPerPod(s, lines(s, [match(REFINE_TIMEOUT)]), o.minRefineTimeouts),
       severity: 'warning',
       summary: `Proxy ${who(s)} timed out {{ $value }} DNS refinements in 5m`,
-      description: 'The resolver is consistently slower than the proxy\'s canonicalisation deadline (old proxies).',
+      description: "The resolver is consistently slower than the proxy's canonicalisation deadline (old proxies).",
     }),
   ];
 }

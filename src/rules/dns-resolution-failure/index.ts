@@ -11,7 +11,18 @@
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { componentFromName, controlPlaneLocation, type ControllerComponent } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
-import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
+import {
+  bodyText,
+  countLine,
+  durationOf,
+  locationsOf,
+  mergeTally,
+  plural,
+  podOf,
+  signalTally,
+  windowEvidence,
+  type SignalTally,
+} from '../../kit/log-signal.js';
 import { formatDuration, keepTop, mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
@@ -66,7 +77,8 @@ const signalOf = perBody((record: ProxyLogRecord): Signal => {
     return { kind: 'control-plane', component, name: name || component, error: errorKind(text) };
   }
   if (REFINE.test(text)) {
-    const name = /failed to refine ([^\s:]+)/.exec(text)?.[1] ?? record.spans.findLast((s) => s.name === 'logical' || s.name === 'dst')?.fields.addr ?? 'unknown name';
+    const name =
+      /failed to refine ([^\s:]+)/.exec(text)?.[1] ?? record.spans.findLast((s) => s.name === 'logical' || s.name === 'dst')?.fields.addr ?? 'unknown name';
     return { kind: 'refine', name };
   }
   return null;
@@ -104,15 +116,24 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       minControlPlaneFailures: {
         type: 'integer',
         minimum: 1,
-        description: 'Failed lookups of one controller name by one proxy, after the start-up grace, that fire the rule (several retries at the negative TTL or backoff).',
+        description:
+          'Failed lookups of one controller name by one proxy, after the start-up grace, that fire the rule (several retries at the negative TTL or backoff).',
       },
-      minPods: { type: 'integer', minimum: 1, description: 'Proxies with at least one failed lookup of the same controller after start-up that fire the rule together.' },
+      minPods: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Proxies with at least one failed lookup of the same controller after start-up that fire the rule together.',
+      },
       startupGraceSeconds: {
         type: 'number',
         minimum: 0,
         description: 'Uptime during which a missing controller record is the headless Service not having ready pods yet.',
       },
-      minRefineTimeouts: { type: 'integer', minimum: 1, description: 'DNS refinement timeouts for one name that fire the rule (a resolver consistently slower than the refine deadline).' },
+      minRefineTimeouts: {
+        type: 'integer',
+        minimum: 1,
+        description: 'DNS refinement timeouts for one name that fire the rule (a resolver consistently slower than the refine deadline).',
+      },
     },
   },
 
@@ -173,7 +194,9 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       if (sustainedPods.length === 0 && !byPods) continue;
       findings.push(describeControlPlane(c, byPods ? [...c.pods.entries()] : sustainedPods, options));
     }
-    const refines = [...state.refine.entries()].filter(([, t]) => t.count >= options.minRefineTimeouts).sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+    const refines = [...state.refine.entries()]
+      .filter(([, t]) => t.count >= options.minRefineTimeouts)
+      .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
     for (const [name, t] of refines) findings.push(describeRefine(name, t, options));
     return findings;
   },
@@ -214,14 +237,17 @@ function describeControlPlane(c: ControlPlaneState, pods: [string, SignalTally][
       errorKinds: Object.fromEntries(c.errors),
       podsAffected: pods.length,
       window: windowEvidence(merged, single),
-      pods: pods.sort((a, b) => b[1].count - a[1].count).slice(0, 10).map(([pod, t]) => ({ pod, failures: t.count })),
+      pods: pods
+        .sort((a, b) => b[1].count - a[1].count)
+        .slice(0, 10)
+        .map(([pod, t]) => ({ pod, failures: t.count })),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
     },
     locations: locationsOf(merged),
     remediation: [
       `1. Check the controller pods are ready: kubectl -n ${where.namespace} get pods,endpointslices -l linkerd.io/control-plane-component=${c.component === 'policy' ? 'destination' : c.component}; a headless Service without ready pods has no DNS records.`,
-      `2. Resolve the name from a pod: dig SRV ${SERVICE[c.component]}.${where.namespace}.svc.${where.clusterDomain}${where.known ? ' (the name the proxies looked up)' : ' (Linkerd\'s default namespace and cluster domain: use yours)'}; a wrong namespace or a cluster domain other than cluster.local must be set at install (clusterDomain).`,
+      `2. Resolve the name from a pod: dig SRV ${SERVICE[c.component]}.${where.namespace}.svc.${where.clusterDomain}${where.known ? ' (the name the proxies looked up)' : " (Linkerd's default namespace and cluster domain: use yours)"}; a wrong namespace or a cluster domain other than cluster.local must be set at install (clusterDomain).`,
       '3. If CoreDNS itself fails or times out, fix it first (kubectl -n kube-system logs -l k8s-app=kube-dns); every proxy depends on these three names.',
     ].join('\n'),
     keyFigure: { name: 'failures', value: merged.count },

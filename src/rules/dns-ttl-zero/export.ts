@@ -51,4 +51,9 @@ function dnsTtlZeroLoki(input: ExporterInput<DnsTtlZeroOptions>): AlertingRule[]
   ];
 }
 
-export const dnsTtlZeroExporter: RuleExporter<DnsTtlZeroOptions> = { ruleId: 'dns-ttl-zero', reads: [], prometheus: dnsTtlZeroPrometheus, loki: dnsTtlZeroLoki };
+export const dnsTtlZeroExporter: RuleExporter<DnsTtlZeroOptions> = {
+  ruleId: 'dns-ttl-zero',
+  reads: [],
+  prometheus: dnsTtlZeroPrometheus,
+  loki: dnsTtlZeroLoki,
+};

@@ -123,8 +123,17 @@ function nameState(state: State, name: string, zero: boolean): NameState | null 
     // Past the cap only names answered with 0 — the ones a finding is about — are still tracked.
     if (state.names.size >= MAX_NAMES && !zero) return null;
     s = {
-      name, types: new Set(), captures: 0, zeroCaptures: 0, coreDnsSignature: 0, staleEde: 0,
-      series: new Map(), servers: new Set(), firstZeroTime: null, lastZeroTime: null, samples: [],
+      name,
+      types: new Set(),
+      captures: 0,
+      zeroCaptures: 0,
+      coreDnsSignature: 0,
+      staleEde: 0,
+      series: new Map(),
+      servers: new Set(),
+      firstZeroTime: null,
+      lastZeroTime: null,
+      samples: [],
     };
     state.names.set(name, s);
   }
@@ -182,12 +191,16 @@ export default defineRule<DnsTtlZeroOptions, State>({
     id: 'dns-ttl-zero',
     code: 'LD3001',
     title: 'DNS answers with TTL 0',
-    description: 'dig captures where a name was answered with TTL 0; for Linkerd control-plane names this makes proxies before v2.289.0 re-resolve in a tight loop.',
+    description:
+      'dig captures where a name was answered with TTL 0; for Linkerd control-plane names this makes proxies before v2.289.0 re-resolve in a tight loop.',
     defaultSeverity: 'warning',
     inputs: ['dig'],
     defaultOptions: { controlPlaneNames: DEFAULT_CONTROL_PLANE_NAMES, maxRuns: 400 },
     optionSchema: {
-      controlPlaneNames: { type: 'string', description: 'Comma-separated Service names (any namespace) whose TTL-0 answers are errors: the names proxies resolve for the control plane.' },
+      controlPlaneNames: {
+        type: 'string',
+        description: 'Comma-separated Service names (any namespace) whose TTL-0 answers are errors: the names proxies resolve for the control plane.',
+      },
       maxRuns: { type: 'integer', minimum: 1, description: 'TTL runs (a countdown or a repeated value) kept per name and capture file.' },
     },
   },
@@ -258,7 +271,12 @@ export default defineRule<DnsTtlZeroOptions, State>({
     const services = serviceSet(options.controlPlaneNames);
     const findings: FindingDraft[] = [];
     const zeroNames = [...state.names.values()].filter((s) => s.zeroCaptures > 0);
-    zeroNames.sort((a, b) => Number(!!controlPlaneService(b.name, services)) - Number(!!controlPlaneService(a.name, services)) || b.zeroCaptures - a.zeroCaptures || (a.name < b.name ? -1 : 1));
+    zeroNames.sort(
+      (a, b) =>
+        Number(!!controlPlaneService(b.name, services)) - Number(!!controlPlaneService(a.name, services)) ||
+        b.zeroCaptures - a.zeroCaptures ||
+        (a.name < b.name ? -1 : 1),
+    );
     for (const s of zeroNames) findings.push(describeZero(s, controlPlaneService(s.name, services)));
     for (const n of state.negative.values()) {
       const service = controlPlaneService(n.name, services);
@@ -273,7 +291,8 @@ export default defineRule<DnsTtlZeroOptions, State>({
         subject: {},
         evidence: { answersWithoutTtl: state.answersWithoutTtl },
         locations: [],
-        remediation: 'Capture again without +short/+nottlid, e.g. `dig +noall +answer linkerd-dst-headless.linkerd.svc.cluster.local SRV` in a loop with `date` before each run.',
+        remediation:
+          'Capture again without +short/+nottlid, e.g. `dig +noall +answer linkerd-dst-headless.linkerd.svc.cluster.local SRV` in a loop with `date` before each run.',
       });
     }
     return findings;
@@ -298,7 +317,10 @@ function verdictFor(s: NameState): string {
 function describeZero(s: NameState, service: string | null): FindingDraft {
   const sequences = [...s.series.values()].map((series) => ({ path: series.path, ttls: describeRuns(series.runs, series.truncated) }));
   const verdict = verdictFor(s);
-  const signature = s.coreDnsSignature > 0 ? ` ${s.coreDnsSignature} of them had every record of the reply at TTL 0 with the aa flag, which is how CoreDNS writes a stale cache answer.` : '';
+  const signature =
+    s.coreDnsSignature > 0
+      ? ` ${s.coreDnsSignature} of them had every record of the reply at TTL 0 with the aa flag, which is how CoreDNS writes a stale cache answer.`
+      : '';
   const ede = s.staleEde > 0 ? ` ${s.staleEde} carried EDE 3 (Stale Answer).` : '';
   const types = [...s.types].sort().join('/');
   const message = service
@@ -312,7 +334,13 @@ function describeZero(s: NameState, service: string | null): FindingDraft {
     zeroTtlCaptures: s.zeroCaptures,
     coreDnsStaleSignature: s.coreDnsSignature,
     verdict,
-    ttlSequence: sequences.length === 1 ? sequences[0]!.ttls : sequences.slice(0, 5).map((x) => `${x.path}: ${x.ttls}`).join('; '),
+    ttlSequence:
+      sequences.length === 1
+        ? sequences[0]!.ttls
+        : sequences
+            .slice(0, 5)
+            .map((x) => `${x.path}: ${x.ttls}`)
+            .join('; '),
     ttlSequences: sequences.slice(0, 10),
     servers: [...s.servers].join(', ') || null,
     firstZero: s.firstZeroTime !== null ? new Date(s.firstZeroTime).toISOString() : null,

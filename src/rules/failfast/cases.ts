@@ -13,7 +13,8 @@ const REFUSED = (name: string, ns: string, ip: string, client: string) =>
   `outbound:proxy{addr=${ip}:80}:rescue{client.addr=${client}}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=logical service ${name}.${ns}.svc.cluster.local:80: service in fail-fast error.sources=[service in fail-fast]`;
 const DST_DOWN = (ip: string) =>
   `dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=${ip}:8086}: linkerd_reconnect: Failed to connect error=endpoint ${ip}:8086: Connection refused (os error 111)`;
-const DST_FAILFAST = 'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=30.0';
+const DST_FAILFAST =
+  'dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=30.0';
 
 const CLIENTS = ['frontend-7d9f8c6b5-x2x8k', 'frontend-7d9f8c6b5-q7w2e', 'checkout-5f6d7c8b9-m3n4p'];
 
@@ -25,9 +26,7 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'no endpoints: web.shop scaled to zero, three client proxies fail fast and refuse requests for minutes',
-      expect: [
-        { severity: 'error', kind: 'failfast/no-endpoints', subject: { namespace: 'shop', target: 'web.shop:80' } },
-      ],
+      expect: [{ severity: 'error', kind: 'failfast/no-endpoints', subject: { namespace: 'shop', target: 'web.shop:80' } }],
       inputs: clients((i) => [
         { uptime: 600.1 + i, level: 'INFO', body: NO_ENDPOINTS(svc('web', 'shop', '10.96.12.7')) },
         { uptime: 603.1 + i, level: 'INFO', body: ENTER(svc('web', 'shop', '10.96.12.7')) },
@@ -43,9 +42,7 @@ export const cases: RuleCases = {
     },
     {
       name: 'controller unreachable: the clients lose the destination controller and then fail fast on two services',
-      expect: [
-        { severity: 'error', kind: 'failfast/controller-unreachable', subject: { namespace: 'shop', target: 'web.shop:80' } },
-      ],
+      expect: [{ severity: 'error', kind: 'failfast/controller-unreachable', subject: { namespace: 'shop', target: 'web.shop:80' } }],
       inputs: clients((i) => [
         ...every(300 + i * 0.2, 0.5, 60, 'WARN', (n) => DST_DOWN(n % 2 ? '10.42.0.15' : '10.42.1.9')),
         { uptime: 330.4 + i, level: 'INFO', body: DST_FAILFAST },
@@ -55,24 +52,26 @@ export const cases: RuleCases = {
       ]),
       check: (findings) => {
         // cart went into fail-fast once per proxy and refused nothing: a blip, even here.
-        assert.deepEqual(findings.map((f) => f.subject.target), ['web.shop:80']);
+        assert.deepEqual(
+          findings.map((f) => f.subject.target),
+          ['web.shop:80'],
+        );
         for (const f of findings) assert.equal(f.evidence.cause, 'controller unreachable');
         assert.match(findings[0]!.message, /reconnect-storm and control-plane-unavailable/);
       },
     },
     {
       name: 'load shedding on a 2.7 proxy: router capacity reached (100) on every request for a minute (shape of #4048)',
-      expect: [
-        { severity: 'warning', kind: 'load-shedding', subject: { namespace: 'shop', pod: 'gateway-6c8d9f7b5-m3n4p', target: '10.20.3.7:8084' } },
-      ],
+      expect: [{ severity: 'warning', kind: 'load-shedding', subject: { namespace: 'shop', pod: 'gateway-6c8d9f7b5-m3n4p', target: '10.20.3.7:8084' } }],
       inputs: [
         {
           path: 'shop/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log',
-          content: Array.from(
-            { length: 120 },
-            (_, i) =>
-              `${new Date(Date.parse('2020-02-20T10:00:00Z') + i * 500).toISOString()} [ 12${String(400 + i).padStart(3, '0')}.${String(100000 + i * 7919).slice(0, 6)}s]  WARN inbound:accept{peer.addr=10.20.1.${i % 40}:63058}:source{peer.id=None(NoPeerName(NotProvidedByRemote)) target.addr=10.20.3.7:8084}: linkerd2_app_core::errors: Failed to proxy request: router capacity reached (100)`,
-          ).join('\n') + '\n',
+          content:
+            Array.from(
+              { length: 120 },
+              (_, i) =>
+                `${new Date(Date.parse('2020-02-20T10:00:00Z') + i * 500).toISOString()} [ 12${String(400 + i).padStart(3, '0')}.${String(100000 + i * 7919).slice(0, 6)}s]  WARN inbound:accept{peer.addr=10.20.1.${i % 40}:63058}:source{peer.id=None(NoPeerName(NotProvidedByRemote)) target.addr=10.20.3.7:8084}: linkerd2_app_core::errors: Failed to proxy request: router capacity reached (100)`,
+            ).join('\n') + '\n',
         },
       ],
       check: (findings) => {
@@ -84,7 +83,11 @@ export const cases: RuleCases = {
     {
       name: 'one long episode: a single client stays in fail-fast for 95 s',
       expect: [
-        { severity: 'warning', kind: 'failfast/endpoints-not-ready-or-unreachable', subject: { namespace: 'shop', pod: 'frontend-7d9f8c6b5-x2x8k', target: 'search.shop:8080' } },
+        {
+          severity: 'warning',
+          kind: 'failfast/endpoints-not-ready-or-unreachable',
+          subject: { namespace: 'shop', pod: 'frontend-7d9f8c6b5-x2x8k', target: 'search.shop:8080' },
+        },
       ],
       inputs: [
         proxyLog('shop/frontend-7d9f8c6b5-x2x8k/linkerd-proxy.log', '2024-06-07T09:00:00Z', [
@@ -124,7 +127,7 @@ export const cases: RuleCases = {
   quiet: [
     { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
     {
-      name: 'the controllers\' own fail-fast is control-plane-unavailable\'s and reconnect-storm\'s: real #11279, a client\'s dst pool, one pasted #4048 line',
+      name: "the controllers' own fail-fast is control-plane-unavailable's and reconnect-storm's: real #11279, a client's dst pool, one pasted #4048 line",
       inputs: [
         real('l2-11279-destination-failfast.log'),
         real('l2-4048-router-capacity-fragment.log'),

@@ -20,12 +20,17 @@ function failfastLoki(input: ExporterInput<FailfastOptions>): AlertingRule[] {
       expr: countPerPod(s, lines(s, [match(ENTER_FAILFAST), ...NOT_CONTROLLER]), o.minEpisodes),
       severity: 'warning',
       summary: `Proxy ${who(s)} put services into fail-fast {{ $value }} times in 5m`,
-      description: 'Each entry means no endpoint of the service was ready for the whole fail-fast timeout (1–3 s); a rollout causes one per client, repeated entries an outage. Check the service\'s endpoints (no endpoints, not ready) or the proxy\'s control-plane connection.',
+      description:
+        "Each entry means no endpoint of the service was ready for the whole fail-fast timeout (1–3 s); a rollout causes one per client, repeated entries an outage. Check the service's endpoints (no endpoints, not ready) or the proxy's control-plane connection.",
     }),
     alertingRule({
       ruleId: 'failfast',
       alert: 'LinkerdProxyRequestsRefused',
-      expr: countPerPod(s, lines(s, [match(`${FAILFAST_REQUEST}|${LOAD_SHED}`), match('[Rr]equest failed|Failed to proxy request'), ...NOT_CONTROLLER]), o.minRefusedRequests),
+      expr: countPerPod(
+        s,
+        lines(s, [match(`${FAILFAST_REQUEST}|${LOAD_SHED}`), match('[Rr]equest failed|Failed to proxy request'), ...NOT_CONTROLLER]),
+        o.minRefusedRequests,
+      ),
       severity: 'warning',
       summary: `Proxy ${who(s)} refused {{ $value }} requests in 5m (fail-fast or load shedding)`,
       description: 'Requests refused at once because their service is in fail-fast or an in-flight limit is reached.',

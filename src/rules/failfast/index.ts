@@ -16,9 +16,31 @@
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { CONTROLLER_PORTS, componentFromName, portOf } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
-import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
+import {
+  bodyText,
+  countLine,
+  durationOf,
+  locationsOf,
+  mergeTally,
+  plural,
+  podOf,
+  signalTally,
+  windowEvidence,
+  type SignalTally,
+} from '../../kit/log-signal.js';
 import { addDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../../util/distinct.js';
-import { bump, cappedBump, cappedCounts, formatDuration, latest, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
+import {
+  bump,
+  cappedBump,
+  cappedCounts,
+  formatDuration,
+  latest,
+  mergeCapped,
+  mergeCounts,
+  mergeKeyed,
+  topEntries,
+  type CappedCounts,
+} from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -72,10 +94,7 @@ interface State {
   controllerTrouble: Map<string, number>;
 }
 
-type Signal =
-  | { kind: 'controller' }
-  | { kind: 'enter' | 'exit' | 'refused' | 'shed' | 'no-endpoints'; service: string; elapsed: number | null }
-  | null;
+type Signal = { kind: 'controller' } | { kind: 'enter' | 'exit' | 'refused' | 'shed' | 'no-endpoints'; service: string; elapsed: number | null } | null;
 
 const ENTER = new RegExp(ENTER_FAILFAST);
 const EXIT = new RegExp(EXIT_FAILFAST);
@@ -101,7 +120,8 @@ const signalOf = perBody((record: ProxyLogRecord): Signal => {
   if (record.spans[0]?.name === 'inbound') {
     let port: string | null = null;
     for (const s of record.spans) port = s.fields.port ?? portOf(s.fields['target.addr']) ?? port;
-    if (port === '8086' || port === '8090' || (port !== null && CONTROLLER_PORTS[port] && componentFromName(text))) return reconnect || controllerSpan ? { kind: 'controller' } : null;
+    if (port === '8086' || port === '8090' || (port !== null && CONTROLLER_PORTS[port] && componentFromName(text)))
+      return reconnect || controllerSpan ? { kind: 'controller' } : null;
   }
   if (reconnect || controllerSpan || /\bcontroller linkerd-/.test(text)) return enter || refused || reconnect ? { kind: 'controller' } : null;
   const kind = enter ? 'enter' : exit ? 'exit' : refused ? 'refused' : shed ? 'shed' : 'no-endpoints';
@@ -162,10 +182,16 @@ export default defineRule<FailfastOptions, State>({
       'Data-plane proxies put a service into fail-fast again and again or for long, or refuse requests to it (fail-fast, load shedding); the cause is told apart: no endpoints, controller unreachable, limits reached, endpoints not ready.',
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
-    lineInterest: { 'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='] },
+    lineInterest: {
+      'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='],
+    },
     defaultOptions: { minEpisodes: 2, minRefusedRequests: 10, sustainSeconds: 30, errorMinPods: 3 },
     optionSchema: {
-      minEpisodes: { type: 'integer', minimum: 1, description: 'Fail-fast entries of one proxy for one service that fire the rule; one episode per proxy is a rollout or a restart.' },
+      minEpisodes: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Fail-fast entries of one proxy for one service that fire the rule; one episode per proxy is a rollout or a restart.',
+      },
       minRefusedRequests: { type: 'integer', minimum: 1, description: 'Requests to one service refused by fail-fast or load shedding that fire the rule.' },
       sustainSeconds: {
         type: 'number',
@@ -196,7 +222,19 @@ export default defineRule<FailfastOptions, State>({
           state.untracked++;
           return;
         }
-        s = { service: signal.service, episodes: newTally(), refused: newTally(), shed: 0, noEndpoints: 0, exits: 0, longestSeconds: null, pods: cappedCounts(LISTED_PODS), unlistedPods: null, episodesByPod: cappedCounts(LISTED_PODS), namespaces: new Map() };
+        s = {
+          service: signal.service,
+          episodes: newTally(),
+          refused: newTally(),
+          shed: 0,
+          noEndpoints: 0,
+          exits: 0,
+          longestSeconds: null,
+          pods: cappedCounts(LISTED_PODS),
+          unlistedPods: null,
+          episodesByPod: cappedCounts(LISTED_PODS),
+          namespaces: new Map(),
+        };
         state.services.set(key, s);
       }
       if (signal.kind === 'no-endpoints') {
@@ -213,8 +251,7 @@ export default defineRule<FailfastOptions, State>({
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
         cappedBump(s.episodesByPod, pod);
-      }
-      else {
+      } else {
         if (signal.kind === 'shed') s.shed++;
         countLine(s.refused, record);
       }
@@ -223,19 +260,25 @@ export default defineRule<FailfastOptions, State>({
 
   merge(into, from) {
     into.untracked += from.untracked;
-    mergeKeyed(into.services, from.services, (mine, s) => {
-      mergeTally(mine.episodes, s.episodes);
-      mergeTally(mine.refused, s.refused);
-      mine.shed += s.shed;
-      mine.noEndpoints += s.noEndpoints;
-      mine.exits += s.exits;
-      mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
-      for (const [pod, lines] of s.pods.counts) countPod(mine, pod, lines);
-      mine.pods.overflow += s.pods.overflow;
-      if (s.unlistedPods) mergeDistinct((mine.unlistedPods ??= distinctCounter(0)), s.unlistedPods);
-      mergeCapped(mine.episodesByPod, s.episodesByPod);
-      mergeCounts(mine.namespaces, s.namespaces);
-    }, MAX_SERVICES, (s) => (into.untracked += s.episodes.count + s.refused.count));
+    mergeKeyed(
+      into.services,
+      from.services,
+      (mine, s) => {
+        mergeTally(mine.episodes, s.episodes);
+        mergeTally(mine.refused, s.refused);
+        mine.shed += s.shed;
+        mine.noEndpoints += s.noEndpoints;
+        mine.exits += s.exits;
+        mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
+        for (const [pod, lines] of s.pods.counts) countPod(mine, pod, lines);
+        mine.pods.overflow += s.pods.overflow;
+        if (s.unlistedPods) mergeDistinct((mine.unlistedPods ??= distinctCounter(0)), s.unlistedPods);
+        mergeCapped(mine.episodesByPod, s.episodesByPod);
+        mergeCounts(mine.namespaces, s.namespaces);
+      },
+      MAX_SERVICES,
+      (s) => (into.untracked += s.episodes.count + s.refused.count),
+    );
     mergeCounts(into.controllerTrouble, from.controllerTrouble);
   },
 
@@ -248,7 +291,7 @@ export default defineRule<FailfastOptions, State>({
       let byEpisodes = false;
       for (const episodes of s.episodesByPod.counts.values()) if (episodes >= options.minEpisodes) byEpisodes = true;
       const byRefusals = s.refused.count >= options.minRefusedRequests;
-      const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || (refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1;
+      const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || ((refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1);
       if (!byEpisodes && !byRefusals && !byDuration) continue;
       findings.push(describe(s, state, options, { byEpisodes, byRefusals, byDuration }, refusalSpan));
     }
@@ -286,14 +329,23 @@ const TITLE: Record<Cause, (service: string) => string> = {
 };
 
 const MEANING: Record<Cause, string> = {
-  'no endpoints': 'The destination controller reports no endpoints for it: no pod of the service is ready, the selector matches none, or the Service has no ports matching the target port.',
+  'no endpoints':
+    'The destination controller reports no endpoints for it: no pod of the service is ready, the selector matches none, or the Service has no ports matching the target port.',
   'controller unreachable':
     'The same proxies cannot reach their own control plane (their destination/policy clients fail too), so they have no discovery for the service; see the reconnect-storm and control-plane-unavailable findings, which are the cause.',
-  'load shedding': 'The proxies shed load: the in-flight or concurrency limit in front of the service is reached, so the backends are too slow or too few for the traffic.',
-  'endpoints not ready or unreachable': 'Endpoints are known but none answered within the fail-fast timeout: the pods are not ready, crash, or cannot be reached on the target port.',
+  'load shedding':
+    'The proxies shed load: the in-flight or concurrency limit in front of the service is reached, so the backends are too slow or too few for the traffic.',
+  'endpoints not ready or unreachable':
+    'Endpoints are known but none answered within the fail-fast timeout: the pods are not ready, crash, or cannot be reached on the target port.',
 };
 
-function describe(s: ServiceState, state: State, options: FailfastOptions, why: { byEpisodes: boolean; byRefusals: boolean; byDuration: boolean }, refusalSpan: number | null): FindingDraft {
+function describe(
+  s: ServiceState,
+  state: State,
+  options: FailfastOptions,
+  why: { byEpisodes: boolean; byRefusals: boolean; byDuration: boolean },
+  refusalSpan: number | null,
+): FindingDraft {
   const cause = causeOf(s, state);
   const pods = podsOf(s);
   const merged = signalTally();
@@ -302,7 +354,12 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
   const parts: string[] = [];
   if (s.episodes.count > 0) parts.push(`entered fail-fast ${plural(s.episodes.count, 'time')}`);
   if (s.refused.count > 0) parts.push(`refused ${plural(s.refused.count, 'request')} at once (${s.shed} by load shedding)`);
-  const longest = s.longestSeconds !== null ? `; the longest episode lasted ${formatDuration(s.longestSeconds)}` : refusalSpan ? `; refusals went on for ${formatDuration(refusalSpan)}` : '';
+  const longest =
+    s.longestSeconds !== null
+      ? `; the longest episode lasted ${formatDuration(s.longestSeconds)}`
+      : refusalSpan
+        ? `; refusals went on for ${formatDuration(refusalSpan)}`
+        : '';
   const message = `${pods === 1 ? `Proxy ${[...s.pods.counts.keys()][0]}` : `${pods.toLocaleString('en-US')} proxies`} ${parts.join(' and ')} for ${s.service}${longest}. ${MEANING[cause]}`;
   const namespace = topEntries(s.namespaces, 1)[0]?.key;
   const timeline = toTimeline(merged.perMinute, `fail-fast ${s.service} per minute`);
@@ -338,8 +395,8 @@ function describe(s: ServiceState, state: State, options: FailfastOptions, why: 
 
 const REMEDIATION: Record<Cause, string> = {
   'no endpoints': [
-    '1. Check the service has ready endpoints: kubectl get endpointslices -l kubernetes.io/service-name=<svc> -n <ns>; fix the selector, the target port or the pods\' readiness.',
-    '2. If the endpoints exist but the controller says none, look at the destination controller\'s logs (kubectl logs deploy/linkerd-destination -c destination) for watch errors.',
+    "1. Check the service has ready endpoints: kubectl get endpointslices -l kubernetes.io/service-name=<svc> -n <ns>; fix the selector, the target port or the pods' readiness.",
+    "2. If the endpoints exist but the controller says none, look at the destination controller's logs (kubectl logs deploy/linkerd-destination -c destination) for watch errors.",
   ].join('\n'),
   'controller unreachable': [
     '1. Restore the control plane first (see the reconnect-storm / control-plane-unavailable findings): proxies without discovery fail every new service fast.',
@@ -354,4 +411,3 @@ const REMEDIATION: Record<Cause, string> = {
     '2. If only a rollout caused it, use a readiness probe and maxUnavailable so ready endpoints are always left.',
   ].join('\n'),
 };
-

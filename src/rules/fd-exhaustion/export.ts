@@ -66,4 +66,9 @@ function fdExhaustionLoki(input: ExporterInput<FdExhaustionOptions>): AlertingRu
   ];
 }
 
-export const fdExhaustionExporter: RuleExporter<FdExhaustionOptions> = { ruleId: 'fd-exhaustion', reads: ['ratio', 'errorRatio'], prometheus: fdExhaustion, loki: fdExhaustionLoki };
+export const fdExhaustionExporter: RuleExporter<FdExhaustionOptions> = {
+  ruleId: 'fd-exhaustion',
+  reads: ['ratio', 'errorRatio'],
+  prometheus: fdExhaustion,
+  loki: fdExhaustionLoki,
+};

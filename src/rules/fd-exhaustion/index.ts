@@ -20,7 +20,9 @@ const EMFILE_LINE = new RegExp(EMFILE);
 /** Whether the line's message, fields or span fields name EMFILE; once per distinct body. */
 const mentionsEmfile = perBody(
   (record) =>
-    EMFILE_LINE.test(record.message) || Object.values(record.fields).some((v) => EMFILE_LINE.test(v)) || record.spans.some((span) => Object.values(span.fields).some((v) => EMFILE_LINE.test(v))),
+    EMFILE_LINE.test(record.message) ||
+    Object.values(record.fields).some((v) => EMFILE_LINE.test(v)) ||
+    record.spans.some((span) => Object.values(span.fields).some((v) => EMFILE_LINE.test(v))),
 );
 
 interface ProxyFds {
@@ -105,8 +107,12 @@ export default defineRule<FdExhaustionOptions, State>({
       const label = proxyLabel(p.id);
       const severity = p.emfileLines > 0 || (ratio !== null && ratio >= options.errorRatio) ? 'error' : 'warning';
       const parts: string[] = [];
-      if (ratio !== null && nearLimit) parts.push(`${label} has ${p.open} of ${p.max} file descriptors open (${Math.round(ratio * 100)} %, threshold ${Math.round(options.ratio * 100)} %).`);
-      if (p.emfileLines > 0) parts.push(`${p.emfileLines} log line${p.emfileLines === 1 ? '' : 's'} of ${label} report "Too many open files (os error 24)": new connections are being refused or cannot be opened.`);
+      if (ratio !== null && nearLimit)
+        parts.push(`${label} has ${p.open} of ${p.max} file descriptors open (${Math.round(ratio * 100)} %, threshold ${Math.round(options.ratio * 100)} %).`);
+      if (p.emfileLines > 0)
+        parts.push(
+          `${p.emfileLines} log line${p.emfileLines === 1 ? '' : 's'} of ${label} report "Too many open files (os error 24)": new connections are being refused or cannot be opened.`,
+        );
       findings.push({
         severity,
         kind: 'exhausted',
@@ -124,7 +130,7 @@ export default defineRule<FdExhaustionOptions, State>({
         locations: p.samples.length > 0 ? p.samples.map((s) => ({ path: s.path, line: s.line })) : [{ path: p.id.path, line: p.id.line }],
         remediation: [
           '1. Find what holds the descriptors: tcp_open_connections by direction and peer in the same dump (a client leaking connections, an ingress holding pools to many pod IPs, or a connection storm).',
-          '2. Raise the limit of the proxy container: the proxy inherits the container runtime\'s nofile limit (containerd/CRI-O `LimitNOFILE`, or the runtime default); on nodes with a low default (1024) set a higher limit in the runtime configuration.',
+          "2. Raise the limit of the proxy container: the proxy inherits the container runtime's nofile limit (containerd/CRI-O `LimitNOFILE`, or the runtime default); on nodes with a low default (1024) set a higher limit in the runtime configuration.",
           '3. If the count keeps growing with endpoints, fix the cause rather than the limit (see metric-cardinality and ingress-pod-ip-bypass for proxies dialling pod IPs).',
         ].join('\n'),
         keyFigure: { name: 'openFds', value: p.open ?? p.emfileLines },

@@ -10,7 +10,8 @@ const ID = (sa: string, ns: string) => `${sa}.${ns}.serviceaccount.identity.link
 const OBTAIN_FAILED =
   'identity:identity{server.addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}:controller{addr=linkerd-identity-headless.linkerd.svc.cluster.local:8080}: linkerd_proxy_identity_client::certify: Failed to obtain identity error=status: Unknown, message: "controller linkerd-identity-headless.linkerd.svc.cluster.local:8080: service in fail-fast", details: [], metadata: MetadataMap { headers: {} } error.sources=[controller linkerd-identity-headless.linkerd.svc.cluster.local:8080: service in fail-fast, service in fail-fast]';
 /** The 2.9/2.10 wording (linkerd2_app_core::identity / linkerd_app_core::identity). */
-const CERTIFY_FAILED = 'daemon:identity: linkerd_app_core::identity: Failed to certify identity: grpc-status: Unavailable, grpc-message: "the request could not be dispatched in a timely fashion"';
+const CERTIFY_FAILED =
+  'daemon:identity: linkerd_app_core::identity: Failed to certify identity: grpc-status: Unavailable, grpc-message: "the request could not be dispatched in a timely fashion"';
 const WAITING = 'linkerd_app: Waiting for identity to be initialized...';
 /** Trust anchor mismatch on the destination connection (shape of linkerd2 #11156). */
 const UNKNOWN_ISSUER = (ip: string) =>
@@ -23,17 +24,18 @@ function identityDown() {
     { pod: 'cart-5f6d7c8b9-q7w2e', ns: 'shop', body: OBTAIN_FAILED },
     { pod: 'api-6c8d9f7b5-m3n4p', ns: 'payments', body: CERTIFY_FAILED },
   ].map(({ pod, ns, body }, i) =>
-    proxyLog(`${ns}/${pod}/linkerd-proxy.log`, `2024-06-07T09:0${i}:00Z`, [
-      ...startup(ID(pod.split('-')[0]!, ns)),
-      ...every(1.2, 10.3, 6, 'ERROR', body),
-      ...every(15.001, 15, 4, 'WARN', WAITING),
-    ], 2),
+    proxyLog(
+      `${ns}/${pod}/linkerd-proxy.log`,
+      `2024-06-07T09:0${i}:00Z`,
+      [...startup(ID(pod.split('-')[0]!, ns)), ...every(1.2, 10.3, 6, 'ERROR', body), ...every(15.001, 15, 4, 'WARN', WAITING)],
+      2,
+    ),
   );
 }
 
 function timestampedDump(expiry: number, scrapedAtMs: number): string {
   return [
-    '# HELP identity_cert_expiration_timestamp_seconds Time when the this proxy\'s current mTLS identity certificate will expire (in seconds since the UNIX epoch).',
+    "# HELP identity_cert_expiration_timestamp_seconds Time when the this proxy's current mTLS identity certificate will expire (in seconds since the UNIX epoch).",
     '# TYPE identity_cert_expiration_timestamp_seconds gauge',
     `identity_cert_expiration_timestamp_seconds ${expiry} ${scrapedAtMs}`,
     '# TYPE process_start_time_seconds gauge',
@@ -65,11 +67,12 @@ export const cases: RuleCases = {
     },
     {
       name: 'trust-anchor mismatch: two proxies get UnknownIssuer from both destination pods on every retry',
-      expect: [
-        { severity: 'error', kind: 'trust-anchor', subject: { namespace: 'shop', target: 'linkerd-identity-headless:8080' } },
-      ],
+      expect: [{ severity: 'error', kind: 'trust-anchor', subject: { namespace: 'shop', target: 'linkerd-identity-headless:8080' } }],
       inputs: ['web-7d9f8c6b5-x2x8k', 'traefik-6b9c8d7f5-k8s9t'].map((pod, i) =>
-        proxyLog(`shop/${pod}/linkerd-proxy.log`, T0, [...startup(ID(pod.split('-')[0]!, 'shop')), ...every(0.11 + i, 0.5, 8, 'WARN', (n) => UNKNOWN_ISSUER(n % 2 ? '10.42.0.15' : '10.42.1.9'))]),
+        proxyLog(`shop/${pod}/linkerd-proxy.log`, T0, [
+          ...startup(ID(pod.split('-')[0]!, 'shop')),
+          ...every(0.11 + i, 0.5, 8, 'WARN', (n) => UNKNOWN_ISSUER(n % 2 ? '10.42.0.15' : '10.42.1.9')),
+        ]),
       ),
       check: (findings) => {
         assert.equal(findings.length, 1);
@@ -90,9 +93,13 @@ export const cases: RuleCases = {
       },
     },
     {
-      name: 'a timestamped dump: one proxy\'s certificate expired an hour before the scrape',
+      name: "a timestamped dump: one proxy's certificate expired an hour before the scrape",
       expect: [
-        { severity: 'error', kind: 'certificate-expired', subject: { namespace: 'shop', pod: 'web-7d9f8c6b5-x2x8k', target: 'linkerd-identity-headless:8080' } },
+        {
+          severity: 'error',
+          kind: 'certificate-expired',
+          subject: { namespace: 'shop', pod: 'web-7d9f8c6b5-x2x8k', target: 'linkerd-identity-headless:8080' },
+        },
       ],
       inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/metrics.prom', content: timestampedDump(SCRAPED / 1000 - 3600, SCRAPED) }],
       check: (findings) => {
@@ -103,9 +110,7 @@ export const cases: RuleCases = {
     },
     {
       name: 'an untimestamped dump with dumpTime set: 2 h left, past the 70 % renewal point',
-      expect: [
-        { severity: 'warning', kind: 'certificate-expiring', subject: { pod: 'voting-wk6c2sclzz-dxmb5', target: 'linkerd-identity-headless:8080' } },
-      ],
+      expect: [{ severity: 'warning', kind: 'certificate-expiring', subject: { pod: 'voting-wk6c2sclzz-dxmb5', target: 'linkerd-identity-headless:8080' } }],
       inputs: [{ path: 'dump.txt', content: healthyDump }],
       options: { dumpTime: new Date((1704778491 - 2 * 3600) * 1000).toISOString() },
       check: (findings) => {
@@ -116,7 +121,10 @@ export const cases: RuleCases = {
     },
   ],
   quiet: [
-    { name: 'the healthy bundle and dump (sections taken at different times, no timestamps)', inputs: [...healthyLogs(), { path: 'healthy.txt', content: healthyDump }] },
+    {
+      name: 'the healthy bundle and dump (sections taken at different times, no timestamps)',
+      inputs: [...healthyLogs(), { path: 'healthy.txt', content: healthyDump }],
+    },
     { name: 'the real healthy start-up excerpts', inputs: realHealthy() },
     {
       name: 'start-up noise: AccessDenied while the first certificate is pending (real #5662, #9812) and one failed attempt before identity arrives',
@@ -124,10 +132,21 @@ export const cases: RuleCases = {
         real('l2-5662-accessdenied-wrapped.log'),
         real('l2-9812-policy-timeouts.log'),
         real('l2-8343-destination-startup.log'),
-        proxyLog('shop/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', T0, [...startup(ID('web', 'shop')), { uptime: 1.3, level: 'ERROR', body: OBTAIN_FAILED }, { uptime: 15.001, level: 'WARN', body: WAITING }], 2),
+        proxyLog(
+          'shop/web-7d9f8c6b5-x2x8k/linkerd-proxy.log',
+          T0,
+          [...startup(ID('web', 'shop')), { uptime: 1.3, level: 'ERROR', body: OBTAIN_FAILED }, { uptime: 15.001, level: 'WARN', body: WAITING }],
+          2,
+        ),
       ],
     },
-    { name: 'a pasted single UnknownIssuer line', inputs: [{ path: 'paste.log', content: `[  1203.426853s]  WARN ThreadId(01) ${UNKNOWN_ISSUER('10.42.0.15')}\n` }] },
-    { name: 'a timestamped dump with 20 h left', inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/metrics.prom', content: timestampedDump(SCRAPED / 1000 + 20 * 3600, SCRAPED) }] },
+    {
+      name: 'a pasted single UnknownIssuer line',
+      inputs: [{ path: 'paste.log', content: `[  1203.426853s]  WARN ThreadId(01) ${UNKNOWN_ISSUER('10.42.0.15')}\n` }],
+    },
+    {
+      name: 'a timestamped dump with 20 h left',
+      inputs: [{ path: 'shop/web-7d9f8c6b5-x2x8k/metrics.prom', content: timestampedDump(SCRAPED / 1000 + 20 * 3600, SCRAPED) }],
+    },
   ],
 };

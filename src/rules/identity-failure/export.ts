@@ -26,7 +26,8 @@ function identityLoki(input: ExporterInput<IdentityFailureOptions>): AlertingRul
       expr: countPerPod(s, lines(s, [match(TRUST_ANCHOR_MISMATCH)]), o.minTrustAnchorFailures),
       severity: 'error',
       summary: `Proxy ${who(s)} rejects peer certificates from an unknown issuer`,
-      description: 'UnknownIssuer: a peer certificate chains to a root outside the proxy\'s trust anchors (rotation without a bundle, or clusters with different roots). Retrying does not help.',
+      description:
+        "UnknownIssuer: a peer certificate chains to a root outside the proxy's trust anchors (rotation without a bundle, or clusters with different roots). Retrying does not help.",
     }),
     alertingRule({
       ruleId: id,
@@ -60,7 +61,8 @@ function identityPrometheus(input: ExporterInput<IdentityFailureOptions>): Alert
         expr: `${left} < ${num(o.expiryWarningSeconds)} >= 3600`,
         severity: 'warning',
         summary: `Proxy ${who(s)}'s identity certificate expires in {{ $value | humanizeDuration }}`,
-        description: 'Proxies renew at 70 % of the certificate lifetime (24 h by default) and retry every 10 s; this little time left means renewal has been failing for hours.',
+        description:
+          'Proxies renew at 70 % of the certificate lifetime (24 h by default) and retry every 10 s; this little time left means renewal has been failing for hours.',
       }),
     );
   }
@@ -71,7 +73,8 @@ function identityPrometheus(input: ExporterInput<IdentityFailureOptions>): Alert
       expr: `${left} < 3600`,
       severity: 'error',
       summary: `Proxy ${who(s)}'s identity certificate expires in {{ $value | humanizeDuration }} (or has expired)`,
-      description: 'When it expires every mTLS connection of the proxy fails. Fix certification (linkerd-identity, issuer certificate) and restart the workload.',
+      description:
+        'When it expires every mTLS connection of the proxy fails. Fix certification (linkerd-identity, issuer certificate) and restart the workload.',
     }),
   );
   return rules;

@@ -14,7 +14,7 @@ export const identityFailureIncident: RuleIncidentKnowledge = {
     {
       effect: 'reconnect-storm',
       requires: 'pod-or-workload',
-      mechanism: 'with a trust-anchor mismatch or no certificate every TLS handshake to the controller fails, so the proxy\'s reconnect loop never succeeds',
+      mechanism: "with a trust-anchor mismatch or no certificate every TLS handshake to the controller fails, so the proxy's reconnect loop never succeeds",
     },
   ],
   phrase: (f) => {

@@ -11,7 +11,18 @@
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
 import { podKeyOf } from '../../kit/metric-proxy.js';
-import { bodyText, countLine, durationOf, locationsOf, mergeTally, plural, podOf, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
+import {
+  bodyText,
+  countLine,
+  durationOf,
+  locationsOf,
+  mergeTally,
+  plural,
+  podOf,
+  signalTally,
+  windowEvidence,
+  type SignalTally,
+} from '../../kit/log-signal.js';
 import { formatDuration, keepTop, latest, mergeKeyed } from '../../util/stats.js';
 import { stateCap } from '../../core/state-cap.js';
 import { toTimeline } from '../../util/timeline.js';
@@ -112,9 +123,14 @@ export default defineRule<IdentityFailureOptions, State>({
       minTrustAnchorFailures: {
         type: 'integer',
         minimum: 1,
-        description: 'UnknownIssuer handshake failures of one proxy that fire the rule; a mismatch is deterministic, so a retry that fails the same way proves it.',
+        description:
+          'UnknownIssuer handshake failures of one proxy that fire the rule; a mismatch is deterministic, so a retry that fails the same way proves it.',
       },
-      minTlsAlerts: { type: 'integer', minimum: 1, description: 'rustls AccessDenied/BadCertificate alerts of one proxy, after the start-up grace, that fire the rule.' },
+      minTlsAlerts: {
+        type: 'integer',
+        minimum: 1,
+        description: 'rustls AccessDenied/BadCertificate alerts of one proxy, after the start-up grace, that fire the rule.',
+      },
       startupGraceSeconds: {
         type: 'number',
         minimum: 0,
@@ -124,11 +140,13 @@ export default defineRule<IdentityFailureOptions, State>({
       expiryWarningSeconds: {
         type: 'number',
         minimum: 0,
-        description: 'Certificate lifetime left below which the rule warns; renewal happens at 70 % of the 24 h default lifetime, so a healthy proxy keeps > 7 h.',
+        description:
+          'Certificate lifetime left below which the rule warns; renewal happens at 70 % of the 24 h default lifetime, so a healthy proxy keeps > 7 h.',
       },
       dumpTime: {
         type: 'string',
-        description: 'When the metrics dump was taken (ISO 8601), for dumps without sample timestamps (`linkerd diagnostics proxy-metrics` prints none); empty: only timestamped dumps are judged.',
+        description:
+          'When the metrics dump was taken (ISO 8601), for dumps without sample timestamps (`linkerd diagnostics proxy-metrics` prints none); empty: only timestamped dumps are judged.',
       },
     },
   },
@@ -259,7 +277,7 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
     'tls-alert': [
       '1. Look for certification failures in the same pod and fix identity first: AccessDenied with "no server certificate chain resolved" means the proxy has no certificate yet.',
       '2. BadCertificate: a peer presented a certificate this proxy does not trust; compare trust anchors as for UnknownIssuer.',
-      '3. If the clients are kubelet probes on the admin port 4191 during start-up only, raise the probes\' initialDelaySeconds; after start-up the alerts are an identity problem.',
+      "3. If the clients are kubelet probes on the admin port 4191 during start-up only, raise the probes' initialDelaySeconds; after start-up the alerts are an identity problem.",
     ].join('\n'),
     'not-ready': [
       '1. Find why certification fails: logs of linkerd-identity, DNS of linkerd-identity-headless, the issuer certificate validity (`linkerd check`).',
@@ -323,7 +341,11 @@ function describeExpiry(state: State, options: IdentityFailureOptions): FindingD
     kind: expired.length > 0 ? 'certificate-expired' : 'certificate-expiring',
     title: expired.length > 0 ? 'Proxy identity certificates expired' : 'Proxy identity certificates close to expiry',
     message,
-    subject: { ...(namespaces.length === 1 ? { namespace: namespaces[0] } : {}), ...(rows.length === 1 ? { pod: rows[0]!.c.pod } : {}), target: 'linkerd-identity-headless:8080' },
+    subject: {
+      ...(namespaces.length === 1 ? { namespace: namespaces[0] } : {}),
+      ...(rows.length === 1 ? { pod: rows[0]!.c.pod } : {}),
+      target: 'linkerd-identity-headless:8080',
+    },
     evidence: {
       controller: 'identity',
       failureKind: 'expiry',
@@ -341,4 +363,3 @@ function describeExpiry(state: State, options: IdentityFailureOptions): FindingD
     keyFigure: { name: 'proxies', value: rows.length },
   };
 }
-

@@ -12,10 +12,21 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'Traefik dialling 12 pod IPs: endpoint series without dst_service, no balancer',
-      expect: [
-        { severity: 'warning', kind: 'dials-pods', subject: { pod: 'traefik-7d9f8c6b5-x2x8k', workload: 'traefik' } },
+      expect: [{ severity: 'warning', kind: 'dials-pods', subject: { pod: 'traefik-7d9f8c6b5-x2x8k', workload: 'traefik' } }],
+      inputs: [
+        {
+          path: 'dump.txt',
+          content: podSection(
+            'traefik-7d9f8c6b5-x2x8k',
+            1,
+            1,
+            legacyEndpointDump(
+              bypass,
+              bypass.map((e) => e.ip),
+            ),
+          ),
+        },
       ],
-      inputs: [{ path: 'dump.txt', content: podSection('traefik-7d9f8c6b5-x2x8k', 1, 1, legacyEndpointDump(bypass, bypass.map((e) => e.ip))) }],
       check: (findings) => {
         assert.equal(findings[0]!.evidence.ingress, 'Traefik');
         assert.match(findings[0]!.remediation, /nativeLB/);
@@ -23,9 +34,7 @@ export const cases: RuleCases = {
     },
     {
       name: 'metrics and proxy logs of the same ingress-nginx pod',
-      expect: [
-        { severity: 'warning', kind: 'dials-pods', subject: { pod: 'ingress-nginx-controller-6b9f5c7d8-abcde', workload: 'ingress-nginx-controller' } },
-      ],
+      expect: [{ severity: 'warning', kind: 'dials-pods', subject: { pod: 'ingress-nginx-controller-6b9f5c7d8-abcde', workload: 'ingress-nginx-controller' } }],
       inputs: [
         { path: 'metrics.txt', content: podSection('ingress-nginx-controller-6b9f5c7d8-abcde', 1, 1, legacyEndpointDump(bypass)) },
         { path: 'ingress-nginx/ingress-nginx-controller-6b9f5c7d8-abcde/linkerd-proxy.log', content: forwardLog(bypass.map((e) => e.ip)) },
@@ -38,7 +47,29 @@ export const cases: RuleCases = {
     },
   ],
   quiet: [
-    { name: 'an ingress in ingress mode balancing over a Service', inputs: [{ path: 'd.txt', content: podSection('traefik-6f8b9d7c4-q7w2x', 1, 1, legacyEndpointDump(viaService, viaService.map((e) => e.ip)) + balancer) }] },
-    { name: 'the healthy ingress-mode fixture and the real dump', inputs: [{ path: 'ingress.txt', content: healthyIngress }, { path: 'sampleMetrics.txt', content: sampleMetrics }] },
+    {
+      name: 'an ingress in ingress mode balancing over a Service',
+      inputs: [
+        {
+          path: 'd.txt',
+          content: podSection(
+            'traefik-6f8b9d7c4-q7w2x',
+            1,
+            1,
+            legacyEndpointDump(
+              viaService,
+              viaService.map((e) => e.ip),
+            ) + balancer,
+          ),
+        },
+      ],
+    },
+    {
+      name: 'the healthy ingress-mode fixture and the real dump',
+      inputs: [
+        { path: 'ingress.txt', content: healthyIngress },
+        { path: 'sampleMetrics.txt', content: sampleMetrics },
+      ],
+    },
   ],
 };

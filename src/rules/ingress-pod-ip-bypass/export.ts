@@ -6,7 +6,8 @@ import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export
 import { type IngressBypassOptions, SCRAPERS } from './index.js';
 
 /** Families the offline rule counts as endpoint series (per destination pod), as metric names. */
-const ENDPOINT_NAMES = 'request_total|response_total|response_latency_ms_(bucket|sum|count)|tcp_open_total|tcp_open_connections|tcp_read_bytes_total|tcp_write_bytes_total|tcp_close_total';
+const ENDPOINT_NAMES =
+  'request_total|response_total|response_latency_ms_(bucket|sum|count)|tcp_open_total|tcp_open_connections|tcp_read_bytes_total|tcp_write_bytes_total|tcp_close_total';
 
 /**
  * Endpoint-level outbound series carry `dst_pod`; reached through a Service they also carry
@@ -20,7 +21,15 @@ function ingressPodIpBypass(input: ExporterInput<IngressBypassOptions>): Alertin
   const { options: o, settings, severity } = input;
   const pods = podLabels(settings);
   const endpoints = (...extra: string[]) =>
-    selector(`__name__=~"${ENDPOINT_NAMES}"`, settings.proxySelector, `${settings.podLabel}!~".*(${SCRAPERS.source}).*"`, 'direction="outbound"', 'dst_pod!=""', 'target_port!="4191"', ...extra);
+    selector(
+      `__name__=~"${ENDPOINT_NAMES}"`,
+      settings.proxySelector,
+      `${settings.podLabel}!~".*(${SCRAPERS.source}).*"`,
+      'direction="outbound"',
+      'dst_pod!=""',
+      'target_port!="4191"',
+      ...extra,
+    );
   const balancer = (...extra: string[]) => selector('__name__=~"outbound_(http|tcp|tls)_balancer_.+"', settings.proxySelector, ...extra);
   const serviceBalancers = `(${balancer('backend_kind="Service"')} or ${balancer('parent_kind="Service"')}) unless ${balancer('parent_namespace="default"', 'parent_name="kubernetes"')}`;
   const expr =
@@ -47,4 +56,9 @@ function ingressPodIpBypass(input: ExporterInput<IngressBypassOptions>): Alertin
   ];
 }
 
-export const ingressPodIpBypassExporter: RuleExporter<IngressBypassOptions> = { ruleId: 'ingress-pod-ip-bypass', reads: ['minEndpoints', 'minNoServiceRatio'], prometheus: ingressPodIpBypass, unsupported: METRICS_ONLY };
+export const ingressPodIpBypassExporter: RuleExporter<IngressBypassOptions> = {
+  ruleId: 'ingress-pod-ip-bypass',
+  reads: ['minEndpoints', 'minNoServiceRatio'],
+  prometheus: ingressPodIpBypass,
+  unsupported: METRICS_ONLY,
+};

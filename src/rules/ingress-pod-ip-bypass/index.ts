@@ -10,7 +10,17 @@ import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type S
 import { workloadOfPod } from '../../util/path-meta.js';
 import { perBody } from '../../util/body-memo.js';
 import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
-import { cappedAdd, cappedSet, identityOf, mergeCappedSet, podKeyOf, proxyLabel, subjectOf, type CappedSet, type ProxyIdentity } from '../../kit/metric-proxy.js';
+import {
+  cappedAdd,
+  cappedSet,
+  identityOf,
+  mergeCappedSet,
+  podKeyOf,
+  proxyLabel,
+  subjectOf,
+  type CappedSet,
+  type ProxyIdentity,
+} from '../../kit/metric-proxy.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 
@@ -24,7 +34,16 @@ const ADMIN_PORT = '4191';
 const SAMPLE_LINES = 3;
 /** Families whose series exist per Service backend when the proxy balances (2.13+). */
 const BALANCER_FAMILY = /^outbound_(?:http|tcp|tls)_balancer_/;
-const ENDPOINT_FAMILIES = new Set(['request_total', 'response_total', 'response_latency_ms', 'tcp_open_total', 'tcp_open_connections', 'tcp_read_bytes_total', 'tcp_write_bytes_total', 'tcp_close_total']);
+const ENDPOINT_FAMILIES = new Set([
+  'request_total',
+  'response_total',
+  'response_latency_ms',
+  'tcp_open_total',
+  'tcp_open_connections',
+  'tcp_read_bytes_total',
+  'tcp_write_bytes_total',
+  'tcp_close_total',
+]);
 
 interface ProxyState {
   id: ProxyIdentity;
@@ -68,7 +87,8 @@ export default defineRule<IngressBypassOptions, State>({
     id: 'ingress-pod-ip-bypass',
     code: 'LD2003',
     title: 'Outbound traffic sent to pod IPs, bypassing Services',
-    description: 'A proxy (usually an ingress) whose application picks endpoints itself, so Linkerd forwards to pod IPs without balancing, routes or eviction of old endpoints.',
+    description:
+      'A proxy (usually an ingress) whose application picks endpoints itself, so Linkerd forwards to pod IPs without balancing, routes or eviction of old endpoints.',
     defaultSeverity: 'warning',
     inputs: ['prometheus', 'proxy-log'],
     // Only lines with forward/service/balance/ingress spans say how the proxy routed. Matched as span
@@ -77,12 +97,27 @@ export default defineRule<IngressBypassOptions, State>({
     lineInterest: { 'proxy-log': ['forward{', 'service{', 'balance{', 'ingress{', 'forward:', 'service:', 'balance:', 'ingress:'] },
     defaultOptions: { minEndpoints: 5, minNoServiceRatio: 0.8 },
     optionSchema: {
-      minEndpoints: { type: 'integer', minimum: 1, description: 'Distinct endpoint targets reached without a Service (or forwarded in the logs) before the rule fires.' },
-      minNoServiceRatio: { type: 'number', minimum: 0, maximum: 1, description: 'Share of endpoint series without dst_service from which the traffic counts as bypassing.' },
+      minEndpoints: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Distinct endpoint targets reached without a Service (or forwarded in the logs) before the rule fires.',
+      },
+      minNoServiceRatio: {
+        type: 'number',
+        minimum: 0,
+        maximum: 1,
+        description: 'Share of endpoint series without dst_service from which the traffic counts as bypassing.',
+      },
     },
   },
 
-  createState: (options) => ({ proxies: new Map(), minEndpoints: options.minEndpoints, untrackedProxies: 0, lastFamily: NO_FAMILY, lastDestination: NO_DESTINATION }),
+  createState: (options) => ({
+    proxies: new Map(),
+    minEndpoints: options.minEndpoints,
+    untrackedProxies: 0,
+    lastFamily: NO_FAMILY,
+    lastDestination: NO_DESTINATION,
+  }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -94,7 +129,8 @@ export default defineRule<IngressBypassOptions, State>({
         if (labels.parent_name === 'kubernetes' && labels.parent_namespace === 'default') p.apiServerBalancerSeries++;
         else if (labels.backend_kind === 'Service' || labels.parent_kind === 'Service') p.serviceBalancerSeries++;
       }
-      if ((labels.parent_kind === 'default' && labels.parent_name === 'endpoint') || (labels.route_kind === 'default' && labels.route_name === 'endpoint')) p.endpointPolicySeries++;
+      if ((labels.parent_kind === 'default' && labels.parent_name === 'endpoint') || (labels.route_kind === 'default' && labels.route_name === 'endpoint'))
+        p.endpointPolicySeries++;
       if (labels.parent_kind === 'default' && labels.parent_name === 'ingress') p.ingressModeSeries++;
       if (labels.direction !== 'outbound') return;
       const ip = labels.target_ip ?? ipOf(labels.target_addr);
@@ -218,7 +254,10 @@ function dropUntracked(state: State, keep: string | null): void {
   }
   const excess = state.proxies.size - MAX_TRACKED_PROXIES / 2;
   if (excess <= 0) return;
-  const fewest = [...state.proxies].filter(([key]) => key !== keep).sort((a, b) => targetsOf(a[1]) - targetsOf(b[1])).slice(0, excess);
+  const fewest = [...state.proxies]
+    .filter(([key]) => key !== keep)
+    .sort((a, b) => targetsOf(a[1]) - targetsOf(b[1]))
+    .slice(0, excess);
   for (const [key] of fewest) state.proxies.delete(key);
   state.untrackedProxies += fewest.length;
 }
@@ -229,9 +268,23 @@ function proxyFor(state: State, record: MetricSampleRecord | ProxyLogRecord): Pr
   if (!p) {
     if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
     p = {
-      id: identityOf(record), endpointSeries: 0, noServiceSeries: 0, noServiceTargets: cappedSet(SET_CAP), noServiceWorkloads: cappedCounts(1_000),
-      serviceTargets: cappedSet(SET_CAP), serviceBalancerSeries: 0, apiServerBalancerSeries: 0, endpointPolicySeries: 0, ingressModeSeries: 0,
-      origDst: cappedSet(SET_CAP), connected: cappedSet(SET_CAP), forwardLines: 0, forwardAddrs: cappedSet(SET_CAP), balancedLines: 0, ingressSpanLines: 0, samples: [],
+      id: identityOf(record),
+      endpointSeries: 0,
+      noServiceSeries: 0,
+      noServiceTargets: cappedSet(SET_CAP),
+      noServiceWorkloads: cappedCounts(1_000),
+      serviceTargets: cappedSet(SET_CAP),
+      serviceBalancerSeries: 0,
+      apiServerBalancerSeries: 0,
+      endpointPolicySeries: 0,
+      ingressModeSeries: 0,
+      origDst: cappedSet(SET_CAP),
+      connected: cappedSet(SET_CAP),
+      forwardLines: 0,
+      forwardAddrs: cappedSet(SET_CAP),
+      balancedLines: 0,
+      ingressSpanLines: 0,
+      samples: [],
     };
     state.proxies.set(key, p);
   } else if (p.id.section === null && record.kind === 'metric-sample' && record.section !== null) {
@@ -299,7 +352,10 @@ const INGRESSES: { pattern: RegExp; kind: IngressKind }[] = [
   },
   {
     pattern: /gloo/,
-    kind: { name: 'Gloo', fix: 'Set `settings.spec.linkerd: true` so Gloo adds `l5d-dst-override` to every Kubernetes upstream, and mesh it with `linkerd.io/inject: ingress`.' },
+    kind: {
+      name: 'Gloo',
+      fix: 'Set `settings.spec.linkerd: true` so Gloo adds `l5d-dst-override` to every Kubernetes upstream, and mesh it with `linkerd.io/inject: ingress`.',
+    },
   },
 ];
 
@@ -326,10 +382,17 @@ function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | nul
 
   const signals: string[] = [];
   if (metricsBypass) {
-    signals.push(`${noServiceTargets.toLocaleString('en-US')} endpoint targets are reached without a Service (${Math.round(ratio * 100)} % of ${p.endpointSeries.toLocaleString('en-US')} endpoint series have dst_pod but no dst_service)`);
-    signals.push(p.endpointPolicySeries > 0 ? `${p.endpointPolicySeries} route/backend series use the synthesized "endpoint" policy` : 'no outbound balancer series for any Service backend');
+    signals.push(
+      `${noServiceTargets.toLocaleString('en-US')} endpoint targets are reached without a Service (${Math.round(ratio * 100)} % of ${p.endpointSeries.toLocaleString('en-US')} endpoint series have dst_pod but no dst_service)`,
+    );
+    signals.push(
+      p.endpointPolicySeries > 0
+        ? `${p.endpointPolicySeries} route/backend series use the synthesized "endpoint" policy`
+        : 'no outbound balancer series for any Service backend',
+    );
   }
-  if (overlap !== null && overlapCount > 0) signals.push(`${overlapCount} of ${p.origDst.values.size} original destinations (peer="src") are endpoints the proxy connects to (peer="dst")`);
+  if (overlap !== null && overlapCount > 0)
+    signals.push(`${overlapCount} of ${p.origDst.values.size} original destinations (peer="src") are endpoints the proxy connects to (peer="dst")`);
   if (logBypass) signals.push(`${p.forwardLines.toLocaleString('en-US')} log lines show proxy{addr=X}:forward{addr=X} for ${forwardAddrs} distinct addresses`);
   const topWorkloads = topEntries(p.noServiceWorkloads.counts, 5).map(({ key, count }) => ({ destination: key, series: count }));
 

@@ -37,13 +37,25 @@ export function renderSignaturePage(s: KnownSignature): string {
     '## How to fix it (by version)',
     '',
     ...s.fix.map((f) => `- **${f.versions}**: ${f.action}`),
-    ...(knownFix ? [`- Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}. Until then: ${knownFix.mitigation}.`] : []),
+    ...(knownFix
+      ? [`- Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}. Until then: ${knownFix.mitigation}.`]
+      : []),
     '',
     ...(s.coveredBy?.length
-      ? ['## Sustained form', '', `When it lasts, ${s.coveredBy.map((r) => inlineCode(r)).join(' and ')} judge${s.coveredBy.length === 1 ? 's' : ''} it with thresholds. When ${s.coveredBy.length === 1 ? 'that rule reports' : 'one of them reports'} in the same run, this signature is listed in its finding (\`alsoMatched\`) instead of reported on its own.`, '']
+      ? [
+          '## Sustained form',
+          '',
+          `When it lasts, ${s.coveredBy.map((r) => inlineCode(r)).join(' and ')} judge${s.coveredBy.length === 1 ? 's' : ''} it with thresholds. When ${s.coveredBy.length === 1 ? 'that rule reports' : 'one of them reports'} in the same run, this signature is listed in its finding (\`alsoMatched\`) instead of reported on its own.`,
+          '',
+        ]
       : []),
     ...(s.background
-      ? ['## Background noise', '', `Healthy meshes log this now and then (rollouts, probes, keep-alive races), so its count in a full log means nothing alone. It is reported only from excerpts (inputs of at most ${EXCERPT_MAX_LINES} lines, what users paste), where no rate can be judged.`, '']
+      ? [
+          '## Background noise',
+          '',
+          `Healthy meshes log this now and then (rollouts, probes, keep-alive races), so its count in a full log means nothing alone. It is reported only from excerpts (inputs of at most ${EXCERPT_MAX_LINES} lines, what users paste), where no rate can be judged.`,
+          '',
+        ]
       : []),
     '## References',
     '',

@@ -118,7 +118,9 @@ export function proxyLineText(record: Pick<ProxyLogRecord, 'format' | 'raw' | 's
     const fields = Object.entries(s.fields).map(([k, v]) => `${k}=${v}`);
     return fields.length > 0 ? `${s.name}{${fields.join(' ')}}` : s.name;
   });
-  const fields = Object.entries(record.fields).map(([k, v]) => ` ${k}=${v}`).join('');
+  const fields = Object.entries(record.fields)
+    .map(([k, v]) => ` ${k}=${v}`)
+    .join('');
   return `${spans.length > 0 ? `${spans.join(':')}: ` : ''}${record.target}: ${record.message}${fields}`;
 }
 
@@ -141,7 +143,12 @@ export function corednsQueryText(q: CorednsQueryRecord): string {
  */
 const proxyCandidates = perBody((record) => PROXY_INDEX.candidates(proxyLineText(record)));
 
-function pick(candidates: readonly number[], signatures: readonly CompiledSignature[], level: string | null, uptime: number | null): CompiledSignature | undefined {
+function pick(
+  candidates: readonly number[],
+  signatures: readonly CompiledSignature[],
+  level: string | null,
+  uptime: number | null,
+): CompiledSignature | undefined {
   for (const i of candidates) {
     const s = signatures[i]!;
     if (s.levels && (level === null || !s.levels.has(level))) continue;
@@ -374,10 +381,14 @@ function findingFor(signature: KnownSignature, t: SignatureTally, options: Known
   const podCount = pods.length + (t.uncountedPodLines > 0 ? 1 : 0);
   const top = pods.slice(0, options.topPods);
   const lines = `${t.lines} line${t.lines === 1 ? '' : 's'}`;
-  const where = pods.length === 1 && t.uncountedPodLines === 0 ? `in ${podLabel(pods[0]!)}` : `in ${pods.length}${t.uncountedPodLines > 0 ? '+' : ''} ${pods.length === 1 ? 'source' : 'sources'}`;
-  const covered = signature.coveredBy && signature.coveredBy.length > 0
-    ? ` When sustained, this is judged by ${signature.coveredBy.join(' and ')}; read the findings together.`
-    : '';
+  const where =
+    pods.length === 1 && t.uncountedPodLines === 0
+      ? `in ${podLabel(pods[0]!)}`
+      : `in ${pods.length}${t.uncountedPodLines > 0 ? '+' : ''} ${pods.length === 1 ? 'source' : 'sources'}`;
+  const covered =
+    signature.coveredBy && signature.coveredBy.length > 0
+      ? ` When sustained, this is judged by ${signature.coveredBy.join(' and ')}; read the findings together.`
+      : '';
   const knownFix = signature.knownFix ? KNOWN_FIXES.find((f) => f.id === signature.knownFix) : undefined;
   const remediation = [
     firstAction(signature, t, pods),
@@ -385,7 +396,9 @@ function findingFor(signature: KnownSignature, t: SignatureTally, options: Known
     ...signature.causes.map((c, i) => `${i + 1}. ${c}`),
     'Fix, by release:',
     ...signature.fix.map((f) => `- ${f.versions}: ${f.action}`),
-    ...(knownFix ? [`Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}; until then ${knownFix.mitigation}.`] : []),
+    ...(knownFix
+      ? [`Fixed upstream in ${knownFix.fixedInLinkerd} (proxy ${knownFix.fixedInProxy}): ${knownFix.change}; until then ${knownFix.mitigation}.`]
+      : []),
     ...(signature.coveredBy?.length ? [`See also: ${signature.coveredBy.map((r) => `linkerd-doctor explain ${r}`).join(', ')}.`] : []),
     `Details: linkerd-doctor explain ${signature.id}`,
   ].join('\n');

@@ -72,7 +72,6 @@ export interface KnownSignature {
   examples: readonly SignatureExample[];
 }
 
-
 export const L2 = 'https://github.com/linkerd/linkerd2/issues/';
 export const PROXY_PR = 'https://github.com/linkerd/linkerd2-proxy/pull/';
 export const CD = 'https://github.com/coredns/coredns/issues/';

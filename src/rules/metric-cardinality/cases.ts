@@ -6,10 +6,13 @@ export const cases: RuleCases = {
   fires: [
     {
       name: 'an ingress proxy holding 56,800 series, mostly latency buckets of 400 endpoints',
-      expect: [
-        { severity: 'error', kind: 'series-count', subject: { pod: 'traefik-7d9f8c6b5-x2x8k', workload: 'traefik' } },
+      expect: [{ severity: 'error', kind: 'series-count', subject: { pod: 'traefik-7d9f8c6b5-x2x8k', workload: 'traefik' } }],
+      inputs: [
+        {
+          path: 'dump.txt',
+          content: podSection('traefik-7d9f8c6b5-x2x8k', 1, 1, legacyEndpointDump(endpoints(400, { statuses: ['200', '304', '404', '500', '503'] }))),
+        },
       ],
-      inputs: [{ path: 'dump.txt', content: podSection('traefik-7d9f8c6b5-x2x8k', 1, 1, legacyEndpointDump(endpoints(400, { statuses: ['200', '304', '404', '500', '503'] }))) }],
       check: (findings) => {
         assert.equal(findings.length, 1);
         assert.equal(findings[0]!.severity, 'error');
@@ -18,15 +21,16 @@ export const cases: RuleCases = {
     },
     {
       name: 'two dumps: only the proxy above 10,000 series warns',
-      expect: [
-        { severity: 'warning', kind: 'series-count', subject: { pod: 'ingress-a', workload: 'ingress-a' } },
-      ],
+      expect: [{ severity: 'warning', kind: 'series-count', subject: { pod: 'ingress-a', workload: 'ingress-a' } }],
       inputs: [
         { path: 'a/ingress.txt', content: podSection('ingress-a', 1, 1, legacyEndpointDump(endpoints(100, { statuses: ['200', '500', '503', '404'] }))) },
         { path: 'b/web.txt', content: podSection('web-b', 1, 1, legacyEndpointDump(endpoints(20))) },
       ],
       check: (findings) => {
-        assert.deepEqual(findings.map((f) => [f.subject.pod, f.severity]), [['ingress-a', 'warning']]);
+        assert.deepEqual(
+          findings.map((f) => [f.subject.pod, f.severity]),
+          [['ingress-a', 'warning']],
+        );
       },
     },
   ],

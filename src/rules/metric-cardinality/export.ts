@@ -18,7 +18,8 @@ function metricCardinality(input: ExporterInput<MetricCardinalityOptions>): Aler
   const { options: o, settings } = input;
   const series = `max ${byClause(podLabels(settings))} (scrape_samples_scraped${selector(settings.proxySelector)})`;
   const who = `${labelRef(settings.namespaceLabel)}/${labelRef(settings.podLabel)}`;
-  const why = 'Every retained endpoint series costs proxy memory (linkerd2#12916 ended in OOM kills); series of pods that are gone mean the proxy still references them.';
+  const why =
+    'Every retained endpoint series costs proxy memory (linkerd2#12916 ended in OOM kills); series of pods that are gone mean the proxy still references them.';
   const forSeconds = RETAIN_IDLE_SECONDS + 300;
   return [
     alertingRule({
@@ -42,4 +43,9 @@ function metricCardinality(input: ExporterInput<MetricCardinalityOptions>): Aler
   ];
 }
 
-export const metricCardinalityExporter: RuleExporter<MetricCardinalityOptions> = { ruleId: 'metric-cardinality', reads: ['warningSeries', 'errorSeries'], prometheus: metricCardinality, unsupported: METRICS_ONLY };
+export const metricCardinalityExporter: RuleExporter<MetricCardinalityOptions> = {
+  ruleId: 'metric-cardinality',
+  reads: ['warningSeries', 'errorSeries'],
+  prometheus: metricCardinality,
+  unsupported: METRICS_ONLY,
+};

@@ -17,7 +17,18 @@ export interface MetricCardinalityOptions {
 }
 
 /** Labels whose values name individual endpoints, pods or clients: the ones that grow with churn. */
-export const PER_ENDPOINT_LABELS = ['target_addr', 'target_ip', 'dst_pod', 'dst_pod_template_hash', 'authority', 'client_id', 'dst_service', 'dst_replicaset', 'server_id', 'sni'];
+export const PER_ENDPOINT_LABELS = [
+  'target_addr',
+  'target_ip',
+  'dst_pod',
+  'dst_pod_template_hash',
+  'authority',
+  'client_id',
+  'dst_service',
+  'dst_replicaset',
+  'server_id',
+  'sni',
+];
 
 const MAX_LABEL_NAMES = 128;
 /** Label positions whose stats are cached per proxy (see ProxyCard.shape); a hostile 100,000-label series is looked up past this. */
@@ -99,7 +110,11 @@ export default defineRule<MetricCardinalityOptions, State>({
     optionSchema: {
       warningSeries: { type: 'integer', minimum: 1, description: 'Series held by one proxy from which the rule warns.' },
       errorSeries: { type: 'integer', minimum: 1, description: 'Series held by one proxy from which the finding is an error.' },
-      maxLabelValues: { type: 'integer', minimum: 10, description: 'Distinct values remembered per label and proxy; beyond this the count is shown as a lower bound.' },
+      maxLabelValues: {
+        type: 'integer',
+        minimum: 10,
+        description: 'Distinct values remembered per label and proxy; beyond this the count is shown as a lower bound.',
+      },
     },
   },
 
@@ -285,7 +300,10 @@ function dropUntracked(state: State, keep: string | null): void {
   }
   const excess = state.proxies.size - MAX_TRACKED_PROXIES / 2;
   if (excess <= 0) return;
-  const smallest = [...state.proxies].filter(([key]) => key !== keep).sort((a, b) => seriesOf(a[1]) - seriesOf(b[1])).slice(0, excess);
+  const smallest = [...state.proxies]
+    .filter(([key]) => key !== keep)
+    .sort((a, b) => seriesOf(a[1]) - seriesOf(b[1]))
+    .slice(0, excess);
   for (const [key] of smallest) state.proxies.delete(key);
   state.untrackedProxies += smallest.length;
 }
@@ -298,9 +316,20 @@ function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   if (!card) {
     if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
     card = {
-      id: identityOf(record), samples: 0, duplicates: 0, families: cappedCounts(MAX_NAMES), familyRun: { value: null, length: 0 }, familyTypes: new Map(),
-      names: cappedCounts(MAX_NAMES), nameRun: { value: null, length: 0 },
-      labels: new Map(), droppedLabelNames: 0, trackedValues: 0, inboundAuthoritySeries: 0, inboundAuthorities: cappedCounts(1_000), histograms: new Map(),
+      id: identityOf(record),
+      samples: 0,
+      duplicates: 0,
+      families: cappedCounts(MAX_NAMES),
+      familyRun: { value: null, length: 0 },
+      familyTypes: new Map(),
+      names: cappedCounts(MAX_NAMES),
+      nameRun: { value: null, length: 0 },
+      labels: new Map(),
+      droppedLabelNames: 0,
+      trackedValues: 0,
+      inboundAuthoritySeries: 0,
+      inboundAuthorities: cappedCounts(1_000),
+      histograms: new Map(),
       shape: { names: [], stats: [] },
       histogram: null,
     };
@@ -333,7 +362,12 @@ function describe(card: ProxyCard, series: number, options: MetricCardinalityOpt
       ...(h && h.labelSets > 0 ? { labelSets: h.labelSets, bucketsPerLabelSet: Math.round((h.buckets / h.labelSets) * 10) / 10 } : {}),
     };
   });
-  const labelRows = [...card.labels].map(([name, stats]) => ({ label: name, distinctValues: distinct(stats.values), size: stats.values.counts.size, series: stats.series }));
+  const labelRows = [...card.labels].map(([name, stats]) => ({
+    label: name,
+    distinctValues: distinct(stats.values),
+    size: stats.values.counts.size,
+    series: stats.series,
+  }));
   const topLabels = labelRows
     .sort((a, b) => b.size - a.size || b.series - a.series || (a.label < b.label ? -1 : 1))
     .slice(0, TOP)
@@ -361,16 +395,23 @@ function describe(card: ProxyCard, series: number, options: MetricCardinalityOpt
     `${label} holds ${series.toLocaleString('en-US')} series (${severity} threshold ${(severity === 'error' ? options.errorSeries : options.warningSeries).toLocaleString('en-US')}).`,
   ];
   if (top) parts.push(`${top.metric} alone is ${top.series.toLocaleString('en-US')} (${top.share}).`);
-  if (histograms[0]) parts.push(`Each ${histograms[0].family} label set costs ${histograms[0].linesPerLabelSet} lines (${histograms[0].bucketsPerLabelSet} buckets + _sum + _count) across ${histograms[0].labelSets.toLocaleString('en-US')} label sets.`);
+  if (histograms[0])
+    parts.push(
+      `Each ${histograms[0].family} label set costs ${histograms[0].linesPerLabelSet} lines (${histograms[0].bucketsPerLabelSet} buckets + _sum + _count) across ${histograms[0].labelSets.toLocaleString('en-US')} label sets.`,
+    );
   if (widest) parts.push(`${widest.label} has ${widest.distinctValues} distinct values on ${widest.series.toLocaleString('en-US')} series.`);
-  if (endpointSeries > series / 2) parts.push('Most series are per-endpoint: they name individual destination pods, so they grow with every pod the proxy has talked to and fall only when eviction runs.');
+  if (endpointSeries > series / 2)
+    parts.push(
+      'Most series are per-endpoint: they name individual destination pods, so they grow with every pod the proxy has talked to and fall only when eviction runs.',
+    );
   const inboundAuthorities = card.inboundAuthorities.counts.size;
   if (inboundAuthorities >= INBOUND_AUTHORITY_HINT) {
     parts.push(
       `Inbound series carry ${distinct(card.inboundAuthorities)} distinct client-supplied authority values (${card.inboundAuthoritySeries.toLocaleString('en-US')} series): proxies before v2.277 (Linkerd 2.18) label inbound metrics with the request's Host/:authority, which any client can vary.`,
     );
   }
-  if (card.duplicates > 0) parts.push(`${card.duplicates.toLocaleString('en-US')} sample lines repeat a series already seen (known proxy bug, linkerd2#13821).`);
+  if (card.duplicates > 0)
+    parts.push(`${card.duplicates.toLocaleString('en-US')} sample lines repeat a series already seen (known proxy bug, linkerd2#13821).`);
 
   return {
     severity,
@@ -389,7 +430,9 @@ function describe(card: ProxyCard, series: number, options: MetricCardinalityOpt
       topFamilies,
       topLabels,
       perEndpointLabels: endpointLabels,
-      ...(card.inboundAuthoritySeries > 0 ? { inboundAuthorities: distinct(card.inboundAuthorities), inboundAuthoritySeries: card.inboundAuthoritySeries } : {}),
+      ...(card.inboundAuthoritySeries > 0
+        ? { inboundAuthorities: distinct(card.inboundAuthorities), inboundAuthoritySeries: card.inboundAuthoritySeries }
+        : {}),
       histograms,
     },
     locations: [{ path: card.id.path, line: card.id.line }],

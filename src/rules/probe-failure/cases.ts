@@ -43,7 +43,9 @@ export const cases: RuleCases = {
     },
     {
       name: 'pre-1.19 layout: SUBOBJECT names linkerd-proxy, 27 failed readiness probes: the proxy is not ready',
-      expect: [{ severity: 'warning', kind: 'proxy-not-ready/linkerd-proxy', subject: { workload: 'web', pod: 'web-5f6d7c8b9-m3n4p', target: 'web/linkerd-proxy' } }],
+      expect: [
+        { severity: 'warning', kind: 'proxy-not-ready/linkerd-proxy', subject: { workload: 'web', pod: 'web-5f6d7c8b9-m3n4p', target: 'web/linkerd-proxy' } },
+      ],
       inputs: [{ path: 'events-old.txt', content: oldLayout }],
       check: (findings) => assert.equal(findings[0]!.evidence.failures, 27),
     },
@@ -53,7 +55,12 @@ export const cases: RuleCases = {
         {
           severity: 'error',
           kind: 'controller-not-ready/destination',
-          subject: { namespace: 'linkerd', workload: 'linkerd-destination', pod: 'linkerd-destination-7c9d5b8f6-q2wzl', target: 'linkerd-destination/destination' },
+          subject: {
+            namespace: 'linkerd',
+            workload: 'linkerd-destination',
+            pod: 'linkerd-destination-7c9d5b8f6-q2wzl',
+            target: 'linkerd-destination/destination',
+          },
         },
       ],
       inputs: [{ path: 'describe-linkerd-destination.txt', content: destination }],
@@ -61,19 +68,39 @@ export const cases: RuleCases = {
     },
     {
       name: 'get events -o yaml: the fieldPath names the books container, refused with 403 twelve times',
-      expect: [{ severity: 'error', kind: 'policy-denied/books', subject: { namespace: 'booksapp', workload: 'books', pod: 'books-6b9c7d8f5-k2m4p', target: 'books/books' } }],
+      expect: [
+        {
+          severity: 'error',
+          kind: 'policy-denied/books',
+          subject: { namespace: 'booksapp', workload: 'books', pod: 'books-6b9c7d8f5-k2m4p', target: 'books/books' },
+        },
+      ],
       inputs: [{ path: 'events.yaml', content: eventsYaml }],
       check: (findings) => assert.equal(findings[0]!.evidence.failures, 12),
     },
   ],
   quiet: [
-    { name: 'the healthy describe and events of fixtures/healthy-kubectl', inputs: [{ path: 'describe.txt', content: healthyDescribe }, { path: 'events.txt', content: healthyEvents }] },
+    {
+      name: 'the healthy describe and events of fixtures/healthy-kubectl',
+      inputs: [
+        { path: 'describe.txt', content: healthyDescribe },
+        { path: 'events.txt', content: healthyEvents },
+      ],
+    },
     {
       name: 'two readiness failures while a meshed pod starts',
       inputs: [
         {
           path: 'events.txt',
-          content: policy403.replace('HTTP probe failed with statuscode: 403', 'Get "http://10.244.1.9:7002/ready": dial tcp 10.244.1.9:7002: connect: connection refused') + policy403.split('\n')[3]!.replace('HTTP probe failed with statuscode: 403', 'Get "http://10.244.1.9:7002/ready": dial tcp 10.244.1.9:7002: connect: connection refused') + '\n',
+          content:
+            policy403.replace(
+              'HTTP probe failed with statuscode: 403',
+              'Get "http://10.244.1.9:7002/ready": dial tcp 10.244.1.9:7002: connect: connection refused',
+            ) +
+            policy403
+              .split('\n')[3]!
+              .replace('HTTP probe failed with statuscode: 403', 'Get "http://10.244.1.9:7002/ready": dial tcp 10.244.1.9:7002: connect: connection refused') +
+            '\n',
         },
       ],
     },

@@ -13,7 +13,15 @@
 // One line is enough for a 403 (policy answers the same way every time); the others need
 // `minFailures`, since a readiness probe or two failing at start-up is normal.
 
-import { defineRule, type FindingDraft, type KubeEventRecord, type PodStatusRecord, type SampleLine, type Severity, type SourceLocation } from '../../core/types.js';
+import {
+  defineRule,
+  type FindingDraft,
+  type KubeEventRecord,
+  type PodStatusRecord,
+  type SampleLine,
+  type Severity,
+  type SourceLocation,
+} from '../../core/types.js';
 import { workloadOfPod } from '../../util/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
@@ -111,7 +119,7 @@ export default defineRule<ProbeFailureOptions, State>({
       minFailures: {
         type: 'integer',
         minimum: 1,
-        description: 'Probe failures (an event\'s count included) of one container and cause that fire the rule; a 403 from policy fires at the first.',
+        description: "Probe failures (an event's count included) of one container and cause that fire the rule; a 403 from policy fires at the first.",
       },
     },
   },
@@ -163,12 +171,17 @@ export default defineRule<ProbeFailureOptions, State>({
   },
 
   merge(into, from) {
-    mergeKeyed(into.probes, from.probes, (mine, theirs) => {
-      mine.failures += theirs.failures;
-      for (const probe of theirs.probes) if (!mine.probes.includes(probe)) mine.probes.push(probe);
-      for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
-      mine.namespace ??= theirs.namespace;
-    }, MAX_KEYS);
+    mergeKeyed(
+      into.probes,
+      from.probes,
+      (mine, theirs) => {
+        mine.failures += theirs.failures;
+        for (const probe of theirs.probes) if (!mine.probes.includes(probe)) mine.probes.push(probe);
+        for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
+        mine.namespace ??= theirs.namespace;
+      },
+      MAX_KEYS,
+    );
     for (const pod of from.meshed) if (into.meshed.size < MAX_MESHED) into.meshed.add(pod);
     for (const [k, n] of from.kills) if (into.kills.has(k) || into.kills.size < MAX_KEYS) into.kills.set(k, (into.kills.get(k) ?? 0) + n);
   },
@@ -191,7 +204,7 @@ export default defineRule<ProbeFailureOptions, State>({
       if (p.cause === 'policy-denied' && !meshed && p.container !== null) continue;
       const decisive = p.cause === 'policy-denied' || p.livenessKills > 0;
       if (!decisive && p.failures < options.minFailures) continue;
-      const workload = p.pod ? workloadOfPod(p.pod) ?? p.pod : p.location.path;
+      const workload = p.pod ? (workloadOfPod(p.pod) ?? p.pod) : p.location.path;
       const key = `${p.namespace ?? ''}/${workload}/${p.container ?? ''}/${p.cause}`;
       const list = groups.get(key);
       if (list) list.push({ p, meshed });
@@ -227,12 +240,12 @@ const CAUSE_TEXT: Record<ProbeCause, { title: string; story: string }> = {
   'policy-denied': {
     title: 'refused by Linkerd authorization policy (403)',
     story:
-      'The kubelet got 403 Forbidden: the pod\'s proxy refused the probe under its authorization policy. This happens with a default-deny inbound policy (config.linkerd.io/default-inbound-policy: deny, or cluster-authenticated/all-authenticated: the kubelet has no mesh identity) or when a Server selects the probe port and no AuthorizationPolicy allows the probe.',
+      "The kubelet got 403 Forbidden: the pod's proxy refused the probe under its authorization policy. This happens with a default-deny inbound policy (config.linkerd.io/default-inbound-policy: deny, or cluster-authenticated/all-authenticated: the kubelet has no mesh identity) or when a Server selects the probe port and no AuthorizationPolicy allows the probe.",
   },
   refused: {
     title: 'connection refused on the probe port',
     story:
-      'The connection to the probe port was refused. In a meshed pod the iptables redirect sends the probe to the proxy\'s inbound port, so a refusal means the proxy is not listening (still starting, or crashed), or the port is skipped and the application does not listen on it yet.',
+      "The connection to the probe port was refused. In a meshed pod the iptables redirect sends the probe to the proxy's inbound port, so a refusal means the proxy is not listening (still starting, or crashed), or the port is skipped and the application does not listen on it yet.",
   },
   'proxy-cannot-reach-app': {
     title: 'the proxy cannot reach the application',
@@ -251,7 +264,7 @@ const CAUSE_TEXT: Record<ProbeCause, { title: string; story: string }> = {
   'controller-not-ready': {
     title: 'the controller cannot start',
     story:
-      'The probes of a Linkerd controller\'s admin port fail: the controller has not started serving. It usually cannot reach the Kubernetes API (RBAC, network policy, API server down) or its own proxy has no certificate; its log says which.',
+      "The probes of a Linkerd controller's admin port fail: the controller has not started serving. It usually cannot reach the Kubernetes API (RBAC, network policy, API server down) or its own proxy has no certificate; its log says which.",
   },
   other: { title: 'probe failing', story: 'The probe fails with the message below.' },
 };
@@ -264,7 +277,11 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
   const probes = [...new Set(group.flatMap((g) => g.p.probes))];
   const workload = p.pod ? workloadOfPod(p.pod) : undefined;
   const where = workload ? `${p.namespace ? `${p.namespace}/` : ''}${workload}` : p.pod ? `pod ${p.pod}` : 'a pod the paste does not name';
-  const container = p.container ? (p.container === PROXY_CONTAINER || isController(p.container) ? p.container : `container ${p.container}`) : 'the application container';
+  const container = p.container
+    ? p.container === PROXY_CONTAINER || isController(p.container)
+      ? p.container
+      : `container ${p.container}`
+    : 'the application container';
   const cause = CAUSE_TEXT[p.cause];
   const severity: Severity = kills > 0 || p.cause === 'controller-not-ready' || p.cause === 'policy-denied' ? 'error' : 'warning';
   const target = p.port ? `${p.path ? `${p.path} on ` : ''}port ${p.port}` : 'its probe';
@@ -272,7 +289,9 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
     `${probes.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(' and ')} probe${probes.length > 1 ? 's' : ''} of ${container} in ${where} failed ${failures} time${failures === 1 ? '' : 's'} (${target})${kills > 0 ? `, and the kubelet restarted it ${kills} time${kills === 1 ? '' : 's'} for it` : ''}.`,
     !meshed && p.cause === 'policy-denied' ? `Nothing in the input shows the pod's containers; if it is meshed: ${cause.story}` : cause.story,
     meshed && p.cause !== 'proxy-not-ready' ? 'The pod runs a linkerd-proxy, so the probe passes through it.' : '',
-  ].filter((s) => s !== '').join(' ');
+  ]
+    .filter((s) => s !== '')
+    .join(' ');
   return {
     severity,
     kind: `${p.cause}${p.container ? `/${p.container}` : ''}`,
@@ -325,7 +344,7 @@ function remediationFor(p: ProbeState, where: string): string {
       ].join('\n');
     case 'timeout':
       return [
-        '1. Raise the probe\'s timeoutSeconds and look at the application\'s and the proxy\'s CPU (`kubectl top pod --containers`); raise config.linkerd.io/proxy-cpu-request if the proxy is throttled.',
+        "1. Raise the probe's timeoutSeconds and look at the application's and the proxy's CPU (`kubectl top pod --containers`); raise config.linkerd.io/proxy-cpu-request if the proxy is throttled.",
         '2. Keep health endpoints free of downstream calls, so a slow dependency does not fail the probe.',
       ].join('\n');
     case 'proxy-not-ready':

@@ -123,7 +123,8 @@ export default defineRule<ProtocolDetectionTimeoutOptions, State>({
       minTimeoutsKnownPort: {
         type: 'integer',
         minimum: 1,
-        description: 'Detection timeouts that fire on a port whose protocol cannot be detected (server speaks first): every connection there stalls, so one is decisive.',
+        description:
+          'Detection timeouts that fire on a port whose protocol cannot be detected (server speaks first): every connection there stalls, so one is decisive.',
       },
     },
   },
@@ -179,7 +180,9 @@ function describe(p: PortState, known: string | undefined, decisive: boolean): F
   const timeline = toTimeline(p.tally.perMinute, `detection timeouts port ${p.port} per minute`);
   const message =
     `${plural(p.tally.count, 'connection')} of ${pods === 1 ? 'one proxy' : `${pods} proxies`} (${where} ${portText}) waited out the protocol-detection timeout before being forwarded as plain TCP. Each such connection is delayed by 10 s, and clients with shorter timeouts fail.` +
-    (inDefaults ? ` Port ${p.port} is in Linkerd's default opaque ports: an opaque-ports annotation on the workload or namespace replaced the default list without it.` : '') +
+    (inDefaults
+      ? ` Port ${p.port} is in Linkerd's default opaque ports: an opaque-ports annotation on the workload or namespace replaced the default list without it.`
+      : '') +
     (decisive
       ? ''
       : ` ${p.tally.count === 1 ? 'One timeout' : 'So few timeouts'} can also be an idle client (a pooled connection never used, a TCP health check); if the client waits for the server to speak first, or the count grows, every connection on this port stalls.`);

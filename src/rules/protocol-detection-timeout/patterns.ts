@@ -13,4 +13,3 @@
  */
 export const PROTOCOL_DETECT_TIMEOUT =
   '[Pp]rotocol detection (timed out|timeout)|Continuing after timeout: [0-9]|Handling connection as (opaque|HTTP/1) due to policy';
-

@@ -32,12 +32,21 @@ export function backoffVerdict(medianGap: { low: number; high: number } | null):
     };
   }
   if (medianGap.high <= 0.8) {
-    return { verdict: `median retry interval ${range}: every loop retries at the 500 ms backoff cap of proxies before v2.307 (Connection refused returns at once)`, exceedsBackoff: false };
+    return {
+      verdict: `median retry interval ${range}: every loop retries at the 500 ms backoff cap of proxies before v2.307 (Connection refused returns at once)`,
+      exceedsBackoff: false,
+    };
   }
   if (medianGap.high <= 2.5) {
-    return { verdict: `median retry interval ${range}: 500 ms backoff plus a connect timeout (proxies before v2.307, controller unreachable rather than refusing)`, exceedsBackoff: false };
+    return {
+      verdict: `median retry interval ${range}: 500 ms backoff plus a connect timeout (proxies before v2.307, controller unreachable rather than refusing)`,
+      exceedsBackoff: false,
+    };
   }
-  return { verdict: `median retry interval ${range}: consistent with the longer backoff of proxy v2.307+ (60 s outbound, 10 s inbound) or a custom backoff`, exceedsBackoff: false };
+  return {
+    verdict: `median retry interval ${range}: consistent with the longer backoff of proxy v2.307+ (60 s outbound, 10 s inbound) or a custom backoff`,
+    exceedsBackoff: false,
+  };
 }
 
 /**

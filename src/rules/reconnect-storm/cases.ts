@@ -13,7 +13,9 @@ function rolloutBlip(): string {
       `${ts(s, (i % 2) * 500)} [  ${(120 + i * 0.5).toFixed(6)}s]  WARN ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}:endpoint{addr=10.42.0.15:8086}: linkerd_reconnect: Failed to connect error=endpoint 10.42.0.15:8086: Connection refused (os error 111)`,
     );
   }
-  lines.push(`${ts(5)} [   125.100000s]  INFO ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_pool_p2c: Adding endpoint addr=10.42.0.19:8086`);
+  lines.push(
+    `${ts(5)} [   125.100000s]  INFO ThreadId(01) dst:controller{addr=linkerd-dst-headless.linkerd.svc.cluster.local:8086}: linkerd_pool_p2c: Adding endpoint addr=10.42.0.19:8086`,
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -41,7 +43,14 @@ export const cases: RuleCases = {
         { severity: 'error', kind: 'policy-storm', subject: { namespace: 'emojivoto', target: 'linkerd-policy.linkerd.svc.cluster.local:8090' } },
         { severity: 'error', kind: 'destination-storm', subject: { namespace: 'emojivoto', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } },
       ],
-      inputs: stormBundle({ seed: 7, namespace: 'emojivoto', workloads: ['web', 'voting', 'emoji'], podsPerWorkload: 8, storms: [DESTINATION_STORM, POLICY_STORM], durationSeconds: 60 }),
+      inputs: stormBundle({
+        seed: 7,
+        namespace: 'emojivoto',
+        workloads: ['web', 'voting', 'emoji'],
+        podsPerWorkload: 8,
+        storms: [DESTINATION_STORM, POLICY_STORM],
+        durationSeconds: 60,
+      }),
       check: (findings) => {
         assert.equal(findings.length, 2);
         assert.ok(findings.every((f) => f.severity === 'error'));
@@ -51,7 +60,11 @@ export const cases: RuleCases = {
     {
       name: 'one pod in a sustained loop is a warning below errorMinPods',
       expect: [
-        { severity: 'warning', kind: 'destination-storm', subject: { namespace: 'shop', pod: 'cart-gvlxtq5jrc-rcthg', workload: 'cart', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' } },
+        {
+          severity: 'warning',
+          kind: 'destination-storm',
+          subject: { namespace: 'shop', pod: 'cart-gvlxtq5jrc-rcthg', workload: 'cart', target: 'linkerd-dst-headless.linkerd.svc.cluster.local:8086' },
+        },
       ],
       inputs: stormBundle({ seed: 8, namespace: 'shop', workloads: ['cart'], podsPerWorkload: 1, storms: [DESTINATION_STORM], durationSeconds: 45 }),
       check: (findings) => {
@@ -78,18 +91,30 @@ export const cases: RuleCases = {
     },
     {
       name: 'an endpoint that refuses for 5 min has a host that answers: an endpoint storm, not a stale endpoint',
-      expect: [{ severity: 'warning', kind: 'endpoint-storm', subject: { namespace: 'shop', pod: 'web-6d5f8c9b7d-x2x8k', workload: 'web', target: '10.42.3.17:8080' } }],
+      expect: [
+        {
+          severity: 'warning',
+          kind: 'endpoint-storm',
+          subject: { namespace: 'shop', pod: 'web-6d5f8c9b7d-x2x8k', workload: 'web', target: '10.42.3.17:8080' },
+        },
+      ],
       inputs: [{ path: 'shop/web-6d5f8c9b7d-x2x8k/linkerd-proxy.log', content: endpointLoop(300, 'Connection refused (os error 111)') }],
     },
     {
       name: 'an endpoint unreachable for 60 s (under staleEndpointSeconds) is an endpoint storm',
-      expect: [{ severity: 'warning', kind: 'endpoint-storm', subject: { namespace: 'shop', pod: 'web-6d5f8c9b7d-x2x8k', workload: 'web', target: '10.42.3.17:8080' } }],
+      expect: [
+        {
+          severity: 'warning',
+          kind: 'endpoint-storm',
+          subject: { namespace: 'shop', pod: 'web-6d5f8c9b7d-x2x8k', workload: 'web', target: '10.42.3.17:8080' },
+        },
+      ],
       inputs: [{ path: 'shop/web-6d5f8c9b7d-x2x8k/linkerd-proxy.log', content: endpointLoop(60, 'connect timed out after 1s') }],
     },
   ],
   quiet: [
     {
-      name: 'a rollout: a replaced pod\'s address times out for 20 s until discovery drops it',
+      name: "a rollout: a replaced pod's address times out for 20 s until discovery drops it",
       inputs: [{ path: 'shop/web-6d5f8c9b7d-x2x8k/linkerd-proxy.log', content: endpointLoop(20, 'connect timed out after 1s') }],
     },
     {

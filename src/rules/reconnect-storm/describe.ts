@@ -9,7 +9,14 @@ import { toTimeline } from '../../util/timeline.js';
 import { backoffVerdict, GAP_EDGES, medianGapBucket, medianWithZeros } from './cadence.js';
 import { type GroupState, type LoopState, type ReconnectStormOptions, secondCountsOf } from './state.js';
 
-export function describeStorm(g: GroupState, loops: LoopState[], sustained: LoopState[], podsWithRuns: number, options: ReconnectStormOptions, droppedLoops: number): FindingDraft {
+export function describeStorm(
+  g: GroupState,
+  loops: LoopState[],
+  sustained: LoopState[],
+  podsWithRuns: number,
+  options: ReconnectStormOptions,
+  droppedLoops: number,
+): FindingDraft {
   const linesPerPod = new Map(g.pods.counts);
   const linesPerEndpoint = new Map(g.endpoints.counts);
   for (const l of loops) {
@@ -72,7 +79,11 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
       peakLinesPerSecondCluster: secondCounts.length ? maxOf(secondCounts) : null,
       medianLinesPerSecondCluster: round(clusterMedian),
     },
-    backoff: { verdict: backoff.verdict, loopsExceedingBackoff: loopsOverBackoff, medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [gapBucketLabel(i), allGaps[i]])) },
+    backoff: {
+      verdict: backoff.verdict,
+      loopsExceedingBackoff: loopsOverBackoff,
+      medianGapHistogram: Object.fromEntries(GAP_EDGES.map((e, i) => [gapBucketLabel(i), allGaps[i]])),
+    },
     errors: Object.fromEntries(topEntries(g.errors, 5).map((e) => [e.key, e.count])),
     ...(authority ? { service: authority } : {}),
     ...(stale ? { staleEndpoint: { address: g.target, unreachableSeconds: Math.round(stale.seconds), unreachableShare: stale.unreachableShare } } : {}),
@@ -101,7 +112,13 @@ export function describeStorm(g: GroupState, loops: LoopState[], sustained: Loop
     },
     evidence,
     locations: g.samples.map((s) => ({ path: s.path, line: s.line })),
-    remediation: stale ? staleEndpointRemediation(g.target, authority, g.samples.map((x) => x.text)) : remediationFor(component, g.controlPlane),
+    remediation: stale
+      ? staleEndpointRemediation(
+          g.target,
+          authority,
+          g.samples.map((x) => x.text),
+        )
+      : remediationFor(component, g.controlPlane),
     keyFigure: { name: 'totalLines', value: g.lines },
   };
 }
@@ -134,7 +151,9 @@ function staleEndpointRemediation(address: string, authority: string | null, sam
   const { host } = splitAddress(address);
   const linkerdNs = controlPlaneLocation(samples).namespace;
   const service = authority ? /^([^.:]+)\.([^.:]+)\.svc\b/.exec(authority) : null;
-  const slices = service ? `kubectl get endpointslices -n ${service[2]} -l kubernetes.io/service-name=${service[1]} -o wide` : 'kubectl get endpointslices -A -o wide';
+  const slices = service
+    ? `kubectl get endpointslices -n ${service[2]} -l kubernetes.io/service-name=${service[1]} -o wide`
+    : 'kubectl get endpointslices -A -o wide';
   return [
     `1. Check whether ${host} still belongs to a pod: \`kubectl get pods -A -o wide --field-selector status.podIP=${host}\`. If none does, compare \`linkerd diagnostics endpoints ${authority ?? '<service>.<namespace>.svc.cluster.local:<port>'}\` with \`${slices}\`: an address only Linkerd lists means the destination controller's endpoints diverged from the cluster's.`,
     `2. Restart the destination controller so it rebuilds its watches and every proxy gets a fresh endpoint set: \`kubectl -n ${linkerdNs} rollout restart deploy/linkerd-destination\`; save its logs first (\`kubectl -n ${linkerdNs} logs deploy/linkerd-destination -c destination\`) for the watch errors that explain it.`,

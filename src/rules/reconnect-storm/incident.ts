@@ -10,7 +10,8 @@ export const reconnectStormIncident: RuleIncidentKnowledge = {
     {
       effect: 'failfast',
       requires: 'pod-or-workload',
-      mechanism: 'a proxy that cannot reach its destination controller has no discovery for the services it calls (controller unreachable), so their balancers fail fast',
+      mechanism:
+        'a proxy that cannot reach its destination controller has no discovery for the services it calls (controller unreachable), so their balancers fail fast',
     },
   ],
   phrase: (f) => {
@@ -27,5 +28,8 @@ export const reconnectStormIncident: RuleIncidentKnowledge = {
     return `${pods ?? '?'} ${who ? `${who} ` : ''}prox${pods === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(evidenceNumber(f, 'totalLines') ?? 0)} lines${duration})`;
   },
   // The backoff cap paces a control-plane storm; a stale endpoint is discovery's, not the retries'.
-  fixes: [{ fix: 'destination-stream-limit', when: reachesStreamLimitedController }, { fix: 'connect-backoff-cap', when: (f) => f.kind !== 'stale-endpoint' }],
+  fixes: [
+    { fix: 'destination-stream-limit', when: reachesStreamLimitedController },
+    { fix: 'connect-backoff-cap', when: (f) => f.kind !== 'stale-endpoint' },
+  ],
 };

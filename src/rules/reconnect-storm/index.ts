@@ -15,7 +15,19 @@ import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { describeStorm } from './describe.js';
 import { RECONNECT_FAILURES, RECONNECT_TARGET } from './patterns.js';
-import { addSecond, continuesRun, countUntracked, gapBucket, groupFor, type GroupState, joinLoops, type LoopState, mergeSeconds, type ReconnectStormOptions, type State } from './state.js';
+import {
+  addSecond,
+  continuesRun,
+  countUntracked,
+  gapBucket,
+  groupFor,
+  type GroupState,
+  joinLoops,
+  type LoopState,
+  mergeSeconds,
+  type ReconnectStormOptions,
+  type State,
+} from './state.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 
@@ -35,19 +47,37 @@ export default defineRule<ReconnectStormOptions, State>({
     lineInterest: { 'proxy-log': [RECONNECT_TARGET] },
     // The caps bound memory per engine; a parallel run holds one engine per worker plus the merge,
     // so they are sized for that (400 proxies × 60 loops fit; beyond, figures are flagged estimates).
-    defaultOptions: { sustainSeconds: 30, maxGapSeconds: 65, clusterRunSeconds: 10, minPods: 5, errorMinPods: 5, maxLoops: 25_000, maxTargets: 2_500, staleEndpointSeconds: 120 },
+    defaultOptions: {
+      sustainSeconds: 30,
+      maxGapSeconds: 65,
+      clusterRunSeconds: 10,
+      minPods: 5,
+      errorMinPods: 5,
+      maxLoops: 25_000,
+      maxTargets: 2_500,
+      staleEndpointSeconds: 120,
+    },
     optionSchema: {
       sustainSeconds: { type: 'number', minimum: 1, description: 'A loop failing continuously for this long fires the rule.' },
       maxGapSeconds: {
         type: 'number',
         minimum: 1,
-        description: 'Longest gap between two failures of one loop that still counts as the same run (default: 60 s max backoff of proxy v2.307+ plus connect time).',
+        description:
+          'Longest gap between two failures of one loop that still counts as the same run (default: 60 s max backoff of proxy v2.307+ plus connect time).',
       },
       clusterRunSeconds: { type: 'number', minimum: 1, description: 'Per-loop run length that counts a pod towards the "many pods at once" trigger.' },
-      minPods: { type: 'integer', minimum: 1, description: 'Pods failing towards one target, each for clusterRunSeconds, that fire the rule even when no single loop is sustained.' },
+      minPods: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Pods failing towards one target, each for clusterRunSeconds, that fire the rule even when no single loop is sustained.',
+      },
       errorMinPods: { type: 'integer', minimum: 1, description: 'Affected pods from which a control-plane storm is an error rather than a warning.' },
       maxLoops: { type: 'integer', minimum: 1, description: 'Reconnect loops tracked individually; beyond this only totals are kept.' },
-      maxTargets: { type: 'integer', minimum: 1, description: 'Distinct controller/endpoint targets analysed; lines towards further targets are only counted.' },
+      maxTargets: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Distinct controller/endpoint targets analysed; lines towards further targets are only counted.',
+      },
       staleEndpointSeconds: {
         type: 'number',
         minimum: 1,
@@ -119,9 +149,28 @@ export default defineRule<ReconnectStormOptions, State>({
         if (endpoint) addDistinct(g.distinctEndpoints, endpoint);
         // Detached copies: the loop outlives the record, and must not pin its log line.
         loop = {
-          pod, namespace: record.namespace, group: g.target, endpoint: detach(endpoint ?? ''), count: 0, first: t, last: t, previous: t, runStart: t, runEnd: t, longestRun: 0,
-          currentSecond: Math.floor(t), currentSecondCount: 0, peakPerSecond: 0, gaps: new Array<number>(GAP_EDGES.length).fill(0),
-          initial: t, runResets: 0, firstRunStart: t, firstRunEnd: t, firstSecond: Math.floor(t), firstSecondCount: 0, secondChanges: 0,
+          pod,
+          namespace: record.namespace,
+          group: g.target,
+          endpoint: detach(endpoint ?? ''),
+          count: 0,
+          first: t,
+          last: t,
+          previous: t,
+          runStart: t,
+          runEnd: t,
+          longestRun: 0,
+          currentSecond: Math.floor(t),
+          currentSecondCount: 0,
+          peakPerSecond: 0,
+          gaps: new Array<number>(GAP_EDGES.length).fill(0),
+          initial: t,
+          runResets: 0,
+          firstRunStart: t,
+          firstRunEnd: t,
+          firstSecond: Math.floor(t),
+          firstSecondCount: 0,
+          secondChanges: 0,
         };
         state.loops.set(detach(key), loop);
         target.seenPod = pod;
@@ -252,7 +301,17 @@ const loopTargetOf = perBody((record): LoopTarget => {
   const { controller, endpoint } = loopAddresses(record);
   const group = controller ?? endpoint ?? 'unknown';
   const controlPlane = controller !== null || controllerOfAddress(group) !== null;
-  return { endpoint, authority: serviceAuthorityOf(record), errorClass: classifyError(record.fields.error ?? ''), group, controlPlane, seenIn: null, seenGroup: null, seenPod: null, seenLoop: null };
+  return {
+    endpoint,
+    authority: serviceAuthorityOf(record),
+    errorClass: classifyError(record.fields.error ?? ''),
+    group,
+    controlPlane,
+    seenIn: null,
+    seenGroup: null,
+    seenPod: null,
+    seenLoop: null,
+  };
 });
 
 let lastPath = '';
@@ -329,4 +388,3 @@ function classifyErrorText(error: string): string {
   if (/Too many open files/.test(error)) return 'too many open files';
   return error === '' ? 'unspecified' : 'other';
 }
-

@@ -187,9 +187,23 @@ export function groupFor(state: State, target: string, controlPlane: boolean): G
     if (state.groups.size >= state.options.maxTargets) return null;
     target = detach(target);
     g = {
-      target, controlPlane, lines: 0, failedToConnect: 0, serviceFailed: 0,
-      pods: cappedCounts(LISTED_PER_TARGET), distinctPods: distinctCounter(LISTED_PER_TARGET), namespaces: new Map(),
-      endpoints: cappedCounts(LISTED_PER_TARGET), distinctEndpoints: distinctCounter(LISTED_PER_TARGET), errors: new Map(), authorities: cappedCounts(LISTED_PER_TARGET), perSecond: new Map(), perMinute: timeBuckets(60), firstTime: null, lastTime: null, samples: [],
+      target,
+      controlPlane,
+      lines: 0,
+      failedToConnect: 0,
+      serviceFailed: 0,
+      pods: cappedCounts(LISTED_PER_TARGET),
+      distinctPods: distinctCounter(LISTED_PER_TARGET),
+      namespaces: new Map(),
+      endpoints: cappedCounts(LISTED_PER_TARGET),
+      distinctEndpoints: distinctCounter(LISTED_PER_TARGET),
+      errors: new Map(),
+      authorities: cappedCounts(LISTED_PER_TARGET),
+      perSecond: new Map(),
+      perMinute: timeBuckets(60),
+      firstTime: null,
+      lastTime: null,
+      samples: [],
     };
     state.groups.set(target, g);
   }

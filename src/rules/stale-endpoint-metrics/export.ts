@@ -26,7 +26,8 @@ function staleEndpointMetrics(input: ExporterInput<StaleEndpointOptions>): Alert
   const generation = [...workload, 'dst_pod_template_hash'];
   const outbound = selector(settings.proxySelector, 'direction="outbound"', 'dst_pod!=""');
   const hashed = selector(settings.proxySelector, 'direction="outbound"', 'dst_pod!=""', 'dst_pod_template_hash!=""');
-  const openConnections = (extra: string) => `tcp_open_connections${selector(settings.proxySelector, 'direction="outbound"', 'peer="dst"', 'dst_pod!=""', extra)}`;
+  const openConnections = (extra: string) =>
+    `tcp_open_connections${selector(settings.proxySelector, 'direction="outbound"', 'peer="dst"', 'dst_pod!=""', extra)}`;
   const idleGenerations =
     `(sum ${byClause(generation)} (rate(request_total${hashed}[${RETAIN_IDLE_SECONDS / 60}m])) == 0)\n` +
     `    unless ${onClause(generation)} (sum ${byClause(generation)} (${openConnections('dst_pod_template_hash!=""')}) > 0)`;

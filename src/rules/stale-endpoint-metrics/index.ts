@@ -24,7 +24,16 @@ export interface StaleEndpointOptions {
 }
 
 /** `dst_<kind>` labels the destination controller derives from the pod's owner. */
-const OWNER_LABELS = ['dst_deployment', 'dst_statefulset', 'dst_daemonset', 'dst_replicaset', 'dst_k8s_job', 'dst_replicationcontroller', 'dst_rollout', 'dst_cronjob'];
+const OWNER_LABELS = [
+  'dst_deployment',
+  'dst_statefulset',
+  'dst_daemonset',
+  'dst_replicaset',
+  'dst_k8s_job',
+  'dst_replicationcontroller',
+  'dst_rollout',
+  'dst_cronjob',
+];
 /**
  * Proxies (dumps) analysed exactly. Past 2 × this many, those holding the fewest outbound endpoint
  * series are dropped and counted: a bundle of 4,000 dumps costs what one of 1,000 does, and the
@@ -94,19 +103,33 @@ export default defineRule<StaleEndpointOptions, State>({
     id: 'stale-endpoint-metrics',
     code: 'LD2002',
     title: 'Metrics held for destination pods that are gone',
-    description: 'Outbound endpoint series of one destination workload spread over several ReplicaSet generations, or over far more pods than the proxy is connected to.',
+    description:
+      'Outbound endpoint series of one destination workload spread over several ReplicaSet generations, or over far more pods than the proxy is connected to.',
     defaultSeverity: 'warning',
     inputs: ['prometheus'],
     defaultOptions: { maxTemplateHashes: 1, maxLiveGenerations: 2, minStaleSeries: 100, minIdlePods: 20, idlePodFactor: 3 },
     optionSchema: {
-      maxTemplateHashes: { type: 'integer', minimum: 1, description: 'Distinct dst_pod_template_hash values per destination workload that are normal; more fire the rule.' },
+      maxTemplateHashes: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Distinct dst_pod_template_hash values per destination workload that are normal; more fire the rule.',
+      },
       maxLiveGenerations: {
         type: 'integer',
         minimum: 1,
-        description: 'Generations of one workload a rollout leaves at once; beyond this many (or maxTemplateHashes, if larger) the rest are stale even with open connections, which a pooling client keeps to pods long gone.',
+        description:
+          'Generations of one workload a rollout leaves at once; beyond this many (or maxTemplateHashes, if larger) the rest are stale even with open connections, which a pooling client keeps to pods long gone.',
       },
-      minStaleSeries: { type: 'integer', minimum: 1, description: 'Series that the older generations must hold together before the rule fires (a rollout in progress holds few).' },
-      minIdlePods: { type: 'integer', minimum: 1, description: 'Destination pods without an open connection, per workload, from which the pod-count signal fires.' },
+      minStaleSeries: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Series that the older generations must hold together before the rule fires (a rollout in progress holds few).',
+      },
+      minIdlePods: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Destination pods without an open connection, per workload, from which the pod-count signal fires.',
+      },
       idlePodFactor: { type: 'number', minimum: 1, description: 'The pod-count signal needs this many times more idle pods than connected ones.' },
     },
   },
@@ -151,7 +174,15 @@ export default defineRule<StaleEndpointOptions, State>({
       let w = proxy.workloads.get(wKey);
       if (!w) {
         if (proxy.workloads.size >= MAX_WORKLOADS) return;
-        w = { owner: owner.kind, name: detach(owner.name), namespace: namespace === null ? null : detach(namespace), series: 0, generations: new Map(), pods: cappedCounts(MAX_PODS), connectedPods: cappedCounts(MAX_PODS) };
+        w = {
+          owner: owner.kind,
+          name: detach(owner.name),
+          namespace: namespace === null ? null : detach(namespace),
+          series: 0,
+          generations: new Map(),
+          pods: cappedCounts(MAX_PODS),
+          connectedPods: cappedCounts(MAX_PODS),
+        };
         proxy.workloads.set(detach(wKey), w);
       }
       const hash = labels.dst_pod_template_hash ?? hashFromPodName(owner, pod);
@@ -163,7 +194,18 @@ export default defineRule<StaleEndpointOptions, State>({
         return;
       }
       addSamples(proxy, w, pod, hash, 1);
-      state.last = { key, pod, ownerLabel, owner: owner.name, namespace: labels.dst_namespace, hash: labels.dst_pod_template_hash, proxy, w, podHash: hash, repeats: 0 };
+      state.last = {
+        key,
+        pod,
+        ownerLabel,
+        owner: owner.name,
+        namespace: labels.dst_namespace,
+        hash: labels.dst_pod_template_hash,
+        proxy,
+        w,
+        podHash: hash,
+        repeats: 0,
+      };
     },
   },
 
@@ -314,7 +356,18 @@ function judge(w: WorkloadState, options: StaleEndpointOptions): Verdict | null 
   const tooManyPods = connected > 0 && idlePods >= options.minIdlePods && idlePods >= options.idlePodFactor * connected;
   if (!tooManyGenerations && !tooManyPods) return null;
   const pooledGenerations = stale.filter(([, g]) => g.openConnections > 0).length;
-  return { w, generations, live, staleSeries, tooManyGenerations, tooManyPods, connected, idlePods, idleSeries: connected > 0 ? idleSeriesEstimate(w) : 0, pooledGenerations };
+  return {
+    w,
+    generations,
+    live,
+    staleSeries,
+    tooManyGenerations,
+    tooManyPods,
+    connected,
+    idlePods,
+    idleSeries: connected > 0 ? idleSeriesEstimate(w) : 0,
+    pooledGenerations,
+  };
 }
 
 /**
@@ -341,10 +394,14 @@ function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
   const worst = verdicts[0]!;
   const byGeneration = verdicts.filter((v) => v.tooManyGenerations);
   const byPods = verdicts.filter((v) => v.tooManyPods);
-  const parts = [`${label} holds ${totalStale.toLocaleString('en-US')} endpoint series for destination pods it no longer uses, across ${verdicts.length} workload${verdicts.length === 1 ? '' : 's'}.`];
+  const parts = [
+    `${label} holds ${totalStale.toLocaleString('en-US')} endpoint series for destination pods it no longer uses, across ${verdicts.length} workload${verdicts.length === 1 ? '' : 's'}.`,
+  ];
   if (byGeneration.length > 0) {
     const maxGen = Math.max(...byGeneration.map((v) => v.generations.length));
-    parts.push(`${byGeneration.length} workload${byGeneration.length === 1 ? ' has' : 's have'} series from several ReplicaSet generations (up to ${maxGen} dst_pod_template_hash values).`);
+    parts.push(
+      `${byGeneration.length} workload${byGeneration.length === 1 ? ' has' : 's have'} series from several ReplicaSet generations (up to ${maxGen} dst_pod_template_hash values).`,
+    );
   }
   const pooled = byGeneration.filter((v) => v.pooledGenerations > 0);
   if (pooled.length > 0) {
@@ -352,9 +409,12 @@ function describe(proxy: ProxyState, verdicts: Verdict[]): FindingDraft {
       `In ${pooled.length} of them the proxy still has open connections to generations beyond the ${Math.max(...pooled.map((v) => v.live.size))} a rollout leaves: a client that pools connections (an ingress dialling pod IPs) holds them open to pods that no longer exist, and those connections keep the series alive.`,
     );
   }
-  if (byPods.length > 0) parts.push(`${byPods.length} workload${byPods.length === 1 ? ' has' : 's have'} far more dst_pod values than pods with an open connection.`);
+  if (byPods.length > 0)
+    parts.push(`${byPods.length} workload${byPods.length === 1 ? ' has' : 's have'} far more dst_pod values than pods with an open connection.`);
   parts.push(`Worst: ${workloadName(worst.w)}, ${staleOf(worst).toLocaleString('en-US')} series outside the generation in use.`);
-  parts.push('A rollout leaves two generations for a few minutes; series that outlive it are still referenced (a client dialling old pod IPs, or endpoints the balancer never dropped), so the 10-minute idle eviction cannot remove them.');
+  parts.push(
+    'A rollout leaves two generations for a few minutes; series that outlive it are still referenced (a client dialling old pod IPs, or endpoints the balancer never dropped), so the 10-minute idle eviction cannot remove them.',
+  );
   return {
     kind: 'stale-endpoints',
     title: `Stale endpoint metrics in ${label}`,
@@ -404,7 +464,7 @@ function idleSeriesEstimate(w: WorkloadState): number {
 }
 
 const REMEDIATION = [
-  '1. Find who holds the old endpoints. If this proxy belongs to an ingress or any client that picks pod IPs itself, it keeps dialling (or pooling) pods of old generations; route it through the Service (see ingress-pod-ip-bypass). Otherwise compare with `linkerd diagnostics endpoints <svc>.<ns>.svc.cluster.local:<port>` and the proxy\'s outbound_http_balancer_p2c_endpoints / outbound_http_balancer_endpoints: old IPs still listed there mean the destination controller or balancer never removed them.',
+  "1. Find who holds the old endpoints. If this proxy belongs to an ingress or any client that picks pod IPs itself, it keeps dialling (or pooling) pods of old generations; route it through the Service (see ingress-pod-ip-bypass). Otherwise compare with `linkerd diagnostics endpoints <svc>.<ns>.svc.cluster.local:<port>` and the proxy's outbound_http_balancer_p2c_endpoints / outbound_http_balancer_endpoints: old IPs still listed there mean the destination controller or balancer never removed them.",
   '2. Upgrade: stale-endpoint fixes shipped in edge-23.10.3 / stable-2.14.2 (linkerd2-proxy #2484, #2486) and the p2c pool balancer in Linkerd 2.15; in linkerd2#12916 (2.14.8) three generations gone for 12 h held 11,881, 12,608 and 20,149 lines.',
   '3. Stop-gap: `kubectl rollout restart` the client workload to drop every series at once, and make sure its proxies are scraped (eviction only runs during a scrape, after LINKERD2_PROXY_METRICS_RETAIN_IDLE, 10 min by default).',
   'Upstream: linkerd2#12916, linkerd2#2692 (331 dst_pod values where ~20 run), linkerd2#6683.',

@@ -8,13 +8,28 @@ export const CONTROL_PLANE_SIGNATURES: readonly KnownSignature[] = [
     title: 'Local controller not listening yet (start-up)',
     family: 'benign',
     background: true,
-    match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=localhost:\\d+\\}.*Failed to connect.*Connection refused', maxUptimeSeconds: 10 },
-    meaning: 'On a control-plane pod, the proxy starts before the controller container next to it and is refused for its first seconds. Maintainers call this benign.',
+    match: {
+      records: ['proxy-log'],
+      literals: ['Failed to connect'],
+      pattern: 'controller\\{addr=localhost:\\d+\\}.*Failed to connect.*Connection refused',
+      maxUptimeSeconds: 10,
+    },
+    meaning:
+      'On a control-plane pod, the proxy starts before the controller container next to it and is refused for its first seconds. Maintainers call this benign.',
     causes: ['Container start order in the destination/identity pod.'],
-    fix: [{ versions: 'all', action: 'Wait for the first seconds of start-up to pass; if it continues, treat it as control-plane-connect-refused (`linkerd-doctor explain control-plane-connect-refused`).' }],
+    fix: [
+      {
+        versions: 'all',
+        action:
+          'Wait for the first seconds of start-up to pass; if it continues, treat it as control-plane-connect-refused (`linkerd-doctor explain control-plane-connect-refused`).',
+      },
+    ],
     references: [`${L2}11279`, `${L2}8343`, `${L2}11156`],
     examples: [
-      { line: '[     0.002035s]  WARN ThreadId(01) policy:watch{port=8090}:controller{addr=localhost:8090}:endpoint{addr=127.0.0.1:8090}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)', source: `${L2}8343` },
+      {
+        line: '[     0.002035s]  WARN ThreadId(01) policy:watch{port=8090}:controller{addr=localhost:8090}:endpoint{addr=127.0.0.1:8090}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)',
+        source: `${L2}8343`,
+      },
     ],
   },
   {
@@ -23,17 +38,30 @@ export const CONTROL_PLANE_SIGNATURES: readonly KnownSignature[] = [
     family: 'control-plane',
     background: true,
     match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]{0,256}\\}.*Failed to connect.*Connection refused' },
-    meaning: 'The proxy cannot connect to a control-plane component (destination 8086, policy 8090, identity 8080): the address answers but nothing listens. It retries every 0.5 s per endpoint (before Linkerd 2.19). A few seconds of this while the control plane rolls out or restarts are normal; if it persists, control-plane-unavailable and reconnect-storm fire.',
-    causes: ['The controller container is crashing or not started (localhost addresses: the controller in the same pod).', 'Stale endpoint IPs of controller pods that are gone.'],
+    meaning:
+      'The proxy cannot connect to a control-plane component (destination 8086, policy 8090, identity 8080): the address answers but nothing listens. It retries every 0.5 s per endpoint (before Linkerd 2.19). A few seconds of this while the control plane rolls out or restarts are normal; if it persists, control-plane-unavailable and reconnect-storm fire.',
+    causes: [
+      'The controller container is crashing or not started (localhost addresses: the controller in the same pod).',
+      'Stale endpoint IPs of controller pods that are gone.',
+    ],
     fix: [
-      { versions: 'all', action: 'Check the controller named in `controller{addr=…}`: pod status, restarts, container logs (policy container for 8090, destination for 8086).' },
-      { versions: '< edge-25.7.2 (Linkerd < 2.19)', action: 'The 500 ms retry cap makes every proxy retry in lock-step; set the backoff env vars if a storm follows (see reconnect-storm).' },
+      {
+        versions: 'all',
+        action: 'Check the controller named in `controller{addr=…}`: pod status, restarts, container logs (policy container for 8090, destination for 8086).',
+      },
+      {
+        versions: '< edge-25.7.2 (Linkerd < 2.19)',
+        action: 'The 500 ms retry cap makes every proxy retry in lock-step; set the backoff env vars if a storm follows (see reconnect-storm).',
+      },
     ],
     knownFix: 'connect-backoff-cap',
     coveredBy: ['control-plane-unavailable', 'reconnect-storm'],
     references: [`${L2}10643`, `${L2}9812`, `${L2}11156`, `${PROXY_PR}3992`],
     examples: [
-      { line: '[   145.665928s]  WARN ThreadId(01) policy:watch{port=9997}:controller{addr=localhost:8090}:endpoint{addr=127.0.0.1:8090}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)', source: `${L2}10643 (hawkw)` },
+      {
+        line: '[   145.665928s]  WARN ThreadId(01) policy:watch{port=9997}:controller{addr=localhost:8090}:endpoint{addr=127.0.0.1:8090}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)',
+        source: `${L2}10643 (hawkw)`,
+      },
     ],
   },
   {
@@ -42,9 +70,18 @@ export const CONTROL_PLANE_SIGNATURES: readonly KnownSignature[] = [
     family: 'control-plane',
     background: true,
     match: { records: ['proxy-log'], literals: ['Failed to connect'], pattern: 'controller\\{addr=[^}]{0,256}\\}.*Failed to connect.*connect timed out' },
-    meaning: 'The proxy\'s TCP connect to a control-plane pod got no answer within the connect timeout (1 s): packets are dropped on the way, or the pod IP is gone. Brief bursts happen while controller pods are replaced.',
-    causes: ['NetworkPolicy or security groups dropping traffic to the linkerd namespace (ports 8080, 8086, 8090).', 'Controller pod IPs that no longer exist (node gone), or an overloaded node.'],
-    fix: [{ versions: 'all', action: 'Test connectivity from the pod\'s node to the endpoint in `endpoint{addr=…}`; allow the control-plane ports between node groups.' }],
+    meaning:
+      "The proxy's TCP connect to a control-plane pod got no answer within the connect timeout (1 s): packets are dropped on the way, or the pod IP is gone. Brief bursts happen while controller pods are replaced.",
+    causes: [
+      'NetworkPolicy or security groups dropping traffic to the linkerd namespace (ports 8080, 8086, 8090).',
+      'Controller pod IPs that no longer exist (node gone), or an overloaded node.',
+    ],
+    fix: [
+      {
+        versions: 'all',
+        action: "Test connectivity from the pod's node to the endpoint in `endpoint{addr=…}`; allow the control-plane ports between node groups.",
+      },
+    ],
     knownFix: 'connect-backoff-cap',
     coveredBy: ['control-plane-unavailable', 'reconnect-storm'],
     references: [`${L2}9812`, `${L2}11400`],

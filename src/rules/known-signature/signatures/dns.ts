@@ -8,9 +8,20 @@ export const DNS_SIGNATURES: readonly KnownSignature[] = [
     title: 'Control-plane name does not resolve',
     family: 'dns',
     match: { records: ['proxy-log'], literals: ['Failed to resolve control-plane component'], pattern: 'Failed to resolve control-plane component' },
-    meaning: 'The proxy could not resolve the DNS name of a control-plane component (linkerd-identity-headless, linkerd-dst-headless, linkerd-policy); without it the proxy cannot get a certificate or discover services.',
-    causes: ['CoreDNS is down, overloaded or unreachable from the pod.', 'The cluster domain is not cluster.local and the control plane was installed without --cluster-domain.', 'The control plane is not installed in the namespace the proxy expects, or its headless services have no ready endpoints ("no record found … SRV").'],
-    fix: [{ versions: 'all', action: 'Run `dig SRV linkerd-identity-headless.linkerd.svc.cluster.local` from the pod; fix CoreDNS or the cluster domain (`clusterDomain` Helm value); check that the linkerd pods are ready.' }],
+    meaning:
+      'The proxy could not resolve the DNS name of a control-plane component (linkerd-identity-headless, linkerd-dst-headless, linkerd-policy); without it the proxy cannot get a certificate or discover services.',
+    causes: [
+      'CoreDNS is down, overloaded or unreachable from the pod.',
+      'The cluster domain is not cluster.local and the control plane was installed without --cluster-domain.',
+      'The control plane is not installed in the namespace the proxy expects, or its headless services have no ready endpoints ("no record found … SRV").',
+    ],
+    fix: [
+      {
+        versions: 'all',
+        action:
+          'Run `dig SRV linkerd-identity-headless.linkerd.svc.cluster.local` from the pod; fix CoreDNS or the cluster domain (`clusterDomain` Helm value); check that the linkerd pods are ready.',
+      },
+    ],
     coveredBy: ['dns-resolution-failure'],
     references: [`${L2}5932`, `${L2}8343`, `${L2}11624`],
     examples: [
@@ -25,13 +36,22 @@ export const DNS_SIGNATURES: readonly KnownSignature[] = [
     title: 'DNS refinement timed out',
     family: 'dns',
     match: { records: ['proxy-log'], literals: ['DNS refinement timed out'], pattern: 'DNS refinement timed out' },
-    meaning: 'The proxy tried to canonicalize a destination name through DNS and got no answer within its deadline; it carried on with the name as given, after a delay on the request.',
+    meaning:
+      'The proxy tried to canonicalize a destination name through DNS and got no answer within its deadline; it carried on with the name as given, after a delay on the request.',
     causes: ['Slow or failing upstream DNS for external names.', 'CoreDNS overloaded (search-path expansion multiplies queries).'],
-    fix: [{ versions: '≤ stable-2.8', action: 'Fix DNS latency; upgrading removes canonicalization (later proxies resolve through the destination controller only).' }],
+    fix: [
+      {
+        versions: '≤ stable-2.8',
+        action: 'Fix DNS latency; upgrading removes canonicalization (later proxies resolve through the destination controller only).',
+      },
+    ],
     coveredBy: ['dns-resolution-failure'],
     references: [`${L2}4905`],
     examples: [
-      { line: 'INFO outbound:accept{peer.addr=10.240.2.xxx:xxxxx}:source{target.addr=10.240.5.xxx:80}:logical{addr=ppe.testhost.xxxx.com:80}: linkerd2_proxy_http::canonicalize: DNS refinement timed out', source: `${L2}4905` },
+      {
+        line: 'INFO outbound:accept{peer.addr=10.240.2.xxx:xxxxx}:source{target.addr=10.240.5.xxx:80}:logical{addr=ppe.testhost.xxxx.com:80}: linkerd2_proxy_http::canonicalize: DNS refinement timed out',
+        source: `${L2}4905`,
+      },
     ],
   },
   {
@@ -44,16 +64,27 @@ export const DNS_SIGNATURES: readonly KnownSignature[] = [
     fix: [{ versions: '≤ stable-2.2', action: 'Speed up or fix the upstream resolver; upgrading removed this code path.' }],
     coveredBy: ['dns-resolution-failure'],
     references: [`${L2}2069`],
-    examples: [{ line: 'ERR! linkerd2_proxy::proxy::canonicalize failed to refine catalyst.elasticsearch.service.azure-west-us.consul: deadline has elapsed', source: `${L2}2069` }],
+    examples: [
+      {
+        line: 'ERR! linkerd2_proxy::proxy::canonicalize failed to refine catalyst.elasticsearch.service.azure-west-us.consul: deadline has elapsed',
+        source: `${L2}2069`,
+      },
+    ],
   },
   {
     id: 'destination-not-a-service',
     title: 'Destination lookup for a name that is not a service',
     family: 'dns',
     match: { records: ['proxy-log'], literals: ['not a service'], pattern: 'not a service: \\S+' },
-    meaning: 'The destination controller was asked about a name that is not a Kubernetes service, typically a name doubled by the search path (`…svc.cluster.local.linkerd.svc.cluster.local`).',
-    causes: ['CoreDNS autopath (or a client) expanding an already fully-qualified name through the search path.', 'Applications calling a name with a trailing namespace/domain mistake.'],
-    fix: [{ versions: 'all', action: 'Use fully qualified names with a trailing dot, or disable autopath in the Corefile; the lookups are harmless but noisy.' }],
+    meaning:
+      'The destination controller was asked about a name that is not a Kubernetes service, typically a name doubled by the search path (`…svc.cluster.local.linkerd.svc.cluster.local`).',
+    causes: [
+      'CoreDNS autopath (or a client) expanding an already fully-qualified name through the search path.',
+      'Applications calling a name with a trailing namespace/domain mistake.',
+    ],
+    fix: [
+      { versions: 'all', action: 'Use fully qualified names with a trailing dot, or disable autopath in the Corefile; the lookups are harmless but noisy.' },
+    ],
     references: [`${L2}2800`],
     examples: [
       {
