@@ -35,14 +35,10 @@ const SECOND_CAUSES: Record<string, string> = {
  * new pair appears.
  */
 const NOT_YET_FOLDED: Record<string, string> = {
-  'identity-failure → known-signature':
-    'the identity SRV lookup failing is the cause identity-failure reports: "Control-plane name does not resolve" should fold into identity-failure when it names the identity service.',
-  'failfast → known-signature':
-    '"Control-plane client in failfast", "Control-plane connection refused" and "Proxy router at capacity" are the causes failfast names (controller unreachable, load shedding): they should fold into failfast.',
   'pod-restarts → known-signature':
-    "the crash-looping proxy's or linkerd-init's own log lines (iptables refused, validator, control plane refused) are the cause pod-restarts names: they should fold into it.",
+    "linkerd2 #4899's paste: the OOMKilled proxy's own dials time out (endpoint-connect-timeout). Folding that signature into pod-restarts by rule would hide every other proxy's timeouts whenever any pod restarts; it needs a same-pod fold.",
   'pod-restarts → probe-failure':
-    'probes of a controller that OOM-restarts fail because it cannot start: probe-failure should fold into pod-restarts when that pod restarts.',
+    'probes of a controller that OOM-restarts fail because it cannot start: probe-failure should fold into pod-restarts when that same pod restarts, which a rule-level fold (foldsInto / absorbs) cannot express yet.',
   'probe-failure → pod-restarts': "the same pair seen from probe-failure's case.",
 };
 

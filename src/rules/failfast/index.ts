@@ -181,6 +181,10 @@ export default defineRule<FailfastOptions, State>({
     description:
       'Data-plane proxies put a service into fail-fast again and again or for long, or refuse requests to it (fail-fast, load shedding); the cause is told apart: no endpoints, controller unreachable, limits reached, endpoints not ready.',
     defaultSeverity: 'warning',
+    // Signatures whose cause this rule's findings name: folded into them (one cause, one finding).
+    absorbs: [
+      { rule: 'known-signature', targets: ['control-plane-failfast', 'router-capacity-reached', 'control-plane-connect-refused', 'balancer-failfast'] },
+    ],
     inputs: ['proxy-log'],
     lineInterest: {
       'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='],

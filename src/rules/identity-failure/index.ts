@@ -103,6 +103,20 @@ export default defineRule<IdentityFailureOptions, State>({
     description:
       'Repeated identity certification failures, trust-anchor mismatches (UnknownIssuer), TLS handshakes refused after start-up, proxies waiting for identity, or certificates near expiry in a metrics dump.',
     defaultSeverity: 'error',
+    // Signatures whose cause this rule's findings name: folded into them (one cause, one finding).
+    absorbs: [
+      {
+        rule: 'known-signature',
+        targets: [
+          'identity-request-not-dispatched',
+          'identity-certify-failed',
+          'identity-not-ready',
+          'trust-anchor-mismatch',
+          'tls-access-denied',
+          'control-plane-dns-failed',
+        ],
+      },
+    ],
     inputs: ['proxy-log', 'prometheus'],
     lineInterest: { 'proxy-log': ['certify identity', 'obtain identity', 'invalid cer', 'UnknownIssuer', 'Sending fatal alert', 'Waiting for identity'] },
     defaultOptions: {

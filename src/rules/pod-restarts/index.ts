@@ -45,6 +45,8 @@ export default defineRule<PodRestartsOptions, State>({
     description:
       'The proxy or a control-plane controller OOMKilled, in CrashLoopBackOff or restarting repeatedly, from kubectl describe pod, get events and get pods output.',
     defaultSeverity: 'error',
+    // Signatures whose cause this rule's findings name: folded into them (one cause, one finding).
+    absorbs: [{ rule: 'known-signature', targets: ['proxy-init-iptables-failed', 'network-validator-failed', 'control-plane-connect-refused'] }],
     inputs: ['kubectl', 'proxy-log'],
     // Describe and events lines inside a proxy log are read by the parser's kubectl hook, whatever
     // the filter. Of the proxy-log records it reads only the init containers' failures: proxy-init
