@@ -8,7 +8,6 @@
 import { defineRule, type FindingDraft, type ProxyLogRecord } from '../../core/types.js';
 import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
-import { ownedByRun } from '../../util/run-caches.js';
 import { addDistinct, mergeDistinct } from '../../util/distinct.js';
 import { bump, cappedBump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed } from '../../util/stats.js';
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
@@ -29,7 +28,6 @@ import {
   type State,
 } from './state.js';
 import { keepSample } from '../../core/evidence.js';
-import { stateCap } from '../../core/state-cap.js';
 
 export type { ReconnectStormOptions };
 
@@ -87,7 +85,15 @@ export default defineRule<ReconnectStormOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, loops: new Map(), groups: new Map(), droppedLoops: 0, droppedTargetLines: 0, recordsWithoutWallTime: 0 }),
+  createState: (options) => ({
+    options,
+    loops: new Map(),
+    groups: new Map(),
+    droppedLoops: 0,
+    droppedTargetLines: 0,
+    recordsWithoutWallTime: 0,
+    pathLabel: { path: '', label: '' },
+  }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -96,7 +102,7 @@ export default defineRule<ReconnectStormOptions, State>({
       if (!failedToConnect && record.message !== RECONNECT_FAILURES[1]) return;
       const target = loopTargetOf(record);
       const { endpoint, group } = target;
-      const pod = record.pod ?? pathLabelOf(record.path);
+      const pod = record.pod ?? pathLabelOf(state, record.path);
       let g = target.seenIn === state ? target.seenGroup : null;
       if (g === null) {
         g = groupFor(state, group, target.controlPlane);
@@ -314,20 +320,17 @@ const loopTargetOf = perBody((record): LoopTarget => {
   };
 });
 
-let lastPath = '';
-let lastPathLabel = '';
-ownedByRun(() => {
-  lastPath = '';
-  lastPathLabel = '';
-});
-
-/** `(path)` names the source of lines whose pod is unknown; built once per run of records from one input. */
-function pathLabelOf(path: string): string {
-  if (path !== lastPath) {
-    lastPath = path;
-    lastPathLabel = `(${path})`;
+/**
+ * `(path)` names the source of lines whose pod is unknown; built once per run of records from one
+ * input, in a memo the rule's own state carries (merge ignores it), not the module.
+ */
+function pathLabelOf(state: State, path: string): string {
+  const memo = state.pathLabel;
+  if (path !== memo.path) {
+    memo.path = path;
+    memo.label = `(${path})`;
   }
-  return lastPathLabel;
+  return memo.label;
 }
 
 function loopAddresses(record: ProxyLogRecord): { controller: string | null; endpoint: string | null } {
@@ -363,22 +366,13 @@ function serviceAuthorityOf(record: ProxyLogRecord): string | null {
   return logical ?? original;
 }
 
-/** Storms repeat a handful of error texts millions of times; remember how each was classified. */
-const errorClasses = new Map<string, string>();
-const MAX_REMEMBERED_ERRORS = stateCap(4096);
-ownedByRun(() => errorClasses.clear());
-
-/** The part of the error that says why: refused, timed out, TLS, DNS… */
+/**
+ * The part of the error that says why: refused, timed out, TLS, DNS… It runs once per distinct
+ * line body (loopTargetOf is a perBody memo), so a storm's repeated texts do not reach it again;
+ * a body that differs only by address names that address in its error too, so a cache by error
+ * text would miss for it as well.
+ */
 export function classifyError(error: string): string {
-  let known = errorClasses.get(error);
-  if (known === undefined) {
-    known = classifyErrorText(error);
-    if (errorClasses.size < MAX_REMEMBERED_ERRORS) errorClasses.set(error, known);
-  }
-  return known;
-}
-
-function classifyErrorText(error: string): string {
   if (/Connection refused/i.test(error)) return 'connection refused';
   if (/connect timed out|timed out/i.test(error)) return 'connect timed out';
   if (/certificate|UnknownIssuer|tls|handshake/i.test(error)) return 'TLS failure';

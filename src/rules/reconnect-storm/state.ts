@@ -94,6 +94,8 @@ export interface State {
   /** Lines towards targets beyond maxTargets: counted, not analysed (an address bomb must not grow memory). */
   droppedTargetLines: number;
   recordsWithoutWallTime: number;
+  /** Lookup memo only (the last input path and its `(path)` label); merge ignores it. */
+  pathLabel: { path: string; label: string };
 }
 
 /**
