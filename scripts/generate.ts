@@ -2,9 +2,8 @@
 // which: rule pages copied from the rule folders, the README's rules table, the JSON schemas,
 // docs/signatures.md) and prints the ones that changed. `--check` writes nothing and exits 1 when
 // one is stale, naming it.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { GENERATE_COMMAND, generatedFiles, ROOT, staleFiles } from './generated-files.js';
+import { GENERATE_COMMAND, generatedFiles, staleFiles } from './generated-files.js';
+import { writeGenerated } from './generated-write.js';
 
 const files = generatedFiles();
 const stale = staleFiles(files);
@@ -13,13 +12,5 @@ if (process.argv.includes('--check')) {
     process.stderr.write(`${stale.length} generated file(s) out of date: ${stale.join(', ')}. Run \`${GENERATE_COMMAND}\` and commit the result.\n`);
   process.exit(stale.length > 0 ? 1 : 0);
 }
-for (const file of files) {
-  const full = path.join(ROOT, file.path);
-  if (file.content === null) {
-    rmSync(full, { force: true });
-    continue;
-  }
-  mkdirSync(path.dirname(full), { recursive: true });
-  writeFileSync(full, file.content);
-}
+writeGenerated(files);
 process.stdout.write(stale.length > 0 ? `updated ${stale.join(', ')}\n` : 'every generated file was up to date\n');

@@ -1,9 +1,8 @@
 // Writes docs/signatures.md from the signature catalogue. Run after editing
 // src/rules/known-signature/signatures/*.ts: node --import tsx scripts/signatures-doc.ts
-import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { renderSignatureCatalogue } from '../src/rules/known-signature/docs.js';
+// (`npm run generate` writes it too, with every other derived file).
+import { generatedFiles } from './generated-files.js';
+import { writeGenerated } from './generated-write.js';
 
-const target = fileURLToPath(new URL('../docs/signatures.md', import.meta.url));
-writeFileSync(target, renderSignatureCatalogue());
-process.stderr.write(`wrote ${target}\n`);
+writeGenerated(generatedFiles().filter((f) => f.path === 'docs/signatures.md'));
+process.stderr.write('wrote docs/signatures.md\n');
