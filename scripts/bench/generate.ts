@@ -76,6 +76,9 @@ function uptimeText(seconds: number): string {
   return `[${String(whole).padStart(6)}.${String(micros).padStart(6, '0')}s]`;
 }
 
+/** Bump when the generators change, so stale cached inputs are not reused (`npm run bench` and `bench:profile` name their inputs with it). */
+export const GENERATOR_VERSION = 3;
+
 export interface ProxyLogShape {
   bytes: number;
   seed?: number;

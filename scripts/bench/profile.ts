@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GENERATOR_VERSION } from './generate.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.join(root, 'bench/.data');
@@ -22,11 +23,11 @@ const top = Number(process.env.PROFILE_TOP || 12);
 const wanted = new Set((process.env.PROFILE_SHAPES || 'log,pods,gz,tgz,dump').split(','));
 
 const SHAPES: { id: string; name: string; input: string }[] = [
-  { id: 'log', name: `one ${logMb} MiB log`, input: `storm-${logMb}MiB-v2.log` },
-  { id: 'pods', name: '400 pod files', input: `pods-400-${logMb}MiB-v2` },
-  { id: 'gz', name: '400 .gz', input: `pods-400-${logMb}MiB-v2-gz` },
-  { id: 'tgz', name: 'one .tgz', input: `pods-400-${logMb}MiB-v2.tgz` },
-  { id: 'dump', name: `dump of ${series} series`, input: `dump-${series}-v3.prom` },
+  { id: 'log', name: `one ${logMb} MiB log`, input: `storm-${logMb}MiB-v${GENERATOR_VERSION}.log` },
+  { id: 'pods', name: '400 pod files', input: `pods-400-${logMb}MiB-v${GENERATOR_VERSION}` },
+  { id: 'gz', name: '400 .gz', input: `pods-400-${logMb}MiB-v${GENERATOR_VERSION}-gz` },
+  { id: 'tgz', name: 'one .tgz', input: `pods-400-${logMb}MiB-v${GENERATOR_VERSION}.tgz` },
+  { id: 'dump', name: `dump of ${series} series`, input: `dump-${series}-v${GENERATOR_VERSION}.prom` },
 ];
 
 interface ProfileNode {

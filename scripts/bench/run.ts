@@ -15,14 +15,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeMetricsDump, writeProxyLog } from './generate.js';
+import { GENERATOR_VERSION, writeMetricsDump, writeProxyLog } from './generate.js';
 import { gzipEach, splitIntoPods, tarball } from './shapes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.join(root, 'bench/.data');
 const MiB = 1 << 20;
-/** Bump when the generators change, so stale cached inputs are not reused. */
-const GENERATOR_VERSION = 3;
 
 const env = (name: string, fallback: number) => (process.env[name] !== undefined && process.env[name] !== '' ? Number(process.env[name]) : fallback);
 const logMb = env('BENCH_LOG_MB', 1024);
