@@ -60,7 +60,8 @@ export async function readEntry(
 
   const sink = {
     emit(record: LdRecord) {
-      stats.records++;
+      // A counted record stands for its lines.
+      stats.records += record.kind === 'proxy-log' && record.repeats !== undefined ? record.repeats : 1;
       callbacks.record(record);
     },
     unparsed(line: number, reason: string) {

@@ -2,12 +2,11 @@
 // layout, and logfmt lines from Go components that share the container. Grammar notes live in
 // docs/parse-format.md; the field layout follows tracing-subscriber's Full and Json formatters.
 
-import type { InputInfo, ProxyLogRecord } from '../core/types.js';
+import type { InputInfo, LogLevel, ProxyLogRecord } from '../core/types.js';
 import { skipSpaces } from './proxy-log-body.js';
-import { literalRegex } from '../util/literal-regex.js';
-import { ownedByRun } from '../util/run-caches.js';
 import { parsePastedProxyLine } from './proxy-log-pasted.js';
-import { levelAt, parseProxyLogPayload, readUptime, uptimeEnd } from './proxy-log-payload.js';
+import { levelAt, parseProxyLogPayload, readUptime, threadNumber, uptimeEnd } from './proxy-log-payload.js';
+import { ALWAYS_BUILT, bodyTableFor, useOf, type BodyTable, type RememberedBody } from './proxy-log-templates.js';
 import { parseJson } from './proxy-log-structured.js';
 import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
 import { JsonRecordAssembler, isPasteNoise, stripPasteMarkers } from './pasted.js';
@@ -26,25 +25,50 @@ const RESTART_TOLERANCE_SECONDS = 1;
 export { parsePastedProxyLine } from './proxy-log-pasted.js';
 export { parseProxyLogPayload } from './proxy-log-payload.js';
 
-export const createProxyLogParser: ParserFactory = (input, sink, options) => new ProxyLogParser(input, sink, options.interest?.['proxy-log'] ?? null);
+export const createProxyLogParser: ParserFactory = (input, sink, options) => {
+  const built = options.interest?.['proxy-log'];
+  const counted = options.countedInterest?.['proxy-log'] ?? null;
+  const table = built === undefined ? null : bodyTableFor(built, counted);
+  return new ProxyLogParser(input, sink, table, counted === null ? 0 : Math.max(0, options.countedSamples ?? 0), options.countedUptimeEdges ?? []);
+};
 
 /** The release banner a proxy prints first at start-up; it marks a restart, so it is never skimmed. */
-export const RELEASE_BANNER = 'linkerd2_proxy: release ';
+export const RELEASE_BANNER = ALWAYS_BUILT[0]!;
 
 /**
- * One regex per set of rules' substrings, shared by every parser of a run: building and compiling
- * the prefix-factored regex takes ~260 µs, once per file when each parser built its own (a second
- * of CPU for a bundle of 4,000 pod logs).
+ * A count spans at most one minute of wall time (one bucket of the per-minute timelines rules
+ * draw), so what rules keep per minute is the same from counts as from lines. Lines repeat a few
+ * times a minute per body in a storm (a reconnect every backoff, a balancer entering fail-fast),
+ * so a count per second would rarely hold more than one line.
  */
-let interestRegexes = new Map<string, RegExp>();
-ownedByRun(() => (interestRegexes = new Map()));
+const COUNT_MS = 60_000;
 
-function interestRegex(interest: readonly string[]): RegExp {
-  const literals = [...new Set([...interest, RELEASE_BANNER, '\x1b['])];
-  const key = literals.join('\u0000');
-  let regex = interestRegexes.get(key);
-  if (regex === undefined) interestRegexes.set(key, (regex = literalRegex(literals)));
-  return regex;
+/** Bodies a parser counts at once; past it, every open count is handed on and the counts start again. */
+const MAX_COUNTED_BODIES = 4096;
+
+/** Lines of one body, source, level, restart and second, counted (see parsers/proxy-log-templates.ts). */
+interface OpenCount {
+  level: LogLevel;
+  restart: number;
+  stream: 'stdout' | 'stderr' | undefined;
+  /** Wall-time minute (or, with no wall time, minus one minus the uptime minute), and how many of the rules' uptime edges the lines are past: a count never spans either. */
+  minute: number;
+  uptimeStage: number;
+  line: number;
+  raw: string;
+  thread: number | null;
+  lines: number;
+  time: number | null;
+  lastTime: number | null;
+  uptime: number;
+  lastUptime: number;
+  samples: { line: number; raw: string }[];
+}
+
+/** Per counted body: a record of it built from this input (what its counts are built from), and its open count. */
+interface CountedBody {
+  proto: ProxyLogRecord | null;
+  open: OpenCount | null;
 }
 
 class ProxyLogParser implements LineParser {
@@ -54,30 +78,32 @@ class ProxyLogParser implements LineParser {
   private recordsSinceRestart = 0;
   /** Wall time minus uptime for the current proxy process, learned from any line that has both. */
   private bootTime: number | null = null;
+  /** Counted bodies of this input, in the order their counts opened. */
+  private counted = new Map<RememberedBody, CountedBody>();
+  /** The counted body whose first line of this input is being built (line seedingLine), to become its counts' prototype. */
+  private seeding: CountedBody | null = null;
+  private seedingLine = 0;
 
   constructor(
     private readonly input: InputInfo,
     private readonly sink: ParserSink,
-    /** Substrings one of which a line must hold for a rule to read it; null builds every record. */
-    interest: readonly string[] | null = null,
+    /** What rules want of each body; null builds every record. */
+    private readonly bodies: BodyTable | null,
+    /** Further lines a count keeps as samples. */
+    private readonly countedSamples: number,
+    /** Uptimes no count spans (ascending). */
+    private readonly uptimeEdges: readonly number[],
   ) {
-    // One scan of the line for all the rules' substrings, and for what a skimmed line must never
-    // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
-    // scan per substring.
-    this.fullParse = interest === null ? null : interestRegex(interest);
     this.kubectl = new KubectlReader(input, (record) => sink.emit(record), undefined, false);
   }
 
   /** Pasted `kubectl describe` / `get events` lines around the log tail (see parsers/kubectl.ts). */
   private readonly kubectl: KubectlReader;
 
-  /** Lines matching this are parsed in full; null parses every line. */
-  private readonly fullParse: RegExp | null;
-
   line(text: string, lineNo: number): void {
     this.previousLength = this.currentLength;
     this.currentLength = text.length;
-    if (this.fullParse !== null && !this.prefixes.hasPartial() && !this.json.active && this.skim(text, lineNo)) {
+    if (this.bodies !== null && !this.prefixes.hasPartial() && !this.json.active && this.skim(text, lineNo)) {
       this.continuable = true;
       return;
     }
@@ -91,6 +117,7 @@ class ProxyLogParser implements LineParser {
     if (pending) this.handle(pending);
     for (const l of this.json.flush()) this.readLine({ time: null, content: l.text, line: l.line });
     this.emitHeld();
+    this.closeCounts();
     this.kubectl.end();
   }
 
@@ -114,16 +141,18 @@ class ProxyLogParser implements LineParser {
   }
 
   /**
-   * A plain-format line that no rule reads: keep what later lines depend on (uptime for restart
-   * detection, the collector time for wall-time anchoring) and count it, without building a
-   * record. Returns false, leaving the line to the full parser, whenever it is anything else:
-   * another format, a CRI partial, ANSI codes, a banner, the first line after a restart, or a
-   * prefix this cheap check does not know.
+   * A plain-format line that no rule reads one by one: keep what later lines depend on (uptime for
+   * restart detection, the collector time for wall-time anchoring) and count it, without building
+   * a record. Lines only rules judging counts read are counted per body, level, restart and second
+   * (closeCount builds one record per count). Returns false, leaving the line to the full parser,
+   * whenever it is anything else: another format, a CRI partial, ANSI codes, a banner, the first
+   * line after a restart, a body some rule reads line by line, or a prefix this cheap check does
+   * not know.
    */
   private skim(text: string, lineNo: number): boolean {
-    if (this.fullParse!.test(text)) return false;
     let pos = 0;
     let time: number | null = null;
+    let stream: 'stdout' | 'stderr' | undefined;
     const first = text.charCodeAt(0);
     if (first >= 48 && first <= 57) {
       if (!COLLECTOR_TIMESTAMP.test(text)) return false;
@@ -131,6 +160,7 @@ class ProxyLogParser implements LineParser {
       pos = space + 1;
       if (text.startsWith('stdout ', pos) || text.startsWith('stderr ', pos)) {
         if (text.charCodeAt(pos + 7) !== 70 /* F */) return false;
+        stream = text.charCodeAt(pos + 3) === 111 /* o */ ? 'stdout' : 'stderr';
         pos += 8;
         if (text.charCodeAt(pos) === 32) pos++;
       }
@@ -138,17 +168,150 @@ class ProxyLogParser implements LineParser {
       if (time === null) return false;
     }
     if (text.charCodeAt(pos) !== 91 /* [ */) return false;
+    const rawStart = pos;
     const uptime = readUptime(text, pos + 1);
     if (uptime === null) return false;
     pos = skipSpaces(text, uptimeEnd + 2);
-    if (levelAt(text, pos) === null) return false;
+    const level = levelAt(text, pos);
+    if (level === null) return false;
+    pos = skipSpaces(text, pos + level.length);
+    let thread: number | null = null;
+    if (text.startsWith('ThreadId(', pos)) {
+      const close = text.indexOf(')', pos);
+      if (close === -1) return false;
+      thread = threadNumber(text, pos + 9, close);
+      pos = skipSpaces(text, close + 1);
+    }
+    const found = this.bodies!.lookUp(text, pos);
+    const use = useOf(found);
+    if (use.built) return false;
     // The first line after a restart is always built: rules watch record.restart change.
     if (this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime && this.recordsSinceRestart > 0) return false;
+    if (use.counted) {
+      // A body not remembered yet (seen once), or a line the full reader would trim, is built.
+      if (found === use || text.charCodeAt(text.length - 1) === 32) return false;
+      const body = this.counted.get(found as RememberedBody);
+      // The seed still held for a wrapped rest: this line is none, so the seed is whole.
+      if (body !== undefined && body.proto === null && this.held?.seed === body) this.emitHeld();
+      if (body === undefined || body.proto === null) {
+        this.seed(found as RememberedBody, body, lineNo);
+        return false;
+      }
+      this.trackRestart(uptime, false);
+      if (time !== null) this.bootTime = time - uptime * 1000;
+      else if (this.bootTime !== null) time = this.bootTime + uptime * 1000;
+      this.recordsSinceRestart++;
+      this.count(body, text, rawStart, lineNo, level, thread, stream, time, uptime);
+      return true;
+    }
     this.trackRestart(uptime, false);
     if (time !== null) this.bootTime = time - uptime * 1000;
     this.recordsSinceRestart++;
     this.sink.skipped?.(lineNo);
     return true;
+  }
+
+  /** The line is built in full and, once it is known to be whole, becomes the prototype of its body's counts. */
+  private seed(found: RememberedBody, body: CountedBody | undefined, lineNo: number): void {
+    if (body === undefined) {
+      if (this.counted.size >= MAX_COUNTED_BODIES) this.closeCounts();
+      body = { proto: null, open: null };
+      this.counted.set(found, body);
+    }
+    this.seeding = body;
+    this.seedingLine = lineNo;
+  }
+
+  private count(
+    body: CountedBody,
+    text: string,
+    rawStart: number,
+    lineNo: number,
+    level: LogLevel,
+    thread: number | null,
+    stream: 'stdout' | 'stderr' | undefined,
+    time: number | null,
+    uptime: number,
+  ): void {
+    const minute = time !== null ? Math.floor(time / COUNT_MS) : -1 - Math.floor((uptime * 1000) / COUNT_MS);
+    // Which of the rules' uptime edges the line is past: lines of one count agree on every `uptime < edge`.
+    let uptimeStage = 0;
+    while (uptimeStage < this.uptimeEdges.length && uptime >= this.uptimeEdges[uptimeStage]!) uptimeStage++;
+    const open = body.open;
+    if (
+      open !== null &&
+      open.minute === minute &&
+      open.uptimeStage === uptimeStage &&
+      open.level === level &&
+      open.restart === this.restart &&
+      open.stream === stream
+    ) {
+      open.lines++;
+      if (time !== null) {
+        if (time < open.time!) open.time = time;
+        if (time > open.lastTime!) open.lastTime = time;
+      }
+      if (uptime < open.uptime) open.uptime = uptime;
+      if (uptime > open.lastUptime) open.lastUptime = uptime;
+      if (open.samples.length < this.countedSamples) open.samples.push({ line: lineNo, raw: text.slice(rawStart) });
+      return;
+    }
+    if (open !== null) this.closeCount(body);
+    body.open = {
+      level,
+      restart: this.restart,
+      stream,
+      minute,
+      uptimeStage,
+      line: lineNo,
+      raw: text.slice(rawStart),
+      thread,
+      lines: 1,
+      time,
+      lastTime: time,
+      uptime,
+      lastUptime: uptime,
+      samples: [],
+    };
+  }
+
+  /** Hands on a body's open count as one record, built from the body's prototype. */
+  private closeCount(body: CountedBody): void {
+    const open = body.open!;
+    body.open = null;
+    const proto = body.proto!;
+    const record: ProxyLogRecord = {
+      kind: 'proxy-log',
+      path: proto.path,
+      line: open.line,
+      pod: proto.pod,
+      namespace: proto.namespace,
+      container: proto.container,
+      format: proto.format,
+      time: open.time,
+      uptime: open.uptime,
+      restart: open.restart,
+      level: open.level,
+      thread: open.thread,
+      spans: proto.spans,
+      target: proto.target,
+      message: proto.message,
+      fields: proto.fields,
+      raw: open.raw,
+      repeats: open.lines,
+      lastTime: open.lastTime,
+      lastUptime: open.lastUptime,
+      repeatSamples: open.samples,
+    };
+    if (open.stream !== undefined) record.stream = open.stream;
+    this.sink.emit(record);
+  }
+
+  /** Hands on every open count (at the end of the input, or when too many bodies are counted at once). */
+  private closeCounts(): void {
+    for (const body of this.counted.values()) if (body.open !== null) this.closeCount(body);
+    this.counted = new Map();
+    this.seeding = null;
   }
 
   /** A multi-line JSON record being joined (pretty-printed records span many lines). */
@@ -157,7 +320,7 @@ class ProxyLogParser implements LineParser {
    * The last record, held for one more line: a terminal wraps long lines, and the rest of a wrapped
    * line arrives as the next physical line. Emitted when the next line is anything else.
    */
-  private held: { record: ProxyLogRecord; content: string; continuations: number } | null = null;
+  private held: { record: ProxyLogRecord; content: string; continuations: number; seed: CountedBody | null } | null = null;
   /** Whether the last line was a record, which the current line may continue. */
   private continuable = false;
   /** Lengths of the previous and the current physical line. */
@@ -232,7 +395,9 @@ class ProxyLogParser implements LineParser {
     if (parsed.levelAbsent) record.levelAbsent = true;
     if (restartStart) record.restartStart = true;
     this.recordsSinceRestart++;
-    this.held = { record, content: collected.content, continuations: 0 };
+    // The seed is this line's only: a line the prefix reader held back is another.
+    const seed = this.seeding !== null && this.seedingLine === collected.line ? this.seeding : null;
+    this.held = { record, content: collected.content, continuations: 0, seed };
   }
 
   /** A line no reader took. Other readers of pasted text (kubectl describe…) can be tried here first. */
@@ -242,8 +407,11 @@ class ProxyLogParser implements LineParser {
   }
 
   private emitHeld(): void {
-    if (this.held === null) return;
-    this.sink.emit(this.held.record);
+    const held = this.held;
+    if (held === null) return;
+    // A seed the next line continued (a wrapped line) is another body: its counts wait for the next seed.
+    if (held.seed !== null && held.continuations === 0 && held.record.format === 'plain' && !held.record.restartStart) held.seed.proto = held.record;
+    this.sink.emit(held.record);
     this.held = null;
   }
 

@@ -11,7 +11,18 @@
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
-import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
+import {
+  TALLY_SAMPLE_LINES,
+  bodyText,
+  countLine,
+  linesOf,
+  locationsOf,
+  mergeTally,
+  plural,
+  signalTally,
+  windowEvidence,
+  type SignalTally,
+} from '../../kit/log-signal.js';
 import { bump, cappedBump, cappedCounts, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { AUTHZ_DENIED } from './patterns.js';
@@ -92,6 +103,8 @@ export default defineRule<AuthorizationDeniedOptions, State>({
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
     lineInterest: { 'proxy-log': ['unauthorized', 'Request denied', 'Connection denied'] },
+    // Denials are counted per server, client, identity, route and port: counts will do.
+    countedLines: { samples: TALLY_SAMPLE_LINES },
     defaultOptions: { minDenials: 1, probeShare: 0.5 },
     optionSchema: {
       minDenials: {
@@ -132,14 +145,15 @@ export default defineRule<AuthorizationDeniedOptions, State>({
         state.servers.set(key, s);
       }
       countLine(s.tally, record);
-      if (d.health || (d.clientIp !== null && LINK_LOCAL.test(d.clientIp))) s.probeLike++;
+      const lines = linesOf(record);
+      if (d.health || (d.clientIp !== null && LINK_LOCAL.test(d.clientIp))) s.probeLike += lines;
       if (d.identity) {
-        s.meshed++;
-        cappedBump(s.identities, d.identity);
+        s.meshed += lines;
+        cappedBump(s.identities, d.identity, lines);
       }
-      if (d.clientIp) cappedBump(s.clients, d.clientIp);
-      if (d.route) bump(s.routes, d.route);
-      if (d.port) bump(s.ports, d.port);
+      if (d.clientIp) cappedBump(s.clients, d.clientIp, lines);
+      if (d.route) bump(s.routes, d.route, lines);
+      if (d.port) bump(s.ports, d.port, lines);
     },
   },
 

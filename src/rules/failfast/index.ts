@@ -19,12 +19,14 @@ import { perBody } from '../../util/body-memo.js';
 import {
   bodyText,
   countLine,
+  linesOf,
   durationOf,
   locationsOf,
   mergeTally,
   plural,
   podOf,
   signalTally,
+  TALLY_SAMPLE_LINES,
   windowEvidence,
   type SignalTally,
 } from '../../kit/log-signal.js';
@@ -189,6 +191,8 @@ export default defineRule<FailfastOptions, State>({
     lineInterest: {
       'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='],
     },
+    // Episodes and refusals are counted per service and proxy, with their extent in time: counts will do.
+    countedLines: { samples: TALLY_SAMPLE_LINES },
     defaultOptions: { minEpisodes: 2, minRefusedRequests: 10, sustainSeconds: 30, errorMinPods: 3 },
     optionSchema: {
       minEpisodes: {
@@ -213,8 +217,9 @@ export default defineRule<FailfastOptions, State>({
       const signal = signalOf(record);
       if (!signal) return;
       const pod = podOf(record);
+      const lines = linesOf(record);
       if (signal.kind === 'controller') {
-        bump(state.controllerTrouble, pod);
+        bump(state.controllerTrouble, pod, lines);
         return;
       }
       // A service known only by a bare address or port is not known to be the same service in two
@@ -223,7 +228,7 @@ export default defineRule<FailfastOptions, State>({
       let s = state.services.get(key);
       if (!s) {
         if (state.services.size >= MAX_SERVICES) {
-          state.untracked++;
+          state.untracked += lines;
           return;
         }
         s = {
@@ -242,21 +247,21 @@ export default defineRule<FailfastOptions, State>({
         state.services.set(key, s);
       }
       if (signal.kind === 'no-endpoints') {
-        s.noEndpoints++;
+        s.noEndpoints += lines;
         return;
       }
       if (signal.kind === 'exit') {
-        s.exits++;
+        s.exits += lines;
         if (signal.elapsed !== null) s.longestSeconds = latest(s.longestSeconds, signal.elapsed);
         return;
       }
-      countPod(s, pod, 1);
-      if (record.namespace) bump(s.namespaces, record.namespace);
+      countPod(s, pod, lines);
+      if (record.namespace) bump(s.namespaces, record.namespace, lines);
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
-        cappedBump(s.episodesByPod, pod);
+        cappedBump(s.episodesByPod, pod, lines);
       } else {
-        if (signal.kind === 'shed') s.shed++;
+        if (signal.kind === 'shed') s.shed += lines;
         countLine(s.refused, record);
       }
     },
