@@ -6,7 +6,7 @@ import type { InputInfo, LogLevel, ProxyLogRecord } from '../core/types.js';
 import { skipSpaces } from './proxy-log-body.js';
 import { parsePastedProxyLine } from './proxy-log-pasted.js';
 import { levelAt, parseProxyLogPayload, readUptime, threadNumber, uptimeEnd } from './proxy-log-payload.js';
-import { ALWAYS_BUILT, bodyTableFor, useOf, type BodyTable, type RememberedBody } from './proxy-log-templates.js';
+import { ALWAYS_BUILT, bodyTableFor, type BodyTable, type RememberedBody } from './proxy-log-templates.js';
 import { parseJson } from './proxy-log-structured.js';
 import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
 import { JsonRecordAssembler, isPasteNoise, stripPasteMarkers } from './pasted.js';
@@ -65,10 +65,16 @@ interface OpenCount {
   samples: { line: number; raw: string }[];
 }
 
-/** Per counted body: a record of it built from this input (what its counts are built from), and its open count. */
-interface CountedBody {
-  proto: ProxyLogRecord | null;
-  open: OpenCount | null;
+/** One more line of an open count. */
+function fold(open: OpenCount, lineNo: number, text: string, rawStart: number, time: number | null, uptime: number, samples: number): void {
+  open.lines++;
+  if (time !== null) {
+    if (time < open.time!) open.time = time;
+    if (time > open.lastTime!) open.lastTime = time;
+  }
+  if (uptime < open.uptime) open.uptime = uptime;
+  if (uptime > open.lastUptime) open.lastUptime = uptime;
+  if (open.samples.length < samples) open.samples.push({ line: lineNo, raw: text.slice(rawStart) });
 }
 
 class ProxyLogParser implements LineParser {
@@ -78,11 +84,10 @@ class ProxyLogParser implements LineParser {
   private recordsSinceRestart = 0;
   /** Wall time minus uptime for the current proxy process, learned from any line that has both. */
   private bootTime: number | null = null;
-  /** Counted bodies of this input, in the order their counts opened. */
-  private counted = new Map<RememberedBody, CountedBody>();
-  /** The counted body whose first line of this input is being built (line seedingLine), to become its counts' prototype. */
-  private seeding: CountedBody | null = null;
-  private seedingLine = 0;
+  /** The open count of each counted body of this input, in the order they opened. */
+  private counted = new Map<RememberedBody, OpenCount>();
+  /** This input's number among the run's inputs, for the marks counted bodies keep. */
+  private readonly inputId: number;
 
   constructor(
     private readonly input: InputInfo,
@@ -95,6 +100,7 @@ class ProxyLogParser implements LineParser {
     private readonly uptimeEdges: readonly number[],
   ) {
     this.kubectl = new KubectlReader(input, (record) => sink.emit(record), undefined, false);
+    this.inputId = bodies?.nextInputId() ?? 0;
   }
 
   /** Pasted `kubectl describe` / `get events` lines around the log tail (see parsers/kubectl.ts). */
@@ -150,6 +156,8 @@ class ProxyLogParser implements LineParser {
    * not know.
    */
   private skim(text: string, lineNo: number): boolean {
+    const use = this.bodies!.useOf(text);
+    if (use === 'built' || (use === 'counted' && !this.bodies!.counting())) return false;
     let pos = 0;
     let time: number | null = null;
     let stream: 'stdout' | 'stderr' | undefined;
@@ -182,26 +190,19 @@ class ProxyLogParser implements LineParser {
       thread = threadNumber(text, pos + 9, close);
       pos = skipSpaces(text, close + 1);
     }
-    const found = this.bodies!.lookUp(text, pos);
-    const use = useOf(found);
-    if (use.built) return false;
     // The first line after a restart is always built: rules watch record.restart change.
     if (this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime && this.recordsSinceRestart > 0) return false;
-    if (use.counted) {
-      // A body not remembered yet (seen once), or a line the full reader would trim, is built.
-      if (found === use || text.charCodeAt(text.length - 1) === 32) return false;
-      const body = this.counted.get(found as RememberedBody);
-      // The seed still held for a wrapped rest: this line is none, so the seed is whole.
-      if (body !== undefined && body.proto === null && this.held?.seed === body) this.emitHeld();
-      if (body === undefined || body.proto === null) {
-        this.seed(found as RememberedBody, body, lineNo);
-        return false;
-      }
+    if (use === 'counted') {
+      // A line the full reader would trim, or a body not remembered yet (seen once), is built.
+      if (text.charCodeAt(text.length - 1) === 32) return false;
+      const body = this.bodies!.remember(text, pos);
+      const wallTime = time ?? (this.bootTime !== null ? this.bootTime + uptime * 1000 : null);
+      const counted = body !== null && this.count(body, text, rawStart, lineNo, level, thread, stream, wallTime, uptime);
+      this.bodies!.counted(counted);
+      if (!counted) return false;
       this.trackRestart(uptime, false);
       if (time !== null) this.bootTime = time - uptime * 1000;
-      else if (this.bootTime !== null) time = this.bootTime + uptime * 1000;
       this.recordsSinceRestart++;
-      this.count(body, text, rawStart, lineNo, level, thread, stream, time, uptime);
       return true;
     }
     this.trackRestart(uptime, false);
@@ -211,19 +212,14 @@ class ProxyLogParser implements LineParser {
     return true;
   }
 
-  /** The line is built in full and, once it is known to be whole, becomes the prototype of its body's counts. */
-  private seed(found: RememberedBody, body: CountedBody | undefined, lineNo: number): void {
-    if (body === undefined) {
-      if (this.counted.size >= MAX_COUNTED_BODIES) this.closeCounts();
-      body = { proto: null, open: null };
-      this.counted.set(found, body);
-    }
-    this.seeding = body;
-    this.seedingLine = lineNo;
-  }
-
+  /**
+   * Counts the line, or returns false to have it built: the first line of a body in each minute
+   * (and level, restart, stream, uptime stage) of an input is built, and only the lines after it
+   * are counted, so a body that does not repeat in the minute costs what a built line costs, and
+   * no count is kept for it.
+   */
   private count(
-    body: CountedBody,
+    body: RememberedBody,
     text: string,
     rawStart: number,
     lineNo: number,
@@ -232,32 +228,40 @@ class ProxyLogParser implements LineParser {
     stream: 'stdout' | 'stderr' | undefined,
     time: number | null,
     uptime: number,
-  ): void {
+  ): boolean {
     const minute = time !== null ? Math.floor(time / COUNT_MS) : -1 - Math.floor((uptime * 1000) / COUNT_MS);
     // Which of the rules' uptime edges the line is past: lines of one count agree on every `uptime < edge`.
     let uptimeStage = 0;
     while (uptimeStage < this.uptimeEdges.length && uptime >= this.uptimeEdges[uptimeStage]!) uptimeStage++;
-    const open = body.open;
+    const open = this.counted.get(body);
     if (
-      open !== null &&
+      open !== undefined &&
       open.minute === minute &&
       open.uptimeStage === uptimeStage &&
       open.level === level &&
       open.restart === this.restart &&
       open.stream === stream
     ) {
-      open.lines++;
-      if (time !== null) {
-        if (time < open.time!) open.time = time;
-        if (time > open.lastTime!) open.lastTime = time;
-      }
-      if (uptime < open.uptime) open.uptime = uptime;
-      if (uptime > open.lastUptime) open.lastUptime = uptime;
-      if (open.samples.length < this.countedSamples) open.samples.push({ line: lineNo, raw: text.slice(rawStart) });
-      return;
+      fold(open, lineNo, text, rawStart, time, uptime, this.countedSamples);
+      return true;
     }
-    if (open !== null) this.closeCount(body);
-    body.open = {
+    if (open !== undefined) {
+      this.closeCount(body, open);
+      this.counted.delete(body);
+    }
+    // The first line of the body in this input and minute (and level, restart, stream, stage) is
+    // built; the body only remembers that it was. A count opens with the second.
+    const mark = this.inputId * 8 + (level === 'INFO' ? 0 : level === 'WARN' ? 1 : level === 'ERROR' ? 2 : level === 'DEBUG' ? 3 : 4);
+    if (body.mark !== mark || body.markMinute !== minute || body.markStage !== uptimeStage || body.markRestart !== this.restart || body.markStream !== stream) {
+      body.mark = mark;
+      body.markMinute = minute;
+      body.markStage = uptimeStage;
+      body.markRestart = this.restart;
+      body.markStream = stream;
+      return false;
+    }
+    if (this.counted.size >= MAX_COUNTED_BODIES) this.closeCounts();
+    this.counted.set(body, {
       level,
       restart: this.restart,
       stream,
@@ -272,31 +276,33 @@ class ProxyLogParser implements LineParser {
       uptime,
       lastUptime: uptime,
       samples: [],
-    };
+    });
+    return true;
   }
 
-  /** Hands on a body's open count as one record, built from the body's prototype. */
-  private closeCount(body: CountedBody): void {
-    const open = body.open!;
-    body.open = null;
-    const proto = body.proto!;
+  /**
+   * Hands on an open count as one record: the body parsed once for the run (what the full reader
+   * makes of it), the rest as the full reader sets it for a plain line of this input.
+   */
+  private closeCount(body: RememberedBody, open: OpenCount): void {
+    const parsed = body.parsed;
     const record: ProxyLogRecord = {
       kind: 'proxy-log',
-      path: proto.path,
+      path: this.input.path,
       line: open.line,
-      pod: proto.pod,
-      namespace: proto.namespace,
-      container: proto.container,
-      format: proto.format,
+      pod: this.input.pod,
+      namespace: this.input.namespace,
+      container: this.input.container,
+      format: 'plain',
       time: open.time,
       uptime: open.uptime,
       restart: open.restart,
       level: open.level,
       thread: open.thread,
-      spans: proto.spans,
-      target: proto.target,
-      message: proto.message,
-      fields: proto.fields,
+      spans: parsed.spans,
+      target: parsed.target,
+      message: parsed.message,
+      fields: parsed.fields,
       raw: open.raw,
       repeats: open.lines,
       lastTime: open.lastTime,
@@ -309,9 +315,8 @@ class ProxyLogParser implements LineParser {
 
   /** Hands on every open count (at the end of the input, or when too many bodies are counted at once). */
   private closeCounts(): void {
-    for (const body of this.counted.values()) if (body.open !== null) this.closeCount(body);
+    for (const [body, open] of this.counted) this.closeCount(body, open);
     this.counted = new Map();
-    this.seeding = null;
   }
 
   /** A multi-line JSON record being joined (pretty-printed records span many lines). */
@@ -320,7 +325,7 @@ class ProxyLogParser implements LineParser {
    * The last record, held for one more line: a terminal wraps long lines, and the rest of a wrapped
    * line arrives as the next physical line. Emitted when the next line is anything else.
    */
-  private held: { record: ProxyLogRecord; content: string; continuations: number; seed: CountedBody | null } | null = null;
+  private held: { record: ProxyLogRecord; content: string; continuations: number } | null = null;
   /** Whether the last line was a record, which the current line may continue. */
   private continuable = false;
   /** Lengths of the previous and the current physical line. */
@@ -395,9 +400,7 @@ class ProxyLogParser implements LineParser {
     if (parsed.levelAbsent) record.levelAbsent = true;
     if (restartStart) record.restartStart = true;
     this.recordsSinceRestart++;
-    // The seed is this line's only: a line the prefix reader held back is another.
-    const seed = this.seeding !== null && this.seedingLine === collected.line ? this.seeding : null;
-    this.held = { record, content: collected.content, continuations: 0, seed };
+    this.held = { record, content: collected.content, continuations: 0 };
   }
 
   /** A line no reader took. Other readers of pasted text (kubectl describe…) can be tried here first. */
@@ -407,11 +410,8 @@ class ProxyLogParser implements LineParser {
   }
 
   private emitHeld(): void {
-    const held = this.held;
-    if (held === null) return;
-    // A seed the next line continued (a wrapped line) is another body: its counts wait for the next seed.
-    if (held.seed !== null && held.continuations === 0 && held.record.format === 'plain' && !held.record.restartStart) held.seed.proto = held.record;
-    this.sink.emit(held.record);
+    if (this.held === null) return;
+    this.sink.emit(this.held.record);
     this.held = null;
   }
 

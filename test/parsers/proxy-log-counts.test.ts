@@ -47,7 +47,8 @@ describe('counted proxy-log lines', () => {
     const { records, stats } = await read(lines.join('\n') + '\n');
     const counted = records.filter((r) => r.repeats !== undefined);
     const single = records.filter((r) => r.repeats === undefined);
-    // The first sighting is judged, the second built as the prototype of the counts; the rest counted.
+    // The first sighting is built (a body seen once is not remembered), and so is the first line of
+    // the minute once it is; the rest is counted.
     assert.equal(single.length, 2);
     assert.equal(stats.records, 40);
     assert.equal(counted.reduce((n, r) => n + r.repeats!, 0) + single.length, 40);
@@ -91,11 +92,12 @@ describe('counted proxy-log lines', () => {
     assert.deepEqual(
       counted.map((r) => [r.level, r.restart, r.repeats]),
       [
-        // 5 and 6 s are built (seen once, then the prototype); 7-9 s before the 10 s edge.
+        // 5 s is built (seen once), 6 s too (the first of its minute); 7-9 s before the 10 s edge.
+        // Past each edge, level change and restart, the first line is built again.
         ['INFO', 0, 3],
-        ['INFO', 0, 7],
-        ['WARN', 0, 4],
-        ['INFO', 1, 4],
+        ['INFO', 0, 6],
+        ['WARN', 0, 3],
+        ['INFO', 1, 3],
       ],
     );
   });
@@ -159,5 +161,44 @@ describe('counted proxy-log lines', () => {
       assert.equal(byCount.stats.records, byLine.stats.records, relative);
       assert.deepEqual(byCount.engine.finish([byCount.stats]).findings, byLine.engine.finish([byLine.stats]).findings, relative);
     }
+  });
+});
+
+describe('the body table', () => {
+  it('pauses counting while candidate lines do not repeat, longer after each failed check, and resumes', async () => {
+    const { BodyTable } = await import('../../src/parsers/proxy-log-templates.js');
+    const table = new BodyTable(['linkerd_reconnect'], ['Adding endpoint']);
+    assert.equal(table.useOf(line(1, COUNTED)), 'counted');
+    assert.equal(table.useOf(line(1, BUILT, 'WARN')), 'built');
+    assert.equal(table.useOf(line(1, 'linkerd_app_inbound::detect: Handling connection as opaque')), 'skipped');
+    const pauseAfterFailedWindow = () => {
+      for (let i = 0; i < 4096; i++) table.counted(false);
+      let paused = 0;
+      while (!table.counting()) paused++;
+      return paused;
+    };
+    assert.equal(pauseAfterFailedWindow(), 4096);
+    assert.equal(pauseAfterFailedWindow(), 8192);
+    // A window where a quarter or more is counted resets the pause.
+    for (let i = 0; i < 4096; i++) table.counted(i % 2 === 0);
+    assert.equal(table.counting(), true);
+    assert.equal(pauseAfterFailedWindow(), 4096);
+  });
+
+  it('remembers a counted body from its second sighting, parsed as the full reader parses it', async () => {
+    const { BodyTable } = await import('../../src/parsers/proxy-log-templates.js');
+    const table = new BodyTable(['linkerd_reconnect'], ['Adding endpoint']);
+    const text = line(1, COUNTED);
+    const from = text.indexOf('outbound');
+    assert.equal(table.remember(text, from), null);
+    const remembered = table.remember(line(2, COUNTED), from);
+    assert.ok(remembered);
+    assert.equal(remembered.parsed.target, 'linkerd_pool_p2c');
+    assert.deepEqual(
+      remembered.parsed.spans.map((s) => s.name),
+      ['outbound', 'proxy', 'service'],
+    );
+    assert.equal(remembered.parsed.spans[2]!.fields.name, 'web');
+    assert.equal(table.remember(line(3, COUNTED), from), remembered);
   });
 });
