@@ -1,7 +1,7 @@
 // Reading the common part of a finding's evidence (CommonEvidence in ./types.ts), for correlation,
 // fix status and the rules' own incident phrases.
 
-import type { Finding, ProxyLogRecord, SampleLine } from './types.js';
+import type { Finding, SampleLine } from './types.js';
 import { detach } from '../util/stats.js';
 
 /** Pod names a finding refers to: its subject's pod and the pods its evidence names. */
@@ -67,26 +67,7 @@ export function sampleText(text: string): string {
   return detach(`${text.slice(0, end)}… [${text.length} characters, cut]`);
 }
 
-/**
- * The one way rules keep a sample line: capped in count (theirs and this file's) and in length.
- * The earliest lines of an input are kept: lines arrive in input order, except that a counted
- * record (`repeats`) reaches the rules when its count closes, after later lines of other bodies,
- * so a line earlier in the same input than the samples kept so far takes its place among them.
- */
+/** The one way rules keep a sample line: capped in count (theirs and this file's) and in length. */
 export function keepSample(samples: SampleLine[], cap: number, path: string, line: number, text: string): void {
-  const limit = Math.min(cap, MAX_SAMPLES_PER_FINDING);
-  let at = samples.length;
-  while (at > 0 && samples[at - 1]!.line > line && samples[at - 1]!.path === path) at--;
-  if (at >= limit) return;
-  const sample = { path, line, text: sampleText(text) };
-  if (at === samples.length) samples.push(sample);
-  else samples.splice(at, 0, sample);
-  if (samples.length > limit) samples.length = limit;
-}
-
-/** keepSample for every line a proxy-log record stands for: its own, and a counted record's further lines. */
-export function keepSamplesOf(samples: SampleLine[], cap: number, record: ProxyLogRecord): void {
-  keepSample(samples, cap, record.path, record.line, record.raw);
-  const more = record.repeatSamples;
-  if (more !== undefined) for (const r of more) keepSample(samples, cap, record.path, r.line, r.raw);
+  if (samples.length < Math.min(cap, MAX_SAMPLES_PER_FINDING)) samples.push({ path, line, text: sampleText(text) });
 }

@@ -101,17 +101,6 @@ export interface ProxyLogRecord extends RecordBase {
    * lineInterest, so rules can count restarts from it.
    */
   restartStart?: true;
-  /**
-   * Lines this record stands for (count, then judge; see RuleMeta.countedLines): lines of one
-   * input, body, level, restart and minute that no rule reads line by line, this record the first
-   * of them in the input. Only rules that judge counts receive such records. Absent: one line.
-   */
-  repeats?: number;
-  /** With `repeats`: the latest wall time and uptime of the lines (`time` and `uptime`: the earliest). */
-  lastTime?: number | null;
-  lastUptime?: number | null;
-  /** With `repeats`: the lines after the first (number and text), in input order, as many as the counting rules keep samples. */
-  repeatSamples?: readonly { line: number; raw: string }[];
 }
 
 export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'gaugehistogram' | 'info' | 'stateset' | 'unknown' | 'untyped';
@@ -437,15 +426,6 @@ export interface RuleMeta<O extends object> {
    * rule never edits another rule's folder to claim an overlap.
    */
   absorbs?: readonly RuleAbsorbs[];
-  /**
-   * Set when the rule judges proxy-log lines by their counts: lines only such rules read are
-   * counted per input, body, level, restart and minute, and the rule receives one record per count
-   * (`ProxyLogRecord.repeats`), after later lines of other bodies. Leave it out when the rule needs
-   * each line, or lines in order: a cadence, a gap, a time finer than a minute, a fact an earlier
-   * line taught. `samples`: the most sample lines it keeps of one kind of line; `uptimeEdges`: the
-   * uptimes (seconds) it compares lines with (a start-up grace), which no count spans.
-   */
-  countedLines?: { samples: number | ((options: O) => number); uptimeEdges?: (options: O) => readonly number[] };
 }
 
 /** One overlap a rule claims: another rule's findings (optionally only those with these targets). */

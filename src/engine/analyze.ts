@@ -34,7 +34,7 @@ export async function runEngine<T extends object>(
   finish: (engine: RuleEngine, inputs: readonly InputStats[]) => T,
 ): Promise<ReadResult & T> {
   const engine = RuleEngine.of(modules);
-  const readOptions: AnalyzeOptions = { ...options, ...engine.readerInterest() };
+  const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest() };
   const discovery = await discoverInputs(args);
   const ledger = startDecompressionLedger();
   const plan = await parallelPlanFor(discovery, modules, readOptions, ledger);

@@ -17,7 +17,6 @@ import {
   type SkippedRule,
 } from '../core/types.js';
 import type { AnyCollector, Collector } from './collector.js';
-import type { ParserOptions } from '../parsers/parser.js';
 import { ALL_RULES, InterestMask } from './interest-mask.js';
 
 export interface ConfiguredRule {
@@ -45,10 +44,6 @@ interface Reducer {
   id: string;
   inputs: readonly InputKind[];
   lineInterest: Partial<Record<InputKind, readonly string[]>> | undefined;
-  /** Judges proxy-log lines by their counts (RuleMeta.countedLines): how many sample lines a count must carry; null reads lines one by one. */
-  countedSamples: number | null;
-  /** With countedSamples: the uptimes no count may span. */
-  countedUptimeEdges: readonly number[];
   visitors: Partial<Record<RecordKind, Visit>>;
   createState(): unknown;
   merge(into: unknown, from: unknown): void;
@@ -58,25 +53,15 @@ const reducerOfRule = ({ rule, options }: ConfiguredRule): Reducer => ({
   id: rule.meta.id,
   inputs: rule.meta.inputs,
   lineInterest: rule.meta.lineInterest,
-  countedSamples: countedSamplesOf(rule, options),
-  countedUptimeEdges: rule.meta.countedLines?.uptimeEdges?.(options) ?? [],
   visitors: rule.visitors as Reducer['visitors'],
   createState: () => rule.createState(options),
   merge: (into, from) => rule.merge(into, from),
 });
 
-function countedSamplesOf(rule: AnyRule, options: object): number | null {
-  const counted = rule.meta.countedLines;
-  if (counted === undefined) return null;
-  return typeof counted.samples === 'number' ? counted.samples : counted.samples(options);
-}
-
 const reducerOfCollector = (c: AnyCollector): Reducer => ({
   id: c.id,
   inputs: c.inputs,
   lineInterest: c.lineInterest,
-  countedSamples: null,
-  countedUptimeEdges: [],
   visitors: c.visitors as Reducer['visitors'],
   createState: () => c.createState(),
   merge: (into, from) => c.merge(into, from),
@@ -88,8 +73,6 @@ export class RuleEngine {
   private states: unknown[];
   /** Per record kind, the reducers' visitors; `bit` is the reducer's bit in a proxy-log record's interest mask (0: every record). */
   private readonly dispatch = new Map<RecordKind, { index: number; visit: Visit; bit: number }[]>();
-  /** The proxy-log visitors of the reducers that judge counts: the only ones a counted record (`repeats`) reaches. */
-  private readonly countedDispatch: { index: number; visit: Visit; bit: number }[];
   private readonly failures = new Map<string, string>();
   private readonly proxyLogInterest: InterestMask;
 
@@ -114,7 +97,6 @@ export class RuleEngine {
     const proxyLogReaders = this.dispatch.get('proxy-log') ?? [];
     this.proxyLogInterest = new InterestMask(proxyLogReaders.map((t) => this.reducers[t.index]!.lineInterest?.['proxy-log'] ?? null));
     proxyLogReaders.forEach((t, i) => (t.bit = this.proxyLogInterest.bits[i]!));
-    this.countedDispatch = proxyLogReaders.filter((t) => this.reducers[t.index]!.countedSamples !== null);
   }
 
   static of(modules: EngineModules): RuleEngine {
@@ -140,27 +122,6 @@ export class RuleEngine {
     return interest;
   }
 
-  /**
-   * What the parsers are told of the rules (ParserOptions): `lineInterest()`, except that for proxy
-   * logs the substrings of rules that judge counts come apart from those of rules reading lines one
-   * by one, so lines only the former read can be counted instead of built, with as many sample lines
-   * per count as those rules keep.
-   */
-  readerInterest(): Pick<ParserOptions, 'interest' | 'countedInterest' | 'countedSamples' | 'countedUptimeEdges'> {
-    const interest = this.lineInterest();
-    if (interest['proxy-log'] === undefined) return { interest };
-    const readers = this.reducers.filter((r) => r.inputs.includes('proxy-log'));
-    const counting = readers.filter((r) => r.countedSamples !== null);
-    if (counting.length === 0) return { interest };
-    const literalsOf = (list: readonly Reducer[]) => [...new Set(list.flatMap((r) => r.lineInterest!['proxy-log']!))];
-    return {
-      interest: { ...interest, 'proxy-log': literalsOf(readers.filter((r) => r.countedSamples === null)) },
-      countedInterest: { 'proxy-log': literalsOf(counting) },
-      countedSamples: Math.max(...counting.map((r) => r.countedSamples!)),
-      countedUptimeEdges: [...new Set(counting.flatMap((r) => r.countedUptimeEdges))].sort((a, b) => a - b),
-    };
-  }
-
   /** Rules that threw, with their first error, to be carried over into another engine. */
   failedRules(): [string, string][] {
     return [...this.failures];
@@ -172,7 +133,7 @@ export class RuleEngine {
   }
 
   emit(record: LdRecord): void {
-    const targets = record.kind === 'proxy-log' && record.repeats !== undefined ? this.countedDispatch : this.dispatch.get(record.kind);
+    const targets = this.dispatch.get(record.kind);
     if (!targets) return;
     const mask = record.kind === 'proxy-log' ? this.proxyLogInterest.maskOf(record) : ALL_RULES;
     for (let i = 0; i < targets.length; i++) {

@@ -37,9 +37,6 @@ export async function analyzeInParallel(
   const parserOptions: ParserOptions = {};
   if (options.strict) parserOptions.strict = options.strict;
   if (options.interest) parserOptions.interest = options.interest;
-  if (options.countedInterest) parserOptions.countedInterest = options.countedInterest;
-  if (options.countedSamples !== undefined) parserOptions.countedSamples = options.countedSamples;
-  if (options.countedUptimeEdges) parserOptions.countedUptimeEdges = options.countedUptimeEdges;
   const modules = engine.modules();
   const post = (m: WorkerMessage) => {
     if (m.type === 'progress') progress?.bytes(m.bytes, m.lines);

@@ -60,8 +60,7 @@ export async function readEntry(
 
   const sink = {
     emit(record: LdRecord) {
-      // A counted record stands for its lines.
-      stats.records += record.kind === 'proxy-log' && record.repeats !== undefined ? record.repeats : 1;
+      stats.records++;
       callbacks.record(record);
     },
     unparsed(line: number, reason: string) {

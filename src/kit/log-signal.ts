@@ -6,7 +6,7 @@ import type { FindingDraft, ProxyLogRecord, SampleLine } from '../core/types.js'
 import { perBody } from '../util/body-memo.js';
 import { cappedBump, cappedCounts, earliest, latest, mergeCapped, type CappedCounts } from '../util/stats.js';
 import { addToBuckets, mergeBuckets, timeBuckets, type TimeBuckets } from '../util/timeline.js';
-import { keepSamplesOf } from '../core/evidence.js';
+import { keepSample } from '../core/evidence.js';
 import { stateCap } from '../core/state-cap.js';
 
 const SAMPLE_LINES = 3;
@@ -43,31 +43,20 @@ export function podOf(record: ProxyLogRecord): string {
   return record.pod ?? record.path;
 }
 
-/** Lines a record stands for: one, or a counted record's `repeats`. */
-export function linesOf(record: ProxyLogRecord): number {
-  return record.repeats ?? 1;
-}
-
-/** Counts the line (or a counted record's lines) towards the tally. */
 export function countLine(t: SignalTally, record: ProxyLogRecord): void {
-  const lines = linesOf(record);
-  t.count += lines;
-  cappedBump(t.pods, podOf(record), lines);
+  t.count++;
+  cappedBump(t.pods, podOf(record));
   if (record.time !== null) {
-    // A counted record's lines share one second, so one minute bucket.
-    addToBuckets(t.perMinute, record.time, lines);
+    addToBuckets(t.perMinute, record.time);
     t.firstTime = earliest(t.firstTime, record.time);
-    t.lastTime = latest(t.lastTime, record.lastTime ?? record.time);
+    t.lastTime = latest(t.lastTime, record.time);
   }
   if (record.uptime !== null) {
     t.firstUptime = earliest(t.firstUptime, record.uptime);
-    t.lastUptime = latest(t.lastUptime, record.lastUptime ?? record.uptime);
+    t.lastUptime = latest(t.lastUptime, record.uptime);
   }
-  keepSamplesOf(t.samples, SAMPLE_LINES, record);
+  keepSample(t.samples, SAMPLE_LINES, record.path, record.line, record.raw);
 }
-
-/** The most sample lines a SignalTally keeps: what a rule counting into tallies declares in `countedLines`. */
-export const TALLY_SAMPLE_LINES = SAMPLE_LINES;
 
 export function mergeTally(into: SignalTally, from: SignalTally): void {
   into.count += from.count;

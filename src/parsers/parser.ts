@@ -39,21 +39,10 @@ export interface ParserOptions {
   strict?: boolean;
   /**
    * Per input kind, substrings of which a line must contain one for any rule to read its record
-   * (from RuleEngine.readerInterest()). A parser may then count other lines without building their
+   * (from RuleEngine.lineInterest()). A parser may then count other lines without building their
    * records. Only analyze sets it: `parse` prints every record.
    */
   interest?: Partial<Record<InputKind, readonly string[]>>;
-  /**
-   * Substrings of the rules that judge lines by their counts (`RuleMeta.countedLines`); with it,
-   * `interest` holds only the substrings of rules that read lines one by one. A parser may then
-   * count lines that hold only these, per body and source and second, and build one record per
-   * count (`ProxyLogRecord.repeats`). Only proxy logs are counted so far.
-   */
-  countedInterest?: Partial<Record<InputKind, readonly string[]>>;
-  /** The most further lines a counted record carries as samples (what the counting rules keep). */
-  countedSamples?: number;
-  /** Proxy uptimes (seconds) the counting rules compare lines with: no count spans one. */
-  countedUptimeEdges?: readonly number[];
 }
 
 export type ParserFactory = (input: InputInfo, sink: ParserSink, options: ParserOptions) => LineParser;

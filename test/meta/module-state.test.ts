@@ -51,7 +51,7 @@ const PENDING_RUN_CONTEXT: Record<string, string> = {
   'src/parsers/proxy-log-body.ts:nextBypass': 'the body cache bypass',
   'src/parsers/proxy-log-body.ts:fieldKeyEnd': "keyAt()'s second return value",
   'src/parsers/proxy-log-payload.ts:uptimeEnd': "readUptime()'s second return value",
-  'src/parsers/proxy-log-templates.ts:tables': 'the body tables (what rules want of each body), per set of rules',
+  'src/parsers/proxy-log.ts:interestRegexes': 'the interest regexes, per set of rules',
   'src/util/body-memo.ts:derivations': 'the perBody() derivation numbers (code, not input)',
   'src/kit/metric-proxy.ts:lastPath': 'one-entry memo of the last proxy key',
   'src/kit/metric-proxy.ts:lastSection': 'one-entry memo of the last proxy key',

@@ -63,7 +63,7 @@ describe('known-signature on a 40 MB bundle', () => {
       const result = await readEntry(
         { path, stream: Readable.from([content]), size: content.length },
         { record: (r) => engine.emit(r) },
-        engine.readerInterest(),
+        { interest: engine.lineInterest() },
         'proxy-log',
       );
       assert.equal(result.error, undefined);

@@ -20,44 +20,22 @@ export interface RuleRun {
 }
 
 export async function runRule(rule: AnyRule, inputs: TestInput[], options: object = {}): Promise<RuleRun> {
-  const run = await runOnce(rule, inputs, options, 'every-line');
+  const run = await runOnce(rule, inputs, options, false);
   // analyze skims the lines no rule declared interest in; with only this rule's interest (the
   // narrowest a real run can have) the findings must not change, or lineInterest hides lines the
   // rule reads.
   if (rule.meta.lineInterest) {
-    const skimmed = await runOnce(rule, inputs, options, 'counted');
+    const skimmed = await runOnce(rule, inputs, options, true);
     if (JSON.stringify(skimmed.findings) !== JSON.stringify(run.findings)) {
       throw new Error(`${rule.meta.id}: findings differ when lines outside its lineInterest are skimmed; lineInterest misses lines the rule reads`);
-    }
-  }
-  // A rule judging counts must find the same from counts as from the lines they stand for: every
-  // line of the case three times over gives each body counts of several lines.
-  if (rule.meta.countedLines) {
-    const repeated = inputs.map((input) => ({ ...input, content: typeof input.content === 'string' ? thrice(input.content) : input.content }));
-    const byLine = await runOnce(rule, repeated, options, 'skimmed');
-    const byCount = await runOnce(rule, repeated, options, 'counted');
-    if (JSON.stringify(byCount.findings) !== JSON.stringify(byLine.findings)) {
-      throw new Error(
-        `${rule.meta.id}: findings differ when its lines are counted; the rule must not declare countedLines, or must weigh each record by its repeats`,
-      );
     }
   }
   return run;
 }
 
-function thrice(content: string): string {
-  return content
-    .split('\n')
-    .flatMap((line) => (line === '' ? [line] : [line, line, line]))
-    .join('\n');
-}
-
-/** every-line: no skimming; skimmed: lines no rule reads are skimmed; counted: and lines only counting rules read are counted. */
-type ReadMode = 'every-line' | 'skimmed' | 'counted';
-
-async function runOnce(rule: AnyRule, inputs: TestInput[], options: object, mode: ReadMode): Promise<RuleRun> {
+async function runOnce(rule: AnyRule, inputs: TestInput[], options: object, skim: boolean): Promise<RuleRun> {
   const engine = new RuleEngine([{ rule, options: { ...rule.meta.defaultOptions, ...options } }]);
-  const parserOptions = mode === 'counted' ? engine.readerInterest() : mode === 'skimmed' ? { interest: engine.lineInterest() } : {};
+  const parserOptions = skim ? { interest: engine.lineInterest() } : {};
   const stats: InputStats[] = [];
   for (const input of inputs) {
     const stream = Readable.from([typeof input.content === 'string' ? Buffer.from(input.content) : input.content]);

@@ -11,18 +11,7 @@
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
-import {
-  TALLY_SAMPLE_LINES,
-  bodyText,
-  countLine,
-  linesOf,
-  locationsOf,
-  mergeTally,
-  plural,
-  signalTally,
-  windowEvidence,
-  type SignalTally,
-} from '../../kit/log-signal.js';
+import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
 import { bump, cappedBump, cappedCounts, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { AUTHZ_DENIED } from './patterns.js';
@@ -103,8 +92,6 @@ export default defineRule<AuthorizationDeniedOptions, State>({
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
     lineInterest: { 'proxy-log': ['unauthorized', 'Request denied', 'Connection denied'] },
-    // Denials are counted per server, client, identity, route and port: counts will do.
-    countedLines: { samples: TALLY_SAMPLE_LINES },
     defaultOptions: { minDenials: 1, probeShare: 0.5 },
     optionSchema: {
       minDenials: {
@@ -145,15 +132,14 @@ export default defineRule<AuthorizationDeniedOptions, State>({
         state.servers.set(key, s);
       }
       countLine(s.tally, record);
-      const lines = linesOf(record);
-      if (d.health || (d.clientIp !== null && LINK_LOCAL.test(d.clientIp))) s.probeLike += lines;
+      if (d.health || (d.clientIp !== null && LINK_LOCAL.test(d.clientIp))) s.probeLike++;
       if (d.identity) {
-        s.meshed += lines;
-        cappedBump(s.identities, d.identity, lines);
+        s.meshed++;
+        cappedBump(s.identities, d.identity);
       }
-      if (d.clientIp) cappedBump(s.clients, d.clientIp, lines);
-      if (d.route) bump(s.routes, d.route, lines);
-      if (d.port) bump(s.ports, d.port, lines);
+      if (d.clientIp) cappedBump(s.clients, d.clientIp);
+      if (d.route) bump(s.routes, d.route);
+      if (d.port) bump(s.ports, d.port);
     },
   },
 

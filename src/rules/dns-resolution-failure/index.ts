@@ -13,10 +13,8 @@ import { componentFromName, controlPlaneLocation, type ControllerComponent } fro
 import { perBody } from '../../util/body-memo.js';
 import {
   bodyText,
-  TALLY_SAMPLE_LINES,
   countLine,
   durationOf,
-  linesOf,
   locationsOf,
   mergeTally,
   plural,
@@ -113,8 +111,6 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     defaultSeverity: 'error',
     inputs: ['proxy-log'],
     lineInterest: { 'proxy-log': ['Failed to resolve control-plane', 'no record found', 'DNS refinement', 'failed to refine'] },
-    // Failures are counted per name, component, error and pod; no count spans the start-up grace.
-    countedLines: { samples: TALLY_SAMPLE_LINES, uptimeEdges: (options: DnsResolutionFailureOptions) => [options.startupGraceSeconds] },
     defaultOptions: { minControlPlaneFailures: 3, minPods: 3, startupGraceSeconds: 10, minRefineTimeouts: 5 },
     optionSchema: {
       minControlPlaneFailures: {
@@ -162,13 +158,12 @@ export default defineRule<DnsResolutionFailureOptions, State>({
         state.controlPlane.set(signal.component, c);
       }
       if (c.names.size < 10) c.names.add(signal.name);
-      const lines = linesOf(record);
       if (record.uptime !== null && record.uptime < state.options.startupGraceSeconds) {
-        c.duringStartup += lines;
+        c.duringStartup++;
         return;
       }
       if (!c.errors.has(signal.error)) keepTop(c.errors, MAX_ERRORS, (n) => n);
-      c.errors.set(signal.error, (c.errors.get(signal.error) ?? 0) + lines);
+      c.errors.set(signal.error, (c.errors.get(signal.error) ?? 0) + 1);
       const pod = podOf(record);
       let t = c.pods.get(pod);
       if (!t) {

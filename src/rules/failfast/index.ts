@@ -19,14 +19,12 @@ import { perBody } from '../../util/body-memo.js';
 import {
   bodyText,
   countLine,
-  linesOf,
   durationOf,
   locationsOf,
   mergeTally,
   plural,
   podOf,
   signalTally,
-  TALLY_SAMPLE_LINES,
   windowEvidence,
   type SignalTally,
 } from '../../kit/log-signal.js';
@@ -191,8 +189,6 @@ export default defineRule<FailfastOptions, State>({
     lineInterest: {
       'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='],
     },
-    // Episodes and refusals are counted per service and proxy, with their extent in time: counts will do.
-    countedLines: { samples: TALLY_SAMPLE_LINES },
     defaultOptions: { minEpisodes: 2, minRefusedRequests: 10, sustainSeconds: 30, errorMinPods: 3 },
     optionSchema: {
       minEpisodes: {
@@ -217,9 +213,8 @@ export default defineRule<FailfastOptions, State>({
       const signal = signalOf(record);
       if (!signal) return;
       const pod = podOf(record);
-      const lines = linesOf(record);
       if (signal.kind === 'controller') {
-        bump(state.controllerTrouble, pod, lines);
+        bump(state.controllerTrouble, pod);
         return;
       }
       // A service known only by a bare address or port is not known to be the same service in two
@@ -228,7 +223,7 @@ export default defineRule<FailfastOptions, State>({
       let s = state.services.get(key);
       if (!s) {
         if (state.services.size >= MAX_SERVICES) {
-          state.untracked += lines;
+          state.untracked++;
           return;
         }
         s = {
@@ -247,21 +242,21 @@ export default defineRule<FailfastOptions, State>({
         state.services.set(key, s);
       }
       if (signal.kind === 'no-endpoints') {
-        s.noEndpoints += lines;
+        s.noEndpoints++;
         return;
       }
       if (signal.kind === 'exit') {
-        s.exits += lines;
+        s.exits++;
         if (signal.elapsed !== null) s.longestSeconds = latest(s.longestSeconds, signal.elapsed);
         return;
       }
-      countPod(s, pod, lines);
-      if (record.namespace) bump(s.namespaces, record.namespace, lines);
+      countPod(s, pod, 1);
+      if (record.namespace) bump(s.namespaces, record.namespace);
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
-        cappedBump(s.episodesByPod, pod, lines);
+        cappedBump(s.episodesByPod, pod);
       } else {
-        if (signal.kind === 'shed') s.shed += lines;
+        if (signal.kind === 'shed') s.shed++;
         countLine(s.refused, record);
       }
     },

@@ -7,7 +7,7 @@ import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from 
 import { perBody } from '../../util/body-memo.js';
 import { keepTop, mergeKeyed } from '../../util/stats.js';
 import { EMFILE } from './patterns.js';
-import { keepSamplesOf } from '../../core/evidence.js';
+import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 
 export interface FdExhaustionOptions {
@@ -61,8 +61,6 @@ export default defineRule<FdExhaustionOptions, State>({
     inputs: ['prometheus', 'proxy-log'],
     // Proxy-log lines matter only when they carry the EMFILE error.
     lineInterest: { 'proxy-log': ['Too many open files', 'os error 24'] },
-    // EMFILE lines are only counted and sampled per proxy.
-    countedLines: { samples: SAMPLE_LINES },
     defaultOptions: { ratio: 0.8, errorRatio: 0.95 },
     optionSchema: {
       ratio: { type: 'number', minimum: 0, maximum: 1, description: 'process_open_fds / process_max_fds from which the rule warns.' },
@@ -82,8 +80,8 @@ export default defineRule<FdExhaustionOptions, State>({
     'proxy-log'(state, record) {
       if (!mentionsEmfile(record)) return;
       const p = proxyFor(state, podKeyOf(record), record);
-      p.emfileLines += record.repeats ?? 1;
-      keepSamplesOf(p.samples, SAMPLE_LINES, record);
+      p.emfileLines++;
+      keepSample(p.samples, SAMPLE_LINES, record.path, record.line, record.raw);
     },
   },
 

@@ -13,10 +13,8 @@ import { perBody } from '../../util/body-memo.js';
 import { podKeyOf } from '../../kit/metric-proxy.js';
 import {
   bodyText,
-  TALLY_SAMPLE_LINES,
   countLine,
   durationOf,
-  linesOf,
   locationsOf,
   mergeTally,
   plural,
@@ -121,8 +119,6 @@ export default defineRule<IdentityFailureOptions, State>({
     ],
     inputs: ['proxy-log', 'prometheus'],
     lineInterest: { 'proxy-log': ['certify identity', 'obtain identity', 'invalid cer', 'UnknownIssuer', 'Sending fatal alert', 'Waiting for identity'] },
-    // Failures are counted per pod and kind, the longest wait as the latest uptime; no count spans the start-up grace.
-    countedLines: { samples: TALLY_SAMPLE_LINES, uptimeEdges: (options: IdentityFailureOptions) => [options.startupGraceSeconds] },
     defaultOptions: {
       minCertifyFailures: 3,
       minTrustAnchorFailures: 2,
@@ -182,18 +178,17 @@ export default defineRule<IdentityFailureOptions, State>({
         state.untracked += keepTop(state.pods, MAX_PODS, failureLines);
         state.pods.set(key, p);
       }
-      const lines = linesOf(record);
       if (kind === 'access-denied' || kind === 'bad-certificate') {
         if (record.uptime !== null && record.uptime < state.options.startupGraceSeconds) {
-          p.tlsAlertsDuringStartup += lines;
+          p.tlsAlertsDuringStartup++;
           return;
         }
-        if (kind === 'access-denied') p.accessDenied += lines;
-        else p.badCertificate += lines;
+        if (kind === 'access-denied') p.accessDenied++;
+        else p.badCertificate++;
         countLine((p.kinds['tls-alert'] ??= signalTally()), record);
         return;
       }
-      if (kind === 'not-ready' && record.uptime !== null) p.maxWaitUptime = latest(p.maxWaitUptime, record.lastUptime ?? record.uptime);
+      if (kind === 'not-ready' && record.uptime !== null) p.maxWaitUptime = latest(p.maxWaitUptime, record.uptime);
       countLine((p.kinds[kind] ??= signalTally()), record);
     },
     'metric-sample'(state, record) {

@@ -21,7 +21,7 @@ import {
   type CappedSet,
   type ProxyIdentity,
 } from '../../kit/metric-proxy.js';
-import { keepSamplesOf } from '../../core/evidence.js';
+import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 
 export interface IngressBypassOptions {
@@ -95,8 +95,6 @@ export default defineRule<IngressBypassOptions, State>({
     // syntax (a name followed by its fields or the next span), not as words: "service unavailable"
     // in error text would pull most failed-request lines of a busy proxy into the full parse.
     lineInterest: { 'proxy-log': ['forward{', 'service{', 'balance{', 'ingress{', 'forward:', 'service:', 'balance:', 'ingress:'] },
-    // Routing lines are only counted (per proxy, per kind of span) and sampled: counts will do.
-    countedLines: { samples: SAMPLE_LINES },
     defaultOptions: { minEndpoints: 5, minNoServiceRatio: 0.8 },
     optionSchema: {
       minEndpoints: {
@@ -158,13 +156,12 @@ export default defineRule<IngressBypassOptions, State>({
       const { orig, forwarded, balanced, ingressSpan } = routingOf(record);
       if (!forwarded && !balanced && !ingressSpan) return;
       const p = proxyFor(state, record);
-      const lines = record.repeats ?? 1;
-      if (ingressSpan) p.ingressSpanLines += lines;
-      if (balanced) p.balancedLines += lines;
+      if (ingressSpan) p.ingressSpanLines++;
+      if (balanced) p.balancedLines++;
       if (forwarded && orig) {
-        p.forwardLines += lines;
+        p.forwardLines++;
         cappedAdd(p.forwardAddrs, orig);
-        keepSamplesOf(p.samples, SAMPLE_LINES, record);
+        keepSample(p.samples, SAMPLE_LINES, record.path, record.line, record.raw);
       }
     },
   },

@@ -13,7 +13,7 @@ import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 import { renderSignaturePage } from './docs.js';
 import { compileSignaturePatternOnFirstUse, type LinearPattern } from './matcher.js';
-import { keepSample, keepSamplesOf } from '../../core/evidence.js';
+import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
@@ -46,7 +46,6 @@ function compile(entry: KnownSignature): CompiledSignature {
 }
 
 const PROXY_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('proxy-log')).map(compile);
-const UPTIME_GATES = [...new Set(PROXY_SIGNATURES.flatMap((s) => (s.maxUptimeSeconds === null ? [] : [s.maxUptimeSeconds])))];
 const COREDNS_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('coredns-message')).map(compile);
 const QUERY_SIGNATURES = SIGNATURES.filter((s) => s.match.records.includes('coredns-query')).map(compile);
 
@@ -200,22 +199,17 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
     t = { id: signature.id, lines: 0, firstTime: null, lastTime: null, samples: [], pods: new Map(), uncountedPodLines: 0 };
     state.tallies.set(signature.id, t);
   }
-  // A counted proxy-log record stands for `repeats` lines of one second (see RuleMeta.countedLines).
-  const counted = record.kind === 'proxy-log' && record.repeats !== undefined ? record : null;
-  const lines = counted?.repeats ?? 1;
-  t.lines += lines;
+  t.lines++;
   if (record.time !== null) {
-    const last = counted?.lastTime ?? record.time;
     if (t.firstTime === null || record.time < t.firstTime) t.firstTime = record.time;
-    if (t.lastTime === null || last > t.lastTime) t.lastTime = last;
+    if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
-  if (counted) keepSamplesOf(t.samples, state.sampleCap, counted);
-  else keepSample(t.samples, state.sampleCap, record.path, record.line, text);
+  keepSample(t.samples, state.sampleCap, record.path, record.line, text);
   const key = sourceKey(state, record);
   const pod = t.pods.get(key);
-  if (pod) pod.lines += lines;
-  else if (t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(key, { pod: record.pod ?? null, namespace: record.namespace ?? null, path: record.path, lines });
-  else t.uncountedPodLines += lines;
+  if (pod) pod.lines++;
+  else if (t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(key, { pod: record.pod ?? null, namespace: record.namespace ?? null, path: record.path, lines: 1 });
+  else t.uncountedPodLines++;
 }
 
 /** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
@@ -258,9 +252,6 @@ export default defineRule<KnownSignatureOptions, State>({
       'proxy-log': interestOf(PROXY_SIGNATURES),
       'coredns-log': interestOf([...COREDNS_SIGNATURES, ...QUERY_SIGNATURES]),
     },
-    // A signature is one line's: its tallies are counts, first and last times and the earliest samples.
-    // No count spans a signature's uptime gate (`maxUptimeSeconds`), so the gate holds for all of a count.
-    countedLines: { samples: (options: KnownSignatureOptions) => options.samples, uptimeEdges: () => UPTIME_GATES },
     defaultOptions: { topPods: 10, samples: 3 },
     optionSchema: {
       topPods: { type: 'integer', minimum: 1, maximum: 1000, description: 'Pods listed per signature, most lines first.' },

@@ -16,17 +16,7 @@
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
-import {
-  TALLY_SAMPLE_LINES,
-  bodyText,
-  countLine,
-  locationsOf,
-  mergeTally,
-  plural,
-  signalTally,
-  windowEvidence,
-  type SignalTally,
-} from '../../kit/log-signal.js';
+import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
 import { cappedSet, cappedAdd, mergeCappedSet, type CappedSet } from '../../kit/metric-proxy.js';
 import { mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
@@ -127,8 +117,6 @@ export default defineRule<ProtocolDetectionTimeoutOptions, State>({
     defaultSeverity: 'warning',
     inputs: ['proxy-log'],
     lineInterest: { 'proxy-log': ['rotocol detection', 'Continuing after timeout', 'due to policy'] },
-    // Timeouts are counted per port, with the addresses seen: counts will do.
-    countedLines: { samples: TALLY_SAMPLE_LINES },
     defaultOptions: { minTimeouts: 3, minTimeoutsKnownPort: 1 },
     optionSchema: {
       minTimeouts: { type: 'integer', minimum: 1, description: 'Detection timeouts on one port that fire the rule (one can be an idle client connection).' },
