@@ -3,6 +3,7 @@
 
 import type { LogSpan } from '../core/types.js';
 import { forgetDerivations, shareFields } from '../util/body-memo.js';
+import { HitRateGate } from '../util/hit-rate-gate.js';
 import { ownedByRun, ownedByTask } from '../util/run-caches.js';
 import type { Parsed } from './proxy-log-parsed.js';
 
@@ -48,7 +49,7 @@ function bodyHash(s: string, from: number): number {
  * Bodies that never repeat (an address bomb: every line a new endpoint) make the cache pure cost:
  * each entry outlives a young-generation collection, is promoted, and dies in the old generation
  * (the 2M-address stress case went from 5 s and 222 MB to 13 s and 468 MB). So the hit rate is
- * checked every BODY_CACHE_WINDOW lookups, and below a quarter the cache is bypassed for a while
+ * checked every 512 lookups (a HitRateGate), and below a quarter the cache is bypassed for a while
  * before it is tried again. The window is short because each probe leaves its entries behind as
  * old-generation garbage: with 4096-lookup probes the same case still peaked at 400 MB, with 512
  * at 237 MB. The bypass starts short and doubles with every failed probe, up to 65,536 bodies:
@@ -56,22 +57,14 @@ function bodyHash(s: string, from: number): number {
  * fixed 65,536 then sent the next 10 % of a 256 MiB storm range past the cache and past every
  * rule's per-body memo. A storm hits 99 % once warm.
  */
-const BODY_CACHE_WINDOW = 512;
-const BODY_CACHE_FIRST_BYPASS = 512;
-const BODY_CACHE_LONGEST_BYPASS = 65_536;
-let lookups = 0;
-let hits = 0;
-let bypassLeft = 0;
-let nextBypass = BODY_CACHE_FIRST_BYPASS;
+const BODY_CACHE_GATE = { window: 512, firstPause: 512, longestPause: 65_536, minShare: 0.25 };
+let cacheGate = new HitRateGate(BODY_CACHE_GATE);
 
 ownedByRun(() => {
   currentBodies = new Map();
   previousBodies = new Map();
   seenOnce = new Set();
-  lookups = 0;
-  hits = 0;
-  bypassLeft = 0;
-  nextBypass = BODY_CACHE_FIRST_BYPASS;
+  cacheGate = new HitRateGate(BODY_CACHE_GATE);
 });
 ownedByTask(() => {
   for (const body of currentBodies.values()) if (body !== null) forgetDerivations(body.fields);
@@ -79,28 +72,15 @@ ownedByTask(() => {
 });
 
 export function parsedBody(content: string, pos: number): Body | null {
-  if (bypassLeft > 0) {
-    bypassLeft--;
-    return parseSpansTargetMessage(content, pos);
-  }
-  if (content.length - pos > BODY_CACHE_MAX_LENGTH) return parseSpansTargetMessage(content, pos);
-  if (++lookups === BODY_CACHE_WINDOW) {
-    if (hits * 4 < BODY_CACHE_WINDOW) {
-      bypassLeft = nextBypass;
-      nextBypass = Math.min(nextBypass * 2, BODY_CACHE_LONGEST_BYPASS);
-    } else {
-      nextBypass = BODY_CACHE_FIRST_BYPASS;
-    }
-    lookups = 0;
-    hits = 0;
-  }
+  if (!cacheGate.open() || content.length - pos > BODY_CACHE_MAX_LENGTH) return parseSpansTargetMessage(content, pos);
   const key = content.slice(pos);
   let body = currentBodies.get(key);
   if (body !== undefined) {
-    hits++;
+    cacheGate.tried(true);
     return body;
   }
   body = previousBodies.get(key);
+  cacheGate.tried(body !== undefined);
   if (body === undefined) {
     const hash = bodyHash(content, pos);
     if (!seenOnce.delete(hash)) {
@@ -109,7 +89,7 @@ export function parsedBody(content: string, pos: number): Body | null {
       return parseSpansTargetMessage(content, pos);
     }
     body = freezeBody(parseSpansTargetMessage(content, pos));
-  } else hits++;
+  }
   if (currentBodies.size >= BODY_CACHE_ENTRIES) {
     previousBodies = currentBodies;
     currentBodies = new Map();
