@@ -3,49 +3,48 @@
 
 import type { FindingSubject, MetricSampleRecord, ProxyLogRecord } from '../core/types.js';
 import { workloadOfPod } from '../util/path-meta.js';
-import { ownedByRun } from '../util/run-caches.js';
 import { detach } from '../util/stats.js';
 
-/** Key of the proxy that exposed a sample: file plus POD section. */
-export function proxyKeyOf(record: MetricSampleRecord): string {
-  // A section's samples come in one run: build (and hash) its key once per run, not per sample.
-  if (record.path !== lastPath || record.section !== lastSection) {
-    lastPath = record.path;
-    lastSection = record.section;
-    lastProxyKey = `${record.path}\u0000${record.section ?? ''}`;
-  }
-  return lastProxyKey;
+/**
+ * The last proxy and pod keys built, kept in the rule's state (the run's own, not this module's):
+ * records come in long runs from one proxy or pod, so a key is built (and hashed) once per run,
+ * not per record. Plain data, so a state holding it still crosses threads.
+ */
+export interface KeyMemo {
+  path: string;
+  section: string | null;
+  proxyKey: string;
+  pod: string;
+  podKey: string;
 }
 
-let lastPath = '';
-let lastSection: string | null = null;
-let lastProxyKey = '\u0000';
+export function keyMemo(): KeyMemo {
+  return { path: '', section: null, proxyKey: '\u0000', pod: '', podKey: '' };
+}
+
+/** Key of the proxy that exposed a sample: file plus POD section. */
+export function proxyKeyOf(record: MetricSampleRecord, memo: KeyMemo): string {
+  if (record.path !== memo.path || record.section !== memo.section) {
+    memo.path = record.path;
+    memo.section = record.section;
+    memo.proxyKey = `${record.path}\u0000${record.section ?? ''}`;
+  }
+  return memo.proxyKey;
+}
 
 /**
  * Key shared by a pod's metrics and its logs, so both signals land on one proxy when the pod is
  * known. The pod name alone: generated names are unique in practice, and a dump's POD header
  * names the pod without its namespace while a log path may carry one.
  */
-export function podKeyOf(record: MetricSampleRecord | ProxyLogRecord): string {
-  if (!record.pod) return record.kind === 'metric-sample' ? proxyKeyOf(record) : record.path;
-  // Records come in long runs from one pod: build (and hash) its key once per run, not per record.
-  if (record.pod !== lastPod) {
-    lastPod = record.pod;
-    lastPodKey = `pod:${record.pod}`;
+export function podKeyOf(record: MetricSampleRecord | ProxyLogRecord, memo: KeyMemo): string {
+  if (!record.pod) return record.kind === 'metric-sample' ? proxyKeyOf(record, memo) : record.path;
+  if (record.pod !== memo.pod) {
+    memo.pod = record.pod;
+    memo.podKey = `pod:${record.pod}`;
   }
-  return lastPodKey;
+  return memo.podKey;
 }
-
-let lastPod = '';
-let lastPodKey = '';
-
-ownedByRun(() => {
-  lastPath = '';
-  lastSection = null;
-  lastProxyKey = '\u0000';
-  lastPod = '';
-  lastPodKey = '';
-});
 
 export interface ProxyIdentity {
   path: string;

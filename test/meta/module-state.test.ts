@@ -50,11 +50,6 @@ const PENDING_RUN_CONTEXT: Record<string, string> = {
   'src/parsers/proxy-log-payload.ts:uptimeEnd': "readUptime()'s second return value",
   'src/parsers/proxy-log.ts:interestRegexes': 'the interest regexes, per set of rules',
   'src/util/body-memo.ts:derivations': 'the perBody() derivation numbers (code, not input)',
-  'src/kit/metric-proxy.ts:lastPath': 'one-entry memo of the last proxy key',
-  'src/kit/metric-proxy.ts:lastSection': 'one-entry memo of the last proxy key',
-  'src/kit/metric-proxy.ts:lastProxyKey': 'one-entry memo of the last proxy key',
-  'src/kit/metric-proxy.ts:lastPod': 'one-entry memo of the last pod key',
-  'src/kit/metric-proxy.ts:lastPodKey': 'one-entry memo of the last pod key',
   'src/util/run-caches.ts:runClears': 'the register of run-owned caches',
   'src/util/run-caches.ts:taskClears': 'the register of task-owned caches',
 };

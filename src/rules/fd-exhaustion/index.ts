@@ -3,7 +3,7 @@
 // `Too many open files (os error 24)`. process_max_fds reports 0 when the limit is unlimited.
 
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
-import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../kit/metric-proxy.js';
+import { identityOf, podKeyOf, proxyLabel, subjectOf, type ProxyIdentity, keyMemo, type KeyMemo } from '../../kit/metric-proxy.js';
 import { perBody } from '../../util/body-memo.js';
 import { keepTop, mergeKeyed } from '../../util/stats.js';
 import { EMFILE } from './patterns.js';
@@ -34,6 +34,8 @@ interface ProxyFds {
 }
 
 interface State {
+  /** The last proxy or pod key built (kit/metric-proxy.ts), for runs of records from one proxy. */
+  keys: KeyMemo;
   proxies: Map<string, ProxyFds>;
   ratio: number;
   /** Size at which the next sweep runs (doubles when a sweep frees little, so sweeping stays linear). */
@@ -68,18 +70,18 @@ export default defineRule<FdExhaustionOptions, State>({
     },
   },
 
-  createState: (options) => ({ proxies: new Map(), ratio: options.ratio, sweepAt: MAX_TRACKED_PROXIES, untracked: 0 }),
+  createState: (options) => ({ proxies: new Map(), ratio: options.ratio, sweepAt: MAX_TRACKED_PROXIES, untracked: 0, keys: keyMemo() }),
 
   visitors: {
     'metric-sample'(state, record) {
       if (record.name !== 'process_open_fds' && record.name !== 'process_max_fds') return;
-      const p = proxyFor(state, podKeyOf(record), record);
+      const p = proxyFor(state, podKeyOf(record, state.keys), record);
       if (record.name === 'process_open_fds') p.open = Math.max(p.open ?? 0, record.value);
       else p.max = record.value;
     },
     'proxy-log'(state, record) {
       if (!mentionsEmfile(record)) return;
-      const p = proxyFor(state, podKeyOf(record), record);
+      const p = proxyFor(state, podKeyOf(record, state.keys), record);
       p.emfileLines++;
       keepSample(p.samples, SAMPLE_LINES, record.path, record.line, record.raw);
     },

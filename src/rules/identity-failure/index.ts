@@ -10,7 +10,7 @@
 
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
-import { podKeyOf } from '../../kit/metric-proxy.js';
+import { podKeyOf, keyMemo, type KeyMemo } from '../../kit/metric-proxy.js';
 import {
   bodyText,
   countLine,
@@ -60,6 +60,8 @@ interface ProxyCert {
 }
 
 interface State {
+  /** The last proxy or pod key built (kit/metric-proxy.ts), for runs of records from one proxy. */
+  keys: KeyMemo;
   options: IdentityFailureOptions;
   pods: Map<string, PodSignals>;
   /** Pods and certificates dropped by MAX_PODS (the fewest failure lines, the latest expiry first). */
@@ -165,7 +167,7 @@ export default defineRule<IdentityFailureOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, pods: new Map(), certs: new Map(), untracked: 0, dumpTime: null }),
+  createState: (options) => ({ options, pods: new Map(), certs: new Map(), untracked: 0, dumpTime: null, keys: keyMemo() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -194,7 +196,7 @@ export default defineRule<IdentityFailureOptions, State>({
     'metric-sample'(state, record) {
       if (record.name !== CERT_EXPIRY_METRIC) return;
       if (record.timestamp !== null) state.dumpTime = latest(state.dumpTime, toSeconds(record.timestamp));
-      const key = podKeyOf(record);
+      const key = podKeyOf(record, state.keys);
       let c = state.certs.get(key);
       if (!c) {
         c = { pod: record.pod ?? record.section ?? record.path, namespace: record.namespace ?? null, path: record.path, line: record.line, expiry: null };

@@ -20,6 +20,8 @@ import {
   subjectOf,
   type CappedSet,
   type ProxyIdentity,
+  keyMemo,
+  type KeyMemo,
 } from '../../kit/metric-proxy.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -66,6 +68,8 @@ interface ProxyState {
 }
 
 interface State {
+  /** The last proxy or pod key built (kit/metric-proxy.ts), for runs of records from one proxy. */
+  keys: KeyMemo;
   proxies: Map<string, ProxyState>;
   minEndpoints: number;
   /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
@@ -117,6 +121,7 @@ export default defineRule<IngressBypassOptions, State>({
     untrackedProxies: 0,
     lastFamily: NO_FAMILY,
     lastDestination: NO_DESTINATION,
+    keys: keyMemo(),
   }),
 
   visitors: {
@@ -263,7 +268,7 @@ function dropUntracked(state: State, keep: string | null): void {
 }
 
 function proxyFor(state: State, record: MetricSampleRecord | ProxyLogRecord): ProxyState {
-  const key = podKeyOf(record);
+  const key = podKeyOf(record, state.keys);
   let p = state.proxies.get(key);
   if (!p) {
     if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);

@@ -7,7 +7,7 @@
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, compact, detach, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
-import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../kit/metric-proxy.js';
+import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity, keyMemo, type KeyMemo } from '../../kit/metric-proxy.js';
 import { stateCap } from '../../core/state-cap.js';
 
 export interface MetricCardinalityOptions {
@@ -89,6 +89,8 @@ interface ProxyCard {
 }
 
 interface State {
+  /** The last proxy or pod key built (kit/metric-proxy.ts), for runs of records from one proxy. */
+  keys: KeyMemo;
   options: MetricCardinalityOptions;
   proxies: Map<string, ProxyCard>;
   /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
@@ -118,7 +120,7 @@ export default defineRule<MetricCardinalityOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0, lastKey: null, lastCard: null }),
+  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0, lastKey: null, lastCard: null, keys: keyMemo() }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -309,7 +311,7 @@ function dropUntracked(state: State, keep: string | null): void {
 }
 
 function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
-  const key = proxyKeyOf(record);
+  const key = proxyKeyOf(record, state.keys);
   // proxyKeyOf returns one string per run of samples of a proxy, so this compares references.
   if (key === state.lastKey && state.lastCard !== null) return state.lastCard;
   let card = state.proxies.get(key);

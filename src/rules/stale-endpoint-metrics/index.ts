@@ -12,7 +12,7 @@
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
 import { cappedBump, type CappedCounts, cappedCounts, detach, keepTop, mergeCapped, mergeKeyed } from '../../util/stats.js';
-import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity } from '../../kit/metric-proxy.js';
+import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity, keyMemo, type KeyMemo } from '../../kit/metric-proxy.js';
 import { stateCap } from '../../core/state-cap.js';
 
 export interface StaleEndpointOptions {
@@ -90,6 +90,8 @@ interface LastSample {
 }
 
 interface State {
+  /** The last proxy or pod key built (kit/metric-proxy.ts), for runs of records from one proxy. */
+  keys: KeyMemo;
   proxies: Map<string, ProxyState>;
   /** Proxies dropped by MAX_PROXIES (those holding the fewest endpoint series first). */
   untrackedProxies: number;
@@ -134,7 +136,7 @@ export default defineRule<StaleEndpointOptions, State>({
     },
   },
 
-  createState: () => ({ proxies: new Map(), untrackedProxies: 0, last: null, lastOwner: NO_OWNER }),
+  createState: () => ({ proxies: new Map(), untrackedProxies: 0, last: null, lastOwner: NO_OWNER, keys: keyMemo() }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -143,7 +145,7 @@ export default defineRule<StaleEndpointOptions, State>({
       if (record.duplicate || pod === undefined) return;
       const ownerLabel = ownerLabelOf(labels);
       if (ownerLabel === null) return;
-      const key = proxyKeyOf(record);
+      const key = proxyKeyOf(record, state.keys);
       const open = record.name === 'tcp_open_connections' && labels.peer === 'dst' && record.value > 0;
       // The ~26 bucket lines of a histogram name the same destination pod: such a repeat only adds
       // to the counts the first one touched, so it is counted here and added once (flushRepeats).
