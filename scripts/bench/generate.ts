@@ -4,6 +4,7 @@
 
 import { closeSync, openSync, renameSync, writeSync } from 'node:fs';
 import { podName, seeded, type Random } from '../fixtures/prng.js';
+import { LATENCY_BUCKETS } from '../fixtures/metrics.js';
 
 const MiB = 1 << 20;
 
@@ -141,35 +142,6 @@ export function writeProxyLog(file: string, shape: ProxyLogShape): { bytes: numb
   out.close();
   return { bytes: out.written, lines: out.lines };
 }
-
-const LATENCY_BUCKETS = [
-  '1',
-  '2',
-  '3',
-  '4',
-  '5',
-  '10',
-  '20',
-  '30',
-  '40',
-  '50',
-  '100',
-  '200',
-  '300',
-  '400',
-  '500',
-  '1000',
-  '2000',
-  '3000',
-  '4000',
-  '5000',
-  '10000',
-  '20000',
-  '30000',
-  '40000',
-  '50000',
-  '+Inf',
-];
 
 export interface DumpShape {
   series: number;

@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import type { LdRecord, MetricSampleRecord, MetricScrapeErrorRecord } from '../../src/core/types.js';
 import { readEntry } from '../../src/engine/pipeline.js';
+import { LATENCY_BUCKETS as BUCKETS } from '../../scripts/fixtures/metrics.js';
 
 export interface Parsed {
   samples: MetricSampleRecord[];
@@ -67,35 +68,6 @@ export function endpointLabels(e: EndpointSpec, peer?: string): string {
     `dst_serviceaccount="${e.deployment}"`,
   ].join(',');
 }
-
-const BUCKETS = [
-  '1',
-  '2',
-  '3',
-  '4',
-  '5',
-  '10',
-  '20',
-  '30',
-  '40',
-  '50',
-  '100',
-  '200',
-  '300',
-  '400',
-  '500',
-  '1000',
-  '2000',
-  '3000',
-  '4000',
-  '5000',
-  '10000',
-  '20000',
-  '30000',
-  '40000',
-  '50000',
-  '+Inf',
-];
 
 /** Legacy families for these endpoints: request_total, latency histogram, transport (dst side, and src side with `origDst`). */
 export function legacyEndpointDump(endpoints: readonly EndpointSpec[], origDst: readonly string[] = []): string {

@@ -6,36 +6,9 @@ import { Readable } from 'node:stream';
 import { RuleEngine } from '../../src/engine/engine.js';
 import { readEntry } from '../../src/engine/pipeline.js';
 import { RULES } from '../../src/rules/index.js';
+import { LATENCY_BUCKETS as BUCKETS } from '../../scripts/fixtures/metrics.js';
 
 const series = Number(process.argv[2] ?? 200_000);
-const BUCKETS = [
-  '1',
-  '2',
-  '3',
-  '4',
-  '5',
-  '10',
-  '20',
-  '30',
-  '40',
-  '50',
-  '100',
-  '200',
-  '300',
-  '400',
-  '500',
-  '1000',
-  '2000',
-  '3000',
-  '4000',
-  '5000',
-  '10000',
-  '20000',
-  '30000',
-  '40000',
-  '50000',
-  '+Inf',
-];
 
 function* dump(): Generator<string> {
   yield '#\n# POD traefik-7d9f8c6b5-x2x8k (1 of 1)\n#\n# HELP response_latency_ms Elapsed times\n# TYPE response_latency_ms histogram\n';
