@@ -8,6 +8,7 @@ import type { InputError } from '../../src/core/errors.js';
 import type { InputKind, InputStats, LdRecord } from '../../src/core/types.js';
 import { MAX_LINE_BYTES, OVERLONG_LINE_REASON, readEntry } from '../../src/engine/pipeline.js';
 import { PARSERS } from '../../src/parsers/index.js';
+import { RECORD_KINDS } from '../../src/commands/parse.js';
 import { isPasteNoise } from '../../src/parsers/pasted.js';
 import { ALL_LINES } from '../reliability/corpus.js';
 
@@ -142,17 +143,7 @@ function physicalLineBytes(bytes: Buffer): Buffer[] {
   return lines.map((l) => (l[l.length - 1] === 0x0d ? l.subarray(0, -1) : l));
 }
 
-const RECORD_KINDS = new Set([
-  'proxy-log',
-  'metric-sample',
-  'metric-scrape-error',
-  'dns-query',
-  'dns-answer',
-  'coredns-query',
-  'coredns-message',
-  'pod-status',
-  'kube-event',
-]);
+const RECORD_KIND_SET: ReadonlySet<string> = new Set(RECORD_KINDS);
 
 /**
  * How each kind accounts for its lines (docs/reliability.md):
@@ -205,7 +196,7 @@ export function accountingViolation(kind: InputKind, bytes: Buffer, outcome: Out
   if (stats.lines !== lines.length) return `stats.lines ${stats.lines} but the bytes hold ${lines.length} lines`;
   const recordLines = new Set<number>();
   for (const r of records) {
-    if (!RECORD_KINDS.has(r.kind)) return `unknown record kind ${r.kind}`;
+    if (!RECORD_KIND_SET.has(r.kind)) return `unknown record kind ${r.kind}`;
     if (r.path !== stats.path) return `record path ${r.path} is not the input path`;
     if (!Number.isInteger(r.line) || r.line < 1 || r.line > stats.lines) return `record line ${r.line} outside 1..${stats.lines}`;
     JSON.stringify(r);
