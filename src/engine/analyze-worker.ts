@@ -5,17 +5,20 @@ import type { WorkerCatalogModule } from './collector.js';
 import { modulesFromSpecs, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { runTask } from './tasks.js';
 import { joinDecompressionLedger } from '../input/open.js';
+import { ParseContext } from '../parsers/context.js';
 
 const setup = workerData as WorkerSetup;
 if (setup.decompressionLedger) joinDecompressionLedger(setup.decompressionLedger);
 // The caller's catalog knows the registry; the engine does not.
 const catalog = (await import(setup.catalog)) as WorkerCatalogModule;
 const modules = modulesFromSpecs(setup.rules, setup.collectors, (id) => catalog.resolveModule(id));
+// A worker lives for one run, so its parse caches are the run's on this thread.
+const parserOptions = { ...setup.parser, context: new ParseContext() };
 const port = parentPort!;
 const post = (m: WorkerMessage) => port.postMessage(m);
 
 port.on('message', (task: WorkerTask) => {
-  runTask(task, modules, setup.parser, post).then(
+  runTask(task, modules, parserOptions, post).then(
     (result) => post({ type: 'done', result }),
     (err: unknown) => post({ type: 'failed', message: err instanceof Error ? err.message : String(err) }),
   );

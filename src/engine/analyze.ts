@@ -8,6 +8,7 @@ import { startDecompressionLedger } from '../input/open.js';
 import { RuleEngine, type EngineModules } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
 import { withRunCaches } from '../util/run-caches.js';
+import { ParseContext } from '../parsers/context.js';
 import { readDiscovered, type ReadOptions, type ReadResult } from './read.js';
 
 export type { ReadOptions, ReadProgress, ReadResult } from './read.js';
@@ -16,7 +17,7 @@ export type { ReadOptions, ReadProgress, ReadResult } from './read.js';
 export async function readInputs(args: readonly string[], onRecord: (record: LdRecord) => void, options: ReadOptions = {}): Promise<ReadResult> {
   const discovery = await discoverInputs(args);
   startDecompressionLedger();
-  return withRunCaches(() => readDiscovered(discovery, onRecord, options));
+  return withRunCaches(() => readDiscovered(discovery, onRecord, { ...options, context: new ParseContext() }));
 }
 
 export interface AnalyzeOptions extends ReadOptions, ParallelOptions {}
@@ -34,7 +35,7 @@ export async function runEngine<T extends object>(
   finish: (engine: RuleEngine, inputs: readonly InputStats[]) => T,
 ): Promise<ReadResult & T> {
   const engine = RuleEngine.of(modules);
-  const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest() };
+  const readOptions: AnalyzeOptions = { ...options, interest: engine.lineInterest(), context: new ParseContext() };
   const discovery = await discoverInputs(args);
   const ledger = startDecompressionLedger();
   const plan = await parallelPlanFor(discovery, modules, readOptions, ledger);

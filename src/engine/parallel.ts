@@ -14,6 +14,7 @@ import type { InputStats } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
 import { fileRange } from '../input/file-range.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
+import { ParseContext } from '../parsers/context.js';
 import { RuleEngine, type EngineModules } from './engine.js';
 import { deserializeError, serializeError, type TaskResult, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
@@ -44,7 +45,7 @@ export async function analyzeInParallel(
   };
   const setup: WorkerSetup = { rules: plan.rules, collectors: plan.collectors, catalog: plan.catalog, parser: parserOptions };
   if (plan.decompressionLedger) setup.decompressionLedger = plan.decompressionLedger;
-  const pool = new TaskPool(plan.jobs, setup, modules, post);
+  const pool = new TaskPool(plan.jobs, setup, modules, post, options.context ?? new ParseContext());
   try {
     const units = await planUnits(discovery.sources, plan);
     // Start every worker task now (the pool queues them); merge strictly in input order below.

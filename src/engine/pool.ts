@@ -6,6 +6,8 @@ import { Worker } from 'node:worker_threads';
 import type { EngineModules } from './engine.js';
 import type { TaskResult, WorkerMessage, WorkerSetup, WorkerTask } from './messages.js';
 import { runTask } from './tasks.js';
+import type { ParseContext } from '../parsers/context.js';
+import type { ParserOptions } from '../parsers/parser.js';
 
 /**
  * A worker's records die young, so a small young generation costs little time and keeps each
@@ -32,7 +34,13 @@ export class TaskPool {
     private readonly setup: WorkerSetup,
     private readonly modules: EngineModules,
     private readonly onMessage: (m: WorkerMessage) => void,
-  ) {}
+    /** This thread's parse caches for the run (each worker makes its own). */
+    context: ParseContext,
+  ) {
+    this.mainParserOptions = { ...setup.parser, context };
+  }
+
+  private readonly mainParserOptions: ParserOptions;
 
   /** Runs `task` on a free thread; `onWorker` when this thread is busy with the rest of the same source. */
   async run(task: WorkerTask, onWorker = false): Promise<TaskResult> {
@@ -40,7 +48,7 @@ export class TaskPool {
     let healthy = true;
     try {
       if (slot !== 'main') return await this.runOn(slot, task);
-      return { ...(await runTask(task, this.modules, this.setup.parser, this.onMessage)), builtHere: true };
+      return { ...(await runTask(task, this.modules, this.mainParserOptions, this.onMessage)), builtHere: true };
     } catch (err) {
       // A worker that failed outside the task's own error handling is not reused.
       healthy = slot === 'main';

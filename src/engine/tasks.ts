@@ -14,15 +14,22 @@ import { serializeError, type TaskResult, type WorkerMessage, type WorkerTask } 
 import { LineSplitter } from '../input/lines.js';
 import { fileRange } from '../input/file-range.js';
 import { MAX_LINE_BYTES, readEntry, type EntryCallbacks } from './pipeline.js';
-import { withTaskCaches } from '../util/run-caches.js';
 
 const MiB = 1 << 20;
 /** How far before its start a range reads to learn the parser state there. */
 const WARM_UP_BYTES = 256 * 1024;
 
-/** A worker thread runs many tasks of a run: none sees or keeps another's rule state. */
-export function runTask(task: WorkerTask, modules: EngineModules, parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
-  return withTaskCaches(() => readTask(task, modules, parserOptions, post));
+/**
+ * A worker thread runs many tasks of a run: none sees or keeps another's rule state, so what rules
+ * remembered on the run's cached bodies is forgotten when a task starts and ends.
+ */
+export async function runTask(task: WorkerTask, modules: EngineModules, parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
+  parserOptions.context?.startTask();
+  try {
+    return await readTask(task, modules, parserOptions, post);
+  } finally {
+    parserOptions.context?.startTask();
+  }
 }
 
 async function readTask(task: WorkerTask, modules: EngineModules, parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {

@@ -3,8 +3,6 @@
 // Docker json-file, and multi-pod tailers such as stern (`<pod> <container> <line>`). This module peels those off so format parsers see the
 // payload, and it rejoins CRI partial (`P`) lines.
 
-import { ownedByRun } from '../util/run-caches.js';
-
 export interface CollectedLine {
   /** Collector wall time in ms since the epoch, or null. */
   time: number | null;
@@ -35,21 +33,27 @@ const KUBECTL_PREFIX = /^\[pod\/([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\/([a-z0-9](?:
 /** Exact powers of ten up to 1e15, for reading decimal fractions without building a string. */
 export const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
-/** The whole-second part and zone of the last timestamp parsed: consecutive log lines share them. */
-const NO_SECOND = { head: '', zone: '', epochMs: Number.NaN };
-let lastSecond = NO_SECOND;
-ownedByRun(() => (lastSecond = NO_SECOND));
+/**
+ * The whole-second part and zone of the last timestamp a reader parsed: consecutive log lines
+ * share them, so most timestamps cost a comparison and the fraction instead of a Date.parse. Each
+ * reader owns one (a parser, through its ParseContext), so nothing input-derived is module-level.
+ */
+export class TimestampMemo {
+  head = '';
+  zone = '';
+  epochMs = Number.NaN;
+}
 
 /**
  * Parses an RFC 3339 timestamp with up to nanosecond precision into epoch milliseconds
  * (fractions below a millisecond are kept as a fraction).
  */
-export function parseRfc3339(text: string): number | null {
-  return parseRfc3339Until(text, text.length);
+export function parseRfc3339(text: string, memo: TimestampMemo | null = null): number | null {
+  return parseRfc3339Until(text, text.length, memo);
 }
 
 /** parseRfc3339 of text.slice(0, end), without making that slice for the common cached case. */
-export function parseRfc3339Until(text: string, end: number): number | null {
+export function parseRfc3339Until(text: string, end: number, memo: TimestampMemo | null): number | null {
   const dot = text.indexOf('.');
   if (dot === -1 || dot >= end) {
     const ms = Date.parse(end === text.length ? text : text.slice(0, end));
@@ -58,17 +62,26 @@ export function parseRfc3339Until(text: string, end: number): number | null {
   let fractionEnd = dot + 1;
   let digits = 0;
   for (let c = text.charCodeAt(fractionEnd); fractionEnd < end && c >= 48 && c <= 57; c = text.charCodeAt(++fractionEnd)) digits = digits * 10 + (c - 48);
-  const cached = lastSecond;
   let whole: number;
   const zoneLength = end - fractionEnd;
   // slice === rather than startsWith, which V8 runs character by character.
-  if (dot === cached.head.length && zoneLength === cached.zone.length && text.slice(0, dot) === cached.head && text.slice(fractionEnd, end) === cached.zone) {
-    whole = cached.epochMs;
+  if (
+    memo !== null &&
+    dot === memo.head.length &&
+    zoneLength === memo.zone.length &&
+    text.slice(0, dot) === memo.head &&
+    text.slice(fractionEnd, end) === memo.zone
+  ) {
+    whole = memo.epochMs;
   } else {
     const head = text.slice(0, dot);
     const zone = text.slice(fractionEnd, end);
     whole = Date.parse(head + zone);
-    lastSecond = { head, zone, epochMs: whole };
+    if (memo !== null) {
+      memo.head = head;
+      memo.zone = zone;
+      memo.epochMs = whole;
+    }
   }
   if (Number.isNaN(whole)) return null;
   const places = fractionEnd - dot - 1;
@@ -82,6 +95,9 @@ export function parseRfc3339Until(text: string, end: number): number | null {
 const MAX_JOINED_PARTIAL = 1 << 20;
 
 export class CollectorPrefixReader {
+  /** `times`: the reader's timestamp memo, shared with its parser's other timestamp reads. */
+  constructor(private readonly times: TimestampMemo = new TimestampMemo()) {}
+
   private partial: { time: number | null; stream: 'stdout' | 'stderr'; parts: string[]; length: number; line: number } | null = null;
   /**
    * A partial line that had to be handed on before the line just fed (it never got its final
@@ -112,12 +128,12 @@ export class CollectorPrefixReader {
 
     if (timestamped) {
       // kubectl --timestamps: the timestamp, a space, the payload.
-      const time = parseRfc3339Until(text, space);
+      const time = parseRfc3339Until(text, space, this.times);
       if (time !== null) return this.withTailer(text.slice(space + 1), time, lineNo);
     }
 
     if (first === 123 /* { */ && text.startsWith('{"log":')) {
-      const docker = parseDockerJson(text);
+      const docker = parseDockerJson(text, this.times);
       if (docker) return { ...docker, line: lineNo };
     }
     text = text.endsWith('\r') ? text.slice(0, -1) : text;
@@ -132,7 +148,7 @@ export class CollectorPrefixReader {
   private fromCri(text: string, lineNo: number): CollectedLine | null | undefined {
     const cri = CRI.exec(text);
     if (!cri) return undefined;
-    const time = parseRfc3339(cri[1]!);
+    const time = parseRfc3339(cri[1]!, this.times);
     const stream = cri[2] as 'stdout' | 'stderr';
     const body = cri[4]!;
     if (cri[3] === 'P') {
@@ -165,15 +181,15 @@ export class CollectorPrefixReader {
   }
 
   private withTailer(content: string, time: number | null, line: number): CollectedLine {
-    return withTailer(content, time, line);
+    return withTailer(content, time, line, this.times);
   }
 }
 
-function withTailer(content: string, time: number | null, line: number): CollectedLine {
+function withTailer(content: string, time: number | null, line: number, times: TimestampMemo | null): CollectedLine {
   const first = content.charCodeAt(0);
   if (first === 91 /* [ */ && content.startsWith('[pod/')) {
     const prefixed = KUBECTL_PREFIX.exec(content);
-    if (prefixed) return withTimestamp(content.slice(prefixed[0].length), time, line, { pod: prefixed[1]!, container: prefixed[2]! });
+    if (prefixed) return withTimestamp(content.slice(prefixed[0].length), time, line, times, { pod: prefixed[1]!, container: prefixed[2]! });
   }
   // Fast path: payloads that start like a log line need no tailer check.
   if (first === 91 /* [ */ || first === 123 /* { */ || first === 32) return { time, content, line };
@@ -182,16 +198,22 @@ function withTailer(content: string, time: number | null, line: number): Collect
   const rest = content.slice(tailer[0].length);
   // The regex fills the namespace slot first; the last token is always the container.
   const tokens = tailer.slice(1, 4).filter((t): t is string => t !== undefined);
-  if (tokens.length === 3) return withTimestamp(rest, time, line, { namespace: tokens[0], pod: tokens[1], container: tokens[2] });
-  if (tokens.length === 2) return withTimestamp(rest, time, line, { pod: tokens[0], container: tokens[1] });
-  return withTimestamp(rest, time, line, { container: tokens[0] });
+  if (tokens.length === 3) return withTimestamp(rest, time, line, times, { namespace: tokens[0], pod: tokens[1], container: tokens[2] });
+  if (tokens.length === 2) return withTimestamp(rest, time, line, times, { pod: tokens[0], container: tokens[1] });
+  return withTimestamp(rest, time, line, times, { container: tokens[0] });
 }
 
 /** The payload after a tailer's prefix, which `--timestamps` follows with its timestamp. */
-function withTimestamp(rest: string, time: number | null, line: number, origin: Pick<CollectedLine, 'namespace' | 'pod' | 'container'>): CollectedLine {
+function withTimestamp(
+  rest: string,
+  time: number | null,
+  line: number,
+  times: TimestampMemo | null,
+  origin: Pick<CollectedLine, 'namespace' | 'pod' | 'container'>,
+): CollectedLine {
   if (time === null && COLLECTOR_TIMESTAMP.test(rest)) {
     const space = rest.indexOf(' ');
-    return { time: parseRfc3339Until(rest, space), ...origin, content: rest.slice(space + 1), line };
+    return { time: parseRfc3339Until(rest, space, times), ...origin, content: rest.slice(space + 1), line };
   }
   return { time, ...origin, content: rest, line };
 }
@@ -207,17 +229,17 @@ export function peelPrefixes(text: string, line: number): CollectedLine {
     const cri = CRI.exec(text);
     if (cri) return { time: parseRfc3339(cri[1]!), stream: cri[2] as 'stdout' | 'stderr', content: cri[4]!, line };
     const space = text.indexOf(' ');
-    return withTailer(text.slice(space + 1), parseRfc3339Until(text, space), line);
+    return withTailer(text.slice(space + 1), parseRfc3339Until(text, space, null), line, null);
   }
-  return withTailer(text, null, line);
+  return withTailer(text, null, line, null);
 }
 
-function parseDockerJson(text: string): Omit<CollectedLine, 'line'> | null {
+function parseDockerJson(text: string, times: TimestampMemo): Omit<CollectedLine, 'line'> | null {
   try {
     const doc = JSON.parse(text) as { log?: unknown; stream?: unknown; time?: unknown };
     if (typeof doc.log !== 'string') return null;
     const content = doc.log.endsWith('\n') ? doc.log.slice(0, -1) : doc.log;
-    const time = typeof doc.time === 'string' ? parseRfc3339(doc.time) : null;
+    const time = typeof doc.time === 'string' ? parseRfc3339(doc.time, times) : null;
     const stream = doc.stream === 'stderr' ? 'stderr' : 'stdout';
     return { time, stream, content };
   } catch {

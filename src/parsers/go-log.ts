@@ -8,7 +8,7 @@
 // pattern matching is `component: message key=value…` (kit/go-log.ts goLineText), whichever layout printed it.
 
 import type { LogLevel } from '../core/types.js';
-import { parseRfc3339 } from './collector-prefix.js';
+import { parseRfc3339, type TimestampMemo } from './collector-prefix.js';
 import type { Parsed } from './proxy-log-parsed.js';
 
 const GO_LEVELS: Readonly<Record<string, LogLevel>> = {
@@ -29,7 +29,7 @@ const RESERVED = new Set(['level', 'msg', 'message', 'time', 'ts', 'timestamp', 
  * A logrus JSON record (`{"level":"error","msg":"…","time":"…","component":"…"}`), or null for
  * JSON that is not one. Takes the already parsed document: parseJson tries the tracing layout first.
  */
-export function goJsonRecord(d: Record<string, unknown>): Parsed | null {
+export function goJsonRecord(d: Record<string, unknown>, times: TimestampMemo | null = null): Parsed | null {
   const level = typeof d.level === 'string' ? GO_LEVELS[d.level.toLowerCase()] : undefined;
   const message = typeof d.msg === 'string' ? d.msg : typeof d.message === 'string' ? d.message : undefined;
   if (level === undefined || message === undefined) return null;
@@ -40,7 +40,7 @@ export function goJsonRecord(d: Record<string, unknown>): Parsed | null {
   return {
     format: 'go-json',
     uptime: null,
-    time: timeText ? parseRfc3339(timeText) : null,
+    time: timeText ? parseRfc3339(timeText, times) : null,
     level,
     thread: null,
     spans: [],

@@ -1,4 +1,5 @@
 import type { InputInfo, InputKind, LdRecord } from '../core/types.js';
+import type { ParseContext } from './context.js';
 
 /** What a parser may tell the pipeline while it reads one input. */
 export interface ParserSink {
@@ -43,6 +44,11 @@ export interface ParserOptions {
    * records. Only analyze sets it: `parse` prints every record.
    */
   interest?: Partial<Record<InputKind, readonly string[]>>;
+  /**
+   * The run's parse caches on this thread (parsers/context.ts), shared by every parser the run
+   * creates there. Never sent to a worker: each thread of a run makes its own.
+   */
+  context?: ParseContext;
 }
 
 export type ParserFactory = (input: InputInfo, sink: ParserSink, options: ParserOptions) => LineParser;

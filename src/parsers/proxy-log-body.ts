@@ -4,7 +4,6 @@
 import type { LogSpan } from '../core/types.js';
 import { forgetDerivations, shareFields } from '../util/body-memo.js';
 import { HitRateGate } from '../util/hit-rate-gate.js';
-import { ownedByRun, ownedByTask } from '../util/run-caches.js';
 import type { Parsed } from './proxy-log-parsed.js';
 
 type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
@@ -15,12 +14,11 @@ type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
  * looking a body up costs a fraction of parsing it again. Two generations bound the memory:
  * when the current one is full it becomes the previous one, and entries still in use move up.
  * Cached bodies are frozen, since every record with that body shares them, and their fields carry
- * the slots perBody() remembers derivations in.
+ * the slots perBody() remembers derivations in. One cache per run and thread, in the run's
+ * ParseContext: what it holds comes from that run's input.
  */
 const BODY_CACHE_ENTRIES = 4096;
 const BODY_CACHE_MAX_LENGTH = 1024;
-let currentBodies = new Map<string, Body | null>();
-let previousBodies = new Map<string, Body | null>();
 
 /**
  * Bodies seen once and not cached yet. A body enters the cache on its second sighting, so lines
@@ -32,12 +30,11 @@ let previousBodies = new Map<string, Body | null>();
  * and caching them cost 2.3 CPU s of 5.7 and 100 MB of peak RSS.
  */
 const SEEN_ONCE_ENTRIES = 16_384;
-let seenOnce = new Set<number>();
 
 /**
- * seenOnce holds a hash of each body, not the body: a body string is a slice that keeps its whole
- * line alive, and every never-repeating line then left ~300 bytes in the old generation once the
- * set was replaced. A collision only caches a body on its first sighting.
+ * The seen-once set holds a hash of each body, not the body: a body string is a slice that keeps
+ * its whole line alive, and every never-repeating line then left ~300 bytes in the old generation
+ * once the set was replaced. A collision only caches a body on its first sighting.
  */
 function bodyHash(s: string, from: number): number {
   let h = 0x811c9dc5;
@@ -58,44 +55,55 @@ function bodyHash(s: string, from: number): number {
  * rule's per-body memo. A storm hits 99 % once warm.
  */
 const BODY_CACHE_GATE = { window: 512, firstPause: 512, longestPause: 65_536, minShare: 0.25 };
-let cacheGate = new HitRateGate(BODY_CACHE_GATE);
 
-ownedByRun(() => {
-  currentBodies = new Map();
-  previousBodies = new Map();
-  seenOnce = new Set();
-  cacheGate = new HitRateGate(BODY_CACHE_GATE);
-});
-ownedByTask(() => {
-  for (const body of currentBodies.values()) if (body !== null) forgetDerivations(body.fields);
-  for (const body of previousBodies.values()) if (body !== null) forgetDerivations(body.fields);
-});
+export class BodyCache {
+  private current = new Map<string, Body | null>();
+  private previous = new Map<string, Body | null>();
+  private seenOnce = new Set<number>();
+  private readonly gate = new HitRateGate(BODY_CACHE_GATE);
 
-export function parsedBody(content: string, pos: number): Body | null {
-  if (!cacheGate.open() || content.length - pos > BODY_CACHE_MAX_LENGTH) return parseSpansTargetMessage(content, pos);
-  const key = content.slice(pos);
-  let body = currentBodies.get(key);
-  if (body !== undefined) {
-    cacheGate.tried(true);
+  /** The body of `content` from `pos` on, shared and frozen when it repeats. */
+  body(content: string, pos: number): Body | null {
+    if (!this.gate.open() || content.length - pos > BODY_CACHE_MAX_LENGTH) return parseSpansTargetMessage(content, pos);
+    const key = content.slice(pos);
+    let body = this.current.get(key);
+    if (body !== undefined) {
+      this.gate.tried(true);
+      return body;
+    }
+    body = this.previous.get(key);
+    this.gate.tried(body !== undefined);
+    if (body === undefined) {
+      const hash = bodyHash(content, pos);
+      if (!this.seenOnce.delete(hash)) {
+        if (this.seenOnce.size >= SEEN_ONCE_ENTRIES) this.seenOnce = new Set();
+        this.seenOnce.add(hash);
+        return parseSpansTargetMessage(content, pos);
+      }
+      body = freezeBody(parseSpansTargetMessage(content, pos));
+    }
+    if (this.current.size >= BODY_CACHE_ENTRIES) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    this.current.set(key, body);
     return body;
   }
-  body = previousBodies.get(key);
-  cacheGate.tried(body !== undefined);
-  if (body === undefined) {
-    const hash = bodyHash(content, pos);
-    if (!seenOnce.delete(hash)) {
-      if (seenOnce.size >= SEEN_ONCE_ENTRIES) seenOnce = new Set();
-      seenOnce.add(hash);
-      return parseSpansTargetMessage(content, pos);
-    }
-    body = freezeBody(parseSpansTargetMessage(content, pos));
+
+  /**
+   * Drops what rules remembered on the cached bodies (perBody()): a derivation may point into the
+   * rule state of the task that made it, so this runs when a task starts and ends, while the
+   * parsed bodies stay for the run's next task on this thread.
+   */
+  forgetDerivations(): void {
+    for (const body of this.current.values()) if (body !== null) forgetDerivations(body.fields);
+    for (const body of this.previous.values()) if (body !== null) forgetDerivations(body.fields);
   }
-  if (currentBodies.size >= BODY_CACHE_ENTRIES) {
-    previousBodies = currentBodies;
-    currentBodies = new Map();
-  }
-  currentBodies.set(key, body);
-  return body;
+}
+
+/** The body from `pos` on: through the run's cache when there is one, else parsed afresh. */
+export function parsedBody(content: string, pos: number, bodies: BodyCache | null): Body | null {
+  return bodies === null ? parseSpansTargetMessage(content, pos) : bodies.body(content, pos);
 }
 
 function freezeBody(body: Body | null): Body | null {
@@ -186,26 +194,21 @@ export function matchingBrace(s: string, open: number): number {
  */
 export function parseSpanFields(text: string): Record<string, string> {
   const fields: Record<string, string> = {};
-  let key: string | null = null;
-  let valueStart = 0;
-  let boundary = nextFieldKey(text, 0);
-  while (true) {
-    if (key !== null) fields[key] = unquote(text.slice(valueStart, boundary === -1 ? text.length : boundary));
-    if (boundary === -1) return fields;
-    const keyStart = boundary === 0 && text.charCodeAt(0) !== 32 ? 0 : boundary + 1;
-    key = text.slice(keyStart, fieldKeyEnd);
-    valueStart = fieldKeyEnd + 1;
-    boundary = nextFieldKey(text, valueStart);
+  let keyStart = nextFieldKey(text, 0);
+  while (keyStart !== -1) {
+    // keyAt() checked that the key's characters run up to an `=`, so the first `=` ends it.
+    const equals = text.indexOf('=', keyStart);
+    const next = nextFieldKey(text, equals + 1);
+    fields[text.slice(keyStart, equals)] = unquote(text.slice(equals + 1, next === -1 ? text.length : next - 1));
+    keyStart = next;
   }
+  return fields;
 }
 
-/** Where nextFieldKey's key ended (at its `=`). */
-let fieldKeyEnd = 0;
-
-/** Start of the next ` key=` (or of `key=` at the very start) at or after `from`, or -1. */
+/** Start of the next key (`key=` at the very start, or after a space) at or after `from`, or -1. */
 function nextFieldKey(s: string, from: number): number {
   if (from === 0 && keyAt(s, 0)) return 0;
-  for (let space = s.indexOf(' ', from); space !== -1; space = s.indexOf(' ', space + 1)) if (keyAt(s, space + 1)) return space;
+  for (let space = s.indexOf(' ', from); space !== -1; space = s.indexOf(' ', space + 1)) if (keyAt(s, space + 1)) return space + 1;
   return -1;
 }
 
@@ -214,9 +217,7 @@ function keyAt(s: string, start: number): boolean {
   if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return false;
   let i = start + 1;
   for (let d = s.charCodeAt(i); (d >= 65 && d <= 90) || (d >= 97 && d <= 122) || (d >= 48 && d <= 57) || d === 95 || d === 46; d = s.charCodeAt(++i));
-  if (s.charCodeAt(i) !== 61 /* = */) return false;
-  fieldKeyEnd = i;
-  return true;
+  return s.charCodeAt(i) === 61; /* = */
 }
 
 const MESSAGE_FIELD = / ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)=/g;

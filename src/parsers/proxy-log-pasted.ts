@@ -5,6 +5,7 @@ import { parseRfc3339, peelPrefixes } from './collector-prefix.js';
 import { stripPasteMarkers } from './pasted.js';
 import { parseSpansTargetMessage, skipSpaces } from './proxy-log-body.js';
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
+import type { ParseContext } from './context.js';
 import { isLowerIdentStart, parseAfterUptime, parseLegacyBody, parseProxyLogPayload, threadNumber } from './proxy-log-payload.js';
 
 /** `describe pod` shows a container's last words after `Message:`; they are often proxy lines. */
@@ -33,7 +34,7 @@ const ZONED_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:
  * the text, and inventing a severity would turn a fragment into an incident). Only lines the fast
  * readers rejected get here.
  */
-export function parsePastedProxyLine(content: string): Parsed | null {
+export function parsePastedProxyLine(content: string, context: ParseContext | null = null): Parsed | null {
   let text = stripPasteMarkers(content);
   const label = DESCRIBE_MESSAGE.exec(text);
   if (label) text = text.slice(label[0].length);
@@ -46,17 +47,23 @@ export function parsePastedProxyLine(content: string): Parsed | null {
     pod = peeled.pod;
     container = peeled.container;
     text = peeled.content;
-    const again = parseProxyLogPayload(text);
+    const again = parseProxyLogPayload(text, context);
     if (again) return withOrigin(again, time, pod, container);
   }
-  const parsed = parsePanic(text) ?? parseGlog(text) ?? parseLooseUptime(text) ?? parseBehindLogUi(text) ?? parseTruncatedJson(text) ?? parseFragment(text);
+  const parsed =
+    parsePanic(text) ??
+    parseGlog(text) ??
+    parseLooseUptime(text, context) ??
+    parseBehindLogUi(text, context) ??
+    parseTruncatedJson(text) ??
+    parseFragment(text);
   return parsed ? withOrigin(parsed, time, pod, container) : null;
 }
 
-function parseBehindLogUi(text: string): Parsed | null {
+function parseBehindLogUi(text: string, context: ParseContext | null): Parsed | null {
   const start = EMBEDDED_LINE_START.exec(text);
   if (!start || start.index === 0 || start.index > MAX_UI_PREFIX) return null;
-  const parsed = parseProxyLogPayload(text.slice(start.index));
+  const parsed = parseProxyLogPayload(text.slice(start.index), context);
   if (!parsed || parsed.time != null) return parsed;
   const zoned = ZONED_TIMESTAMP.exec(text);
   return zoned ? { ...parsed, time: parseRfc3339(zoned[0]) } : parsed;
@@ -90,11 +97,11 @@ function parseGlog(text: string): Parsed | null {
   return parseLegacyBody(text, m[0].length, GLOG_LEVELS[m[1]!]!, null);
 }
 
-function parseLooseUptime(text: string): Parsed | null {
+function parseLooseUptime(text: string, context: ParseContext | null): Parsed | null {
   const m = LOOSE_UPTIME.exec(text);
   if (!m) return null;
   const uptime = parseUptime(`${m[1] ?? m[3]}.${m[2] ?? m[4]}`);
-  return parseAfterUptime(text, m[0].length, uptime);
+  return parseAfterUptime(text, m[0].length, uptime, context);
 }
 
 /** A JSON record cut off mid-way (excerpts, log UIs): level, target and message read by key. */

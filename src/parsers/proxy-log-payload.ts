@@ -8,15 +8,14 @@ import { isIdent, matchingBrace, parsedBody, parseSpanFields, scanModulePath, sk
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
 import { parseJson, parseLogfmt } from './proxy-log-structured.js';
 import { looksLikeKlog, parseGoStd, parseKlog } from './go-log.js';
+import type { ParseContext } from './context.js';
 
 const LEGACY_LEVELS: Record<string, LogLevel> = { 'ERR!': 'ERROR', WARN: 'WARN', INFO: 'INFO', DBUG: 'DEBUG', TRCE: 'TRACE' };
 
-/** Where the last readUptime() stopped (at `s]`); a module variable so the skim path allocates nothing. */
-export let uptimeEnd = 0;
-
 /**
  * Reads `  123.456789` up to `s]` the way parseUptime does (same arithmetic, so the same double),
- * straight from the line.
+ * straight from the line. Where it stopped is uptimeEnd(): a second return value would allocate
+ * on the skim path, and the only characters before the `s]` are spaces, digits and a dot.
  */
 export function readUptime(s: string, start: number): number | null {
   let pos = skipSpaces(s, start);
@@ -29,20 +28,27 @@ export function readUptime(s: string, start: number): number | null {
   for (let c = s.charCodeAt(pos); c >= 48 && c <= 57; c = s.charCodeAt(++pos)) frac = frac * 10 + (c - 48);
   const places = pos - fracStart;
   if (places === 0 || places > 15 || s.charCodeAt(pos) !== 115 /* s */ || s.charCodeAt(pos + 1) !== 93 /* ] */) return null;
-  uptimeEnd = pos;
   // A table, not 10 ** places: the exponentiation was the costliest step of reading an uptime.
   return places > 6 ? secs + frac / 1e9 : secs + frac / POWERS_OF_TEN[places]!;
 }
 
-/** Parses one payload line (collector prefix already removed). Returns null when it is not a log line. */
-export function parseProxyLogPayload(content: string): Parsed | null {
+/** Just past the `s]` of an uptime readUptime(s, start) read. */
+export function uptimeEnd(s: string, start: number): number {
+  return s.indexOf('s]', start) + 2;
+}
+
+/**
+ * Parses one payload line (collector prefix already removed). Returns null when it is not a log
+ * line. `context`: the run's caches (bodies, timestamps); without one every line is parsed afresh.
+ */
+export function parseProxyLogPayload(content: string, context: ParseContext | null = null): Parsed | null {
   const first = content.charCodeAt(0);
-  if (first === 91 /* [ */) return parsePlain(content);
-  if (first === 123 /* { */) return parseJson(content);
-  if (content.startsWith('time=') || content.startsWith('level=')) return parseLogfmt(content);
+  if (first === 91 /* [ */) return parsePlain(content, context);
+  if (first === 123 /* { */) return parseJson(content, context);
+  if (content.startsWith('time=') || content.startsWith('level=')) return parseLogfmt(content, context);
   if (looksLikeKlog(content)) return parseKlog(content);
   if (first >= 48 && first <= 57 && content.charCodeAt(4) === 47 /* / */) return parseGoStd(content);
-  return parseLevelFirst(content);
+  return parseLevelFirst(content, context);
 }
 
 /**
@@ -51,20 +57,20 @@ export function parseProxyLogPayload(content: string): Parsed | null {
  * by a wall-clock timestamp (policy controller, WALL_CLOCK proxies: `<ts>  INFO target: msg`, the
  * level padded).
  */
-function parseLevelFirst(content: string): Parsed | null {
+function parseLevelFirst(content: string, context: ParseContext | null): Parsed | null {
   const pos = skipSpaces(content, 0);
   const legacy = LEGACY_LEVELS[content.slice(pos, pos + 4)];
   if (legacy !== undefined && content.charCodeAt(pos + 4) === 32) {
     const after = skipSpaces(content, pos + 5);
     if (content.charCodeAt(after) === 91 /* [ */) {
       const uptime = readUptime(content, after + 1);
-      if (uptime !== null) return parseLegacyBody(content, skipSpaces(content, uptimeEnd + 2), legacy, uptime);
+      if (uptime !== null) return parseLegacyBody(content, skipSpaces(content, uptimeEnd(content, after + 1)), legacy, uptime);
     }
     // ERR!, DBUG and TRCE only ever started legacy lines; WARN and INFO also start tracing lines.
     if (legacy !== 'WARN' && legacy !== 'INFO') return parseLegacyBody(content, after, legacy, null);
   }
   if (levelAt(content, pos) === null) return null;
-  const tracing = parseAfterUptime(content, pos, null);
+  const tracing = parseAfterUptime(content, pos, null, context);
   if (tracing !== null || legacy === undefined) return tracing;
   return parseLegacyBody(content, skipSpaces(content, pos + 5), legacy, null);
 }
@@ -94,18 +100,18 @@ export function parseLegacyBody(s: string, start: number, level: LogLevel, uptim
 
 export const isLowerIdentStart = (c: number) => (c >= 97 && c <= 122) || c === 95;
 
-function parsePlain(content: string): Parsed | null {
+function parsePlain(content: string, context: ParseContext | null): Parsed | null {
   // The usual `[  123.456789s]`, read in place; anything unusual takes the general path below.
   const quick = readUptime(content, 1);
-  if (quick !== null) return parseAfterUptime(content, uptimeEnd + 2, quick);
+  if (quick !== null) return parseAfterUptime(content, uptimeEnd(content, 1), quick, context);
   const close = content.indexOf('s]');
   if (close === -1) return null;
   const uptime = parseUptime(content.slice(1, close));
   if (uptime === null) return null;
-  return parseAfterUptime(content, close + 2, uptime);
+  return parseAfterUptime(content, close + 2, uptime, context);
 }
 
-export function parseAfterUptime(content: string, start: number, uptime: number | null): Parsed | null {
+export function parseAfterUptime(content: string, start: number, uptime: number | null, context: ParseContext | null): Parsed | null {
   let pos = skipSpaces(content, start);
   const level = levelAt(content, pos);
   if (level === null) return null;
@@ -117,7 +123,7 @@ export function parseAfterUptime(content: string, start: number, uptime: number 
     thread = threadNumber(content, pos + 9, end);
     pos = skipSpaces(content, end + 1);
   }
-  const body = parsedBody(content, pos);
+  const body = parsedBody(content, pos, context === null ? null : context.bodies);
   if (!body) return null;
   return { format: 'plain', uptime, level: level as LogLevel, thread, spans: body.spans, target: body.target, message: body.message, fields: body.fields };
 }

@@ -6,6 +6,7 @@ import { parseRfc3339 } from './collector-prefix.js';
 import { goJsonRecord } from './go-log.js';
 import { boundedJson } from './pasted.js';
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
+import type { ParseContext } from './context.js';
 
 const LOGFMT_LEVELS: Record<string, LogLevel> = {
   trace: 'TRACE',
@@ -18,7 +19,7 @@ const LOGFMT_LEVELS: Record<string, LogLevel> = {
   panic: 'ERROR',
 };
 
-export function parseJson(content: string): Parsed | null {
+export function parseJson(content: string, context: ParseContext | null = null): Parsed | null {
   let doc: unknown;
   try {
     doc = JSON.parse(content);
@@ -28,7 +29,7 @@ export function parseJson(content: string): Parsed | null {
   if (!doc || typeof doc !== 'object') return null;
   const d = doc as Record<string, unknown>;
   // A Go component's logrus JSON has `msg` and no `target`.
-  if (typeof d.target !== 'string') return goJsonRecord(d);
+  if (typeof d.target !== 'string') return goJsonRecord(d, context === null ? null : context.times);
   const level = typeof d.level === 'string' ? d.level.toUpperCase() : '';
   if (!LEVELS.has(level)) return null;
   const rawFields = d.fields && typeof d.fields === 'object' ? (d.fields as Record<string, unknown>) : {};
@@ -48,7 +49,7 @@ export function parseJson(content: string): Parsed | null {
   if (typeof d.timestamp === 'string') {
     // Before proxy v2.252 the JSON timestamp is the uptime string; from v2.252 it is RFC 3339.
     if (d.timestamp.startsWith('[')) uptime = parseUptime(d.timestamp.slice(1, d.timestamp.indexOf('s]')));
-    else time = parseRfc3339(d.timestamp);
+    else time = parseRfc3339(d.timestamp, context === null ? null : context.times);
   }
   const threadMatch = typeof d.threadId === 'string' ? /(\d+)/.exec(d.threadId) : null;
   return {
@@ -73,7 +74,7 @@ function stringify(v: unknown): string {
 // rescan the run at every position (quadratic on a long value with no `=`).
 const LOGFMT_PAIR = /(?<![\w.-])([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g;
 
-export function parseLogfmt(content: string): Parsed | null {
+export function parseLogfmt(content: string, context: ParseContext | null = null): Parsed | null {
   const pairs: Record<string, string> = {};
   LOGFMT_PAIR.lastIndex = 0;
   for (let m = LOGFMT_PAIR.exec(content); m; m = LOGFMT_PAIR.exec(content)) {
@@ -85,7 +86,7 @@ export function parseLogfmt(content: string): Parsed | null {
   return {
     format: 'logfmt',
     uptime: null,
-    time: timeText ? parseRfc3339(timeText) : null,
+    time: timeText ? parseRfc3339(timeText, context === null ? null : context.times) : null,
     level,
     thread: null,
     spans: [],

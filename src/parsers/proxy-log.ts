@@ -4,10 +4,9 @@
 
 import type { InputInfo, ProxyLogRecord } from '../core/types.js';
 import { skipSpaces } from './proxy-log-body.js';
-import { literalRegex } from '../util/literal-regex.js';
-import { ownedByRun } from '../util/run-caches.js';
 import { parsePastedProxyLine } from './proxy-log-pasted.js';
 import { levelAt, parseProxyLogPayload, readUptime, uptimeEnd } from './proxy-log-payload.js';
+import { ParseContext } from './context.js';
 import { parseJson } from './proxy-log-structured.js';
 import { COLLECTOR_TIMESTAMP, CollectorPrefixReader, parseRfc3339Until, type CollectedLine } from './collector-prefix.js';
 import { JsonRecordAssembler, isPasteNoise, stripPasteMarkers } from './pasted.js';
@@ -26,29 +25,14 @@ const RESTART_TOLERANCE_SECONDS = 1;
 export { parsePastedProxyLine } from './proxy-log-pasted.js';
 export { parseProxyLogPayload } from './proxy-log-payload.js';
 
-export const createProxyLogParser: ParserFactory = (input, sink, options) => new ProxyLogParser(input, sink, options.interest?.['proxy-log'] ?? null);
+export const createProxyLogParser: ParserFactory = (input, sink, options) =>
+  new ProxyLogParser(input, sink, options.interest?.['proxy-log'] ?? null, options.context ?? new ParseContext());
 
 /** The release banner a proxy prints first at start-up; it marks a restart, so it is never skimmed. */
 export const RELEASE_BANNER = 'linkerd2_proxy: release ';
 
-/**
- * One regex per set of rules' substrings, shared by every parser of a run: building and compiling
- * the prefix-factored regex takes ~260 µs, once per file when each parser built its own (a second
- * of CPU for a bundle of 4,000 pod logs).
- */
-let interestRegexes = new Map<string, RegExp>();
-ownedByRun(() => (interestRegexes = new Map()));
-
-function interestRegex(interest: readonly string[]): RegExp {
-  const literals = [...new Set([...interest, RELEASE_BANNER, '\x1b['])];
-  const key = literals.join('\u0000');
-  let regex = interestRegexes.get(key);
-  if (regex === undefined) interestRegexes.set(key, (regex = literalRegex(literals)));
-  return regex;
-}
-
 class ProxyLogParser implements LineParser {
-  private readonly prefixes = new CollectorPrefixReader();
+  private readonly prefixes: CollectorPrefixReader;
   private restart = 0;
   private lastUptime: number | null = null;
   private recordsSinceRestart = 0;
@@ -59,12 +43,15 @@ class ProxyLogParser implements LineParser {
     private readonly input: InputInfo,
     private readonly sink: ParserSink,
     /** Substrings one of which a line must hold for a rule to read it; null builds every record. */
-    interest: readonly string[] | null = null,
+    interest: readonly string[] | null,
+    /** The run's caches: bodies, timestamps and this regex are shared by every parser of the run. */
+    private readonly context: ParseContext,
   ) {
     // One scan of the line for all the rules' substrings, and for what a skimmed line must never
     // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
     // scan per substring.
-    this.fullParse = interest === null ? null : interestRegex(interest);
+    this.fullParse = interest === null ? null : context.literalRegex([...new Set([...interest, RELEASE_BANNER, '\x1b['])]);
+    this.prefixes = new CollectorPrefixReader(context.times);
     this.kubectl = new KubectlReader(input, (record) => sink.emit(record), undefined, false);
   }
 
@@ -134,13 +121,13 @@ class ProxyLogParser implements LineParser {
         pos += 8;
         if (text.charCodeAt(pos) === 32) pos++;
       }
-      time = parseRfc3339Until(text, space);
+      time = parseRfc3339Until(text, space, this.context.times);
       if (time === null) return false;
     }
     if (text.charCodeAt(pos) !== 91 /* [ */) return false;
     const uptime = readUptime(text, pos + 1);
     if (uptime === null) return false;
-    pos = skipSpaces(text, uptimeEnd + 2);
+    pos = skipSpaces(text, uptimeEnd(text, pos + 1));
     if (levelAt(text, pos) === null) return false;
     // The first line after a restart is always built: rules watch record.restart change.
     if (this.lastUptime !== null && uptime + RESTART_TOLERANCE_SECONDS < this.lastUptime && this.recordsSinceRestart > 0) return false;
@@ -179,7 +166,8 @@ class ProxyLogParser implements LineParser {
       const assembled = this.json.feed(collected.content, collected.line);
       if (assembled.done === false) return;
       // Balanced brackets that are not a log record (or too long to be one) are read line by line.
-      if (assembled.done === true && parseJson(assembled.text)) return this.readLine({ ...collected, content: assembled.text, line: assembled.line });
+      if (assembled.done === true && parseJson(assembled.text, this.context))
+        return this.readLine({ ...collected, content: assembled.text, line: assembled.line });
       for (const l of assembled.lines) this.readLine({ ...collected, content: l.text, line: l.line });
       return;
     }
@@ -191,7 +179,7 @@ class ProxyLogParser implements LineParser {
     // Pasted lines often keep the terminal's padding; the proxy itself never ends a line in spaces.
     if (content.charCodeAt(content.length - 1) === 32) content = content.trimEnd();
     if (content.trim() === '') return;
-    const parsed = parseProxyLogPayload(content) ?? parsePastedProxyLine(content);
+    const parsed = parseProxyLogPayload(content, this.context) ?? parsePastedProxyLine(content, this.context);
     if (!parsed) {
       const continues = this.continuesPrevious();
       this.continuable = false;
@@ -253,7 +241,7 @@ class ProxyLogParser implements LineParser {
     if (held === null || held.continuations >= MAX_CONTINUATIONS || rest.charCodeAt(0) === 91 || rest.charCodeAt(0) === 123) return false;
     // A wrap can fall on a space; the terminal keeps it at either end of the break.
     const content = held.content + (rest.charCodeAt(0) === 32 ? ' ' + rest.trimStart() : stripPasteMarkers(rest));
-    const parsed = parseProxyLogPayload(content) ?? parsePastedProxyLine(content);
+    const parsed = parseProxyLogPayload(content, this.context) ?? parsePastedProxyLine(content, this.context);
     if (!parsed) return false;
     held.record = { ...held.record, spans: parsed.spans, target: parsed.target, message: parsed.message, fields: parsed.fields, raw: content.trimEnd() };
     held.content = content;

@@ -1,20 +1,22 @@
 // The parsed-body cache steps aside while bodies do not repeat. A fresh cache must not be taken
 // for such a case: its first probe always sees mostly new bodies, even in a storm.
 // Cached bodies are frozen and shared; parsed ones are not, which is what these tests observe.
-// The cache is module state, so the cases run in order in this file's own process.
+// Both cases read through one run's cache (a ParseContext), in order.
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { ParseContext } from '../../src/parsers/context.js';
 import { parseProxyLogPayload } from '../../src/parsers/proxy-log.js';
 
 const line = (addr: string) =>
   `[  1.5s]  WARN ThreadId(01) outbound:proxy{addr=${addr}:80}:service{ns=web name=api port=80}:endpoint{addr=${addr}:80}: linkerd_reconnect: Failed to connect error=connect timed out`;
 const addressOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-const shared = (text: string) => Object.isFrozen(parseProxyLogPayload(text)!.fields);
+const context = new ParseContext();
+const shared = (text: string) => Object.isFrozen(parseProxyLogPayload(text, context)!.fields);
 
 it('a cold cache that fails its first probe is tried again soon, and then serves a storm', () => {
   // 600 new bodies: the first probe (512 lookups) hits nothing.
-  for (let i = 0; i < 600; i++) parseProxyLogPayload(line(addressOf(i)));
+  for (let i = 0; i < 600; i++) parseProxyLogPayload(line(addressOf(i)), context);
   // Then the storm repeats 20 bodies. A bypass of 65,536 would leave every one of these unshared.
   let sharedLines = 0;
   for (let i = 0; i < 4000; i++) if (shared(line(addressOf(1_000 + (i % 20))))) sharedLines++;

@@ -1,8 +1,8 @@
-// No rule state outlives its run (issue 16). Module-level caches sit on the hottest paths (the
-// proxy-log body cache, whose frozen bodies carry the rules' per-body memo slots, and one-entry
-// memos in parsers and rules); the engine empties them when a run starts and ends, and what may
-// hold rule state also when each task starts and ends, so a finished run's or task's state can be
-// collected and the next run or task starts clean.
+// No rule state outlives its run (issue 16). The parse caches (the proxy-log body cache, whose
+// frozen bodies carry the rules' per-body memo slots, the timestamp memo, the interest regexes)
+// belong to a run's ParseContext, one per run and thread; what rules remember on cached bodies is
+// forgotten when each task starts and ends, so a finished run's or task's state can be collected
+// and the next task on the thread starts clean.
 
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
@@ -14,15 +14,16 @@ import type { AnyRule } from '../../src/core/types.js';
 import { analyzeInputs } from '../../src/analysis/analyze.js';
 import type { ConfiguredRule } from '../../src/engine/engine.js';
 import { runTask } from '../../src/engine/tasks.js';
-import { parsedBody } from '../../src/parsers/proxy-log-body.js';
+import { ParseContext } from '../../src/parsers/context.js';
+import { BodyCache } from '../../src/parsers/proxy-log-body.js';
 import { RULES } from '../../src/rules/index.js';
 import { perBody } from '../../src/util/body-memo.js';
-import { withRunCaches, withTaskCaches } from '../../src/util/run-caches.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
 const STORM = 'fixtures/storm';
+const BODY = 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
 
 /** Every default rule, each wrapped so that the states it creates are known by weak reference only. */
 function watchedRules(): { rules: ConfiguredRule[]; states: WeakRef<object>[] } {
@@ -77,8 +78,10 @@ describe('rule state is owned by one run', () => {
     const { rules, states } = watchedRules();
     const path = `${STORM}/ingress/traefik-mr9q65pc74-5kz6v/linkerd-proxy.log`;
     const task = { type: 'sources' as const, sources: [{ type: 'file' as const, path, origin: path, size: statSync(path).size }] };
-    // The task's result carries its states to be merged; only what it read is kept here.
-    const records = (await runTask(task, { rules, collectors: [] }, {}, () => {})).inputs[0]!.records;
+    // The thread's parse caches outlive the task, as a worker's do; the task's result carries its
+    // states to be merged, and only what it read is kept here.
+    const context = new ParseContext();
+    const records = (await runTask(task, { rules, collectors: [] }, { context }, () => {})).inputs[0]!.records;
     assert.ok(records > 0, 'the task read records');
     assert.deepEqual(
       await survivors(
@@ -87,6 +90,7 @@ describe('rule state is owned by one run', () => {
       ),
       [],
     );
+    assert.ok(context.bodies.body(`${BODY} `, 0) !== null, 'the context (and its cached bodies) is still alive');
   });
 
   it('two analyses in one process give the same findings, whatever ran before', async () => {
@@ -97,41 +101,38 @@ describe('rule state is owned by one run', () => {
   });
 });
 
-describe('the body cache across the tasks of one run', () => {
-  const BODY = 'linkerd_reconnect: Failed to connect error=Connection refused (os error 111)';
+describe('the parse caches across the tasks of one run', () => {
   const derived = perBody(() => ({}));
-  const record = (body: NonNullable<ReturnType<typeof parsedBody>>) => ({ fields: body.fields }) as Parameters<typeof derived>[0];
+  const record = (body: NonNullable<ReturnType<BodyCache['body']>>) => ({ fields: body.fields }) as Parameters<typeof derived>[0];
 
-  it('keeps parsed bodies for the next task but forgets what rules derived from them', async () => {
-    await withRunCaches(async () => {
-      const first = await withTaskCaches(async () => {
-        parsedBody(BODY, 0);
-        const body = parsedBody(BODY, 0)!;
-        return { body, derivation: derived(record(body)) };
-      });
-      await withTaskCaches(async () => {
-        const body = parsedBody(BODY, 0)!;
-        assert.equal(body, first.body, 'the parsed body is reused');
-        assert.notEqual(derived(record(body)), first.derivation, 'the derivation is worked out again');
-      });
-    });
+  it('keeps parsed bodies for the next task but forgets what rules derived from them', () => {
+    const context = new ParseContext();
+    context.startTask();
+    context.bodies.body(BODY, 0);
+    const body = context.bodies.body(BODY, 0)!;
+    const derivation = derived(record(body));
+    assert.equal(derived(record(body)), derivation, 'a derivation is remembered within the task');
+    context.startTask();
+    const again = context.bodies.body(BODY, 0)!;
+    assert.equal(again, body, 'the parsed body is reused');
+    assert.notEqual(derived(record(again)), derivation, 'the derivation is worked out again');
   });
 
-  it('starts each run with no body parsed', async () => {
-    const first = await withRunCaches(async () => (parsedBody(BODY, 0), parsedBody(BODY, 0)));
-    const second = await withRunCaches(async () => (parsedBody(BODY, 0), parsedBody(BODY, 0)));
-    assert.notEqual(second, first);
-    assert.deepEqual(second, first);
+  it('caches a body from its second sighting, so bodies that never repeat take no slot', () => {
+    const bodies = new BodyCache();
+    const once = bodies.body(BODY, 0)!;
+    assert.equal(Object.isFrozen(once), false, 'a body seen once is not shared');
+    const twice = bodies.body(BODY, 0)!;
+    assert.notEqual(twice, once);
+    assert.equal(Object.isFrozen(twice), true);
+    assert.equal(bodies.body(BODY, 0), twice, 'from then on the cached body is reused');
   });
 
-  it('caches a body from its second sighting, so bodies that never repeat take no slot', async () => {
-    await withRunCaches(async () => {
-      const once = parsedBody(BODY, 0)!;
-      assert.equal(Object.isFrozen(once), false, 'a body seen once is not shared');
-      const twice = parsedBody(BODY, 0)!;
-      assert.notEqual(twice, once);
-      assert.equal(Object.isFrozen(twice), true);
-      assert.equal(parsedBody(BODY, 0), twice, 'from then on the cached body is reused');
-    });
+  it('builds one interest regex per set of literals', () => {
+    const context = new ParseContext();
+    const regex = context.literalRegex(['linkerd_reconnect', 'fail-fast']);
+    assert.equal(context.literalRegex(['linkerd_reconnect', 'fail-fast']), regex);
+    assert.notEqual(context.literalRegex(['linkerd_reconnect']), regex);
+    assert.equal(regex.test('WARN linkerd_reconnect: Failed'), true);
   });
 });

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProxyLogRecord } from '../../src/core/types.js';
+import { ParseContext } from '../../src/parsers/context.js';
 import { parseProxyLogPayload } from '../../src/parsers/proxy-log.js';
 import { perBody } from '../../src/util/body-memo.js';
 
 const line = (up: string, addr: string) =>
   `[ ${up}s]  WARN ThreadId(01) outbound:proxy{addr=${addr}}:service{ns=shop name=cart port=8080}:endpoint{addr=${addr}}: linkerd_reconnect: Failed to connect error=Connection refused (os error 111)`;
 
+/** One run's parse caches, as the engine hands them to the parsers. */
+const context = new ParseContext();
+
 function record(text: string): ProxyLogRecord {
-  const parsed = parseProxyLogPayload(text);
+  const parsed = parseProxyLogPayload(text, context);
   assert.ok(parsed);
   return { kind: 'proxy-log', path: 'p.log', line: 1, time: null, restart: 0, raw: text, ...parsed } as ProxyLogRecord;
 }

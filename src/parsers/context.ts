@@ -1,0 +1,32 @@
+// What the parsers of one run share on one thread: the proxy-log body cache, the collector
+// timestamp memo and the compiled interest regexes. All three are worth keeping across the inputs
+// of a run (a bundle's pods repeat each other's bodies and seconds, and a regex takes ~260 µs to
+// build), and all three come from that run's input or rules, so they belong to the run, not to a
+// module: the engine makes one per run and thread and hands it to every parser it creates. A
+// parser made without one (tests, the sniffer) gets its own.
+
+import { literalRegex } from '../util/literal-regex.js';
+import { TimestampMemo } from './collector-prefix.js';
+import { BodyCache } from './proxy-log-body.js';
+
+export class ParseContext {
+  readonly bodies = new BodyCache();
+  readonly times = new TimestampMemo();
+  private readonly literalRegexes = new Map<string, RegExp>();
+
+  /** One regex matching any of `literals`, built once per run and set of literals. */
+  literalRegex(literals: readonly string[]): RegExp {
+    const key = literals.join('\u0000');
+    let regex = this.literalRegexes.get(key);
+    if (regex === undefined) this.literalRegexes.set(key, (regex = literalRegex(literals)));
+    return regex;
+  }
+
+  /**
+   * A task of the run ends or starts on this thread: what rules remembered on cached bodies
+   * (perBody()) may point into that task's rule state, so it is forgotten; the bodies stay.
+   */
+  startTask(): void {
+    this.bodies.forgetDerivations();
+  }
+}
