@@ -123,6 +123,14 @@ export const cases: RuleCases = {
         assert.doesNotMatch(b.message, /control plane/);
       },
     },
+    {
+      name: "a bundle's pods failing fast on a service known only by its address: one service, one finding naming every pod",
+      expect: [{ severity: 'error', kind: 'failfast/endpoints-not-ready-or-unreachable', subject: { namespace: 'shop', target: '10.96.12.7:80' } }],
+      inputs: clients((i) =>
+        every(600.3 + i, 20, 4, 'INFO', `outbound:proxy{addr=10.96.12.7:80}: linkerd_proxy_balance_queue::worker: Unavailable; entering failfast timeout=3.0`),
+      ),
+      check: (findings) => assert.equal((findings[0]!.evidence.pods as unknown[]).length, 3),
+    },
   ],
   quiet: [
     { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
