@@ -182,6 +182,25 @@ describe('time is told honestly', () => {
     }
   });
 
+  it('an incident of hundreds of signals draws the largest and sums the rest into one row', () => {
+    const storm = reports.find((r) => r.name === 'fixtures-storm')!.report;
+    const incident = storm.incidents[0]!;
+    const [first] = incident.timeline!.series;
+    // 40 services failing for one cause, the 40th the busiest.
+    const series = Array.from({ length: 40 }, (_, i) => ({
+      ...first!,
+      label: `fail-fast svc-${i}.shop:80 per minute`,
+      counts: first!.counts.map((c) => c * (i === 39 ? 100 : 1)),
+    }));
+    const many = { ...storm, incidents: [{ ...incident, timeline: { ...incident.timeline!, series } }] } as Report;
+    const text = render(many, 100);
+    const drawn = text.split('\n').filter((l) => / per minute /.test(l));
+    assert.equal(drawn.length, 1 + 8 + 1, 'the sum, eight signals and the rest');
+    assert.match(text, /svc-39\.shop:80 per minute/, 'the busiest signal is drawn');
+    assert.match(text, /32 other signals per minute/);
+    assert.doesNotMatch(text, /svc-38\.shop/, 'a signal past the eight largest is only in the sum');
+  });
+
   it('sparkline labels name the bucket they draw', () => {
     for (const { name, report } of reports) {
       const text = render(report, 80);

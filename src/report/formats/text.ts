@@ -214,14 +214,18 @@ const MIN_LABEL = 24;
  */
 function incidentSparklines(c: ChalkInstance, timeline: IncidentTimeline, width: number): string[] {
   const buckets = timeline.series[0]!.counts.length;
-  const total = timeline.series[0]!.counts.map((_, i) => timeline.series.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
+  const sumOf = (series: readonly { counts: number[] }[]) => timeline.series[0]!.counts.map((_, i) => series.reduce((sum, s) => sum + (s.counts[i] ?? 0), 0));
+  const total = sumOf(timeline.series);
+  const { drawn, rest } = sparklineSeries(timeline.series);
+  const restCounts = sumOf(rest);
   const rowsFor = (sparkWidth: number) => {
     const factor = Math.max(1, Math.ceil(buckets / sparkWidth));
     const per = bucketName(timeline.bucketSeconds * factor);
     // Every row is drawn at the same bucket: the rules' "per minute" labels say which.
     return [
       { label: `all signals per ${per}`, spark: sparkline(fitCounts(total, sparkWidth)) },
-      ...timeline.series.map((s) => ({ label: s.label.replace(/\bper minute\b/, `per ${per}`), spark: sparkline(fitCounts(s.counts, sparkWidth)) })),
+      ...drawn.map((s) => ({ label: s.label.replace(/\bper minute\b/, `per ${per}`), spark: sparkline(fitCounts(s.counts, sparkWidth)) })),
+      ...(rest.length > 0 ? [{ label: `${rest.length} other signals per ${per}`, spark: sparkline(fitCounts(restCounts, sparkWidth)) }] : []),
     ];
   };
   const longest = Math.max(...rowsFor(buckets).map((r) => r.label.length));
@@ -232,6 +236,20 @@ function incidentSparklines(c: ChalkInstance, timeline: IncidentTimeline, width:
     return beside.map((r) => `${c.dim(r.label.padEnd(labelWidth))}  ${c.magenta(r.spark)}`);
   }
   return rowsFor(width - 2).flatMap((r) => [...wrap(r.label, width).map((l) => c.dim(l)), `  ${c.magenta(r.spark)}`]);
+}
+
+/**
+ * Signals drawn one per row under an incident. One cause can fail hundreds of services (every
+ * service a proxy without a control plane calls): their rows would bury the incident's answer, so
+ * the largest are drawn, in their order, and the rest summed into one row (JSON keeps them all).
+ */
+const MAX_SIGNAL_ROWS = 8;
+
+function sparklineSeries<T extends { counts: number[] }>(series: readonly T[]): { drawn: T[]; rest: T[] } {
+  if (series.length <= MAX_SIGNAL_ROWS + 1) return { drawn: [...series], rest: [] };
+  const totalOf = (s: T) => s.counts.reduce((a, b) => a + b, 0);
+  const largest = new Set([...series].sort((a, b) => totalOf(b) - totalOf(a)).slice(0, MAX_SIGNAL_ROWS));
+  return { drawn: series.filter((s) => largest.has(s)), rest: series.filter((s) => !largest.has(s)) };
 }
 
 /** `minute`, `5 min`, `2 h`, `3 d`: the width of one sparkline bucket. */
