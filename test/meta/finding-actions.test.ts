@@ -184,7 +184,7 @@ describe('time is told honestly', () => {
 
   it('an incident of hundreds of signals draws the largest and sums the rest into one row', () => {
     const storm = reports.find((r) => r.name === 'fixtures-storm')!.report;
-    const incident = storm.incidents[0]!;
+    const incident = storm.incidents![0]!;
     const [first] = incident.timeline!.series;
     // 40 services failing for one cause, the 40th the busiest.
     const series = Array.from({ length: 40 }, (_, i) => ({
