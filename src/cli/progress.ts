@@ -6,7 +6,7 @@
 // size, and for a .gz or a tar member the bytes counted are decompressed while the size on disk is
 // compressed, so a percentage would run past 100 % or jump; those show bytes and rates only.
 
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
 import type { ReadProgress } from '../engine/analyze.js';
 import { formatBytes } from '../report/formats/text.js';
 import { truncate } from '../report/formats/values.js';
@@ -14,6 +14,12 @@ import { compact } from '../util/stats.js';
 import { terminalSafe } from '../util/terminal-safe.js';
 import { unguardedStderr } from './stderr.js';
 import { terminalWidth } from './terminal.js';
+
+/**
+ * cli-progress, loaded when a bar is drawn: most runs have no terminal on stderr (CI, pipes), and
+ * importing it cost each of them a few milliseconds of start-up. Its CommonJS build loads in place.
+ */
+const cliProgress = () => createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
 
 const BAR_SIZE = 20;
 /** cli-progress's bar formatter draws the bar from these. */
@@ -41,7 +47,7 @@ export function progressLine(s: ProgressState, width: number): string {
   let head: string;
   if (s.total !== null && s.total > 0) {
     const ratio = Math.min(1, s.read / s.total);
-    const bar = width >= 70 ? `${cliProgress.Format.BarFormat(ratio, BAR_STYLE)} ` : '';
+    const bar = width >= 70 ? `${cliProgress().Format.BarFormat(ratio, BAR_STYLE)} ` : '';
     const eta = s.eta !== undefined && s.eta !== null && Number.isFinite(s.eta) && s.eta > 0 && ratio < 1 ? `, ${s.eta} s left` : '';
     head = `${bar}${Math.floor(ratio * 100)}% | ${formatBytes(s.read)} of ${formatBytes(s.total)}${eta}`;
   } else {
@@ -72,7 +78,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = un
   let total: number | null = null;
   let read = 0;
   let drawing = false;
-  const bar = new cliProgress.SingleBar({
+  const bar = new (cliProgress().SingleBar)({
     stream,
     format: (_options, params, p: Payload) =>
       progressLine(

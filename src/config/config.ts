@@ -7,6 +7,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { closest, didYouMean } from '../util/did-you-mean.js';
+import { yamlLibrary } from '../util/yaml.js';
 import { describeSystemError, UsageError } from '../core/errors.js';
 import type { AnyRule, RuleOptionSpec, Severity } from '../core/types.js';
 import type { ConfiguredRule } from '../engine/engine.js';
@@ -130,7 +131,7 @@ const MAX_ALIAS_COUNT = 100;
  * The YAML library, loaded when a config file is read: most runs have none, and importing it at
  * start-up cost every `analyze` ~40 ms. Its CommonJS build loads synchronously.
  */
-const loadYaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
+const loadYaml = yamlLibrary;
 
 /** The JSON Schema validator, loaded with the YAML library when there is a config to check. */
 const loadJsonSchema = () => createRequire(import.meta.url)('jsonschema') as typeof import('jsonschema');

@@ -5,7 +5,8 @@
 // each container status becomes a pod-status record and each event a kube-event record, with the
 // line it starts on.
 
-import { LineCounter, parseDocument, isMap, isSeq, type Node } from 'yaml';
+import type { Node } from 'yaml';
+import { yamlLibrary } from '../util/yaml.js';
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
@@ -106,6 +107,7 @@ export class KubeObjectReader {
     this.mode = null;
     this.lines = [];
     if (overflow || lines.length === 0) return;
+    const { LineCounter, parseDocument } = yamlLibrary();
     const counter = new LineCounter();
     const doc = parseDocument(lines.join('\n'), { lineCounter: counter, uniqueKeys: false });
     if (doc.errors.length > 0) {
@@ -126,6 +128,7 @@ export class KubeObjectReader {
   private object(o: Json, node: unknown, lineOf: (node: unknown) => number): void {
     const items = o.items;
     if (Array.isArray(items)) {
+      const { isMap, isSeq } = yamlLibrary();
       const itemNodes = isMap(node) ? node.get('items', true) : undefined;
       items.forEach((item, i) => {
         if (item && typeof item === 'object') this.object(item as Json, isSeq(itemNodes) ? itemNodes.items[i] : undefined, lineOf);
@@ -145,6 +148,7 @@ export class KubeObjectReader {
     // A status block pasted alone has no metadata, and may lack the `status:` key itself.
     const status = asObject(o.status) ?? (hasStatusLists(o) ? o : undefined);
     if (!status) return;
+    const { isMap, isSeq } = yamlLibrary();
     const statusNode = isMap(node) && o.status ? node.get('status', true) : node;
     const limits = new Map<string, string>();
     const spec = asObject(o.spec);
