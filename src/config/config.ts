@@ -127,13 +127,7 @@ type KeyPath = (string | number)[];
 /** YAML alias expansions allowed in a config: a real one uses a handful, a billion-laughs file millions. */
 const MAX_ALIAS_COUNT = 100;
 
-/**
- * The YAML library, loaded when a config file is read: most runs have none, and importing it at
- * start-up cost every `analyze` ~40 ms. Its CommonJS build loads synchronously.
- */
-const loadYaml = yamlLibrary;
-
-/** The JSON Schema validator, loaded with the YAML library when there is a config to check. */
+/** The JSON Schema validator, loaded with the YAML library (util/yaml.ts) when there is a config to check. */
 const loadJsonSchema = () => createRequire(import.meta.url)('jsonschema') as typeof import('jsonschema');
 
 /** `; did you mean X?` for a mistyped string value, as the flags give for --fail-on warn. */
@@ -146,7 +140,7 @@ const suggestValue = (value: unknown, known: readonly string[]): string => (type
  */
 export function parseConfig(text: string, source: string, rules: readonly AnyRule[] = RULES): LinkerdDoctorConfig {
   const isJson = source.endsWith('.json');
-  const { LineCounter, parseDocument } = loadYaml();
+  const { LineCounter, parseDocument } = yamlLibrary();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {

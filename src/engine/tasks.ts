@@ -24,11 +24,11 @@ const WARM_UP_BYTES = 256 * 1024;
  * remembered on the run's cached bodies is forgotten when a task starts and ends.
  */
 export async function runTask(task: WorkerTask, modules: EngineModules, parserOptions: ParserOptions, post: (m: WorkerMessage) => void): Promise<TaskResult> {
-  parserOptions.context?.startTask();
+  parserOptions.context?.betweenTasks();
   try {
     return await readTask(task, modules, parserOptions, post);
   } finally {
-    parserOptions.context?.startTask();
+    parserOptions.context?.betweenTasks();
   }
 }
 

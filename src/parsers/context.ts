@@ -3,7 +3,8 @@
 // of a run (a bundle's pods repeat each other's bodies and seconds, and a regex takes ~260 µs to
 // build), and all three come from that run's input or rules, so they belong to the run, not to a
 // module: the engine makes one per run and thread and hands it to every parser it creates. A
-// parser made without one (tests, the sniffer) gets its own.
+// parser made without one gets its own; parse helpers called without one (the sniffer, tests)
+// parse every line afresh.
 
 import { literalRegex } from '../util/literal-regex.js';
 import { TimestampMemo } from './collector-prefix.js';
@@ -23,10 +24,11 @@ export class ParseContext {
   }
 
   /**
-   * A task of the run ends or starts on this thread: what rules remembered on cached bodies
-   * (perBody()) may point into that task's rule state, so it is forgotten; the bodies stay.
+   * Called as a task of the run starts and as it ends on this thread: what rules remembered on
+   * cached bodies (perBody()) may point into that task's rule state, so it is forgotten; the
+   * bodies stay for the next task.
    */
-  startTask(): void {
+  betweenTasks(): void {
     this.bodies.forgetDerivations();
   }
 }

@@ -107,12 +107,12 @@ describe('the parse caches across the tasks of one run', () => {
 
   it('keeps parsed bodies for the next task but forgets what rules derived from them', () => {
     const context = new ParseContext();
-    context.startTask();
+    context.betweenTasks();
     context.bodies.body(BODY, 0);
     const body = context.bodies.body(BODY, 0)!;
     const derivation = derived(record(body));
     assert.equal(derived(record(body)), derivation, 'a derivation is remembered within the task');
-    context.startTask();
+    context.betweenTasks();
     const again = context.bodies.body(BODY, 0)!;
     assert.equal(again, body, 'the parsed body is reused');
     assert.notEqual(derived(record(again)), derivation, 'the derivation is worked out again');
