@@ -112,14 +112,15 @@ export async function parallelPlanFor(
   // stayed on one thread.
   const readBytes = await bytesWhenRead(discovery.sources);
   const fileBytes = [...readBytes.values()].reduce((n, b) => n + b, 0);
-  const minBytes = fileBytes < DEFAULTS.parallelMinBytes ? DEFAULTS : (await onlyDumps(discovery.sources)) ? DUMP_DEFAULTS : DEFAULTS;
-  if (fileBytes < (options.parallelMinBytes ?? minBytes.parallelMinBytes)) return null;
+  // Below the logs' threshold nothing is worth a worker, so only a larger input set is sniffed.
+  const defaults = fileBytes >= DEFAULTS.parallelMinBytes && (await onlyDumps(discovery.sources)) ? DUMP_DEFAULTS : DEFAULTS;
+  if (fileBytes < (options.parallelMinBytes ?? defaults.parallelMinBytes)) return null;
   const plan: ParallelPlan = {
     jobs,
     rules: specs,
     collectors: modules.collectors.map((c) => c.id),
     catalog: catalog.url,
-    splitMinBytes: options.splitMinBytes ?? minBytes.splitMinBytes,
+    splitMinBytes: options.splitMinBytes ?? defaults.splitMinBytes,
     splitDumps: !options.strict,
     readBytes,
   };
@@ -144,16 +145,21 @@ async function headKind(file: string, size: number): Promise<InputKind | null> {
   const handle = await open(file, 'r').catch(() => null);
   if (handle === null) return null;
   try {
-    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const bytes = head.subarray(0, bytesRead);
-    if (isGzip(bytes) || isTar(bytes)) return null;
-    return sniffKind(headLines(bytes));
+    const lines = await plainHeadLines(handle, size);
+    return lines === null ? null : sniffKind(lines);
   } catch {
     return null;
   } finally {
     await handle.close();
   }
+}
+
+/** The complete lines of a plain file's first HEAD_BYTES; null for a gzip or tar file. */
+async function plainHeadLines(handle: FileHandle, size: number): Promise<string[] | null> {
+  const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  const bytes = head.subarray(0, bytesRead);
+  return isGzip(bytes) || isTar(bytes) ? null : headLines(bytes);
 }
 
 /** The complete lines of a file's head, as the sniffer reads them (a BOM and CRs removed). */
@@ -254,13 +260,9 @@ export async function splitPoints(
 ): Promise<{ kind: InputKind; bounds: number[] } | null> {
   const handle = await open(file, 'r');
   try {
-    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const bytes = head.subarray(0, bytesRead);
-    if (isGzip(bytes) || isTar(bytes)) return null;
     // Every complete line of the head: the sniffer skips kubectl chatter and stops on its own.
-    const first = headLines(bytes);
-    if (first.length < SNIFF_LINES) return null;
+    const first = await plainHeadLines(handle, size);
+    if (first === null || first.length < SNIFF_LINES) return null;
     const kind = sniffKind(first);
     if (!PARSERS[kind]) return null;
     // The proxy-log parser saves and restores its state between ranges; a dump section needs none.
