@@ -94,7 +94,11 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
       summary: 'Show at most N findings in each report (the worst first); the exit code still counts all.',
       parse: async (input) => parseWholeNumber('max-findings', input, 1),
     })(),
-    fold: Flags.boolean({ summary: 'Fold findings of one rule and cause on many pods into one finding naming the pods.', default: true, allowNo: true }),
+    fold: Flags.boolean({
+      summary: 'Fold findings of one rule and cause on many pods (or, for a cause shared by many targets, on many targets) into one.',
+      default: true,
+      allowNo: true,
+    }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no notices or progress on stderr; errors still go there.', default: false }),
     color: Flags.boolean({ summary: 'Colour the text report (default: when stdout is a terminal and NO_COLOR is unset).', allowNo: true }),
     redact: Flags.boolean({

@@ -426,6 +426,22 @@ export interface RuleMeta<O extends object> {
    * rule never edits another rule's folder to claim an overlap.
    */
   absorbs?: readonly RuleAbsorbs[];
+  /**
+   * Kinds of this rule's findings whose cause is one whatever their target: every service called
+   * by proxies that lost their control plane fails fast, every endpoint discovery kept after the
+   * cluster removed it is dialled in vain. Several findings of such a kind and cause, on several
+   * targets, fold into one that lists the targets (report/fold.ts): one cause, one finding.
+   */
+  sharedCauses?: readonly SharedCauseKind[];
+}
+
+/** A finding kind that is one cause across targets, and how its folded finding is titled. */
+export interface SharedCauseKind {
+  kind: string;
+  /** The folded title; `{count}` is the number of targets. */
+  title: string;
+  /** What a target is, plural (`services`, `endpoints`): the folded message's word. */
+  targets: string;
 }
 
 /** One overlap a rule claims: another rule's findings (optionally only those with these targets). */

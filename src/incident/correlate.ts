@@ -67,9 +67,18 @@ const TIME_SLACK_MS = 60_000;
 /** Longest merged timeline drawn; longer incidents use coarser buckets. */
 const MAX_MINUTES = 360;
 
+/** What rules name a pod the paste does not name: no footprint. */
+const NOT_NAMED = '(not named in the paste)';
+
 export function footprintOf(f: Finding): Footprint {
-  // A placeholder such as "(not named in the paste)" names no pod: two pastes sharing it share nothing.
-  const pods = new Set(podsOfFinding(f).filter((p) => !p.startsWith('(') && !GENERIC_NAMES.has(p)));
+  // A placeholder such as "(not named in the paste)" names no pod: two pastes sharing it share
+  // nothing. A file's path in parentheses (a log whose pod is unknown, as reconnect-storm names it)
+  // is that one file's proxy, as its bare path is to other rules: the same footprint.
+  const pods = new Set(
+    podsOfFinding(f)
+      .map((p) => (p.startsWith('(') && p.endsWith(')') && p !== NOT_NAMED ? p.slice(1, -1) : p))
+      .filter((p) => !p.startsWith('(') && !GENERIC_NAMES.has(p)),
+  );
   const workloads = new Set<string>();
   if (f.subject.workload) workloads.add(f.subject.workload);
   for (const p of pods) {

@@ -12,6 +12,12 @@
 // evidence. It runs in buildReport before fingerprints, suppressions, the baseline and the
 // incident correlation, so every format and the exit code see the same folded findings.
 //
+// Across targets (foldSharedCauses): a rule may declare a kind of finding one cause whatever its
+// target (`meta.sharedCauses`): the services called by proxies without a control plane all fail
+// fast, for one reason and with one fix. Such findings of one rule, kind and cause on several
+// targets fold into one that counts the targets, lists each with its key figure, keeps the worst
+// one's figures and sums the rest (key figure, pods, window, timeline). It runs after the pod fold.
+//
 // Findings are grouped by their kind (the rule's message id) and key figure, never by their prose.
 // Fingerprint of a folded finding: the usual digest (report/fingerprint.ts) over the rule, the
 // subject without the pod (namespace, workload when the pods share one, target) and that kind, so
@@ -19,7 +25,16 @@
 // only when the workload, namespace or target does. A cause seen on a single pod is not folded and
 // keeps its per-pod fingerprint.
 
-import type { AnyRule, Finding, FindingSubject } from '../core/types.js';
+import {
+  SEVERITIES,
+  type AnyRule,
+  type EvidenceWindow,
+  type Finding,
+  type FindingSubject,
+  type PodMention,
+  type SharedCauseKind,
+  type Timeline,
+} from '../core/types.js';
 import { fixesFor, fixStatusFor } from '../incident/fix-status.js';
 import type { ProxyVersions } from '../incident/versions.js';
 import { workloadOfPod } from '../util/path-meta.js';
@@ -218,4 +233,180 @@ function foldGroup(group: readonly Finding[], versions?: ProxyVersions): Finding
 /** The worst pod's figures without its lists: the lists are per pod and would read as totals. */
 function scalarsOf(evidence: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(evidence).filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object'));
+}
+
+/** Pods listed in a finding folded across targets; `podsAffected` counts them all. */
+const MAX_FOLDED_PODS = 1_000;
+/** Targets named in its message; the rest are in `evidence.targets`. */
+const NAMED_TARGETS = 5;
+
+/** The shared-cause declaration of each `ruleId|kind`, from the rules' meta. */
+function sharedCausesOf(rules: readonly AnyRule[]): Map<string, SharedCauseKind> {
+  return new Map(rules.flatMap((r) => (r.meta.sharedCauses ?? []).map((d) => [`${r.meta.id}|${d.kind}`, d] as const)));
+}
+
+function causeKey(f: Finding): string {
+  const cause = typeof f.evidence.cause === 'string' ? f.evidence.cause : null;
+  const initCause = typeof f.evidence.initCause === 'string' ? f.evidence.initCause : null;
+  return JSON.stringify([f.ruleId, findingKind(f), cause, initCause]);
+}
+
+/**
+ * Folds the findings of a shared-cause kind (one rule, kind and cause) on two or more targets into
+ * one finding in the place of the first; other findings pass through in their order.
+ */
+export function foldSharedCauses(findings: readonly Finding[], rules: readonly AnyRule[] = RULES): Finding[] {
+  const declared = sharedCausesOf(rules);
+  if (declared.size === 0) return [...findings];
+  const declarationOf = (f: Finding) => (f.subject.target ? declared.get(`${f.ruleId}|${f.kind}`) : undefined);
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    if (!declarationOf(f)) continue;
+    const key = causeKey(f);
+    const group = groups.get(key);
+    if (group) group.push(f);
+    else groups.set(key, [f]);
+  }
+  const out: Finding[] = [];
+  const done = new Set<string>();
+  for (const f of findings) {
+    const declaration = declarationOf(f);
+    const group = declaration ? groups.get(causeKey(f))! : null;
+    if (!declaration || !group || new Set(group.map((g) => g.subject.target)).size < 2) {
+      out.push(f);
+      continue;
+    }
+    const key = causeKey(f);
+    if (done.has(key)) continue;
+    done.add(key);
+    out.push(foldTargetGroup(group, declaration));
+  }
+  return out;
+}
+
+function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind): Finding {
+  const figureOf = (f: Finding) => f.keyFigure?.value ?? 0;
+  const worstFirst = [...group].sort((a, b) => figureOf(b) - figureOf(a) || a.subject.target!.localeCompare(b.subject.target!));
+  const worst = worstFirst[0]!;
+  const targets = [...new Set(worstFirst.map((f) => f.subject.target!))];
+  const severity = SEVERITIES[Math.min(...group.map((f) => SEVERITIES.indexOf(f.severity)))]!;
+  const subject: FindingSubject = {};
+  for (const key of ['namespace', 'workload', 'pod'] as const) {
+    const value = shared(group, key);
+    if (value) subject[key] = value;
+  }
+  const figure = worst.keyFigure ? { name: worst.keyFigure.name, value: group.reduce((sum, f) => sum + figureOf(f), 0) } : undefined;
+  const named = worstFirst.slice(0, NAMED_TARGETS).map((f) => (figure ? `${f.subject.target} (${compact(figureOf(f))})` : f.subject.target!));
+  const count = targets.length.toLocaleString('en-US');
+  const message =
+    `${count} ${declaration.targets} show the same cause` +
+    `${figure ? `; top ${named.length} by ${humanize(figure.name)}` : ''}: ${named.join(', ')}${targets.length > named.length ? ', …' : ''}. ` +
+    `Worst, ${worst.subject.target}: ${worst.message}`;
+
+  const { timeline, samples, window, pods: _pods, podsAffected: _podsAffected, ...worstEvidence } = worst.evidence;
+  const pods = podsAcross(group);
+  const span = windowAcross(group) ?? window;
+  const summed = timelineAcross(group);
+  // A per-target label (`fail-fast web.shop:80 per minute`) names every target once summed.
+  const sum = summed?.label
+    ? { ...summed, label: summed.label.split(group[0]!.subject.target!).join(`${count} ${declaration.targets}`) }
+    : (summed ?? timeline);
+  const evidence: Finding['evidence'] = {
+    ...(typeof worst.evidence.cause === 'string' ? { cause: worst.evidence.cause } : {}),
+    ...(typeof worst.evidence.initCause === 'string' ? { initCause: worst.evidence.initCause } : {}),
+    targetsAffected: targets.length,
+    ...(pods ? { podsAffected: pods.count, ...(pods.exact ? {} : { podsAffectedIsLowerBound: true }), pods: pods.listed } : {}),
+    targets: worstFirst.map((f) => ({
+      target: f.subject.target!,
+      ...(f.keyFigure ? { [f.keyFigure.name]: f.keyFigure.value } : {}),
+      ...(typeof f.evidence.podsAffected === 'number' ? { podsAffected: f.evidence.podsAffected } : {}),
+      ...(f.locations[0] ? { location: `${f.locations[0].path}:${f.locations[0].line}` } : {}),
+    })),
+    worstTarget: { target: worst.subject.target, ...scalarsOf(worstEvidence) },
+    ...(span ? { window: span } : {}),
+    ...(samples !== undefined ? { samples } : {}),
+    ...(sum ? { timeline: sum } : {}),
+  };
+  return {
+    ruleId: worst.ruleId,
+    severity,
+    docsUrl: worst.docsUrl,
+    kind: worst.kind,
+    title: declaration.title.replace('{count}', count),
+    message,
+    subject,
+    evidence,
+    locations: [...worst.locations, ...worstFirst.slice(1).flatMap((f) => f.locations.slice(0, 1))].slice(0, MAX_LOCATIONS),
+    remediation: worst.remediation,
+    ...(figure ? { keyFigure: figure } : {}),
+    ...(worst.fixStatus ? { fixStatus: worst.fixStatus } : {}),
+    ...(worst.code ? { code: worst.code } : {}),
+  };
+}
+
+/**
+ * The pods named across the group, their numeric details summed (a pod's lines for each target add
+ * up). The count is exact when every finding listed all its pods, else a lower bound: the largest
+ * of the findings' own counts or the pods listed, whichever is more.
+ */
+function podsAcross(group: readonly Finding[]): { count: number; exact: boolean; listed: PodMention[] } | null {
+  const byPod = new Map<string, PodMention>();
+  let exact = true;
+  let largest = 0;
+  for (const f of group) {
+    const mentions: readonly PodMention[] = f.evidence.pods ?? (f.subject.pod ? [{ pod: f.subject.pod }] : []);
+    const counted = typeof f.evidence.podsAffected === 'number' ? f.evidence.podsAffected : mentions.length;
+    if (counted > mentions.length) exact = false;
+    largest = Math.max(largest, counted);
+    for (const m of mentions) {
+      const seen = byPod.get(m.pod);
+      if (!seen) {
+        byPod.set(m.pod, { ...m });
+        continue;
+      }
+      for (const [k, v] of Object.entries(m)) if (typeof v === 'number' && typeof seen[k] === 'number') seen[k] = (seen[k] as number) + v;
+    }
+  }
+  if (byPod.size === 0 && largest === 0) return null;
+  const numeric = (m: PodMention) => Object.values(m).find((v): v is number => typeof v === 'number') ?? 0;
+  const listed = [...byPod.values()].sort((a, b) => numeric(b) - numeric(a) || a.pod.localeCompare(b.pod)).slice(0, MAX_FOLDED_PODS);
+  return { count: exact ? byPod.size : Math.max(byPod.size, largest), exact, listed };
+}
+
+/** The earliest start and latest end, when every finding has a wall-clock window. */
+function windowAcross(group: readonly Finding[]): EvidenceWindow | null {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const f of group) {
+    const w = f.evidence.window;
+    const s = w?.start ? Date.parse(w.start) : NaN;
+    const e = w?.end ? Date.parse(w.end) : s;
+    if (w?.clock !== 'wall' || Number.isNaN(s) || Number.isNaN(e)) return null;
+    start = Math.min(start, s);
+    end = Math.max(end, e);
+  }
+  return { start: new Date(start).toISOString(), end: new Date(end).toISOString(), durationSeconds: (end - start) / 1000, clock: 'wall' };
+}
+
+/** The findings' timelines added bucket by bucket, when every one is on the wall clock with the same bucket. */
+function timelineAcross(group: readonly Finding[]): Timeline | null {
+  const timelines = group.map((f) => f.evidence.timeline);
+  const first = timelines[0];
+  if (!first?.start) return null;
+  const bucketMs = first.bucketSeconds * 1000;
+  let start = Infinity;
+  let end = -Infinity;
+  for (const t of timelines) {
+    if (!t?.start || t.bucketSeconds !== first.bucketSeconds) return null;
+    const s = Date.parse(t.start);
+    if (Number.isNaN(s) || (s - Date.parse(first.start)) % bucketMs !== 0) return null;
+    start = Math.min(start, s);
+    end = Math.max(end, s + t.counts.length * bucketMs);
+  }
+  const counts = new Array<number>(Math.round((end - start) / bucketMs)).fill(0);
+  for (const t of timelines) {
+    const offset = Math.round((Date.parse(t!.start!) - start) / bucketMs);
+    t!.counts.forEach((c, i) => (counts[offset + i]! += c));
+  }
+  return { start: new Date(start).toISOString(), bucketSeconds: first.bucketSeconds, counts, ...(first.label ? { label: first.label } : {}) };
 }

@@ -9,7 +9,7 @@ import { versionSummary, type ProxyVersions } from '../incident/versions.js';
 import { compareWithBaseline, type BaselineEntry, type BaselineFile, type BaselineVerdict, type StaleBaselineEntry } from './baseline.js';
 import { isFailing, type ReportStatus } from './exit-code.js';
 import { assignFingerprints, assignTitleFingerprints } from './fingerprint.js';
-import { foldFindings } from './fold.js';
+import { foldFindings, foldSharedCauses } from './fold.js';
 import { atOrAbove, SEVERITY_RANK, type FailOn } from './severity.js';
 import { applySuppressions, type SuppressionEntry, type SuppressionUse } from './suppression.js';
 
@@ -108,7 +108,7 @@ export interface GateOptions {
  * findings and, under a baseline, known findings that did not get worse do not fail it.
  */
 export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOptions = {}): Report {
-  const sorted = (gate.fold === false ? [...parts.findings] : foldFindings(parts.findings, parts.versions)).sort(compareFindings);
+  const sorted = (gate.fold === false ? [...parts.findings] : foldSharedCauses(foldFindings(parts.findings, parts.versions))).sort(compareFindings);
   const fingerprints = assignFingerprints(sorted);
   // The code was stamped by the engine from the rule's meta; it is listed after the fingerprint.
   const all: ReportFinding[] = sorted.map(({ code, ...f }, i) => ({ ...f, fingerprint: fingerprints[i]!, ...(code ? { code } : {}) }));

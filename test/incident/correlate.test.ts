@@ -345,4 +345,21 @@ describe('correlate: incidents bounded in time and never joined by generic names
       finding('pod-restarts', { title, subject: { target: 'linkerd-proxy' }, evidence: { pods: [{ pod: '(not named in the paste)' }] } });
     assert.equal(correlate([paste('linkerd-proxy in CrashLoopBackOff'), paste('linkerd-proxy OOMKilled')]).length, 2);
   });
+
+  it("links a storm naming a file's proxy as (path) to a fail-fast naming it by its path, and not a stale endpoint's", () => {
+    const file = 'bundle/ingress-proxy.log';
+    const ownStorm = { ...storm(0), evidence: { ...storm(0).evidence, pods: [{ pod: `(${file})`, lines: 9 }] } };
+    const failfast = finding('failfast', {
+      title: 'Requests to 12 services fail: the calling proxies lost their control plane',
+      start: 5,
+      end: 200,
+      evidence: { cause: 'controller unreachable', targetsAffected: 12, pods: [{ pod: file, lines: 40 }] },
+    });
+    const [incident] = correlate([ownStorm, failfast]);
+    assert.equal(incident!.findings.find((f) => f.ruleId === 'failfast')!.role, 'effect', 'the storm is the likely cause');
+    assert.match(incident!.headline, /12 services in fail-fast/);
+    const stale = { ...ownStorm, kind: 'stale-endpoint', title: '3 stale endpoints', subject: {} };
+    const [unlinked] = correlate([stale, failfast]);
+    assert.notEqual(unlinked!.findings.find((f) => f.ruleId === 'failfast')!.role, 'effect', 'a stale endpoint does not take discovery away');
+  });
 });

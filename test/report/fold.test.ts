@@ -10,7 +10,8 @@ import { after, describe, it } from 'node:test';
 import { defaultRules } from '../../src/cli/run-analyze.js';
 import type { Finding, RuleAbsorbs } from '../../src/core/types.js';
 import { analyzeInputs } from '../../src/analysis/analyze.js';
-import { foldCoveredFindings, foldFindings } from '../../src/report/fold.js';
+import { foldCoveredFindings, foldFindings, foldSharedCauses } from '../../src/report/fold.js';
+import { assignFingerprints } from '../../src/report/fingerprint.js';
 import { RULES } from '../../src/rules/index.js';
 import { every, proxyLog } from '../support/log-inputs.js';
 
@@ -255,5 +256,151 @@ describe('fold: an overlap claimed by the absorbing rule (meta.absorbs)', () => 
   it('claims nothing when the claimant did not report', () => {
     const rules = [claimant([{ rule: 'known-signature' }])];
     assert.equal(foldCoveredFindings([signature('endpoint-no-route-to-host')], rules).length, 1);
+  });
+});
+
+/** A failfast finding on one service, shaped as the rule reports it. */
+function serviceFinding(
+  target: string,
+  lines: number,
+  opts: { cause?: string; severity?: Finding['severity']; minute?: number; pods?: string[] } = {},
+): Finding {
+  const minute = opts.minute ?? 0;
+  const start = new Date(Date.UTC(2024, 5, 7, 9, minute)).toISOString();
+  const pods = opts.pods ?? ['web-1', 'web-2'];
+  return {
+    ruleId: 'failfast',
+    severity: opts.severity ?? 'error',
+    docsUrl: '',
+    kind: 'failfast/controller-unreachable',
+    title: `Requests to ${target} fail: the calling proxies lost their control plane`,
+    message: `m ${target}`,
+    subject: { namespace: 'shop', target },
+    evidence: {
+      service: target,
+      cause: opts.cause ?? 'controller unreachable',
+      podsAffected: pods.length + 1,
+      pods: pods.map((pod) => ({ pod, lines: lines / 2 })),
+      window: { start, end: new Date(Date.parse(start) + 90_000).toISOString(), durationSeconds: 90, clock: 'wall' },
+      timeline: { start, bucketSeconds: 60, counts: [lines - 1, 1], label: `fail-fast ${target} per minute` },
+      samples: [{ path: 'a.log', line: 1, text: target }],
+    },
+    locations: [{ path: `${target}.log`, line: 3 }],
+    remediation: 'Restore the control plane first',
+    keyFigure: { name: 'lines', value: lines },
+    code: 'LD1004',
+  };
+}
+
+describe('fold: one cause on many targets (meta.sharedCauses)', () => {
+  it('folds the services that fail fast for want of a control plane into one finding that lists them', () => {
+    const folded = foldSharedCauses([
+      serviceFinding('web.shop:80', 40),
+      serviceFinding('cart.shop:80', 100, { severity: 'warning', minute: 2 }),
+      serviceFinding('ads.shop:80', 7),
+    ]);
+    assert.equal(folded.length, 1);
+    const f = folded[0]!;
+    assert.equal(f.title, 'Requests to 3 services fail: the calling proxies lost their control plane');
+    assert.equal(f.severity, 'error', 'the worst severity of the group');
+    assert.deepEqual(f.subject, { namespace: 'shop' }, 'no single target; the namespace they share');
+    assert.deepEqual(f.keyFigure, { name: 'lines', value: 147 }, 'the lines of every service');
+    assert.equal(f.evidence.targetsAffected, 3);
+    assert.deepEqual(
+      (f.evidence.targets as { target: string; lines: number }[]).map((t) => [t.target, t.lines]),
+      [
+        ['cart.shop:80', 100],
+        ['web.shop:80', 40],
+        ['ads.shop:80', 7],
+      ],
+      'worst first',
+    );
+    assert.equal(f.evidence.cause, 'controller unreachable');
+    assert.equal((f.evidence.worstTarget as { target: string }).target, 'cart.shop:80');
+    assert.match(
+      f.message,
+      /^3 services show the same cause; top 3 by lines: cart\.shop:80 \(100\), web\.shop:80 \(40\), ads\.shop:80 \(7\)\. Worst, cart\.shop:80: m cart/,
+    );
+    // Two pods listed in each, three counted: the union is a lower bound, and says so.
+    assert.equal(f.evidence.podsAffected, 3);
+    assert.equal(f.evidence.podsAffectedIsLowerBound, true);
+    assert.deepEqual(f.evidence.pods, [
+      { pod: 'web-1', lines: 73.5 },
+      { pod: 'web-2', lines: 73.5 },
+    ]);
+    assert.deepEqual(f.evidence.window, { start: '2024-06-07T09:00:00.000Z', end: '2024-06-07T09:03:30.000Z', durationSeconds: 210, clock: 'wall' });
+    assert.deepEqual(f.evidence.timeline, {
+      start: '2024-06-07T09:00:00.000Z',
+      bucketSeconds: 60,
+      counts: [39 + 6, 1 + 1, 99, 1],
+      label: 'fail-fast 3 services per minute',
+    });
+    assert.equal(f.code, 'LD1004');
+    assert.deepEqual(
+      f.locations.map((l) => l.path),
+      ['cart.shop:80.log', 'web.shop:80.log', 'ads.shop:80.log'],
+    );
+  });
+
+  it('keeps its fingerprint when services come and go, so a baseline still knows it', () => {
+    const one = foldSharedCauses([serviceFinding('web.shop:80', 40), serviceFinding('cart.shop:80', 100)]);
+    const two = foldSharedCauses([serviceFinding('ads.shop:80', 9), serviceFinding('web.shop:80', 40), serviceFinding('books.shop:80', 1)]);
+    assert.deepEqual(assignFingerprints(one), assignFingerprints(two));
+  });
+
+  it('folds only one cause: services without endpoints stay apart from those without a control plane', () => {
+    const folded = foldSharedCauses([
+      serviceFinding('web.shop:80', 40),
+      serviceFinding('cart.shop:80', 100),
+      { ...serviceFinding('ads.shop:80', 7, { cause: 'no endpoints' }), kind: 'failfast/no-endpoints' },
+      { ...serviceFinding('books.shop:80', 7, { cause: 'no endpoints' }), kind: 'failfast/no-endpoints' },
+    ]);
+    assert.deepEqual(
+      folded.map((f) => f.subject.target ?? `${f.evidence.targetsAffected} targets`),
+      ['2 targets', 'ads.shop:80', 'books.shop:80'],
+      'a kind the rule does not declare shared keeps a finding per service',
+    );
+  });
+
+  it('leaves a single service alone, and kinds of rules that declare nothing', () => {
+    const single = foldSharedCauses([serviceFinding('web.shop:80', 40)]);
+    assert.equal(single[0]!.subject.target, 'web.shop:80');
+    const other = (target: string) => ({ ...serviceFinding(target, 3), ruleId: 'identity-failure', kind: 'failfast/controller-unreachable' });
+    assert.equal(foldSharedCauses([other('a:1'), other('b:1')]).length, 2);
+  });
+
+  it('keeps the worst window and timeline when the others are not on the wall clock', () => {
+    const uptime = serviceFinding('cart.shop:80', 3);
+    uptime.evidence = {
+      ...uptime.evidence,
+      window: { start: null, end: null, durationSeconds: 30, clock: 'uptime' },
+      timeline: { start: null, bucketSeconds: 60, counts: [3] },
+    };
+    const f = foldSharedCauses([serviceFinding('web.shop:80', 40), uptime])[0]!;
+    assert.equal(f.evidence.window?.start, '2024-06-07T09:00:00.000Z');
+    assert.deepEqual(f.evidence.timeline?.counts, [39, 1]);
+  });
+
+  it('gives a bundle whose proxies lost the destination controller one failfast finding, not one per service', async () => {
+    const folder = join(dir, 'many-services');
+    mkdirSync(folder, { recursive: true });
+    const services = ['web', 'cart', 'ads', 'books', 'search', 'voting'];
+    for (const pod of ['ingress-1', 'ingress-2', 'ingress-3']) {
+      const log = proxyLog(pod, '2024-06-07T09:00:00Z', [
+        ...every(40.1, 2.5, 30, 'WARN', DST_DOWN),
+        ...services.flatMap((svc, i) => every(42 + i, 10, 4, 'INFO', ENTER(svc))),
+      ]);
+      mkdirSync(join(folder, 'shop', pod), { recursive: true });
+      writeFileSync(join(folder, 'shop', pod, 'linkerd-proxy.log'), log.content);
+    }
+    const result = await analyzeInputs([folder], defaultRules(), { jobs: 1 });
+    const perService = result.findings.filter((f) => f.ruleId === 'failfast');
+    assert.equal(perService.length, services.length, 'the rule judges each service');
+    assert.ok(perService.every((f) => f.evidence.cause === 'controller unreachable'));
+    const failfast = foldSharedCauses(foldFindings(result.findings)).filter((f) => f.ruleId === 'failfast');
+    assert.equal(failfast.length, 1);
+    assert.equal(failfast[0]!.title, 'Requests to 6 services fail: the calling proxies lost their control plane');
+    assert.equal(failfast[0]!.evidence.podsAffected, 3);
+    assert.equal(failfast[0]!.evidence.podsAffectedIsLowerBound, undefined, 'every pod was listed');
   });
 });

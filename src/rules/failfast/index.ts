@@ -199,6 +199,14 @@ export default defineRule<FailfastOptions, State>({
     absorbs: [
       { rule: 'known-signature', targets: ['control-plane-failfast', 'router-capacity-reached', 'control-plane-connect-refused', 'balancer-failfast'] },
     ],
+    // Proxies without discovery fail every service they call: one cause, one fix, however many services.
+    sharedCauses: [
+      {
+        kind: 'failfast/controller-unreachable',
+        title: 'Requests to {count} services fail: the calling proxies lost their control plane',
+        targets: 'services',
+      },
+    ],
     inputs: ['proxy-log'],
     lineInterest: {
       'proxy-log': ['failfast', 'fail-fast', 'has recovered', 'No endpoints', 'router ', 'max-concurrency', 'service unavailable', 'controller{addr='],

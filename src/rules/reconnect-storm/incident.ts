@@ -12,6 +12,8 @@ export const reconnectStormIncident: RuleIncidentKnowledge = {
       requires: 'pod-or-workload',
       mechanism:
         'a proxy that cannot reach its destination controller has no discovery for the services it calls (controller unreachable), so their balancers fail fast',
+      // Only a storm towards the control plane: an application endpoint's loop says nothing of discovery.
+      applies: (cause) => cause.kind !== 'stale-endpoint' && cause.kind !== 'endpoint-storm',
     },
   ],
   phrase: (f) => {
@@ -23,6 +25,9 @@ export const reconnectStormIncident: RuleIncidentKnowledge = {
     const duration = seconds > 0 ? ` in ${formatDuration(seconds)}` : '';
     const component = controllerOfAddress(f.subject.target);
     if (f.kind === 'stale-endpoint') {
+      const endpoints = evidenceNumber(f, 'targetsAffected');
+      if (endpoints !== undefined)
+        return `${pods ?? '?'} ${who ? `${who} ` : ''}prox${pods === 1 ? 'y' : 'ies'} dialling ${endpoints.toLocaleString('en-US')} stale endpoints${duration}`;
       return `${pods ?? '?'} ${who ? `${who} ` : ''}prox${pods === 1 ? 'y' : 'ies'} dialling stale endpoint ${f.subject.target ?? '?'}${typeof f.evidence.service === 'string' ? ` of ${f.evidence.service}` : ''}${duration}`;
     }
     return `${pods ?? '?'} ${who ? `${who} ` : ''}prox${pods === 1 ? 'y' : 'ies'} in a reconnect storm${component ? ` to ${component}` : ''} (${compact(evidenceNumber(f, 'totalLines') ?? 0)} lines${duration})`;

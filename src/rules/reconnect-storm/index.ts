@@ -40,6 +40,9 @@ export default defineRule<ReconnectStormOptions, State>({
     title: 'Proxies in a sustained reconnect loop',
     description: 'Sustained linkerd_reconnect "Failed to connect" warnings, per reconnect loop and across pods, compared with what the proxy backoff allows.',
     defaultSeverity: 'warning',
+    // Addresses discovery kept after the cluster removed them come from one destination controller's
+    // view: one cause and one fix (rebuild its watches, upgrade), however many endpoints.
+    sharedCauses: [{ kind: 'stale-endpoint', title: '{count} stale endpoints: proxies keep dialling addresses where nothing answers', targets: 'endpoints' }],
     inputs: ['proxy-log'],
     // The visitor reads only records whose target is linkerd_reconnect.
     lineInterest: { 'proxy-log': [RECONNECT_TARGET] },
