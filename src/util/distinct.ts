@@ -15,6 +15,11 @@ export interface DistinctCounter {
   /** Exact values while at most `cap`; null once the counter switched to the sketch. */
   exact: Set<string> | null;
   sketch: Uint8Array | null;
+  /**
+   * The value added last: adding it again changes nothing, and a storm adds one pod's or one
+   * endpoint's name line after line, so the repeat skips the Set's hashing or the sketch's.
+   */
+  last: string | null;
 }
 
 export interface DistinctCount {
@@ -24,10 +29,12 @@ export interface DistinctCount {
 }
 
 export function distinctCounter(cap = 10_000): DistinctCounter {
-  return { cap, exact: new Set(), sketch: null };
+  return { cap, exact: new Set(), sketch: null, last: null };
 }
 
 export function addDistinct(counter: DistinctCounter, value: string): void {
+  if (value === counter.last) return;
+  counter.last = value;
   if (counter.exact) {
     counter.exact.add(value);
     if (counter.exact.size > counter.cap) foldIntoSketch(counter);
