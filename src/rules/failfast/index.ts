@@ -38,8 +38,11 @@ import {
   mergeCapped,
   mergeCounts,
   mergeKeyed,
+  nameTable,
+  ownedName,
   topEntries,
   type CappedCounts,
+  type NameTable,
 } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
@@ -80,6 +83,9 @@ const MAX_SERVICES = stateCap(10_000);
  */
 const LISTED_PODS = stateCap(1_000);
 
+/** Pod names kept once for all services; a bundle of more pods copies the others per service. */
+const MAX_POD_NAMES = stateCap(10_000);
+
 /**
  * The episodes and refusals are tallied without their own pod counts: `pods` above counts both,
  * and four pod maps per service instead of two were 70 MB of peak RSS on the 400-pod bench bundle.
@@ -92,6 +98,8 @@ interface State {
   untracked: number;
   /** Pods whose own control-plane clients failed (fail-fast or failed connects); cause only. */
   controllerTrouble: Map<string, number>;
+  /** One copy of each pod's name for every service's pod counts. */
+  podNames: NameTable;
 }
 
 type Signal = { kind: 'controller' } | { kind: 'enter' | 'exit' | 'refused' | 'shed' | 'no-endpoints'; service: string; elapsed: number | null } | null;
@@ -228,13 +236,13 @@ export default defineRule<FailfastOptions, State>({
     },
   },
 
-  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: new Map() }),
+  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: new Map(), podNames: nameTable(MAX_POD_NAMES) }),
 
   visitors: {
     'proxy-log'(state, record) {
       const signal = signalOf(record);
       if (!signal) return;
-      const pod = podOf(record);
+      const pod = ownedName(state.podNames, podOf(record));
       if (signal.kind === 'controller') {
         bump(state.controllerTrouble, pod);
         return;
@@ -274,7 +282,7 @@ export default defineRule<FailfastOptions, State>({
       if (record.namespace) bump(s.namespaces, record.namespace);
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
-        cappedBump(s.episodesByPod, pod);
+        cappedBump(s.episodesByPod, pod, 1, true);
       } else {
         if (signal.kind === 'shed') s.shed++;
         countLine(s.refused, record);
@@ -294,7 +302,7 @@ export default defineRule<FailfastOptions, State>({
         mine.noEndpoints += s.noEndpoints;
         mine.exits += s.exits;
         mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
-        for (const [pod, lines] of s.pods.counts) countPod(mine, pod, lines);
+        for (const [pod, lines] of s.pods.counts) countPod(mine, ownedName(into.podNames, pod), lines);
         mine.pods.overflow += s.pods.overflow;
         if (s.unlistedPods) mergeDistinct((mine.unlistedPods ??= distinctCounter(0)), s.unlistedPods);
         mergeCapped(mine.episodesByPod, s.episodesByPod);
@@ -323,10 +331,10 @@ export default defineRule<FailfastOptions, State>({
   },
 });
 
-/** Counts a line of `pod`'s towards the service: listed while there is room, else only as one more distinct proxy. */
+/** Counts lines of `pod`'s (an owned name) towards the service: listed while there is room, else only as one more distinct proxy. */
 function countPod(s: ServiceState, pod: string, lines: number): void {
   const unlisted = s.pods.overflow;
-  cappedBump(s.pods, pod, lines);
+  cappedBump(s.pods, pod, lines, true);
   if (s.pods.overflow !== unlisted) addDistinct((s.unlistedPods ??= distinctCounter(0)), pod);
 }
 

@@ -9,7 +9,8 @@ import { defineRule, type FindingDraft, type ProxyLogRecord } from '../../core/t
 import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
 import { addDistinct, mergeDistinct } from '../../util/distinct.js';
-import { bump, cappedBump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed } from '../../util/stats.js';
+import { bump, cappedBump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed, nameTable, ownedName } from '../../util/stats.js';
+import { stateCap } from '../../core/state-cap.js';
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { describeStorm } from './describe.js';
@@ -33,6 +34,8 @@ export type { ReconnectStormOptions };
 
 const SAMPLE_LINES = 3;
 
+/** Pod names kept once for all loops and targets; a bundle of more pods copies the others. */
+const MAX_POD_NAMES = stateCap(10_000);
 export default defineRule<ReconnectStormOptions, State>({
   meta: {
     id: 'reconnect-storm',
@@ -96,6 +99,7 @@ export default defineRule<ReconnectStormOptions, State>({
     droppedTargetLines: 0,
     recordsWithoutWallTime: 0,
     pathLabel: { path: '', label: '' },
+    podNames: nameTable(MAX_POD_NAMES),
   }),
 
   visitors: {
@@ -105,7 +109,7 @@ export default defineRule<ReconnectStormOptions, State>({
       if (!failedToConnect && record.message !== RECONNECT_FAILURES[1]) return;
       const target = loopTargetOf(record);
       const { endpoint, group } = target;
-      const pod = record.pod ?? pathLabelOf(state, record.path);
+      const pod = ownedName(state.podNames, record.pod ?? pathLabelOf(state, record.path));
       let g = target.seenIn === state ? target.seenGroup : null;
       if (g === null) {
         g = groupFor(state, group, target.controlPlane);

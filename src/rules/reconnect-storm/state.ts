@@ -3,7 +3,7 @@
 
 import type { SampleLine } from '../../core/types.js';
 import { addDistinct, distinctCounter, type DistinctCounter } from '../../util/distinct.js';
-import { cappedBump, cappedCounts, type CappedCounts, detach } from '../../util/stats.js';
+import { cappedBump, cappedCounts, type CappedCounts, detach, type NameTable } from '../../util/stats.js';
 import { timeBuckets, type TimeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -96,6 +96,8 @@ export interface State {
   recordsWithoutWallTime: number;
   /** Lookup memo only (the last input path and its `(path)` label); merge ignores it. */
   pathLabel: { path: string; label: string };
+  /** One copy of each pod's name for the loops and the per-target pod counts; merge ignores it. */
+  podNames: NameTable;
 }
 
 /**
@@ -127,9 +129,12 @@ export function secondCountsOf(counts: SecondCounts): number[] {
   return out;
 }
 
-/** Failures that no reconnect loop tracks (no clock, or past maxLoops) count per pod and endpoint here. */
+/**
+ * Failures that no reconnect loop tracks (no clock, or past maxLoops) count per pod and endpoint
+ * here. `pod` is a string of its own (the state's pod names, or a merged state's key), stored as is.
+ */
 export function countUntracked(g: GroupState, pod: string, endpoint: string | null, lines = 1): void {
-  cappedBump(g.pods, pod, lines);
+  cappedBump(g.pods, pod, lines, true);
   addDistinct(g.distinctPods, pod);
   if (endpoint) {
     cappedBump(g.endpoints, endpoint, lines);
