@@ -300,7 +300,7 @@ function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind
   const count = targets.length.toLocaleString('en-US');
   const message =
     `${count} ${declaration.targets} show the same cause` +
-    `${figure ? `; top ${named.length} by ${humanize(figure.name)}` : ''}: ${named.join(', ')}${targets.length > named.length ? ', …' : ''}. ` +
+    `${figure ? `; top ${named.length} by ${humanize(figure.name)}` : ''}: ${named.join(', ')}${targets.length > named.length ? ` and ${(targets.length - named.length).toLocaleString('en-US')} more` : ''}. ` +
     `Worst, ${worst.subject.target}: ${worst.message}`;
 
   const { timeline, samples, window, pods: _pods, podsAffected: _podsAffected, ...worstEvidence } = worst.evidence;

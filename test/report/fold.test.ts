@@ -400,6 +400,7 @@ describe('fold: one cause on many targets (meta.sharedCauses)', () => {
     const failfast = foldSharedCauses(foldFindings(result.findings)).filter((f) => f.ruleId === 'failfast');
     assert.equal(failfast.length, 1);
     assert.equal(failfast[0]!.title, 'Requests to 6 services fail: the calling proxies lost their control plane');
+    assert.match(failfast[0]!.message, /^6 services show the same cause; top 5 by lines: .+ and 1 more\. Worst, /);
     assert.equal(failfast[0]!.evidence.podsAffected, 3);
     assert.equal(failfast[0]!.evidence.podsAffectedIsLowerBound, undefined, 'every pod was listed');
   });
