@@ -106,33 +106,124 @@ export function cappedBump(c: CappedCounts, key: string, by = 1, owned = false):
 }
 
 /**
- * One detached copy per name (a pod's, a file's) for the keys of many maps: a rule counting lines
- * per service and pod otherwise stored a copy of the pod's name for every service it failed on
- * (559 services × 400 pods of the bench bundle: 223,000 copies, each a JSON round trip). Names
- * past `cap` are copied each time, as before, so the table stays bounded.
+ * One detached copy and one small integer id per name (a pod's, a file's) for the keys of many
+ * maps and the bits of many sets: a rule counting lines per service and pod otherwise stored a
+ * copy of the pod's name for every service it failed on (559 services × 400 pods of the bench
+ * bundle: 223,000 copies, each a JSON round trip), and a set of pods per service costs a bit per
+ * pod by id (see PodBits) instead of a hash-table entry. Names past `cap` get no id (-1) and are
+ * copied each time, as before, so the table stays bounded. Ids belong to one table: merging
+ * states maps them through the names.
  */
 export interface NameTable {
-  names: Map<string, string>;
+  ids: Map<string, number>;
+  names: string[];
   cap: number;
-  /** The last name asked for and its copy: the records of one input repeat one pod. */
+  /** The last name asked for and its id: the records of one input repeat one pod. */
   lastName: string | null;
-  lastOwned: string | null;
+  lastId: number;
 }
 
 export function nameTable(cap: number): NameTable {
-  return { names: new Map(), cap, lastName: null, lastOwned: null };
+  return { ids: new Map(), names: [], cap, lastName: null, lastId: -1 };
+}
+
+/** The name's id in the table, added when there is room; -1 past the cap. */
+export function nameId(table: NameTable, name: string): number {
+  if (name === table.lastName) return table.lastId;
+  let id = table.ids.get(name);
+  if (id === undefined) {
+    if (table.names.length >= table.cap) id = -1;
+    else {
+      const owned = detach(name);
+      id = table.names.length;
+      table.names.push(owned);
+      table.ids.set(owned, id);
+    }
+  }
+  table.lastName = name;
+  table.lastId = id;
+  return id;
 }
 
 export function ownedName(table: NameTable, name: string): string {
-  if (name === table.lastName) return table.lastOwned!;
-  let owned = table.names.get(name);
-  if (owned === undefined) {
-    owned = detach(name);
-    if (table.names.size < table.cap) table.names.set(owned, owned);
+  const id = nameId(table, name);
+  return id >= 0 ? table.names[id]! : detach(name);
+}
+
+/**
+ * A set of names by their NameTable ids, one bit each: exact counts and subset tests for
+ * thousands of pods per service or target in a few hundred bytes, where a Set held an entry per
+ * pod. Plain data (the words array is replaced as it grows), so states stay structured-clonable.
+ */
+export interface PodBits {
+  words: Uint32Array;
+}
+
+export function podBits(): PodBits {
+  return { words: new Uint32Array(4) };
+}
+
+export function addBit(bits: PodBits, id: number): void {
+  const word = id >>> 5;
+  if (word >= bits.words.length) {
+    const grown = new Uint32Array(Math.max(word + 1, bits.words.length * 2));
+    grown.set(bits.words);
+    bits.words = grown;
   }
-  table.lastName = name;
-  table.lastOwned = owned;
-  return owned;
+  bits.words[word]! |= 1 << (id & 31);
+}
+
+export function hasBit(bits: PodBits, id: number): boolean {
+  const word = id >>> 5;
+  return word < bits.words.length && (bits.words[word]! & (1 << (id & 31))) !== 0;
+}
+
+/** The ids in the set, in increasing order. */
+export function* bitIds(bits: PodBits): Generator<number> {
+  const words = bits.words;
+  for (let w = 0; w < words.length; w++) {
+    let word = words[w]!;
+    while (word !== 0) {
+      const low = word & -word;
+      yield w * 32 + 31 - Math.clz32(low);
+      word ^= low;
+    }
+  }
+}
+
+export function bitCount(bits: PodBits): number {
+  let n = 0;
+  for (let word of bits.words) {
+    while (word !== 0) {
+      word &= word - 1;
+      n++;
+    }
+  }
+  return n;
+}
+
+/** How many ids of `a` are also in `b`. */
+export function sharedBitCount(a: PodBits, b: PodBits): number {
+  let n = 0;
+  const words = Math.min(a.words.length, b.words.length);
+  for (let w = 0; w < words; w++) {
+    let word = a.words[w]! & b.words[w]!;
+    while (word !== 0) {
+      word &= word - 1;
+      n++;
+    }
+  }
+  return n;
+}
+
+/** Adds the names of `from` (ids of `fromTable`) to `into` (ids of `intoTable`); names past its cap go to `overflow`. */
+export function mergeBits(into: PodBits, intoTable: NameTable, from: PodBits, fromTable: NameTable, overflow: (name: string) => void): void {
+  for (const id of bitIds(from)) {
+    const name = fromTable.names[id]!;
+    const mine = nameId(intoTable, name);
+    if (mine >= 0) addBit(into, mine);
+    else overflow(name);
+  }
 }
 
 /**

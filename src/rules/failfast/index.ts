@@ -30,19 +30,23 @@ import {
 } from '../../kit/log-signal.js';
 import { addDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../../util/distinct.js';
 import {
+  addBit,
+  bitCount,
   bump,
-  cappedBump,
-  cappedCounts,
+  detach,
   formatDuration,
+  keepTop,
   latest,
-  mergeCapped,
+  mergeBits,
   mergeCounts,
-  mergeKeyed,
+  nameId,
   nameTable,
   ownedName,
+  podBits,
+  sharedBitCount,
   topEntries,
-  type CappedCounts,
   type NameTable,
+  type PodBits,
 } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
@@ -65,11 +69,14 @@ interface ServiceState {
   noEndpoints: number;
   exits: number;
   longestSeconds: number | null;
-  /** Lines per proxy, listed up to LISTED_PODS proxies; later ones are counted in `unlistedPods`. */
-  pods: CappedCounts;
-  unlistedPods: DistinctCounter | null;
-  /** Fail-fast entries per listed proxy. */
-  episodesByPod: CappedCounts;
+  /** Every proxy failing on the service, by its id in the state's pod names: exact, a bit each. */
+  pods: PodBits;
+  /** Proxies past the pod-name table (more pods than MAX_POD_NAMES): counted in a sketch. */
+  unnamedPods: DistinctCounter | null;
+  /** Lines per proxy, for the proxies with the most (keepTop to TOP_PODS): what evidence lists. */
+  podLines: Map<string, number>;
+  /** Fail-fast entries per proxy, for the proxies with the most (keepTop to TOP_PODS). */
+  episodesByPod: Map<string, number>;
   namespaces: Map<string, number>;
 }
 
@@ -77,13 +84,17 @@ interface ServiceState {
 const MAX_SERVICES = stateCap(10_000);
 
 /**
- * Proxies listed per service. Every proxy of a 400-pod ingress tier can fail fast on each of
- * hundreds of services, so per-service pod maps are the bulk of this rule's state; past this many
- * a service's further proxies are only counted (a sketch), which keeps services × pods bounded.
+ * Proxies whose lines and fail-fast entries are counted per service: the worst, by `keepTop`
+ * (at most twice this many at a time). Every proxy of a 400-pod ingress tier can fail fast on each
+ * of hundreds of services; a map entry per service and proxy was the bulk of this rule's state and
+ * grew with the bundle (4,000 pod files: 10 MB), while the findings name ten. Which proxies fail,
+ * and whether each lost its control plane, is kept exactly as bits (`pods`, `controllerTrouble`).
+ * A proxy whose lines are not contiguous (several pods interleaved in one capture) and that was
+ * dropped from a full map starts counting again when it returns.
  */
-const LISTED_PODS = stateCap(1_000);
+const TOP_PODS = stateCap(50);
 
-/** Pod names kept once for all services; a bundle of more pods copies the others per service. */
+/** Pods with a name id (one bit per service and pod); a bundle of more pods counts the rest in sketches. */
 const MAX_POD_NAMES = stateCap(10_000);
 
 /**
@@ -96,9 +107,11 @@ interface State {
   services: Map<string, ServiceState>;
   /** Lines about services past MAX_SERVICES, counted and not analysed. */
   untracked: number;
-  /** Pods whose own control-plane clients failed (fail-fast or failed connects); cause only. */
-  controllerTrouble: Map<string, number>;
-  /** One copy of each pod's name for every service's pod counts. */
+  /** Pods whose own control-plane clients failed (fail-fast or failed connects), by name id; cause only. */
+  controllerTrouble: PodBits;
+  /** Such pods past the pod-name table: they cannot be matched, so no service of theirs gets that cause. */
+  unnamedTrouble: number;
+  /** One copy and one id per pod name, for every service's pod counts and bits. */
   podNames: NameTable;
 }
 
@@ -236,17 +249,20 @@ export default defineRule<FailfastOptions, State>({
     },
   },
 
-  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: new Map(), podNames: nameTable(MAX_POD_NAMES) }),
+  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: podBits(), unnamedTrouble: 0, podNames: nameTable(MAX_POD_NAMES) }),
 
   visitors: {
     'proxy-log'(state, record) {
       const signal = signalOf(record);
       if (!signal) return;
-      const pod = ownedName(state.podNames, podOf(record));
+      const name = podOf(record);
+      const id = nameId(state.podNames, name);
       if (signal.kind === 'controller') {
-        bump(state.controllerTrouble, pod);
+        if (id >= 0) addBit(state.controllerTrouble, id);
+        else state.unnamedTrouble++;
         return;
       }
+      const pod = id >= 0 ? state.podNames.names[id]! : detach(name);
       const key = serviceKey(signal.service, record, pod);
       let s = state.services.get(key);
       if (!s) {
@@ -254,19 +270,7 @@ export default defineRule<FailfastOptions, State>({
           state.untracked++;
           return;
         }
-        s = {
-          service: signal.service,
-          episodes: newTally(),
-          refused: newTally(),
-          shed: 0,
-          noEndpoints: 0,
-          exits: 0,
-          longestSeconds: null,
-          pods: cappedCounts(LISTED_PODS),
-          unlistedPods: null,
-          episodesByPod: cappedCounts(LISTED_PODS),
-          namespaces: new Map(),
-        };
+        s = newService(signal.service);
         state.services.set(key, s);
       }
       if (signal.kind === 'no-endpoints') {
@@ -278,11 +282,11 @@ export default defineRule<FailfastOptions, State>({
         if (signal.elapsed !== null) s.longestSeconds = latest(s.longestSeconds, signal.elapsed);
         return;
       }
-      countPod(s, pod, 1);
+      countPod(s, pod, id, 1);
       if (record.namespace) bump(s.namespaces, record.namespace);
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
-        cappedBump(s.episodesByPod, pod, 1, true);
+        bumpTop(s.episodesByPod, pod, 1);
       } else {
         if (signal.kind === 'shed') s.shed++;
         countLine(s.refused, record);
@@ -292,26 +296,32 @@ export default defineRule<FailfastOptions, State>({
 
   merge(into, from) {
     into.untracked += from.untracked;
-    mergeKeyed(
-      into.services,
-      from.services,
-      (mine, s) => {
-        mergeTally(mine.episodes, s.episodes);
-        mergeTally(mine.refused, s.refused);
-        mine.shed += s.shed;
-        mine.noEndpoints += s.noEndpoints;
-        mine.exits += s.exits;
-        mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
-        for (const [pod, lines] of s.pods.counts) countPod(mine, ownedName(into.podNames, pod), lines);
-        mine.pods.overflow += s.pods.overflow;
-        if (s.unlistedPods) mergeDistinct((mine.unlistedPods ??= distinctCounter(0)), s.unlistedPods);
-        mergeCapped(mine.episodesByPod, s.episodesByPod);
-        mergeCounts(mine.namespaces, s.namespaces);
-      },
-      MAX_SERVICES,
-      (s) => (into.untracked += s.episodes.count + s.refused.count),
-    );
-    mergeCounts(into.controllerTrouble, from.controllerTrouble);
+    // Every service is combined into one of this state's, never adopted: its pod bits are ids of the other state's names.
+    for (const [key, s] of from.services) {
+      let mine = into.services.get(key);
+      if (!mine) {
+        if (into.services.size >= MAX_SERVICES) {
+          into.untracked += s.episodes.count + s.refused.count;
+          continue;
+        }
+        mine = newService(s.service);
+        into.services.set(key, mine);
+      }
+      mergeTally(mine.episodes, s.episodes);
+      mergeTally(mine.refused, s.refused);
+      mine.shed += s.shed;
+      mine.noEndpoints += s.noEndpoints;
+      mine.exits += s.exits;
+      mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
+      const service = mine;
+      mergeBits(service.pods, into.podNames, s.pods, from.podNames, (pod) => addDistinct((service.unnamedPods ??= distinctCounter(0)), pod));
+      if (s.unnamedPods) mergeDistinct((service.unnamedPods ??= distinctCounter(0)), s.unnamedPods);
+      for (const [pod, lines] of s.podLines) bumpTop(mine.podLines, ownedName(into.podNames, pod), lines);
+      for (const [pod, episodes] of s.episodesByPod) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes);
+      mergeCounts(mine.namespaces, s.namespaces);
+    }
+    mergeBits(into.controllerTrouble, into.podNames, from.controllerTrouble, from.podNames, () => into.unnamedTrouble++);
+    into.unnamedTrouble += from.unnamedTrouble;
   },
 
   finish(state, { options }) {
@@ -321,7 +331,7 @@ export default defineRule<FailfastOptions, State>({
       const refusalSpan = durationOf(s.refused, pods === 1);
       // A rollout sends every client into fail-fast once; the same proxy going in again is an outage.
       let byEpisodes = false;
-      for (const episodes of s.episodesByPod.counts.values()) if (episodes >= options.minEpisodes) byEpisodes = true;
+      for (const episodes of s.episodesByPod.values()) if (episodes >= options.minEpisodes) byEpisodes = true;
       const byRefusals = s.refused.count >= options.minRefusedRequests;
       const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || ((refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1);
       if (!byEpisodes && !byRefusals && !byDuration) continue;
@@ -331,23 +341,57 @@ export default defineRule<FailfastOptions, State>({
   },
 });
 
-/** Counts lines of `pod`'s (an owned name) towards the service: listed while there is room, else only as one more distinct proxy. */
-function countPod(s: ServiceState, pod: string, lines: number): void {
-  const unlisted = s.pods.overflow;
-  cappedBump(s.pods, pod, lines, true);
-  if (s.pods.overflow !== unlisted) addDistinct((s.unlistedPods ??= distinctCounter(0)), pod);
+function newService(service: string): ServiceState {
+  return {
+    service,
+    episodes: newTally(),
+    refused: newTally(),
+    shed: 0,
+    noEndpoints: 0,
+    exits: 0,
+    longestSeconds: null,
+    pods: podBits(),
+    unnamedPods: null,
+    podLines: new Map(),
+    episodesByPod: new Map(),
+    namespaces: new Map(),
+  };
+}
+
+/** Adds to a count kept for the TOP_PODS proxies with the most (see keepTop). */
+function bumpTop(counts: Map<string, number>, pod: string, by: number): void {
+  const current = counts.get(pod);
+  if (current !== undefined) {
+    counts.set(pod, current + by);
+    return;
+  }
+  keepTop(counts, TOP_PODS, (n) => n);
+  counts.set(pod, by);
+}
+
+/** Counts lines of `pod`'s (an owned name, `id` in the state's pod names or -1) towards the service. */
+function countPod(s: ServiceState, pod: string, id: number, lines: number): void {
+  if (id >= 0) addBit(s.pods, id);
+  else addDistinct((s.unnamedPods ??= distinctCounter(0)), pod);
+  bumpTop(s.podLines, pod, lines);
 }
 
 function podsOf(s: ServiceState): number {
-  return s.pods.counts.size + (s.unlistedPods ? distinctCount(s.unlistedPods).value : 0);
+  return bitCount(s.pods) + (s.unnamedPods ? distinctCount(s.unnamedPods).value : 0);
+}
+
+/** The one proxy's name, for a service only one proxy failed on. */
+function onlyPod(s: ServiceState): string | undefined {
+  return s.podLines.keys().next().value;
 }
 
 function causeOf(s: ServiceState, state: State): Cause {
   if (s.noEndpoints > 0) return 'no endpoints';
   // Only when every proxy failing on the service has lost its own control plane: another pod's
-  // (another file's) controller trouble says nothing about this one.
-  const pods = [...s.pods.counts.keys()];
-  if (pods.length > 0 && pods.every((p) => state.controllerTrouble.has(p))) return 'controller unreachable';
+  // (another file's) controller trouble says nothing about this one. A proxy past the pod-name
+  // table cannot be matched, so it never counts as one that did.
+  const pods = bitCount(s.pods);
+  if (pods > 0 && s.unnamedPods === null && sharedBitCount(s.pods, state.controllerTrouble) === pods) return 'controller unreachable';
   if (s.shed > 0 && s.shed * 2 >= s.refused.count) return 'load shedding';
   return 'endpoints not ready or unreachable';
 }
@@ -392,7 +436,7 @@ function describe(
       : refusalSpan
         ? `; refusals went on for ${formatDuration(refusalSpan)}`
         : '';
-  const message = `${pods === 1 ? `Proxy ${[...s.pods.counts.keys()][0]}` : `${pods.toLocaleString('en-US')} proxies`} ${parts.join(' and ')} for ${s.service}${longest}. ${MEANING[cause]}`;
+  const message = `${pods === 1 ? `Proxy ${onlyPod(s)}` : `${pods.toLocaleString('en-US')} proxies`} ${parts.join(' and ')} for ${s.service}${longest}. ${MEANING[cause]}`;
   const namespace = topEntries(s.namespaces, 1)[0]?.key;
   const timeline = toTimeline(merged.perMinute, `fail-fast ${s.service} per minute`);
   return {
@@ -400,7 +444,7 @@ function describe(
     kind: cause === 'load shedding' ? 'load-shedding' : `failfast/${cause.replaceAll(' ', '-')}`,
     title: TITLE[cause](s.service),
     message,
-    subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: [...s.pods.counts.keys()][0] } : {}), target: s.service },
+    subject: { ...(namespace ? { namespace } : {}), ...(pods === 1 ? { pod: onlyPod(s) } : {}), target: s.service },
     evidence: {
       service: s.service,
       cause,
@@ -411,11 +455,11 @@ function describe(
       loadShed: s.shed,
       noEndpointsLines: s.noEndpoints,
       podsAffected: pods,
-      podsWithControllerFailures: [...s.pods.counts.keys()].filter((p) => state.controllerTrouble.has(p)).length,
+      podsWithControllerFailures: sharedBitCount(s.pods, state.controllerTrouble),
       ...(state.untracked > 0 ? { untrackedServiceLines: state.untracked } : {}),
       firedBy: [why.byEpisodes && 'episodes', why.byRefusals && 'refused requests', why.byDuration && 'duration'].filter(Boolean).join(', '),
       window: windowEvidence(merged, pods === 1),
-      pods: topEntries(s.pods.counts, 10).map((e) => ({ pod: e.key, lines: e.count })),
+      pods: topEntries(s.podLines, 10).map((e) => ({ pod: e.key, lines: e.count })),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
     },
