@@ -70,6 +70,17 @@ export function keepTop<K, V>(map: Map<K, V>, cap: number, measure: (value: V) =
   return ranked.length - cap;
 }
 
+/** Adds `by` to `key`'s count in a map kept to the `cap` keys with the highest counts (see keepTop). */
+export function bumpTop<K>(counts: Map<K, number>, key: K, by: number, cap: number): void {
+  const current = counts.get(key);
+  if (current !== undefined) {
+    counts.set(key, current + by);
+    return;
+  }
+  keepTop(counts, cap, (n) => n);
+  counts.set(key, by);
+}
+
 /** Adds every count of `from` into `into`. */
 export function mergeCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
   for (const [k, v] of from) bump(into, k, v);

@@ -35,7 +35,7 @@ import {
   bump,
   detach,
   formatDuration,
-  keepTop,
+  bumpTop,
   latest,
   mergeBits,
   mergeCounts,
@@ -286,7 +286,7 @@ export default defineRule<FailfastOptions, State>({
       if (record.namespace) bump(s.namespaces, record.namespace);
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
-        bumpTop(s.episodesByPod, pod, 1);
+        bumpTop(s.episodesByPod, pod, 1, TOP_PODS);
       } else {
         if (signal.kind === 'shed') s.shed++;
         countLine(s.refused, record);
@@ -316,8 +316,8 @@ export default defineRule<FailfastOptions, State>({
       const service = mine;
       mergeBits(service.pods, into.podNames, s.pods, from.podNames, (pod) => addDistinct((service.unnamedPods ??= distinctCounter(0)), pod));
       if (s.unnamedPods) mergeDistinct((service.unnamedPods ??= distinctCounter(0)), s.unnamedPods);
-      for (const [pod, lines] of s.podLines) bumpTop(mine.podLines, ownedName(into.podNames, pod), lines);
-      for (const [pod, episodes] of s.episodesByPod) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes);
+      for (const [pod, lines] of s.podLines) bumpTop(mine.podLines, ownedName(into.podNames, pod), lines, TOP_PODS);
+      for (const [pod, episodes] of s.episodesByPod) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes, TOP_PODS);
       mergeCounts(mine.namespaces, s.namespaces);
     }
     mergeBits(into.controllerTrouble, into.podNames, from.controllerTrouble, from.podNames, () => into.unnamedTrouble++);
@@ -358,22 +358,11 @@ function newService(service: string): ServiceState {
   };
 }
 
-/** Adds to a count kept for the TOP_PODS proxies with the most (see keepTop). */
-function bumpTop(counts: Map<string, number>, pod: string, by: number): void {
-  const current = counts.get(pod);
-  if (current !== undefined) {
-    counts.set(pod, current + by);
-    return;
-  }
-  keepTop(counts, TOP_PODS, (n) => n);
-  counts.set(pod, by);
-}
-
 /** Counts lines of `pod`'s (an owned name, `id` in the state's pod names or -1) towards the service. */
 function countPod(s: ServiceState, pod: string, id: number, lines: number): void {
   if (id >= 0) addBit(s.pods, id);
   else addDistinct((s.unnamedPods ??= distinctCounter(0)), pod);
-  bumpTop(s.podLines, pod, lines);
+  bumpTop(s.podLines, pod, lines, TOP_PODS);
 }
 
 function podsOf(s: ServiceState): number {

@@ -8,14 +8,28 @@
 import { defineRule, type FindingDraft, type ProxyLogRecord } from '../../core/types.js';
 import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
-import { addDistinct, mergeDistinct } from '../../util/distinct.js';
-import { bump, cappedBump, detach, earliest, latest, mergeCapped, mergeCounts, mergeKeyed, nameTable, ownedName } from '../../util/stats.js';
+import { addDistinct, distinctCounter, mergeDistinct } from '../../util/distinct.js';
+import {
+  bump,
+  bumpTop,
+  cappedBump,
+  detach,
+  earliest,
+  latest,
+  mergeBits,
+  mergeCapped,
+  mergeCounts,
+  mergeKeyed,
+  nameTable,
+  ownedName,
+} from '../../util/stats.js';
 import { stateCap } from '../../core/state-cap.js';
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { describeStorm } from './describe.js';
 import { RECONNECT_FAILURES, RECONNECT_TARGET } from './patterns.js';
 import {
+  addPod,
   addSecond,
   continuesRun,
   countUntracked,
@@ -27,6 +41,7 @@ import {
   mergeSeconds,
   type ReconnectStormOptions,
   type State,
+  TOP_PODS,
 } from './state.js';
 import { keepSample } from '../../core/evidence.js';
 
@@ -141,11 +156,11 @@ export default defineRule<ReconnectStormOptions, State>({
       // Lines per pod and per endpoint are counted once per loop (at finish, from loop.count); only
       // failures no loop tracks are counted here, line by line.
       const t = record.time !== null ? record.time / 1000 : record.uptime;
-      if (t === null) return countUntracked(g, pod, endpoint);
+      if (t === null) return countUntracked(state, g, pod, endpoint);
       let loop = target.seenPod === pod ? target.seenLoop : null;
       if (loop === UNTRACKED) {
         state.droppedLoops++;
-        return countUntracked(g, pod, endpoint);
+        return countUntracked(state, g, pod, endpoint);
       }
       const key = loop === null ? `${pod}\u0000${group}\u0000${endpoint ?? ''}` : '';
       loop ??= state.loops.get(key) ?? null;
@@ -156,9 +171,9 @@ export default defineRule<ReconnectStormOptions, State>({
           target.seenPod = pod;
           target.seenLoop = UNTRACKED;
           state.droppedLoops++;
-          return countUntracked(g, pod, endpoint);
+          return countUntracked(state, g, pod, endpoint);
         }
-        addDistinct(g.distinctPods, pod);
+        addPod(state, g, pod);
         if (endpoint) addDistinct(g.distinctEndpoints, endpoint);
         // Detached copies: the loop outlives the record, and must not pin its log line.
         loop = {
@@ -228,29 +243,30 @@ export default defineRule<ReconnectStormOptions, State>({
   // so a loop's run and its per-second streak may continue across the seam: join them the way
   // the visitor would have, which keeps parallel runs identical to sequential ones.
   merge(into, from) {
-    mergeKeyed(
-      into.groups,
-      from.groups,
-      (existing, g) => {
-        existing.lines += g.lines;
-        existing.failedToConnect += g.failedToConnect;
-        existing.serviceFailed += g.serviceFailed;
-        mergeCapped(existing.pods, g.pods);
-        mergeDistinct(existing.distinctPods, g.distinctPods);
-        mergeCounts(existing.namespaces, g.namespaces);
-        mergeCapped(existing.endpoints, g.endpoints);
-        mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);
-        mergeCounts(existing.errors, g.errors);
-        mergeCapped(existing.authorities, g.authorities);
-        mergeSeconds(existing.perSecond, g.perSecond);
-        mergeBuckets(existing.perMinute, g.perMinute);
-        existing.firstTime = earliest(existing.firstTime, g.firstTime);
-        existing.lastTime = latest(existing.lastTime, g.lastTime);
-        existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
-      },
-      into.options.maxTargets,
-      (g) => (into.droppedTargetLines += g.lines),
-    );
+    // Groups are combined into one of this state's, never adopted: their pod bits are ids of the other state's names.
+    for (const [target, g] of from.groups) {
+      const existing = into.groups.get(target) ?? groupFor(into, target, g.controlPlane);
+      if (!existing) {
+        into.droppedTargetLines += g.lines;
+        continue;
+      }
+      existing.lines += g.lines;
+      existing.failedToConnect += g.failedToConnect;
+      existing.serviceFailed += g.serviceFailed;
+      for (const [pod, lines] of g.pods) bumpTop(existing.pods, ownedName(into.podNames, pod), lines, TOP_PODS);
+      mergeBits(existing.distinctPods, into.podNames, g.distinctPods, from.podNames, (pod) => addDistinct((existing.unnamedPods ??= distinctCounter(0)), pod));
+      if (g.unnamedPods) mergeDistinct((existing.unnamedPods ??= distinctCounter(0)), g.unnamedPods);
+      mergeCounts(existing.namespaces, g.namespaces);
+      mergeCapped(existing.endpoints, g.endpoints);
+      mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);
+      mergeCounts(existing.errors, g.errors);
+      mergeCapped(existing.authorities, g.authorities);
+      mergeSeconds(existing.perSecond, g.perSecond);
+      mergeBuckets(existing.perMinute, g.perMinute);
+      existing.firstTime = earliest(existing.firstTime, g.firstTime);
+      existing.lastTime = latest(existing.lastTime, g.lastTime);
+      existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
+    }
     // After the groups, so a loop dropped here still counts towards its group's pods and endpoints.
     mergeKeyed(
       into.loops,
@@ -260,7 +276,7 @@ export default defineRule<ReconnectStormOptions, State>({
       (loop) => {
         into.droppedLoops += loop.count;
         const g = into.groups.get(loop.group);
-        if (g) countUntracked(g, loop.pod, loop.endpoint || null, loop.count);
+        if (g) countUntracked(into, g, ownedName(into.podNames, loop.pod), loop.endpoint || null, loop.count);
       },
     );
     into.droppedLoops += from.droppedLoops;

@@ -3,7 +3,7 @@
 
 import type { SampleLine } from '../../core/types.js';
 import { addDistinct, distinctCounter, type DistinctCounter } from '../../util/distinct.js';
-import { cappedBump, cappedCounts, type CappedCounts, detach, type NameTable } from '../../util/stats.js';
+import { addBit, bumpTop, cappedBump, cappedCounts, type CappedCounts, detach, nameId, podBits, type NameTable, type PodBits } from '../../util/stats.js';
 import { timeBuckets, type TimeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -21,11 +21,25 @@ export interface ReconnectStormOptions {
 }
 
 /**
- * Pods and endpoints listed and counted exactly per target; past that, distinct counts go on in a
- * sketch. With an exact count up to 10,000, 400 targets (one per endpoint) seen from 4,000 pods
- * held 1.6 M pod names: 4,000 pod files of the 256 MiB bench log peaked at 398 MB.
+ * Endpoints and services listed and counted exactly per target; past that, distinct counts go on
+ * in a sketch. (Pods were too, until a Set per target of 400 endpoints held 1.6 M pod names for
+ * 4,000 pod files of the 256 MiB bench log; they are bits now, see TOP_PODS.)
  */
 export const LISTED_PER_TARGET = stateCap(1_000);
+
+/**
+ * Pods whose untracked failures are counted per target: the worst, by `keepTop` (at most twice
+ * this many at a time). Which pods fail towards a target is kept exactly, a bit each
+ * (`distinctPods`): a Set per target of 400 endpoints held 1.6 M names for 4,000 pod files.
+ */
+export const TOP_PODS = stateCap(50);
+
+/** Notes that `pod` failed towards the target: its bit, or the sketch past the pod-name table. */
+export function addPod(state: State, g: GroupState, pod: string): void {
+  const id = nameId(state.podNames, pod);
+  if (id >= 0) addBit(g.distinctPods, id);
+  else addDistinct((g.unnamedPods ??= distinctCounter(0)), pod);
+}
 
 export interface LoopState {
   pod: string;
@@ -65,11 +79,15 @@ export interface GroupState {
   failedToConnect: number;
   serviceFailed: number;
   /**
-   * Lines per source (the pod name, or `(path)` when the capture did not say which pod wrote it) and
-   * per endpoint, for failures no loop tracks; tracked ones are counted from their loops at finish.
+   * Lines per source (the pod name, or `(path)` when the capture did not say which pod wrote it),
+   * for the TOP_PODS sources with the most, and per endpoint, for failures no loop tracks; tracked
+   * ones are counted from their loops at finish.
    */
-  pods: CappedCounts;
-  distinctPods: DistinctCounter;
+  pods: Map<string, number>;
+  /** Every pod that failed towards the target, by its id in the state's pod names: exact, a bit each. */
+  distinctPods: PodBits;
+  /** Pods past the pod-name table: counted in a sketch. */
+  unnamedPods: DistinctCounter | null;
   namespaces: Map<string, number>;
   endpoints: CappedCounts;
   distinctEndpoints: DistinctCounter;
@@ -133,9 +151,9 @@ export function secondCountsOf(counts: SecondCounts): number[] {
  * Failures that no reconnect loop tracks (no clock, or past maxLoops) count per pod and endpoint
  * here. `pod` is a string of its own (the state's pod names, or a merged state's key), stored as is.
  */
-export function countUntracked(g: GroupState, pod: string, endpoint: string | null, lines = 1): void {
-  cappedBump(g.pods, pod, lines, true);
-  addDistinct(g.distinctPods, pod);
+export function countUntracked(state: State, g: GroupState, pod: string, endpoint: string | null, lines = 1): void {
+  bumpTop(g.pods, pod, lines, TOP_PODS);
+  addPod(state, g, pod);
   if (endpoint) {
     cappedBump(g.endpoints, endpoint, lines);
     addDistinct(g.distinctEndpoints, endpoint);
@@ -199,8 +217,9 @@ export function groupFor(state: State, target: string, controlPlane: boolean): G
       lines: 0,
       failedToConnect: 0,
       serviceFailed: 0,
-      pods: cappedCounts(LISTED_PER_TARGET),
-      distinctPods: distinctCounter(LISTED_PER_TARGET),
+      pods: new Map(),
+      distinctPods: podBits(),
+      unnamedPods: null,
       namespaces: new Map(),
       endpoints: cappedCounts(LISTED_PER_TARGET),
       distinctEndpoints: distinctCounter(LISTED_PER_TARGET),
