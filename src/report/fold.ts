@@ -130,31 +130,44 @@ function groupKey(f: Finding): string {
  * finding takes the place of the first finding of its group.
  */
 export function foldFindings(findings: readonly Finding[], versions?: ProxyVersions): Finding[] {
+  return foldInPlace(
+    findings,
+    (f) => (f.subject.pod ? groupKey(f) : null),
+    (group) => group.length >= 2,
+    (group) => foldGroup(group, versions),
+  );
+}
+
+/**
+ * Groups the findings `keyOf` gives a key to, and puts `fold(group)` in the place of the first
+ * finding of each group that `folds` accepts; every other finding passes through in its order.
+ */
+function foldInPlace(
+  findings: readonly Finding[],
+  keyOf: (f: Finding) => string | null,
+  folds: (group: Finding[]) => boolean,
+  fold: (group: Finding[]) => Finding,
+): Finding[] {
+  const keys = findings.map(keyOf);
   const groups = new Map<string, Finding[]>();
-  for (const f of findings) {
-    if (!f.subject.pod) continue;
-    const key = groupKey(f);
+  findings.forEach((f, i) => {
+    const key = keys[i] ?? null;
+    if (key === null) return;
     const group = groups.get(key);
     if (group) group.push(f);
     else groups.set(key, [f]);
-  }
+  });
   const out: Finding[] = [];
   const done = new Set<string>();
-  for (const f of findings) {
-    if (!f.subject.pod) {
-      out.push(f);
-      continue;
+  findings.forEach((f, i) => {
+    const key = keys[i] ?? null;
+    const group = key === null ? undefined : groups.get(key);
+    if (key === null || !group || !folds(group)) out.push(f);
+    else if (!done.has(key)) {
+      done.add(key);
+      out.push(fold(group));
     }
-    const key = groupKey(f);
-    const group = groups.get(key)!;
-    if (group.length < 2) {
-      out.push(f);
-      continue;
-    }
-    if (done.has(key)) continue;
-    done.add(key);
-    out.push(foldGroup(group, versions));
-  }
+  });
   return out;
 }
 
@@ -257,31 +270,13 @@ function causeKey(f: Finding): string {
  */
 export function foldSharedCauses(findings: readonly Finding[], rules: readonly AnyRule[] = RULES): Finding[] {
   const declared = sharedCausesOf(rules);
-  if (declared.size === 0) return [...findings];
   const declarationOf = (f: Finding) => (f.subject.target ? declared.get(`${f.ruleId}|${f.kind}`) : undefined);
-  const groups = new Map<string, Finding[]>();
-  for (const f of findings) {
-    if (!declarationOf(f)) continue;
-    const key = causeKey(f);
-    const group = groups.get(key);
-    if (group) group.push(f);
-    else groups.set(key, [f]);
-  }
-  const out: Finding[] = [];
-  const done = new Set<string>();
-  for (const f of findings) {
-    const declaration = declarationOf(f);
-    const group = declaration ? groups.get(causeKey(f))! : null;
-    if (!declaration || !group || new Set(group.map((g) => g.subject.target)).size < 2) {
-      out.push(f);
-      continue;
-    }
-    const key = causeKey(f);
-    if (done.has(key)) continue;
-    done.add(key);
-    out.push(foldTargetGroup(group, declaration));
-  }
-  return out;
+  return foldInPlace(
+    findings,
+    (f) => (declarationOf(f) ? causeKey(f) : null),
+    (group) => new Set(group.map((f) => f.subject.target)).size >= 2,
+    (group) => foldTargetGroup(group, declarationOf(group[0]!)!),
+  );
 }
 
 function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind): Finding {
