@@ -291,7 +291,8 @@ function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind
     if (value) subject[key] = value;
   }
   const figure = worst.keyFigure ? { name: worst.keyFigure.name, value: group.reduce((sum, f) => sum + figureOf(f), 0) } : undefined;
-  const named = worstFirst.slice(0, NAMED_TARGETS).map((f) => (figure ? `${f.subject.target} (${compact(figureOf(f))})` : f.subject.target!));
+  const rows = targetRows(worstFirst, worst.keyFigure?.name);
+  const named = rows.slice(0, NAMED_TARGETS).map((row) => (figure ? `${row.target} (${compact(Number(row[figure.name] ?? 0))})` : row.target));
   const count = targets.length.toLocaleString('en-US');
   const message =
     `${count} ${declaration.targets} show the same cause` +
@@ -311,12 +312,7 @@ function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind
     ...(typeof worst.evidence.initCause === 'string' ? { initCause: worst.evidence.initCause } : {}),
     targetsAffected: targets.length,
     ...(pods ? { podsAffected: pods.count, ...(pods.exact ? {} : { podsAffectedIsLowerBound: true }), pods: pods.listed } : {}),
-    targets: worstFirst.map((f) => ({
-      target: f.subject.target!,
-      ...(f.keyFigure ? { [f.keyFigure.name]: f.keyFigure.value } : {}),
-      ...(typeof f.evidence.podsAffected === 'number' ? { podsAffected: f.evidence.podsAffected } : {}),
-      ...(f.locations[0] ? { location: `${f.locations[0].path}:${f.locations[0].line}` } : {}),
-    })),
+    targets: rows,
     worstTarget: { target: worst.subject.target, ...scalarsOf(worstEvidence) },
     ...(span ? { window: span } : {}),
     ...(samples !== undefined ? { samples } : {}),
@@ -337,6 +333,35 @@ function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind
     ...(worst.fixStatus ? { fixStatus: worst.fixStatus } : {}),
     ...(worst.code ? { code: worst.code } : {}),
   };
+}
+
+/**
+ * One row per target, worst first. A target can come twice (the pod fold keeps an error and a
+ * warning of one target apart): its figures add up, since the two name different pods.
+ */
+function targetRows(worstFirst: readonly Finding[], figureName: string | undefined): TargetRow[] {
+  const rows = new Map<string, TargetRow>();
+  for (const f of worstFirst) {
+    const row = rows.get(f.subject.target!);
+    if (!row) {
+      rows.set(f.subject.target!, {
+        target: f.subject.target!,
+        ...(f.keyFigure ? { [f.keyFigure.name]: f.keyFigure.value } : {}),
+        ...(typeof f.evidence.podsAffected === 'number' ? { podsAffected: f.evidence.podsAffected } : {}),
+        ...(f.locations[0] ? { location: `${f.locations[0].path}:${f.locations[0].line}` } : {}),
+      });
+      continue;
+    }
+    if (f.keyFigure && typeof row[f.keyFigure.name] === 'number') row[f.keyFigure.name] = (row[f.keyFigure.name] as number) + f.keyFigure.value;
+    if (typeof f.evidence.podsAffected === 'number' && typeof row.podsAffected === 'number') row.podsAffected += f.evidence.podsAffected;
+  }
+  const figureOf = (row: TargetRow) => (figureName && typeof row[figureName] === 'number' ? (row[figureName] as number) : 0);
+  return [...rows.values()].sort((a, b) => figureOf(b) - figureOf(a) || a.target.localeCompare(b.target));
+}
+
+interface TargetRow {
+  target: string;
+  [figure: string]: unknown;
 }
 
 /**

@@ -342,6 +342,23 @@ describe('fold: one cause on many targets (meta.sharedCauses)', () => {
     );
   });
 
+  it('gives a target that comes twice (an error and a warning of it, on other pods) one row with both figures', () => {
+    const f = foldSharedCauses([
+      serviceFinding('web.shop:80', 40),
+      serviceFinding('cart.shop:80', 30, { severity: 'warning', pods: ['web-9'] }),
+      serviceFinding('cart.shop:80', 20, { pods: ['web-7', 'web-8'] }),
+    ])[0]!;
+    assert.equal(f.title, 'Requests to 2 services fail: the calling proxies lost their control plane');
+    assert.deepEqual(
+      (f.evidence.targets as { target: string; lines: number; podsAffected: number }[]).map((t) => [t.target, t.lines, t.podsAffected]),
+      [
+        ['cart.shop:80', 50, 5],
+        ['web.shop:80', 40, 3],
+      ],
+    );
+    assert.match(f.message, /^2 services show the same cause; top 2 by lines: cart\.shop:80 \(50\), web\.shop:80 \(40\)\. /);
+  });
+
   it('keeps its fingerprint when services come and go, so a baseline still knows it', () => {
     const one = foldSharedCauses([serviceFinding('web.shop:80', 40), serviceFinding('cart.shop:80', 100)]);
     const two = foldSharedCauses([serviceFinding('ads.shop:80', 9), serviceFinding('web.shop:80', 40), serviceFinding('books.shop:80', 1)]);
