@@ -397,7 +397,7 @@ const MEANING: Record<Cause, string> = {
   'no endpoints':
     'The destination controller reports no endpoints for it: no pod of the service is ready, the selector matches none, or the Service has no ports matching the target port.',
   'controller unreachable':
-    'The same proxies cannot reach their own control plane (their destination/policy clients fail too), so they have no discovery for the service; see the reconnect-storm and control-plane-unavailable findings, which are the cause.',
+    'The same proxies cannot reach their own control plane (their destination/policy clients fail too), so they have no discovery for the service: the cause is the control plane, not the service (reconnect-storm and control-plane-unavailable report it when the logs hold enough of the outage).',
   'load shedding':
     'The proxies shed load: the in-flight or concurrency limit in front of the service is reached, so the backends are too slow or too few for the traffic.',
   'endpoints not ready or unreachable':
@@ -464,7 +464,7 @@ const REMEDIATION: Record<Cause, string> = {
     "2. If the endpoints exist but the controller says none, look at the destination controller's logs (kubectl logs deploy/linkerd-destination -c destination) for watch errors.",
   ].join('\n'),
   'controller unreachable': [
-    '1. Restore the control plane first (see the reconnect-storm / control-plane-unavailable findings): proxies without discovery fail every new service fast.',
+    '1. Restore the control plane first, since proxies without discovery fail every service fast: kubectl -n linkerd get pods -o wide (restarts, OOMKilled, readiness of linkerd-destination), then kubectl -n linkerd logs deploy/linkerd-destination -c destination; the reconnect-storm and control-plane-unavailable findings, when present, say which controller failed and how.',
     '2. Then restart the proxies that stayed in fail-fast if they do not recover on their own (kubectl rollout restart).',
   ].join('\n'),
   'load shedding': [
