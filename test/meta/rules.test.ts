@@ -42,6 +42,16 @@ describe('rule conformance', () => {
         for (const heading of ['What it means', 'Evidence', 'How to fix it', 'False positives', 'References']) assert.ok(page.includes(heading), heading);
       });
 
+      it('declares as shared causes only kinds its firing cases produce, titled with their {count}', async () => {
+        const { fires } = await loadCases(id);
+        const kinds = new Set(fires.flatMap((c) => c.expect.map((e) => e.kind)));
+        for (const shared of rule.meta.sharedCauses ?? []) {
+          assert.ok(kinds.has(shared.kind), `sharedCauses names ${shared.kind}, which no firing case of ${id} produces`);
+          assert.match(shared.title, /\{count\}/, `the folded title of ${shared.kind} does not say how many targets`);
+          assert.ok(shared.targets.trim().length > 0, `sharedCauses ${shared.kind}: what a target is, in the plural`);
+        }
+      });
+
       it('has a state that survives structured cloning (parallel workers)', () => {
         assert.doesNotThrow(() => structuredClone(rule.createState({ ...rule.meta.defaultOptions })));
       });
