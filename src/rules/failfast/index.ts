@@ -33,9 +33,9 @@ import {
   addBit,
   bitCount,
   bump,
+  bumpTop,
   detach,
   formatDuration,
-  bumpTop,
   latest,
   mergeBits,
   mergeCounts,
@@ -107,10 +107,11 @@ interface State {
   services: Map<string, ServiceState>;
   /** Lines about services past MAX_SERVICES, counted and not analysed. */
   untracked: number;
-  /** Pods whose own control-plane clients failed (fail-fast or failed connects), by name id; cause only. */
+  /**
+   * Pods whose own control-plane clients failed (fail-fast or failed connects), by name id; cause
+   * only. Pods past the pod-name table are not kept: no service they fail on gets that cause.
+   */
   controllerTrouble: PodBits;
-  /** Such pods past the pod-name table: they cannot be matched, so no service of theirs gets that cause. */
-  unnamedTrouble: number;
   /** One copy and one id per pod name, for every service's pod counts and bits. */
   podNames: NameTable;
 }
@@ -249,7 +250,7 @@ export default defineRule<FailfastOptions, State>({
     },
   },
 
-  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: podBits(), unnamedTrouble: 0, podNames: nameTable(MAX_POD_NAMES) }),
+  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: podBits(), podNames: nameTable(MAX_POD_NAMES) }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -259,7 +260,6 @@ export default defineRule<FailfastOptions, State>({
       const id = nameId(state.podNames, name);
       if (signal.kind === 'controller') {
         if (id >= 0) addBit(state.controllerTrouble, id);
-        else state.unnamedTrouble++;
         return;
       }
       const pod = id >= 0 ? state.podNames.names[id]! : detach(name);
@@ -320,8 +320,7 @@ export default defineRule<FailfastOptions, State>({
       for (const [pod, episodes] of s.episodesByPod) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes, TOP_PODS);
       mergeCounts(mine.namespaces, s.namespaces);
     }
-    mergeBits(into.controllerTrouble, into.podNames, from.controllerTrouble, from.podNames, () => into.unnamedTrouble++);
-    into.unnamedTrouble += from.unnamedTrouble;
+    mergeBits(into.controllerTrouble, into.podNames, from.controllerTrouble, from.podNames, () => undefined);
   },
 
   finish(state, { options }) {

@@ -49,8 +49,9 @@ export type { ReconnectStormOptions };
 
 const SAMPLE_LINES = 3;
 
-/** Pod names kept once for all loops and targets; a bundle of more pods copies the others. */
+/** Pod names given an id (a bit in each target's pods) and kept once; a bundle of more pods counts the rest in sketches. */
 const MAX_POD_NAMES = stateCap(10_000);
+
 export default defineRule<ReconnectStormOptions, State>({
   meta: {
     id: 'reconnect-storm',

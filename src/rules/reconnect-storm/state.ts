@@ -114,7 +114,7 @@ export interface State {
   recordsWithoutWallTime: number;
   /** Lookup memo only (the last input path and its `(path)` label); merge ignores it. */
   pathLabel: { path: string; label: string };
-  /** One copy of each pod's name for the loops and the per-target pod counts; merge ignores it. */
+  /** One copy and one id per pod name, for the loops and each target's pod bits; merge maps the other state's ids through it. */
   podNames: NameTable;
 }
 
