@@ -120,9 +120,12 @@ export function foldCoveredFindings(findings: readonly Finding[], rules: readonl
  * cause for another pod whose own input said something else.
  */
 function groupKey(f: Finding): string {
-  const cause = typeof f.evidence.cause === 'string' ? f.evidence.cause : null;
-  const initCause = typeof f.evidence.initCause === 'string' ? f.evidence.initCause : null;
-  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, findingKind(f), cause, initCause]);
+  return JSON.stringify([f.ruleId, f.severity, f.subject.target ?? null, findingKind(f), ...causesOf(f)]);
+}
+
+/** The cause a rule's evidence states (`cause`, or pod-restarts' `initCause`), null where it states none. */
+function causesOf(f: Finding): [string | null, string | null] {
+  return [typeof f.evidence.cause === 'string' ? f.evidence.cause : null, typeof f.evidence.initCause === 'string' ? f.evidence.initCause : null];
 }
 
 /**
@@ -259,9 +262,7 @@ function sharedCausesOf(rules: readonly AnyRule[]): Map<string, SharedCauseKind>
 }
 
 function causeKey(f: Finding): string {
-  const cause = typeof f.evidence.cause === 'string' ? f.evidence.cause : null;
-  const initCause = typeof f.evidence.initCause === 'string' ? f.evidence.initCause : null;
-  return JSON.stringify([f.ruleId, findingKind(f), cause, initCause]);
+  return JSON.stringify([f.ruleId, findingKind(f), ...causesOf(f)]);
 }
 
 /**
@@ -283,8 +284,7 @@ function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind
   const figureOf = (f: Finding) => f.keyFigure?.value ?? 0;
   const worstFirst = [...group].sort((a, b) => figureOf(b) - figureOf(a) || a.subject.target!.localeCompare(b.subject.target!));
   const worst = worstFirst[0]!;
-  const targets = [...new Set(worstFirst.map((f) => f.subject.target!))];
-  const severity = SEVERITIES[Math.min(...group.map((f) => SEVERITIES.indexOf(f.severity)))]!;
+  const severity = SEVERITIES[group.reduce((rank, f) => Math.min(rank, SEVERITIES.indexOf(f.severity)), SEVERITIES.length - 1)]!;
   const subject: FindingSubject = {};
   for (const key of ['namespace', 'workload', 'pod'] as const) {
     const value = shared(group, key);
@@ -293,10 +293,10 @@ function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind
   const figure = worst.keyFigure ? { name: worst.keyFigure.name, value: group.reduce((sum, f) => sum + figureOf(f), 0) } : undefined;
   const rows = targetRows(worstFirst, worst.keyFigure?.name);
   const named = rows.slice(0, NAMED_TARGETS).map((row) => (figure ? `${row.target} (${compact(Number(row[figure.name] ?? 0))})` : row.target));
-  const count = targets.length.toLocaleString('en-US');
+  const count = rows.length.toLocaleString('en-US');
   const message =
     `${count} ${declaration.targets} show the same cause` +
-    `${figure ? `; top ${named.length} by ${humanize(figure.name)}` : ''}: ${named.join(', ')}${targets.length > named.length ? ` and ${(targets.length - named.length).toLocaleString('en-US')} more` : ''}. ` +
+    `${figure ? `; top ${named.length} by ${humanize(figure.name)}` : ''}: ${named.join(', ')}${rows.length > named.length ? ` and ${(rows.length - named.length).toLocaleString('en-US')} more` : ''}. ` +
     `Worst, ${worst.subject.target}: ${worst.message}`;
 
   const { timeline, samples, window, pods: _pods, podsAffected: _podsAffected, ...worstEvidence } = worst.evidence;
@@ -310,7 +310,7 @@ function foldTargetGroup(group: readonly Finding[], declaration: SharedCauseKind
   const evidence: Finding['evidence'] = {
     ...(typeof worst.evidence.cause === 'string' ? { cause: worst.evidence.cause } : {}),
     ...(typeof worst.evidence.initCause === 'string' ? { initCause: worst.evidence.initCause } : {}),
-    targetsAffected: targets.length,
+    targetsAffected: rows.length,
     ...(pods ? { podsAffected: pods.count, ...(pods.exact ? {} : { podsAffectedIsLowerBound: true }), pods: pods.listed } : {}),
     targets: rows,
     worstTarget: { target: worst.subject.target, ...scalarsOf(worstEvidence) },

@@ -108,11 +108,10 @@ export function cappedCounts(cap: number): CappedCounts {
   return { counts: new Map(), overflow: 0, cap };
 }
 
-/** `owned`: the key is already a string of its own (see ownedName), so it is stored as it is. */
-export function cappedBump(c: CappedCounts, key: string, by = 1, owned = false): void {
+export function cappedBump(c: CappedCounts, key: string, by = 1): void {
   const current = c.counts.get(key);
   if (current !== undefined) c.counts.set(key, current + by);
-  else if (c.counts.size < c.cap) c.counts.set(owned ? key : detach(key), by);
+  else if (c.counts.size < c.cap) c.counts.set(detach(key), by);
   else c.overflow += by;
 }
 
@@ -184,11 +183,6 @@ export function addBit(bits: PodBits, id: number): void {
   bits.words[word]! |= 1 << (id & 31);
 }
 
-export function hasBit(bits: PodBits, id: number): boolean {
-  const word = id >>> 5;
-  return word < bits.words.length && (bits.words[word]! & (1 << (id & 31))) !== 0;
-}
-
 /** The ids in the set, in increasing order. */
 export function* bitIds(bits: PodBits): Generator<number> {
   const words = bits.words;
@@ -204,12 +198,7 @@ export function* bitIds(bits: PodBits): Generator<number> {
 
 export function bitCount(bits: PodBits): number {
   let n = 0;
-  for (let word of bits.words) {
-    while (word !== 0) {
-      word &= word - 1;
-      n++;
-    }
-  }
+  for (const word of bits.words) n += ones(word);
   return n;
 }
 
@@ -217,13 +206,14 @@ export function bitCount(bits: PodBits): number {
 export function sharedBitCount(a: PodBits, b: PodBits): number {
   let n = 0;
   const words = Math.min(a.words.length, b.words.length);
-  for (let w = 0; w < words; w++) {
-    let word = a.words[w]! & b.words[w]!;
-    while (word !== 0) {
-      word &= word - 1;
-      n++;
-    }
-  }
+  for (let w = 0; w < words; w++) n += ones(a.words[w]! & b.words[w]!);
+  return n;
+}
+
+/** The 1 bits of a 32-bit word. */
+function ones(word: number): number {
+  let n = 0;
+  for (let w = word; w !== 0; w &= w - 1) n++;
   return n;
 }
 
