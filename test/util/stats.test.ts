@@ -1,6 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { earliest, latest, mergeKeyed } from '../../src/util/stats.js';
+import {
+  addBit,
+  bitCount,
+  bitIds,
+  bumpTop,
+  earliest,
+  latest,
+  mergeBits,
+  mergeKeyed,
+  nameId,
+  nameTable,
+  ownedName,
+  podBits,
+  sharedBitCount,
+} from '../../src/util/stats.js';
 
 describe('mergeKeyed', () => {
   it('adopts new entries, combines shared ones, and hands entries past the cap to overflow', () => {
@@ -39,5 +53,61 @@ describe('earliest and latest', () => {
     assert.equal(latest(7, null), 7);
     assert.equal(latest(7, 5), 7);
     assert.equal(latest(-3, -8), -3);
+  });
+});
+
+describe('name table and pod bits', () => {
+  it('gives each name one id and one copy up to the cap, and -1 past it', () => {
+    const table = nameTable(2);
+    assert.equal(nameId(table, 'web-1'), 0);
+    assert.equal(nameId(table, 'web-2'), 1);
+    assert.equal(nameId(table, 'web-1'), 0, 'a name asked for again keeps its id');
+    assert.equal(nameId(table, 'web-3'), -1, 'past the cap');
+    assert.equal(table.names.length, 2);
+    const line = 'ingress/traefik-7d9f8c6b5d-x2x8k/linkerd-proxy.log';
+    const pod = line.slice(8, 32);
+    const owned = ownedName(nameTable(4), pod);
+    assert.equal(owned, pod);
+    assert.equal(ownedName(table, 'web-9'), 'web-9', 'past the cap a name is still handed back');
+  });
+
+  it('counts, lists and intersects sets of ids across words, the top bit included', () => {
+    const a = podBits();
+    const b = podBits();
+    for (const id of [0, 31, 32, 200]) addBit(a, id);
+    for (const id of [31, 200, 1000]) addBit(b, id);
+    addBit(a, 31);
+    assert.equal(bitCount(a), 4);
+    assert.deepEqual([...bitIds(a)], [0, 31, 32, 200]);
+    assert.equal(sharedBitCount(a, b), 2);
+    assert.equal(sharedBitCount(b, a), 2, 'whichever set has more words');
+  });
+
+  it('merges by name, not by id, and hands names past the cap to overflow', () => {
+    const theirs = nameTable(10);
+    const from = podBits();
+    for (const pod of ['web-3', 'web-1', 'web-2']) addBit(from, nameId(theirs, pod));
+    const mine = nameTable(2);
+    const into = podBits();
+    addBit(into, nameId(mine, 'web-1'));
+    const overflow: string[] = [];
+    mergeBits(into, mine, from, theirs, (name) => overflow.push(name));
+    assert.deepEqual(
+      [...bitIds(into)].map((id) => mine.names[id]),
+      ['web-1', 'web-3'],
+    );
+    assert.deepEqual(overflow, ['web-2']);
+  });
+
+  it('bumpTop keeps the keys with the highest counts once the map holds twice the cap', () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 4; i++) bumpTop(counts, `low-${i}`, 1, 2);
+    bumpTop(counts, 'low-0', 5, 2);
+    bumpTop(counts, 'high', 9, 2);
+    assert.deepEqual([...counts.entries()].sort(), [
+      ['high', 9],
+      ['low-0', 6],
+      ['low-1', 1],
+    ]);
   });
 });
