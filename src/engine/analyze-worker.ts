@@ -2,7 +2,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WorkerCatalogModule } from './collector.js';
-import { modulesFromSpecs, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
+import { modulesFromSpecs, packStates, transferOf, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { runTask } from './tasks.js';
 import { joinDecompressionLedger } from '../input/open.js';
 import { ParseContext } from '../parsers/context.js';
@@ -19,7 +19,11 @@ const post = (m: WorkerMessage) => port.postMessage(m);
 
 port.on('message', (task: WorkerTask) => {
   runTask(task, modules, parserOptions, post).then(
-    (result) => post({ type: 'done', result }),
+    (result) => {
+      // Packed and moved, not cloned: see PackedStates.
+      const states = packStates(result.states as unknown[]);
+      port.postMessage({ type: 'done', result: { ...result, states } } satisfies WorkerMessage, transferOf(states));
+    },
     (err: unknown) => post({ type: 'failed', message: err instanceof Error ? err.message : String(err) }),
   );
 });

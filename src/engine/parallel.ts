@@ -16,7 +16,7 @@ import { fileRange } from '../input/file-range.js';
 import type { ParserOptions, ParserState } from '../parsers/parser.js';
 import { ParseContext } from '../parsers/context.js';
 import { RuleEngine, type EngineModules } from './engine.js';
-import { deserializeError, serializeError, type TaskResult, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
+import { deserializeError, serializeError, unpackStates, type TaskResult, type WorkerMessage, type WorkerSetup, type WorkerTask } from './messages.js';
 import { readEntry, type EntryCallbacks } from './pipeline.js';
 import { planUnits, type ParallelOptions, type ParallelPlan, type Unit } from './plan.js';
 import { TaskPool } from './pool.js';
@@ -98,8 +98,8 @@ function startUnit(unit: Unit, pool: TaskPool, modules: EngineModules, options: 
 
 function mergeInto(engine: RuleEngine, result: TaskResult, inputs: InputStats[], errors: InputError[]): void {
   // Nothing merged yet: this thread's own states become the engine's (a copy from a worker may have lost its prototypes).
-  if (inputs.length === 0 && result.builtHere) engine.adopt(result.states);
-  else engine.absorb(result.states);
+  if (inputs.length === 0 && result.builtHere) engine.adopt(unpackStates(result.states));
+  else engine.absorb(unpackStates(result.states));
   engine.absorbFailures(result.failures);
   inputs.push(...result.inputs);
   errors.push(...result.errors.map(deserializeError));
@@ -139,7 +139,7 @@ async function mergeRanges(
   }
   const stats: InputStats = { ...verified[0]!.inputs[0]!, bytes: 0, records: 0, unparsed: 0, lines: 0 };
   for (const r of verified) {
-    engine.absorb(r.states);
+    engine.absorb(unpackStates(r.states));
     engine.absorbFailures(r.failures);
     const part = r.inputs[0]!;
     stats.bytes += part.bytes;

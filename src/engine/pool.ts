@@ -56,10 +56,13 @@ export class TaskPool {
     } finally {
       // Once every task is queued, a worker with nothing left to do is stopped at once: its
       // heap would otherwise stay resident while the main thread finishes and merges.
+      let stopping: Promise<unknown> | null = null;
       if (healthy && (slot === 'main' || !this.draining || this.waiting.length > 0)) this.idle.push(slot);
-      else this.retire(slot as Worker);
+      else stopping = this.retire(slot as Worker);
       // Every waiter looks again: one that needs a worker cannot take this thread's slot.
       for (const wake of this.waiting.splice(0)) wake();
+      // The caller unpacks the result's states only once the worker's heap is gone (PackedStates).
+      if (stopping !== null) await stopping;
     }
   }
 
@@ -68,14 +71,15 @@ export class TaskPool {
     this.draining = true;
     for (const slot of this.idle.splice(0)) {
       if (slot === 'main') this.idle.push(slot);
-      else this.retire(slot);
+      else void this.retire(slot);
     }
   }
 
-  private retire(worker: Worker): void {
+  /** Stops a worker; resolves once its thread and heap are gone. */
+  private retire(worker: Worker): Promise<unknown> {
     const index = this.workers.indexOf(worker);
     if (index !== -1) this.workers.splice(index, 1);
-    void worker.terminate();
+    return worker.terminate().catch(() => undefined);
   }
 
   async close(): Promise<void> {
