@@ -6,6 +6,7 @@ import {
   bitIds,
   bumpTop,
   earliest,
+  keepTop,
   latest,
   mergeBits,
   mergeKeyed,
@@ -14,6 +15,8 @@ import {
   ownedName,
   podBits,
   sharedBitCount,
+  topCountEntries,
+  topCounts,
 } from '../../src/util/stats.js';
 
 describe('mergeKeyed', () => {
@@ -99,15 +102,51 @@ describe('name table and pod bits', () => {
     assert.deepEqual(overflow, ['web-2']);
   });
 
-  it('bumpTop keeps the keys with the highest counts once the map holds twice the cap', () => {
-    const counts = new Map<string, number>();
-    for (let i = 0; i < 4; i++) bumpTop(counts, `low-${i}`, 1, 2);
-    bumpTop(counts, 'low-0', 5, 2);
-    bumpTop(counts, 'high', 9, 2);
-    assert.deepEqual([...counts.entries()].sort(), [
-      ['high', 9],
-      ['low-0', 6],
-      ['low-1', 1],
-    ]);
+  it('bumpTop keeps the keys with the highest counts once it holds twice the cap', () => {
+    const top = topCounts();
+    for (let i = 0; i < 4; i++) bumpTop(top, `low-${i}`, 1, 2);
+    bumpTop(top, 'low-0', 5, 2);
+    bumpTop(top, 'high', 9, 2);
+    // low-0 (6) and, of the three at 1, the earliest (low-1) stay, in the order first counted.
+    assert.deepEqual(
+      [...topCountEntries(top)],
+      [
+        ['low-0', 6],
+        ['low-1', 1],
+        ['high', 9],
+      ],
+    );
+  });
+
+  it('bumpTop keeps what a Map trimmed by keepTop keeps, in the same order', () => {
+    // The rule before TopCounts, as the reference: a Map, trimmed by keepTop before each new key.
+    const reference = new Map<string, number>();
+    const top = topCounts();
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 5_000; i++) {
+      // Runs of one key (one pod's file), a skewed choice of keys, and counts of 1-3.
+      const key = `pod-${Math.floor(random() ** 2 * 300)}`;
+      const by = 1 + Math.floor(random() * 3);
+      for (let run = Math.floor(random() * 4); run >= 0; run--) {
+        const current = reference.get(key);
+        if (current === undefined) keepTop(reference, 10, (n) => n);
+        reference.set(key, (current ?? 0) + by);
+        bumpTop(top, key, by, 10);
+      }
+      assert.deepEqual([...topCountEntries(top)], [...reference], `after ${i + 1} keys`);
+    }
+  });
+
+  it('bumpTop writes its arrays in place and drops trimmed names', () => {
+    const top = topCounts();
+    for (let i = 0; i < 4; i++) bumpTop(top, `pod-${i}`, 4 - i, 2);
+    const { keys, counts } = top;
+    bumpTop(top, 'pod-9', 1, 2);
+    assert.equal(top.keys, keys);
+    assert.equal(top.counts, counts);
+    assert.equal(top.size, 3);
+    assert.deepEqual(top.keys.slice(0, 3), ['pod-0', 'pod-1', 'pod-9']);
+    assert.ok(!top.keys.includes('pod-2') && !top.keys.includes('pod-3'));
   });
 });

@@ -44,9 +44,12 @@ import {
   ownedName,
   podBits,
   sharedBitCount,
+  topCountEntries,
+  topCounts,
   topEntries,
   type NameTable,
   type PodBits,
+  type TopCounts,
 } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
@@ -73,10 +76,10 @@ interface ServiceState {
   pods: PodBits;
   /** Proxies past the pod-name table (more pods than MAX_POD_NAMES): counted in a sketch. */
   unnamedPods: DistinctCounter | null;
-  /** Lines per proxy, for the proxies with the most (keepTop to TOP_PODS): what evidence lists. */
-  podLines: Map<string, number>;
-  /** Fail-fast entries per proxy, for the proxies with the most (keepTop to TOP_PODS). */
-  episodesByPod: Map<string, number>;
+  /** Lines per proxy, for the proxies with the most (bumpTop to TOP_PODS): what evidence lists. */
+  podLines: TopCounts;
+  /** Fail-fast entries per proxy, for the proxies with the most (bumpTop to TOP_PODS). */
+  episodesByPod: TopCounts;
   namespaces: Map<string, number>;
 }
 
@@ -316,8 +319,8 @@ export default defineRule<FailfastOptions, State>({
       const service = mine;
       mergeBits(service.pods, into.podNames, s.pods, from.podNames, (pod) => addDistinct((service.unnamedPods ??= distinctCounter(0)), pod));
       if (s.unnamedPods) mergeDistinct((service.unnamedPods ??= distinctCounter(0)), s.unnamedPods);
-      for (const [pod, lines] of s.podLines) bumpTop(mine.podLines, ownedName(into.podNames, pod), lines, TOP_PODS);
-      for (const [pod, episodes] of s.episodesByPod) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes, TOP_PODS);
+      for (const [pod, lines] of topCountEntries(s.podLines)) bumpTop(mine.podLines, ownedName(into.podNames, pod), lines, TOP_PODS);
+      for (const [pod, episodes] of topCountEntries(s.episodesByPod)) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes, TOP_PODS);
       mergeCounts(mine.namespaces, s.namespaces);
     }
     mergeBits(into.controllerTrouble, into.podNames, from.controllerTrouble, from.podNames, () => undefined);
@@ -330,7 +333,7 @@ export default defineRule<FailfastOptions, State>({
       const refusalSpan = durationOf(s.refused, pods === 1);
       // A rollout sends every client into fail-fast once; the same proxy going in again is an outage.
       let byEpisodes = false;
-      for (const episodes of s.episodesByPod.values()) if (episodes >= options.minEpisodes) byEpisodes = true;
+      for (const [, episodes] of topCountEntries(s.episodesByPod)) if (episodes >= options.minEpisodes) byEpisodes = true;
       const byRefusals = s.refused.count >= options.minRefusedRequests;
       const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || ((refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1);
       if (!byEpisodes && !byRefusals && !byDuration) continue;
@@ -351,8 +354,8 @@ function newService(service: string): ServiceState {
     longestSeconds: null,
     pods: podBits(),
     unnamedPods: null,
-    podLines: new Map(),
-    episodesByPod: new Map(),
+    podLines: topCounts(),
+    episodesByPod: topCounts(),
     namespaces: new Map(),
   };
 }
@@ -370,7 +373,7 @@ function podsOf(s: ServiceState): number {
 
 /** The one proxy's name, for a service only one proxy failed on. */
 function onlyPod(s: ServiceState): string | undefined {
-  return s.podLines.keys().next().value;
+  return s.podLines.size > 0 ? s.podLines.keys[0] : undefined;
 }
 
 function causeOf(s: ServiceState, state: State): Cause {
@@ -447,7 +450,7 @@ function describe(
       ...(state.untracked > 0 ? { untrackedServiceLines: state.untracked } : {}),
       firedBy: [why.byEpisodes && 'episodes', why.byRefusals && 'refused requests', why.byDuration && 'duration'].filter(Boolean).join(', '),
       window: windowEvidence(merged, pods === 1),
-      pods: topEntries(s.podLines, 10).map((e) => ({ pod: e.key, lines: e.count })),
+      pods: topEntries(topCountEntries(s.podLines), 10).map((e) => ({ pod: e.key, lines: e.count })),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
     },

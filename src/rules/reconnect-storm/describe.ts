@@ -4,7 +4,7 @@ import type { FindingDraft } from '../../core/types.js';
 import { workloadOfPod } from '../../util/path-meta.js';
 import { controlPlaneLocation, controllerOfAddress, splitAddress } from '../../knowledge/control-plane.js';
 import { describeDistinct, distinctCount, type DistinctCount } from '../../util/distinct.js';
-import { bitCount, bump, compact, formatDuration, maxOf, median, topEntries } from '../../util/stats.js';
+import { bitCount, bump, compact, formatDuration, maxOf, median, topCountEntries, topEntries } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { backoffVerdict, GAP_EDGES, medianGapBucket, medianWithZeros } from './cadence.js';
 import { type GroupState, type LoopState, type ReconnectStormOptions, secondCountsOf } from './state.js';
@@ -17,7 +17,7 @@ export function describeStorm(
   options: ReconnectStormOptions,
   droppedLoops: number,
 ): FindingDraft {
-  const linesPerPod = new Map(g.pods);
+  const linesPerPod = new Map(topCountEntries(g.pods));
   const linesPerEndpoint = new Map(g.endpoints.counts);
   for (const l of loops) {
     bump(linesPerPod, l.pod, l.count);

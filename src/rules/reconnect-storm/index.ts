@@ -12,6 +12,7 @@ import { addDistinct, distinctCounter, mergeDistinct } from '../../util/distinct
 import {
   bump,
   bumpTop,
+  topCountEntries,
   cappedBump,
   detach,
   earliest,
@@ -254,7 +255,7 @@ export default defineRule<ReconnectStormOptions, State>({
       existing.lines += g.lines;
       existing.failedToConnect += g.failedToConnect;
       existing.serviceFailed += g.serviceFailed;
-      for (const [pod, lines] of g.pods) bumpTop(existing.pods, ownedName(into.podNames, pod), lines, TOP_PODS);
+      for (const [pod, lines] of topCountEntries(g.pods)) bumpTop(existing.pods, ownedName(into.podNames, pod), lines, TOP_PODS);
       mergeBits(existing.distinctPods, into.podNames, g.distinctPods, from.podNames, (pod) => addDistinct((existing.unnamedPods ??= distinctCounter(0)), pod));
       if (g.unnamedPods) mergeDistinct((existing.unnamedPods ??= distinctCounter(0)), g.unnamedPods);
       mergeCounts(existing.namespaces, g.namespaces);

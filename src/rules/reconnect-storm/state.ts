@@ -3,7 +3,20 @@
 
 import type { SampleLine } from '../../core/types.js';
 import { addDistinct, distinctCounter, type DistinctCounter } from '../../util/distinct.js';
-import { addBit, bumpTop, cappedBump, cappedCounts, type CappedCounts, detach, nameId, podBits, type NameTable, type PodBits } from '../../util/stats.js';
+import {
+  addBit,
+  bumpTop,
+  cappedBump,
+  cappedCounts,
+  type CappedCounts,
+  detach,
+  nameId,
+  podBits,
+  topCounts,
+  type NameTable,
+  type PodBits,
+  type TopCounts,
+} from '../../util/stats.js';
 import { timeBuckets, type TimeBuckets } from '../../util/timeline.js';
 import { GAP_EDGES } from './cadence.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -83,7 +96,7 @@ export interface GroupState {
    * for the TOP_PODS sources with the most, and per endpoint, for failures no loop tracks; tracked
    * ones are counted from their loops at finish.
    */
-  pods: Map<string, number>;
+  pods: TopCounts;
   /** Every pod that failed towards the target, by its id in the state's pod names: exact, a bit each. */
   distinctPods: PodBits;
   /** Pods past the pod-name table: counted in a sketch. */
@@ -217,7 +230,7 @@ export function groupFor(state: State, target: string, controlPlane: boolean): G
       lines: 0,
       failedToConnect: 0,
       serviceFailed: 0,
-      pods: new Map(),
+      pods: topCounts(),
       distinctPods: podBits(),
       unnamedPods: null,
       namespaces: new Map(),
