@@ -160,15 +160,18 @@ function foldInPlace(
     if (group) group.push(f);
     else groups.set(key, [f]);
   });
+  // Whether a group folds is asked once per group, not once per member: a group of n findings
+  // (the stale endpoints of a storm) made the check, itself linear, quadratic.
+  const folding = new Map<string, boolean>();
+  for (const [key, group] of groups) folding.set(key, folds(group));
   const out: Finding[] = [];
   const done = new Set<string>();
   findings.forEach((f, i) => {
     const key = keys[i] ?? null;
-    const group = key === null ? undefined : groups.get(key);
-    if (key === null || !group || !folds(group)) out.push(f);
+    if (key === null || !folding.get(key)) out.push(f);
     else if (!done.has(key)) {
       done.add(key);
-      out.push(fold(group));
+      out.push(fold(groups.get(key)!));
     }
   });
   return out;

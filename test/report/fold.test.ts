@@ -359,6 +359,31 @@ describe('fold: one cause on many targets (meta.sharedCauses)', () => {
     assert.match(f.message, /^2 services show the same cause; top 2 by lines: cart\.shop:80 \(50\), web\.shop:80 \(40\)\. /);
   });
 
+  it("reads each finding's target a bounded number of times, however many services fail", () => {
+    // A storm's stale endpoints are thousands of findings of one cause: asking whether the group
+    // folds once per member made the fold quadratic in them.
+    const reads = (services: number) => {
+      let count = 0;
+      const findings = Array.from({ length: services }, (_, i) => {
+        const f = serviceFinding(`svc-${i}.shop:80`, 10 + i);
+        const subject = f.subject;
+        return {
+          ...f,
+          get subject() {
+            count++;
+            return subject;
+          },
+        };
+      });
+      const folded = foldSharedCauses(findings);
+      assert.equal(folded.length, 1);
+      assert.equal(folded[0]!.evidence.targetsAffected, services);
+      return count;
+    };
+    const perFinding = reads(100) / 100;
+    assert.ok(reads(1_000) / 1_000 <= perFinding * 1.5, 'the reads per finding do not grow with the group');
+  });
+
   it('keeps its fingerprint when services come and go, so a baseline still knows it', () => {
     const one = foldSharedCauses([serviceFinding('web.shop:80', 40), serviceFinding('cart.shop:80', 100)]);
     const two = foldSharedCauses([serviceFinding('ads.shop:80', 9), serviceFinding('web.shop:80', 40), serviceFinding('books.shop:80', 1)]);
