@@ -118,18 +118,25 @@ export function bumpTop(top: TopCounts, key: string, by: number, cap: number): v
 
 /** Keeps the `cap` keys with the highest counts (ties: the earlier key), in their order. */
 function keepTopCounts(top: TopCounts, cap: number): void {
-  const { keys, counts } = top;
-  const kept = Array.from({ length: top.size }, (_, i) => i)
-    .sort((a, b) => counts[b]! - counts[a]! || a - b)
-    .slice(0, cap)
-    .sort((a, b) => a - b);
-  kept.forEach((from, to) => {
-    keys[to] = keys[from]!;
-    counts[to] = counts[from]!;
-  });
+  const { keys, counts, size } = top;
+  // The cap-th highest count, by a native numeric sort: keys above it stay, and of the keys at
+  // it, the earliest until `cap` are kept. One pass then compacts the arrays in order.
+  const sorted = new Float64Array(size);
+  for (let i = 0; i < size; i++) sorted[i] = counts[i]!;
+  sorted.sort();
+  const threshold = sorted[size - cap]!;
+  let atThreshold = cap;
+  for (let i = size - cap + 1; i < size; i++) if (sorted[i]! > threshold) atThreshold--;
+  let kept = 0;
+  for (let i = 0; i < size; i++) {
+    const count = counts[i]!;
+    if (count < threshold || (count === threshold && atThreshold-- <= 0)) continue;
+    keys[kept] = keys[i]!;
+    counts[kept++] = count;
+  }
   // The slots past the kept keys stay allocated for the next keys; they must not pin old names.
-  for (let i = cap; i < top.size; i++) keys[i] = '';
-  top.size = cap;
+  for (let i = kept; i < size; i++) keys[i] = '';
+  top.size = kept;
   top.last = 0;
 }
 

@@ -119,7 +119,16 @@ interface State {
   podNames: NameTable;
 }
 
-type Signal = { kind: 'controller' } | { kind: 'enter' | 'exit' | 'refused' | 'shed' | 'no-endpoints'; service: string; elapsed: number | null } | null;
+type Signal =
+  | { kind: 'controller' }
+  | {
+      kind: 'enter' | 'exit' | 'refused' | 'shed' | 'no-endpoints';
+      service: string;
+      elapsed: number | null;
+      /** How serviceKey() keys the service, decided once per body instead of once per line. */
+      scope: ServiceScope;
+    }
+  | null;
 
 const ENTER = new RegExp(ENTER_FAILFAST);
 const EXIT = new RegExp(EXIT_FAILFAST);
@@ -153,7 +162,8 @@ const signalOf = perBody((record: ProxyLogRecord): Signal => {
   if (reconnect || controllerSpan || /\bcontroller linkerd-/.test(text)) return enter || refused || reconnect ? { kind: 'controller' } : null;
   const kind = enter ? 'enter' : exit ? 'exit' : refused ? 'refused' : shed ? 'shed' : 'no-endpoints';
   const elapsed = exit ? elapsedSeconds(record.fields.elapsed ?? /elapsed=(\S+)/.exec(text)?.[1]) : null;
-  return { kind, service: serviceOf(record, text), elapsed };
+  const service = serviceOf(record, text);
+  return { kind, service, elapsed, scope: scopeOf(service) };
 });
 
 /** `web.shop.svc.cluster.local:80` and the span `service{ns=shop name=web port=80}` are one service: `web.shop:80`. */
@@ -197,9 +207,16 @@ function rawServiceOf(record: ProxyLogRecord, text: string): string {
  * (capped at 10,000, the rest dropped) and 145 MB of peak memory. Logs known only by their file
  * name (pastes) may come from unrelated clusters that reuse an address, so each keeps its own.
  */
-function serviceKey(service: string, record: ProxyLogRecord, pod: string): string {
-  if (POD_LOCAL_SERVICE.test(service) || (record.pod === undefined && ADDRESS_SERVICE.test(service))) return `${service}\u0000${pod}`;
+function serviceKey(service: string, scope: ServiceScope, record: ProxyLogRecord, pod: string): string {
+  if (scope === 'pod' || (scope === 'address' && record.pod === undefined)) return `${service}\u0000${pod}`;
   return service;
+}
+
+/** `pod`: the proxy's own (an inbound port); `address`: known only by an address; else a named service. */
+type ServiceScope = 'pod' | 'address' | 'named';
+
+function scopeOf(service: string): ServiceScope {
+  return POD_LOCAL_SERVICE.test(service) ? 'pod' : ADDRESS_SERVICE.test(service) ? 'address' : 'named';
 }
 
 /** `3.2s`, `1.5ms`, `2m`, or a bare number of seconds. */
@@ -266,7 +283,7 @@ export default defineRule<FailfastOptions, State>({
         return;
       }
       const pod = id >= 0 ? state.podNames.names[id]! : detach(name);
-      const key = serviceKey(signal.service, record, pod);
+      const key = serviceKey(signal.service, signal.scope, record, pod);
       let s = state.services.get(key);
       if (!s) {
         if (state.services.size >= MAX_SERVICES) {
