@@ -21,6 +21,10 @@ import type { EntryCallbacks } from './pipeline.js';
 import type { ParallelOptions, Unit } from './plan.js';
 import type { TaskPool } from './pool.js';
 import { readNoting, type ReadOptions } from './read.js';
+import { collectEvery, youngCollector } from '../util/young-gc.js';
+
+/** Bytes inflated and thrown away between two scavenges (see util/young-gc.ts). */
+const SKIPPED_BYTES_PER_COLLECTION = 8 << 20;
 
 /**
  * The worker's result for the first members, then this thread's for the rest, with the errors
@@ -44,12 +48,13 @@ export async function readArchive(
   const run: RunCounting = { counts: false };
   let stored = 0;
   let archiveError: InputError | null = null;
+  const noteSkipped = collectEvery(SKIPPED_BYTES_PER_COLLECTION, youngCollector());
   try {
     for await (const entry of openSource(unit.source, undefined, run)) {
       if (!run.counts && stored < unit.headBytes) {
         stored += entry.stored ?? 0;
         // The worker reads this member; an error naming the bundle (not the member) stops the bundle there, and the worker reports it.
-        const error = await skip(entry.stream);
+        const error = await skip(entry.stream, noteSkipped);
         if (error && error.path !== entry.path) break;
         continue;
       }
@@ -69,9 +74,9 @@ export async function readArchive(
 }
 
 /** Inflates a member to its end without reading it; the InputError that ended it early, if any. */
-async function skip(stream: AsyncIterable<Buffer>): Promise<InputError | null> {
+async function skip(stream: AsyncIterable<Buffer>, noteSkipped: (bytes: number) => void): Promise<InputError | null> {
   try {
-    for await (const chunk of stream) void chunk;
+    for await (const chunk of stream) noteSkipped(chunk.length);
     return null;
   } catch (err) {
     return err instanceof InputError ? err : null;
