@@ -1,5 +1,7 @@
 // Small summaries that rules keep instead of records.
 
+import { addDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCount, type DistinctCounter } from './distinct.js';
+
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
@@ -289,6 +291,37 @@ export function mergeBits(into: PodBits, intoTable: NameTable, from: PodBits, fr
     if (mine >= 0) addBit(into, mine);
     else overflow(name);
   }
+}
+
+/**
+ * The pods seen, by a state's pod-name table: a bit for each pod with an id (exact), and a sketch
+ * for the pods of a bundle larger than the table (`unnamed`, null until there is one).
+ */
+export interface PodSet {
+  bits: PodBits;
+  unnamed: DistinctCounter | null;
+}
+
+export function podSet(): PodSet {
+  return { bits: podBits(), unnamed: null };
+}
+
+/** Adds the pod `name`, whose id in the state's table is `id` (-1: past the table). */
+export function addPodTo(set: PodSet, id: number, name: string): void {
+  if (id >= 0) addBit(set.bits, id);
+  else addDistinct((set.unnamed ??= distinctCounter(0)), name);
+}
+
+/** Adds the pods of `from` (named by `fromTable`) to `into` (named by `intoTable`). */
+export function mergePodSets(into: PodSet, intoTable: NameTable, from: PodSet, fromTable: NameTable): void {
+  mergeBits(into.bits, intoTable, from.bits, fromTable, (name) => addDistinct((into.unnamed ??= distinctCounter(0)), name));
+  if (from.unnamed) mergeDistinct((into.unnamed ??= distinctCounter(0)), from.unnamed);
+}
+
+/** How many pods: exact unless some were past the table. */
+export function podSetCount(set: PodSet): DistinctCount {
+  const named = bitCount(set.bits);
+  return set.unnamed ? { value: named + distinctCount(set.unnamed).value, estimated: true } : { value: named, estimated: false };
 }
 
 /**

@@ -9,11 +9,15 @@ import {
   keepTop,
   latest,
   mergeBits,
+  mergePodSets,
   mergeKeyed,
   nameId,
   nameTable,
   ownedName,
   podBits,
+  podSet,
+  podSetCount,
+  addPodTo,
   sharedBitCount,
   topCountEntries,
   topCounts,
@@ -100,6 +104,22 @@ describe('name table and pod bits', () => {
       ['web-1', 'web-3'],
     );
     assert.deepEqual(overflow, ['web-2']);
+  });
+
+  it('keeps a pod set exact within the table and estimated past it, across a merge', () => {
+    const theirs = nameTable(10);
+    const from = podSet();
+    for (const pod of ['web-1', 'web-2', 'web-3']) addPodTo(from, nameId(theirs, pod), pod);
+    assert.deepEqual(podSetCount(from), { value: 3, estimated: false });
+    const mine = nameTable(2);
+    const into = podSet();
+    addPodTo(into, nameId(mine, 'web-1'), 'web-1');
+    addPodTo(into, nameId(mine, 'web-9'), 'web-9');
+    assert.equal(into.unnamed, null, 'web-9 takes the last id');
+    mergePodSets(into, mine, from, theirs);
+    // web-1 is in both; web-2 and web-3 find no id left and go to the sketch.
+    assert.deepEqual(podSetCount(into), { value: 4, estimated: true });
+    assert.equal(bitCount(into.bits), 2);
   });
 
   it('bumpTop keeps the keys with the highest counts once it holds twice the cap', () => {

@@ -28,27 +28,30 @@ import {
   windowEvidence,
   type SignalTally,
 } from '../../kit/log-signal.js';
-import { addDistinct, distinctCount, distinctCounter, mergeDistinct, type DistinctCounter } from '../../util/distinct.js';
 import {
   addBit,
+  addPodTo,
   bitCount,
   bump,
   bumpTop,
-  detach,
   formatDuration,
   latest,
   mergeBits,
   mergeCounts,
+  mergePodSets,
   nameId,
   nameTable,
   ownedName,
   podBits,
+  podSet,
+  podSetCount,
   sharedBitCount,
   topCountEntries,
   topCounts,
   topEntries,
   type NameTable,
   type PodBits,
+  type PodSet,
   type TopCounts,
 } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
@@ -72,10 +75,8 @@ interface ServiceState {
   noEndpoints: number;
   exits: number;
   longestSeconds: number | null;
-  /** Every proxy failing on the service, by its id in the state's pod names: exact, a bit each. */
-  pods: PodBits;
-  /** Proxies past the pod-name table (more pods than MAX_POD_NAMES): counted in a sketch. */
-  unnamedPods: DistinctCounter | null;
+  /** Every proxy failing on the service: a bit each by the state's pod names, a sketch past MAX_POD_NAMES. */
+  pods: PodSet;
   /** Lines per proxy, for the proxies with the most (bumpTop to TOP_PODS): what evidence lists. */
   podLines: TopCounts;
   /** Fail-fast entries per proxy, for the proxies with the most (bumpTop to TOP_PODS). */
@@ -87,7 +88,7 @@ interface ServiceState {
 const MAX_SERVICES = stateCap(10_000);
 
 /**
- * Proxies whose lines and fail-fast entries are counted per service: the worst, by `keepTop`
+ * Proxies whose lines and fail-fast entries are counted per service: the worst, by `bumpTop`
  * (at most twice this many at a time). Every proxy of a 400-pod ingress tier can fail fast on each
  * of hundreds of services; a map entry per service and proxy was the bulk of this rule's state and
  * grew with the bundle (4,000 pod files: 10 MB), while the findings name ten. Which proxies fail,
@@ -282,7 +283,7 @@ export default defineRule<FailfastOptions, State>({
         if (id >= 0) addBit(state.controllerTrouble, id);
         return;
       }
-      const pod = id >= 0 ? state.podNames.names[id]! : detach(name);
+      const pod = ownedName(state.podNames, name);
       const key = serviceKey(signal.service, signal.scope, record, pod);
       let s = state.services.get(key);
       if (!s) {
@@ -333,9 +334,7 @@ export default defineRule<FailfastOptions, State>({
       mine.noEndpoints += s.noEndpoints;
       mine.exits += s.exits;
       mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
-      const service = mine;
-      mergeBits(service.pods, into.podNames, s.pods, from.podNames, (pod) => addDistinct((service.unnamedPods ??= distinctCounter(0)), pod));
-      if (s.unnamedPods) mergeDistinct((service.unnamedPods ??= distinctCounter(0)), s.unnamedPods);
+      mergePodSets(mine.pods, into.podNames, s.pods, from.podNames);
       for (const [pod, lines] of topCountEntries(s.podLines)) bumpTop(mine.podLines, ownedName(into.podNames, pod), lines, TOP_PODS);
       for (const [pod, episodes] of topCountEntries(s.episodesByPod)) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes, TOP_PODS);
       mergeCounts(mine.namespaces, s.namespaces);
@@ -369,8 +368,7 @@ function newService(service: string): ServiceState {
     noEndpoints: 0,
     exits: 0,
     longestSeconds: null,
-    pods: podBits(),
-    unnamedPods: null,
+    pods: podSet(),
     podLines: topCounts(),
     episodesByPod: topCounts(),
     namespaces: new Map(),
@@ -379,13 +377,12 @@ function newService(service: string): ServiceState {
 
 /** Counts lines of `pod`'s (an owned name, `id` in the state's pod names or -1) towards the service. */
 function countPod(s: ServiceState, pod: string, id: number, lines: number): void {
-  if (id >= 0) addBit(s.pods, id);
-  else addDistinct((s.unnamedPods ??= distinctCounter(0)), pod);
+  addPodTo(s.pods, id, pod);
   bumpTop(s.podLines, pod, lines, TOP_PODS);
 }
 
 function podsOf(s: ServiceState): number {
-  return bitCount(s.pods) + (s.unnamedPods ? distinctCount(s.unnamedPods).value : 0);
+  return podSetCount(s.pods).value;
 }
 
 /** The one proxy's name, for a service only one proxy failed on. */
@@ -398,8 +395,8 @@ function causeOf(s: ServiceState, state: State): Cause {
   // Only when every proxy failing on the service has lost its own control plane: another pod's
   // (another file's) controller trouble says nothing about this one. A proxy past the pod-name
   // table cannot be matched, so it never counts as one that did.
-  const pods = bitCount(s.pods);
-  if (pods > 0 && s.unnamedPods === null && sharedBitCount(s.pods, state.controllerTrouble) === pods) return 'controller unreachable';
+  const pods = bitCount(s.pods.bits);
+  if (pods > 0 && s.pods.unnamed === null && sharedBitCount(s.pods.bits, state.controllerTrouble) === pods) return 'controller unreachable';
   if (s.shed > 0 && s.shed * 2 >= s.refused.count) return 'load shedding';
   return 'endpoints not ready or unreachable';
 }
@@ -463,7 +460,7 @@ function describe(
       loadShed: s.shed,
       noEndpointsLines: s.noEndpoints,
       podsAffected: pods,
-      podsWithControllerFailures: sharedBitCount(s.pods, state.controllerTrouble),
+      podsWithControllerFailures: sharedBitCount(s.pods.bits, state.controllerTrouble),
       ...(state.untracked > 0 ? { untrackedServiceLines: state.untracked } : {}),
       firedBy: [why.byEpisodes && 'episodes', why.byRefusals && 'refused requests', why.byDuration && 'duration'].filter(Boolean).join(', '),
       window: windowEvidence(merged, pods === 1),

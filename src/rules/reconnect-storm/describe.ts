@@ -3,8 +3,8 @@
 import type { FindingDraft } from '../../core/types.js';
 import { workloadOfPod } from '../../util/path-meta.js';
 import { controlPlaneLocation, controllerOfAddress, splitAddress } from '../../knowledge/control-plane.js';
-import { describeDistinct, distinctCount, type DistinctCount } from '../../util/distinct.js';
-import { bitCount, bump, compact, formatDuration, maxOf, median, topCountEntries, topEntries } from '../../util/stats.js';
+import { describeDistinct, distinctCount } from '../../util/distinct.js';
+import { bump, compact, formatDuration, maxOf, median, podSetCount, topCountEntries, topEntries } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { backoffVerdict, GAP_EDGES, medianGapBucket, medianWithZeros } from './cadence.js';
 import { type GroupState, type LoopState, type ReconnectStormOptions, secondCountsOf } from './state.js';
@@ -23,7 +23,7 @@ export function describeStorm(
     bump(linesPerPod, l.pod, l.count);
     if (l.endpoint) bump(linesPerEndpoint, l.endpoint, l.count);
   }
-  const podCount = podCountOf(g);
+  const podCount = podSetCount(g.distinctPods);
   const endpointCount = distinctCount(g.distinctEndpoints);
   const pods = podCount.value;
   const component = controllerOfAddress(g.target);
@@ -188,11 +188,4 @@ function remediationFor(component: string | null, controlPlane: boolean): string
 function gapBucketLabel(index: number): string {
   const edge = GAP_EDGES[index]!;
   return Number.isFinite(edge) ? `≤${edge}s` : `>${GAP_EDGES[index - 1]}s`;
-}
-
-/** The pods that failed towards the target: exact from their bits, plus the sketch of those past the pod-name table. */
-function podCountOf(g: GroupState): DistinctCount {
-  const named = bitCount(g.distinctPods);
-  if (!g.unnamedPods) return { value: named, estimated: false };
-  return { value: named + distinctCount(g.unnamedPods).value, estimated: true };
 }

@@ -8,21 +8,21 @@
 import { defineRule, type FindingDraft, type ProxyLogRecord } from '../../core/types.js';
 import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
-import { addDistinct, distinctCounter, mergeDistinct } from '../../util/distinct.js';
+import { addDistinct, mergeDistinct } from '../../util/distinct.js';
 import {
   bump,
   bumpTop,
-  topCountEntries,
   cappedBump,
   detach,
   earliest,
   latest,
-  mergeBits,
   mergeCapped,
   mergeCounts,
   mergeKeyed,
+  mergePodSets,
   nameTable,
   ownedName,
+  topCountEntries,
 } from '../../util/stats.js';
 import { stateCap } from '../../core/state-cap.js';
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
@@ -256,8 +256,7 @@ export default defineRule<ReconnectStormOptions, State>({
       existing.failedToConnect += g.failedToConnect;
       existing.serviceFailed += g.serviceFailed;
       for (const [pod, lines] of topCountEntries(g.pods)) bumpTop(existing.pods, ownedName(into.podNames, pod), lines, TOP_PODS);
-      mergeBits(existing.distinctPods, into.podNames, g.distinctPods, from.podNames, (pod) => addDistinct((existing.unnamedPods ??= distinctCounter(0)), pod));
-      if (g.unnamedPods) mergeDistinct((existing.unnamedPods ??= distinctCounter(0)), g.unnamedPods);
+      mergePodSets(existing.distinctPods, into.podNames, g.distinctPods, from.podNames);
       mergeCounts(existing.namespaces, g.namespaces);
       mergeCapped(existing.endpoints, g.endpoints);
       mergeDistinct(existing.distinctEndpoints, g.distinctEndpoints);

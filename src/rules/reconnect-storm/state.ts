@@ -4,17 +4,17 @@
 import type { SampleLine } from '../../core/types.js';
 import { addDistinct, distinctCounter, type DistinctCounter } from '../../util/distinct.js';
 import {
-  addBit,
+  addPodTo,
   bumpTop,
   cappedBump,
   cappedCounts,
   type CappedCounts,
   detach,
   nameId,
-  podBits,
+  podSet,
   topCounts,
   type NameTable,
-  type PodBits,
+  type PodSet,
   type TopCounts,
 } from '../../util/stats.js';
 import { timeBuckets, type TimeBuckets } from '../../util/timeline.js';
@@ -41,7 +41,7 @@ export interface ReconnectStormOptions {
 export const LISTED_PER_TARGET = stateCap(1_000);
 
 /**
- * Pods whose untracked failures are counted per target: the worst, by `keepTop` (at most twice
+ * Pods whose untracked failures are counted per target: the worst, by `bumpTop` (at most twice
  * this many at a time). Which pods fail towards a target is kept exactly, a bit each
  * (`distinctPods`): a Set per target of 400 endpoints held 1.6 M names for 4,000 pod files.
  */
@@ -49,9 +49,7 @@ export const TOP_PODS = stateCap(50);
 
 /** Notes that `pod` failed towards the target: its bit, or the sketch past the pod-name table. */
 export function addPod(state: State, g: GroupState, pod: string): void {
-  const id = nameId(state.podNames, pod);
-  if (id >= 0) addBit(g.distinctPods, id);
-  else addDistinct((g.unnamedPods ??= distinctCounter(0)), pod);
+  addPodTo(g.distinctPods, nameId(state.podNames, pod), pod);
 }
 
 export interface LoopState {
@@ -97,10 +95,8 @@ export interface GroupState {
    * ones are counted from their loops at finish.
    */
   pods: TopCounts;
-  /** Every pod that failed towards the target, by its id in the state's pod names: exact, a bit each. */
-  distinctPods: PodBits;
-  /** Pods past the pod-name table: counted in a sketch. */
-  unnamedPods: DistinctCounter | null;
+  /** Every pod that failed towards the target: a bit each by the state's pod names, a sketch past the table. */
+  distinctPods: PodSet;
   namespaces: Map<string, number>;
   endpoints: CappedCounts;
   distinctEndpoints: DistinctCounter;
@@ -231,8 +227,7 @@ export function groupFor(state: State, target: string, controlPlane: boolean): G
       failedToConnect: 0,
       serviceFailed: 0,
       pods: topCounts(),
-      distinctPods: podBits(),
-      unnamedPods: null,
+      distinctPods: podSet(),
       namespaces: new Map(),
       endpoints: cappedCounts(LISTED_PER_TARGET),
       distinctEndpoints: distinctCounter(LISTED_PER_TARGET),
