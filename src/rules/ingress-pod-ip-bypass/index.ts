@@ -51,20 +51,48 @@ interface ProxyState {
   id: ProxyIdentity;
   endpointSeries: number;
   noServiceSeries: number;
-  noServiceTargets: CappedSet;
-  noServiceWorkloads: CappedCounts;
-  serviceTargets: CappedSet;
   serviceBalancerSeries: number;
   apiServerBalancerSeries: number;
   endpointPolicySeries: number;
   ingressModeSeries: number;
-  origDst: CappedSet;
-  connected: CappedSet;
+  /**
+   * The sets only a metric sample fills, and the addresses only a forwarded line does, made on first
+   * use: most proxies of a bundle of logs only balance, and six empty sets each were ~1 KB a pod
+   * up to the 2,000 tracked (4,000 pod files of the bench log: 2.6 MB that outlived the read).
+   */
+  targets: MetricTargets | null;
+  forwardAddrs: CappedSet | null;
   forwardLines: number;
-  forwardAddrs: CappedSet;
   balancedLines: number;
   ingressSpanLines: number;
   samples: SampleLine[];
+}
+
+/** Distinct endpoints a proxy's metrics name, by how they are reached. */
+interface MetricTargets {
+  noServiceTargets: CappedSet;
+  noServiceWorkloads: CappedCounts;
+  serviceTargets: CappedSet;
+  origDst: CappedSet;
+  connected: CappedSet;
+}
+
+function metricTargets(): MetricTargets {
+  return {
+    noServiceTargets: cappedSet(SET_CAP),
+    noServiceWorkloads: cappedCounts(1_000),
+    serviceTargets: cappedSet(SET_CAP),
+    origDst: cappedSet(SET_CAP),
+    connected: cappedSet(SET_CAP),
+  };
+}
+
+function mergeMetricTargets(into: MetricTargets, from: MetricTargets): void {
+  mergeCappedSet(into.noServiceTargets, from.noServiceTargets);
+  mergeCapped(into.noServiceWorkloads, from.noServiceWorkloads);
+  mergeCappedSet(into.serviceTargets, from.serviceTargets);
+  mergeCappedSet(into.origDst, from.origDst);
+  mergeCappedSet(into.connected, from.connected);
 }
 
 interface State {
@@ -128,6 +156,7 @@ export default defineRule<IngressBypassOptions, State>({
     'metric-sample'(state, record) {
       if (record.duplicate) return;
       const p = proxyFor(state, record);
+      const t = (p.targets ??= metricTargets());
       const labels = record.labels;
       const family = familyOf(state, record.family);
       if (family.balancer) {
@@ -140,21 +169,21 @@ export default defineRule<IngressBypassOptions, State>({
       if (labels.direction !== 'outbound') return;
       const ip = labels.target_ip ?? ipOf(labels.target_addr);
       if (labels.peer === 'src') {
-        if (ip) cappedAdd(p.origDst, ip);
+        if (ip) cappedAdd(t.origDst, ip);
         return;
       }
-      if (ip && (labels.peer === 'dst' || family.endpoint)) cappedAdd(p.connected, ip);
+      if (ip && (labels.peer === 'dst' || family.endpoint)) cappedAdd(t.connected, ip);
       // Scrapers reach the proxy admin port (4191) by pod IP by design; that is not application traffic.
       if (labels.dst_pod === undefined || !family.endpoint || labels.target_port === ADMIN_PORT) return;
       p.endpointSeries++;
       if (labels.dst_service) {
-        cappedAdd(p.serviceTargets, labels.dst_pod);
+        cappedAdd(t.serviceTargets, labels.dst_pod);
         return;
       }
       p.noServiceSeries++;
-      cappedAdd(p.noServiceTargets, ip ?? labels.dst_pod);
+      cappedAdd(t.noServiceTargets, ip ?? labels.dst_pod);
       const owner = labels.dst_deployment ?? labels.dst_statefulset ?? labels.dst_daemonset ?? labels.dst_replicaset;
-      if (owner) cappedBump(p.noServiceWorkloads, destinationKey(state, labels.dst_namespace, owner));
+      if (owner) cappedBump(t.noServiceWorkloads, destinationKey(state, labels.dst_namespace, owner));
     },
     'proxy-log'(state, record) {
       if (record.spans.length === 0) return;
@@ -165,7 +194,7 @@ export default defineRule<IngressBypassOptions, State>({
       if (balanced) p.balancedLines++;
       if (forwarded && orig) {
         p.forwardLines++;
-        cappedAdd(p.forwardAddrs, orig);
+        cappedAdd((p.forwardAddrs ??= cappedSet(SET_CAP)), orig);
         keepSample(p.samples, SAMPLE_LINES, record.path, record.line, record.raw);
       }
     },
@@ -175,17 +204,13 @@ export default defineRule<IngressBypassOptions, State>({
     mergeKeyed(into.proxies, from.proxies, (mine, p) => {
       mine.endpointSeries += p.endpointSeries;
       mine.noServiceSeries += p.noServiceSeries;
-      mergeCappedSet(mine.noServiceTargets, p.noServiceTargets);
-      mergeCapped(mine.noServiceWorkloads, p.noServiceWorkloads);
-      mergeCappedSet(mine.serviceTargets, p.serviceTargets);
+      if (p.targets) mergeMetricTargets((mine.targets ??= metricTargets()), p.targets);
       mine.serviceBalancerSeries += p.serviceBalancerSeries;
       mine.apiServerBalancerSeries += p.apiServerBalancerSeries;
       mine.endpointPolicySeries += p.endpointPolicySeries;
       mine.ingressModeSeries += p.ingressModeSeries;
-      mergeCappedSet(mine.origDst, p.origDst);
-      mergeCappedSet(mine.connected, p.connected);
       mine.forwardLines += p.forwardLines;
-      mergeCappedSet(mine.forwardAddrs, p.forwardAddrs);
+      if (p.forwardAddrs) mergeCappedSet((mine.forwardAddrs ??= cappedSet(SET_CAP)), p.forwardAddrs);
       mine.balancedLines += p.balancedLines;
       mine.ingressSpanLines += p.ingressSpanLines;
       mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
@@ -248,7 +273,7 @@ function destinationKey(state: State, namespace: string | undefined, owner: stri
   return key;
 }
 
-const targetsOf = (p: ProxyState) => Math.max(p.noServiceTargets.values.size, p.forwardAddrs.values.size);
+const targetsOf = (p: ProxyState) => Math.max(p.targets?.noServiceTargets.values.size ?? 0, p.forwardAddrs?.values.size ?? 0);
 
 function dropUntracked(state: State, keep: string | null): void {
   for (const [key, p] of state.proxies) {
@@ -276,17 +301,13 @@ function proxyFor(state: State, record: MetricSampleRecord | ProxyLogRecord): Pr
       id: identityOf(record),
       endpointSeries: 0,
       noServiceSeries: 0,
-      noServiceTargets: cappedSet(SET_CAP),
-      noServiceWorkloads: cappedCounts(1_000),
-      serviceTargets: cappedSet(SET_CAP),
       serviceBalancerSeries: 0,
       apiServerBalancerSeries: 0,
       endpointPolicySeries: 0,
       ingressModeSeries: 0,
-      origDst: cappedSet(SET_CAP),
-      connected: cappedSet(SET_CAP),
+      targets: null,
+      forwardAddrs: null,
       forwardLines: 0,
-      forwardAddrs: cappedSet(SET_CAP),
       balancedLines: 0,
       ingressSpanLines: 0,
       samples: [],
@@ -368,16 +389,17 @@ const INGRESSES: { pattern: RegExp; kind: IngressKind }[] = [
 export const SCRAPERS = /prometheus|datadog|otel|opentelemetry|vmagent|victoria|grafana-agent|alloy|telegraf/;
 
 function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | null {
-  const noServiceTargets = p.noServiceTargets.values.size;
+  const t = p.targets ?? metricTargets();
+  const noServiceTargets = t.noServiceTargets.values.size;
   const ratio = p.endpointSeries > 0 ? p.noServiceSeries / p.endpointSeries : 0;
   const metricsBypass = noServiceTargets >= options.minEndpoints && ratio >= options.minNoServiceRatio && p.serviceBalancerSeries === 0;
-  const forwardAddrs = p.forwardAddrs.values.size;
+  const forwardAddrs = p.forwardAddrs?.values.size ?? 0;
   const logBypass = forwardAddrs >= options.minEndpoints && p.forwardLines > p.balancedLines;
   if (!metricsBypass && !logBypass) return null;
 
   let overlapCount = 0;
-  for (const ip of p.origDst.values) if (p.connected.values.has(ip)) overlapCount++;
-  const overlap = p.origDst.values.size > 0 ? overlapCount / p.origDst.values.size : null;
+  for (const ip of t.origDst.values) if (t.connected.values.has(ip)) overlapCount++;
+  const overlap = t.origDst.values.size > 0 ? overlapCount / t.origDst.values.size : null;
   const name = p.id.pod ?? p.id.section ?? '';
   const workload = workloadOfPod(p.id.pod ?? undefined) ?? name;
   const ingress = INGRESSES.find((i) => i.pattern.test(workload) || i.pattern.test(name))?.kind ?? null;
@@ -397,9 +419,9 @@ function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | nul
     );
   }
   if (overlap !== null && overlapCount > 0)
-    signals.push(`${overlapCount} of ${p.origDst.values.size} original destinations (peer="src") are endpoints the proxy connects to (peer="dst")`);
+    signals.push(`${overlapCount} of ${t.origDst.values.size} original destinations (peer="src") are endpoints the proxy connects to (peer="dst")`);
   if (logBypass) signals.push(`${p.forwardLines.toLocaleString('en-US')} log lines show proxy{addr=X}:forward{addr=X} for ${forwardAddrs} distinct addresses`);
-  const topWorkloads = topEntries(p.noServiceWorkloads.counts, 5).map(({ key, count }) => ({ destination: key, series: count }));
+  const topWorkloads = topEntries(t.noServiceWorkloads.counts, 5).map(({ key, count }) => ({ destination: key, series: count }));
 
   const message = [
     `${who} sends outbound traffic to individual pod IPs instead of Service IPs: ${signals.join('; ')}.`,
@@ -421,10 +443,10 @@ function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | nul
       ...(ingress ? { ingress: ingress.name } : {}),
       endpointSeries: p.endpointSeries,
       endpointSeriesWithoutService: p.noServiceSeries,
-      endpointTargetsWithoutService: p.noServiceTargets.overflow ? `≥ ${noServiceTargets}` : noServiceTargets,
+      endpointTargetsWithoutService: t.noServiceTargets.overflow ? `≥ ${noServiceTargets}` : noServiceTargets,
       serviceBalancerSeries: p.serviceBalancerSeries,
       endpointPolicySeries: p.endpointPolicySeries,
-      ...(overlap !== null ? { origDstOverlap: `${overlapCount}/${p.origDst.values.size}` } : {}),
+      ...(overlap !== null ? { origDstOverlap: `${overlapCount}/${t.origDst.values.size}` } : {}),
       ...(p.forwardLines > 0 ? { forwardLogLines: p.forwardLines, forwardedAddresses: forwardAddrs, balancedLogLines: p.balancedLines } : {}),
       ...(topWorkloads.length > 0 ? { destinations: topWorkloads } : {}),
       ...(p.samples.length > 0 ? { samples: p.samples } : {}),
