@@ -8,7 +8,7 @@ import { foldCoveredFindings } from '../../src/report/fold.js';
 import { KNOWN_FIXES } from '../../src/knowledge/fixes.js';
 import { RULES } from '../../src/rules/index.js';
 import knownSignature, { compileSignaturePattern, EXCERPT_MAX_LINES, SIGNATURES, proxyLineText } from '../../src/rules/known-signature/index.js';
-import { runRule } from '../support/rule-tester.js';
+import { runRule, runRuleMerged } from '../support/rule-tester.js';
 import { SAMPLE_TEXT_MAX } from '../../src/core/evidence.js';
 
 const REAL = fileURLToPath(new URL('../data/real/', import.meta.url));
@@ -329,6 +329,29 @@ describe('known-signature matching', () => {
     assert.equal((f.evidence.samples as unknown[]).length, 2);
     assert.equal(f.subject.pod, undefined, 'several pods: no single pod subject');
     assert.equal(f.keyFigure?.value, 9);
+  });
+
+  it('counts a pod seen by both threads as one, whatever number each thread gave it', async () => {
+    const line = (i: number) =>
+      `[    ${(10 + i).toFixed(6)}s]  INFO ThreadId(01) inbound:server{port=55678}:rescue{client.addr=169.254.42.1:52388}: linkerd_app_core::errors::respond: Request failed error=unauthorized connection on server collector-opencensus\n`;
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => line(i)).join('');
+    // The first thread numbers aaaaa 0 and bbbbb 1; the second numbers ccccc 0 and aaaaa 1.
+    const inputs = [
+      { path: 'collector-6d4b9c7f8-aaaaa.log', content: lines(5) },
+      { path: 'collector-6d4b9c7f8-bbbbb.log', content: lines(3) },
+      { path: 'collector-6d4b9c7f8-ccccc.log', content: lines(1) },
+      { path: 'collector-6d4b9c7f8-aaaaa.log', content: lines(2) },
+    ];
+    const expected = [
+      { pod: 'collector-6d4b9c7f8-aaaaa', lines: 7 },
+      { pod: 'collector-6d4b9c7f8-bbbbb', lines: 3 },
+      { pod: 'collector-6d4b9c7f8-ccccc', lines: 1 },
+    ];
+    for (const findings of [(await runRule(knownSignature, inputs)).findings, await runRuleMerged(knownSignature, inputs)]) {
+      assert.equal(findings.length, 1);
+      assert.deepEqual(findings[0]!.evidence.pods, expected);
+      assert.equal(findings[0]!.evidence.podsAffected, 3);
+    }
   });
 
   it('keeps memory bounded: pods beyond the cap are counted, not stored', () => {

@@ -15,6 +15,7 @@ import { renderSignaturePage } from './docs.js';
 import { compileSignaturePatternOnFirstUse, type LinearPattern } from './matcher.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
+import { detach, nameId, nameTable, type NameTable } from '../../util/stats.js';
 
 export { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
 export { compileSignaturePattern } from './matcher.js';
@@ -26,6 +27,14 @@ export interface KnownSignatureOptions {
 
 /** Distinct pods counted per signature; beyond, lines are still counted but not by pod. */
 const MAX_PODS_PER_SIGNATURE = stateCap(2_000);
+
+/**
+ * Sources (pods, or files whose pod is unknown) named once per run, whatever signatures they
+ * match: each signature counts lines by a source's number. An object per source and signature,
+ * with its key, was 2 MB of state for 4,000 pod files of the bench log. Past the table, a
+ * source's lines are counted but not by source, as past MAX_PODS_PER_SIGNATURE.
+ */
+const MAX_SOURCES = stateCap(10_000);
 
 interface CompiledSignature {
   entry: KnownSignature;
@@ -158,11 +167,14 @@ function pick(
   return undefined;
 }
 
-interface PodTally {
+interface Source {
   pod: string | null;
   namespace: string | null;
-  /** Input path, for lines whose pod is unknown. */
+  /** Input path: the first one the source's lines came from. */
   path: string;
+}
+
+interface PodTally extends Source {
   lines: number;
 }
 
@@ -172,13 +184,17 @@ interface SignatureTally {
   firstTime: number | null;
   lastTime: number | null;
   samples: SampleLine[];
-  pods: Map<string, PodTally>;
-  /** Lines of pods beyond MAX_PODS_PER_SIGNATURE. */
+  /** Lines per source, by the source's id in State.sources. */
+  pods: Map<number, number>;
+  /** Lines of pods beyond MAX_PODS_PER_SIGNATURE or MAX_SOURCES. */
   uncountedPodLines: number;
 }
 
 interface State {
   tallies: Map<string, SignatureTally>;
+  /** Source keys (`pod:ns/name`, `path:file`) and their ids; `sourceInfo[id]` says who each is. */
+  sources: NameTable;
+  sourceInfo: Source[];
   sampleCap: number;
   /** sourceKey's one-entry memo, in the run's own state rather than at module level (issue 30). */
   lastSource: SourceKey;
@@ -188,7 +204,7 @@ interface SourceKey {
   pod: string | undefined;
   namespace: string | undefined;
   path: string;
-  key: string;
+  id: number;
 }
 
 type MatchedRecord = ProxyLogRecord | CorednsMessageRecord | CorednsQueryRecord;
@@ -205,22 +221,39 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
   keepSample(t.samples, state.sampleCap, record.path, record.line, text);
-  const key = sourceKey(state, record);
-  const pod = t.pods.get(key);
-  if (pod) pod.lines++;
-  else if (t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(key, { pod: record.pod ?? null, namespace: record.namespace ?? null, path: record.path, lines: 1 });
-  else t.uncountedPodLines++;
+  countLines(t, sourceOf(state, record), 1);
 }
 
-/** Records come in long runs from one source: build (and hash) its key once per run, not per line. */
-const NO_SOURCE: SourceKey = Object.freeze({ pod: undefined, namespace: undefined, path: '', key: 'path:' });
+function countLines(t: SignatureTally, source: number, lines: number): void {
+  const known = t.pods.get(source);
+  if (known !== undefined) t.pods.set(source, known + lines);
+  else if (source >= 0 && t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(source, lines);
+  else t.uncountedPodLines += lines;
+}
 
-function sourceKey(state: State, record: MatchedRecord): string {
+/** Records come in long runs from one source: build (and look up) its key once per run, not per line. */
+const NO_SOURCE: SourceKey = Object.freeze({ pod: undefined, namespace: undefined, path: '\u0000', id: -1 });
+
+/** The record's source id, or -1 past MAX_SOURCES. */
+function sourceOf(state: State, record: MatchedRecord): number {
   const last = state.lastSource;
-  if (record.pod === last.pod && record.namespace === last.namespace && (record.pod !== undefined || record.path === last.path)) return last.key;
+  if (record.pod === last.pod && record.namespace === last.namespace && (record.pod !== undefined || record.path === last.path)) return last.id;
   const key = record.pod ? `pod:${record.namespace ?? ''}/${record.pod}` : `path:${record.path}`;
-  state.lastSource = { pod: record.pod, namespace: record.namespace, path: record.path, key };
-  return key;
+  const id = sourceId(state, key, { pod: record.pod ? detach(record.pod) : null, namespace: record.namespace ?? null, path: record.path });
+  state.lastSource = { pod: record.pod, namespace: record.namespace, path: record.path, id };
+  return id;
+}
+
+function sourceId(state: State, key: string, source: Source): number {
+  const id = nameId(state.sources, key);
+  // A new name takes the next id: note who it is.
+  if (id === state.sourceInfo.length) state.sourceInfo.push(source);
+  return id;
+}
+
+/** A tally's sources with their lines, for the finding. */
+function podTallies(state: State, t: SignatureTally): PodTally[] {
+  return [...t.pods].map(([id, lines]) => ({ ...state.sourceInfo[id]!, lines }));
 }
 
 /**
@@ -268,7 +301,7 @@ export default defineRule<KnownSignatureOptions, State>({
     },
   },
 
-  createState: (options) => ({ tallies: new Map(), sampleCap: options.samples, lastSource: NO_SOURCE }),
+  createState: (options) => ({ tallies: new Map(), sources: nameTable(MAX_SOURCES), sourceInfo: [], sampleCap: options.samples, lastSource: NO_SOURCE }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -294,22 +327,18 @@ export default defineRule<KnownSignatureOptions, State>({
 
   merge(into, from) {
     for (const [id, t] of from.tallies) {
-      const mine = into.tallies.get(id);
+      let mine = into.tallies.get(id);
       if (!mine) {
-        into.tallies.set(id, t);
-        continue;
+        mine = { ...t, lines: 0, samples: [], pods: new Map(), uncountedPodLines: 0 };
+        into.tallies.set(id, mine);
       }
       mine.lines += t.lines;
       if (t.firstTime !== null && (mine.firstTime === null || t.firstTime < mine.firstTime)) mine.firstTime = t.firstTime;
       if (t.lastTime !== null && (mine.lastTime === null || t.lastTime > mine.lastTime)) mine.lastTime = t.lastTime;
       mine.samples.push(...t.samples.slice(0, Math.max(0, into.sampleCap - mine.samples.length)));
       mine.uncountedPodLines += t.uncountedPodLines;
-      for (const [key, pod] of t.pods) {
-        const known = mine.pods.get(key);
-        if (known) known.lines += pod.lines;
-        else if (mine.pods.size < MAX_PODS_PER_SIGNATURE) mine.pods.set(key, pod);
-        else mine.uncountedPodLines += pod.lines;
-      }
+      // The other state's sources, numbered as this state numbers them.
+      for (const [source, lines] of t.pods) countLines(mine, sourceId(into, from.sources.names[source]!, from.sourceInfo[source]!), lines);
     }
   },
 
@@ -318,21 +347,22 @@ export default defineRule<KnownSignatureOptions, State>({
     const tallies = [...state.tallies.values()].sort((a, b) => BY_ID.get(a.id)!.order - BY_ID.get(b.id)!.order);
     return tallies.flatMap((t) => {
       const signature = BY_ID.get(t.id)!.entry;
-      const reported = signature.background ? onlyFromExcerpts(t, fullLogs) : t;
-      return reported ? [findingFor(signature, reported, options)] : [];
+      const pods = podTallies(state, t);
+      const reported = signature.background ? onlyFromExcerpts(t, pods, fullLogs) : { t, pods };
+      return reported ? [findingFor(signature, reported.t, reported.pods, options)] : [];
     });
   },
 });
 
 /** The part of a tally that excerpts hold, or null when it came from full logs only. */
-function onlyFromExcerpts(t: SignatureTally, fullLogs: ReadonlySet<string>): SignatureTally | null {
-  const pods = new Map([...t.pods].filter(([, p]) => !fullLogs.has(p.path)));
-  if (pods.size === 0) return null;
-  if (pods.size === t.pods.size && t.uncountedPodLines === 0) return t;
+function onlyFromExcerpts(t: SignatureTally, all: PodTally[], fullLogs: ReadonlySet<string>): { t: SignatureTally; pods: PodTally[] } | null {
+  const pods = all.filter((p) => !fullLogs.has(p.path));
+  if (pods.length === 0) return null;
+  if (pods.length === all.length && t.uncountedPodLines === 0) return { t, pods };
   const samples = t.samples.filter((s) => !fullLogs.has(s.path));
-  const lines = [...pods.values()].reduce((sum, p) => sum + p.lines, 0);
+  const lines = pods.reduce((sum, p) => sum + p.lines, 0);
   // First and last times are not kept per source; without them the finding states no window.
-  return { ...t, pods, samples, lines, uncountedPodLines: 0, firstTime: null, lastTime: null };
+  return { t: { ...t, samples, lines, uncountedPodLines: 0, firstTime: null, lastTime: null }, pods };
 }
 
 function podLabel(p: PodTally): string {
@@ -376,8 +406,8 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function findingFor(signature: KnownSignature, t: SignatureTally, options: KnownSignatureOptions): FindingDraft {
-  const pods = [...t.pods.values()].sort((a, b) => b.lines - a.lines || podLabel(a).localeCompare(podLabel(b)));
+function findingFor(signature: KnownSignature, t: SignatureTally, tallies: PodTally[], options: KnownSignatureOptions): FindingDraft {
+  const pods = tallies.sort((a, b) => b.lines - a.lines || podLabel(a).localeCompare(podLabel(b)));
   const podCount = pods.length + (t.uncountedPodLines > 0 ? 1 : 0);
   const top = pods.slice(0, options.topPods);
   const lines = `${t.lines} line${t.lines === 1 ? '' : 's'}`;
