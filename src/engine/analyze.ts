@@ -8,6 +8,7 @@ import { startDecompressionLedger } from '../input/open.js';
 import { RuleEngine, type EngineModules } from './engine.js';
 import { analyzeInParallel, parallelPlanFor, type ParallelOptions } from './parallel.js';
 import { withRunCaches } from '../util/run-caches.js';
+import { settleHeap } from '../util/gc.js';
 import { ParseContext } from '../parsers/context.js';
 import { readDiscovered, type ReadOptions, type ReadResult } from './read.js';
 
@@ -41,6 +42,7 @@ export async function runEngine<T extends object>(
   const plan = await parallelPlanFor(discovery, modules, readOptions, ledger);
   return withRunCaches(async () => {
     const read = plan ? await analyzeInParallel(discovery, plan, engine, readOptions) : await readDiscovered(discovery, (r) => engine.emit(r), readOptions);
+    settleHeap();
     return { ...read, ...finish(engine, read.inputs) };
   });
 }

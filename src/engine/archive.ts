@@ -21,9 +21,9 @@ import type { EntryCallbacks } from './pipeline.js';
 import type { ParallelOptions, Unit } from './plan.js';
 import type { TaskPool } from './pool.js';
 import { readNoting, type ReadOptions } from './read.js';
-import { collectEvery, youngCollector } from '../util/young-gc.js';
+import { collectEvery, youngCollector } from '../util/gc.js';
 
-/** Bytes inflated and thrown away between two scavenges (see util/young-gc.ts). */
+/** Bytes inflated and thrown away between two scavenges (see util/gc.ts). */
 const SKIPPED_BYTES_PER_COLLECTION = 8 << 20;
 
 /**

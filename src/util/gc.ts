@@ -1,29 +1,53 @@
-// A young-generation collection on demand, for the one place that allocates buffers without
-// allocating much else: inflating the part of a tar bundle another thread reads (engine/archive.ts).
+// Collections on demand, for the few places where V8's own timing costs memory.
 //
-// Each 32 KiB of inflated data is a new Buffer whose memory is freed only when a collection finds
-// its JavaScript object dead. Parsing allocates enough objects to run a scavenge every few
-// megabytes, but inflating and throwing away allocates almost nothing else, so no scavenge ran
-// and the dead buffers piled up (33 MB of array buffers while the main thread walked half of the
-// 400-pod bench bundle); malloc kept those pages for the rest of the run. One scavenge per 8 MiB
-// skipped: peak RSS of that bundle, two threads, 251-257 -> 233 MB, no CPU change measured.
+// - A scavenge (young generation) while inflating the part of a tar bundle another thread reads
+//   (engine/archive.ts). Each 32 KiB of inflated data is a new Buffer whose memory is freed only
+//   when a collection finds its JavaScript object dead. Parsing allocates enough objects to run a
+//   scavenge every few megabytes, but inflating and throwing away allocates almost nothing else,
+//   so no scavenge ran and the dead buffers piled up (33 MB of array buffers while the main thread
+//   walked half of the 400-pod bench bundle); malloc kept those pages for the rest of the run. One
+//   scavenge per 8 MiB skipped: peak RSS of that bundle, two threads, 251-257 -> 233 MB, no CPU
+//   change measured.
+// - A full collection between the phases of a run (settleHeap): see there.
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+type Gc = (options?: { type: 'minor' | 'major' }) => void;
+
 /**
- * A function that runs a scavenge, or does nothing where the runtime offers none. V8 installs
- * `gc` in contexts created once `--expose-gc` is set; setting it at run time changes nothing else.
+ * V8's `gc`, or null where the runtime offers none. V8 installs it in contexts created once
+ * `--expose-gc` is set; setting it at run time changes nothing else.
  */
-export function youngCollector(): () => void {
+function exposedGc(): Gc | null {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');
-    if (typeof gc === 'function') return () => (gc as (options: { type: 'minor' }) => void)({ type: 'minor' });
+    if (typeof gc === 'function') return gc as Gc;
   } catch {
-    // No collector: buffers wait for the next collection V8 decides on, as before.
+    // No collector: memory waits for the next collection V8 decides on.
   }
-  return () => {};
+  return null;
+}
+
+/** A function that runs a scavenge, or does nothing where the runtime offers none. */
+export function youngCollector(): () => void {
+  const gc = exposedGc();
+  return gc ? () => gc({ type: 'minor' }) : () => {};
+}
+
+/**
+ * A full collection, run where one phase of a run ends and the next starts allocating: after
+ * the inputs are read (before the rules finish) and after the report is built (before it is
+ * rendered). Reading leaves the old generation full of what outlived a scavenge and then died
+ * (bodies pushed out of the cache, each file's parser and first lines); V8 grows the heap rather
+ * than collect it until its limit, and the next phase's allocations then land on top. With 4,000
+ * pod files that garbage grows with the file count: peak RSS at `--jobs 1`, 100 → 4,000 files,
+ * went from +13 % to within 10 % (docs/performance.md). A collection of the ~40 MB that a run
+ * keeps takes tens of milliseconds; a small run's heap takes a millisecond or two.
+ */
+export function settleHeap(): void {
+  exposedGc()?.();
 }
 
 /** Runs `collect` each time another `every` bytes have been noted. */

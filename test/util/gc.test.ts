@@ -1,9 +1,10 @@
-// The scavenge engine/archive.ts runs while it inflates the half of a bundle another thread reads.
+// The scavenge engine/archive.ts runs while it inflates the half of a bundle another thread reads,
+// and the full collection a run makes between its phases.
 
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { collectEvery, youngCollector } from '../../src/util/young-gc.js';
+import { collectEvery, settleHeap, youngCollector } from '../../src/util/gc.js';
 
 const MB = 1e6;
 
@@ -27,6 +28,22 @@ describe('youngCollector', () => {
       after = process.memoryUsage().arrayBuffers;
     }
     assert.ok(after <= baseline + 5 * MB, `array buffers ${(baseline / MB).toFixed(1)} -> ${(after / MB).toFixed(1)} MB after dropping 33 MB`);
+  });
+});
+
+describe('settleHeap', () => {
+  it('frees what outlived the young generation and then died', () => {
+    // Objects kept across many scavenges are promoted to the old generation, where only a full
+    // collection frees them; dropped, they stay counted in the heap until one runs.
+    let kept: object[] | null = [];
+    for (let i = 0; i < 400_000; i++) kept.push({ i, text: `line ${i}` });
+    for (let i = 0; i < 20; i++) new Array(200_000).fill(i); // scavenges, which promote what is kept
+    const held = process.memoryUsage().heapUsed;
+    kept = null;
+    settleHeap();
+    const after = process.memoryUsage().heapUsed;
+    assert.equal(kept, null);
+    assert.ok(after < held - 15 * MB, `heap ${(held / MB).toFixed(1)} -> ${(after / MB).toFixed(1)} MB after dropping ~25 MB of old objects`);
   });
 });
 
