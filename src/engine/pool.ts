@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { EngineModules } from './engine.js';
 import type { TaskResult, WorkerMessage, WorkerSetup, WorkerTask } from './messages.js';
 import { runTask } from './tasks.js';
+import { settleHeap } from '../util/gc.js';
 import type { ParseContext } from '../parsers/context.js';
 import type { ParserOptions } from '../parsers/parser.js';
 
@@ -48,7 +49,11 @@ export class TaskPool {
     let healthy = true;
     try {
       if (slot !== 'main') return await this.runOn(slot, task);
-      return { ...(await runTask(task, this.modules, this.mainParserOptions, this.onMessage)), builtHere: true };
+      const result = await runTask(task, this.modules, this.mainParserOptions, this.onMessage);
+      // This thread's share is read: it now waits while the workers pack their states, the run's
+      // peak, so its reading garbage is collected first (util/gc.ts).
+      if (this.draining) settleHeap();
+      return { ...result, builtHere: true };
     } catch (err) {
       // A worker that failed outside the task's own error handling is not reused.
       healthy = slot === 'main';
