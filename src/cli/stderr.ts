@@ -13,11 +13,6 @@ export function stderrLine(text: string): void {
   process.stderr.write(`${MESSAGE_PREFIX}${terminalSafe(text, true)}\n`);
 }
 
-/** Writes a notice (`linkerd-doctor: notice: text`) as exactly one line. */
-export function stderrNotice(text: string): void {
-  stderrLine(`notice: ${text}`);
-}
-
 type Write = typeof process.stderr.write;
 let rawWrite: Write | null = null;
 

@@ -4,7 +4,7 @@
 
 import { closest, didYouMean } from '../util/did-you-mean.js';
 import { UsageError } from '../core/errors.js';
-import type { AnyRule, RuleMeta, RuleOptionSpec } from '../core/types.js';
+import type { RuleMeta, RuleOptionSpec } from '../core/types.js';
 
 /** Why `value` does not fit `spec`, or null when it does. */
 export function optionProblem(spec: RuleOptionSpec, value: unknown): string | null {
@@ -30,11 +30,6 @@ export interface OptionIssue {
   /** Option name, as written in the config. */
   key: string;
   reason: string;
-}
-
-/** Every problem with a partial options object for `rule`: unknown keys and values outside the schema. */
-export function optionIssues(rule: AnyRule, options: Record<string, unknown>): OptionIssue[] {
-  return schemaIssues(rule.meta.optionSchema as Record<string, RuleOptionSpec>, options);
 }
 
 function schemaIssues(schema: Record<string, RuleOptionSpec>, options: Record<string, unknown>): OptionIssue[] {

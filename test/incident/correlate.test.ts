@@ -243,7 +243,12 @@ describe('storm bundle report', () => {
 
 describe('incident markdown', () => {
   it('renders linked incidents with roles, timeline, reasoning and first action, and nothing otherwise', async () => {
-    const { incidentsMarkdown } = await import('../../src/report/formats/incident-markdown.js');
+    const { incidentBlocks, incidentsHeading } = await import('../../src/report/formats/incident-markdown.js');
+    // As the Markdown formatter puts them together: a heading, then one block per linked incident.
+    const incidentsMarkdown = (incidents: Parameters<typeof incidentBlocks>[0]) => {
+      const blocks = incidentBlocks(incidents);
+      return blocks.length === 0 ? '' : [incidentsHeading(blocks.length), ...blocks].join('\n');
+    };
     const text = incidentsMarkdown(correlate([storm(20), controller(0)]));
     assert.match(text, /^## Incidents \(1\)\n\n### 1\. Destination controller saturated/);
     assert.match(text, /\| probable cause \| Destination controller unavailable to proxies \| `control-plane-unavailable` \|/);

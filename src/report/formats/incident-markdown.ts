@@ -13,12 +13,6 @@ function spark(counts: readonly number[]): string {
   return counts.map((c) => (c <= 0 || max === 0 ? ' ' : SPARK[Math.min(SPARK.length - 1, Math.floor((c / max) * (SPARK.length - 1)))])).join('');
 }
 
-/** Incidents that link several findings, or '' when there are none. */
-export function incidentsMarkdown(incidents: readonly Incident[] | undefined): string {
-  const blocks = incidentBlocks(incidents);
-  return blocks.length === 0 ? '' : [incidentsHeading(blocks.length), ...blocks].join('\n');
-}
-
 export function incidentsHeading(count: number): string {
   return `## Incidents (${count})\n`;
 }
