@@ -146,7 +146,8 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
 
     // After the baseline is written (it stays the user's own), before any format is rendered.
     if (flags.redact) report = redactReport(report);
-    // What built the report is garbage now; rendering it (a report of 4,000 inputs is megabytes of text) starts on a collected heap.
+    // What built the report is garbage now: rendering it (for 4,000 inputs, megabytes of text)
+    // starts on a collected heap (util/gc.ts).
     settleHeap();
     const visible = visibleFindings(report, minSeverity);
     const findings = flags['max-findings'] !== undefined ? visible.slice(0, flags['max-findings']) : visible;

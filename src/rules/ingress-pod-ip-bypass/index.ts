@@ -389,13 +389,14 @@ const INGRESSES: { pattern: RegExp; kind: IngressKind }[] = [
 export const SCRAPERS = /prometheus|datadog|otel|opentelemetry|vmagent|victoria|grafana-agent|alloy|telegraf/;
 
 function judge(p: ProxyState, options: IngressBypassOptions): FindingDraft | null {
-  const t = p.targets ?? metricTargets();
-  const noServiceTargets = t.noServiceTargets.values.size;
+  const noServiceTargets = p.targets?.noServiceTargets.values.size ?? 0;
   const ratio = p.endpointSeries > 0 ? p.noServiceSeries / p.endpointSeries : 0;
   const metricsBypass = noServiceTargets >= options.minEndpoints && ratio >= options.minNoServiceRatio && p.serviceBalancerSeries === 0;
   const forwardAddrs = p.forwardAddrs?.values.size ?? 0;
   const logBypass = forwardAddrs >= options.minEndpoints && p.forwardLines > p.balancedLines;
   if (!metricsBypass && !logBypass) return null;
+  // A proxy known from its logs alone fires with empty metric sets.
+  const t = p.targets ?? metricTargets();
 
   let overlapCount = 0;
   for (const ip of t.origDst.values) if (t.connected.values.has(ip)) overlapCount++;
