@@ -147,6 +147,11 @@ export function* topCountEntries(top: TopCounts): IterableIterator<[string, numb
   for (let i = 0; i < top.size; i++) yield [top.keys[i]!, top.counts[i]!];
 }
 
+/** Adds the counts of `from` into `into` (see bumpTop), each key first mapped by `keyOf` (a merge renames pods into its own table). */
+export function mergeTopCounts(into: TopCounts, from: TopCounts, cap: number, keyOf: (key: string) => string): void {
+  for (let i = 0; i < from.size; i++) bumpTop(into, keyOf(from.keys[i]!), from.counts[i]!, cap);
+}
+
 /** Adds every count of `from` into `into`. */
 export function mergeCounts<K>(into: Map<K, number>, from: ReadonlyMap<K, number>): void {
   for (const [k, v] of from) bump(into, k, v);

@@ -10,6 +10,7 @@ import {
   latest,
   mergeBits,
   mergePodSets,
+  mergeTopCounts,
   mergeKeyed,
   nameId,
   nameTable,
@@ -168,5 +169,31 @@ describe('name table and pod bits', () => {
     assert.equal(top.size, 3);
     assert.deepEqual(top.keys.slice(0, 3), ['pod-0', 'pod-1', 'pod-9']);
     assert.ok(!top.keys.includes('pod-2') && !top.keys.includes('pod-3'));
+  });
+
+  it('mergeTopCounts adds each renamed key as bumpTop would, in order', () => {
+    const from = topCounts();
+    for (const [key, by] of [
+      ['a', 3],
+      ['b', 1],
+      ['c', 7],
+      ['a', 2],
+    ] as const)
+      bumpTop(from, key, by, 2);
+    const merged = topCounts();
+    bumpTop(merged, 'B', 4, 2);
+    const bumped = topCounts();
+    bumpTop(bumped, 'B', 4, 2);
+    mergeTopCounts(merged, from, 2, (key) => key.toUpperCase());
+    for (const [key, count] of topCountEntries(from)) bumpTop(bumped, key.toUpperCase(), count, 2);
+    assert.deepEqual([...topCountEntries(merged)], [...topCountEntries(bumped)]);
+    assert.deepEqual(
+      [...topCountEntries(merged)],
+      [
+        ['B', 5],
+        ['A', 5],
+        ['C', 7],
+      ],
+    );
   });
 });

@@ -39,6 +39,7 @@ import {
   mergeBits,
   mergeCounts,
   mergePodSets,
+  mergeTopCounts,
   nameId,
   nameTable,
   ownedName,
@@ -335,8 +336,9 @@ export default defineRule<FailfastOptions, State>({
       mine.exits += s.exits;
       mine.longestSeconds = latest(mine.longestSeconds, s.longestSeconds);
       mergePodSets(mine.pods, into.podNames, s.pods, from.podNames);
-      for (const [pod, lines] of topCountEntries(s.podLines)) bumpTop(mine.podLines, ownedName(into.podNames, pod), lines, TOP_PODS);
-      for (const [pod, episodes] of topCountEntries(s.episodesByPod)) bumpTop(mine.episodesByPod, ownedName(into.podNames, pod), episodes, TOP_PODS);
+      const intoName = (pod: string) => ownedName(into.podNames, pod);
+      mergeTopCounts(mine.podLines, s.podLines, TOP_PODS, intoName);
+      mergeTopCounts(mine.episodesByPod, s.episodesByPod, TOP_PODS, intoName);
       mergeCounts(mine.namespaces, s.namespaces);
     }
     mergeBits(into.controllerTrouble, into.podNames, from.controllerTrouble, from.podNames, () => undefined);

@@ -11,7 +11,6 @@ import { perBody } from '../../util/body-memo.js';
 import { addDistinct, mergeDistinct } from '../../util/distinct.js';
 import {
   bump,
-  bumpTop,
   cappedBump,
   detach,
   earliest,
@@ -20,9 +19,9 @@ import {
   mergeCounts,
   mergeKeyed,
   mergePodSets,
+  mergeTopCounts,
   nameTable,
   ownedName,
-  topCountEntries,
 } from '../../util/stats.js';
 import { stateCap } from '../../core/state-cap.js';
 import { addToBuckets, mergeBuckets } from '../../util/timeline.js';
@@ -255,7 +254,7 @@ export default defineRule<ReconnectStormOptions, State>({
       existing.lines += g.lines;
       existing.failedToConnect += g.failedToConnect;
       existing.serviceFailed += g.serviceFailed;
-      for (const [pod, lines] of topCountEntries(g.pods)) bumpTop(existing.pods, ownedName(into.podNames, pod), lines, TOP_PODS);
+      mergeTopCounts(existing.pods, g.pods, TOP_PODS, (pod) => ownedName(into.podNames, pod));
       mergePodSets(existing.distinctPods, into.podNames, g.distinctPods, from.podNames);
       mergeCounts(existing.namespaces, g.namespaces);
       mergeCapped(existing.endpoints, g.endpoints);
