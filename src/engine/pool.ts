@@ -50,8 +50,9 @@ export class TaskPool {
     try {
       if (slot !== 'main') return await this.runOn(slot, task);
       const result = await runTask(task, this.modules, this.mainParserOptions, this.onMessage);
-      // This thread's share is read: it now waits while the workers pack their states, the run's
-      // peak, so its reading garbage is collected first (util/gc.ts).
+      // Once every task is queued, a task that ends here usually ends this thread's share: it then
+      // waits while the workers pack their states, the run's peak, so its reading garbage is
+      // collected first (util/gc.ts). A share of several tasks collects after each (10-30 ms).
       if (this.draining) settleHeap();
       return { ...result, builtHere: true };
     } catch (err) {
