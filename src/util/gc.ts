@@ -10,7 +10,7 @@
 //   change measured.
 // - A full collection between the phases of a run (settleHeap): see there.
 
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 type Gc = (options?: { type: 'minor' | 'major' }) => void;
@@ -44,11 +44,23 @@ export function youngCollector(): () => void {
  * than collect it until its limit, and the next phase's allocations then land on top. With 4,000
  * pod files that garbage grows with the file count: peak RSS at `--jobs 1`, 100 → 4,000 files,
  * went from +13 % to within 10 % (docs/performance.md). A collection of the ~40 MB that a run
- * keeps takes tens of milliseconds; a small run's heap takes a millisecond or two.
+ * keeps takes tens of milliseconds. A small run's heap is left alone (worthSettling).
  */
 export function settleHeap(): void {
-  exposedGc()?.();
+  if (worthSettling(getHeapStatistics().used_heap_size)) exposedGc()?.();
 }
+
+/** Whether a heap of `usedBytes` holds enough besides the CLI itself for a full collection to pay. */
+export function worthSettling(usedBytes: number): boolean {
+  return usedBytes >= SETTLE_FROM_BYTES;
+}
+
+/**
+ * Below this, a heap is mostly the CLI's own code and data (~12 MB after a small run), and a
+ * full collection of it (~11 ms on this machine) frees almost nothing: two of them were 5 % of
+ * a four-line paste's run.
+ */
+const SETTLE_FROM_BYTES = 32 * 1024 * 1024;
 
 /** Runs `collect` each time another `every` bytes have been noted. */
 export function collectEvery(every: number, collect: () => void): (bytes: number) => void {
