@@ -9,7 +9,7 @@
 // previous range really ended with; a range that assumed wrong is read again from the right
 // state. Line numbers are exact: a range's worker counts the newlines before it.
 
-import type { InputError } from '../core/errors.js';
+import { InputError } from '../core/errors.js';
 import type { InputStats } from '../core/types.js';
 import type { Discovery, InputSource } from '../input/discover.js';
 import { fileRange } from '../input/file-range.js';
@@ -33,6 +33,7 @@ export async function analyzeInParallel(
 ): Promise<ReadResult> {
   const inputs: InputStats[] = [];
   const errors = [...discovery.errors];
+  const notices: InputError[] = [];
   const progress = options.progress;
   progress?.start(knownTotalBytes(discovery, plan.readBytes));
   const parserOptions: ParserOptions = {};
@@ -50,7 +51,14 @@ export async function analyzeInParallel(
     const units = await planUnits(discovery.sources, plan);
     // Start every worker task now (the pool queues them); merge strictly in input order below.
     // A failed task yields null at once, so a later unit's failure is never an unhandled rejection.
-    const started: (Promise<TaskResult[] | null> | null)[] = units.map((unit) => startUnit(unit, pool, modules, options)?.catch(() => null) ?? null);
+    const failures: string[] = [];
+    const started: (Promise<TaskResult[] | null> | null)[] = units.map(
+      (unit, index) =>
+        startUnit(unit, pool, modules, options)?.catch((err: unknown) => {
+          failures[index] = err instanceof Error ? err.message : String(err);
+          return null;
+        }) ?? null,
+    );
     pool.drain();
     for (let i = 0; i < units.length; i++) {
       const unit = units[i]!;
@@ -62,7 +70,9 @@ export async function analyzeInParallel(
       // Once merged, a task's rule states are garbage: holding every one of them until the end cost hundreds of MiB on 400-file bundles.
       started[i] = null;
       if (results === null) {
-        // A worker died (not an input problem): read these sources here instead.
+        // A worker died (not an input problem): read these sources here instead, and say so.
+        const first = unit.type === 'batch' ? unit.sources[0]!.path : unit.source.path;
+        notices.push(new InputError(first, `a worker thread failed (${failures[i] ?? 'no reason given'}); read on the main thread instead`));
         mergeInto(engine, await readOnMainThread(unit.type === 'batch' ? unit.sources : [unit.source], modules, options, false), inputs, errors);
       } else if (unit.type === 'batch' || unit.type === 'archive') {
         for (const result of results) mergeInto(engine, result, inputs, errors);
@@ -75,7 +85,7 @@ export async function analyzeInParallel(
     progress?.stop();
   }
   reportUnrecognised(discovery, inputs, errors);
-  return { inputs, errors, notices: discovery.notices };
+  return { inputs, errors, notices: [...discovery.notices, ...notices] };
 }
 
 /** Queues a unit's tasks; resolves to their results in input order (a batch has one, a bundle two, a split file one per range). */

@@ -13,7 +13,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { writeMetricsDump, writeProxyLog } from '../../scripts/bench/generate.js';
 import { gzipEach, splitIntoPods, tarball } from '../../scripts/bench/shapes.js';
 import { defaultRules } from '../../src/cli/run-analyze.js';
-import { analyzeInputs, finishWithVersions, type AnalyzeOptions } from '../../src/analysis/analyze.js';
+import { ANALYSIS_CATALOG, analyzeInputs, finishWithVersions, type AnalyzeOptions } from '../../src/analysis/analyze.js';
 import { readInputs } from '../../src/engine/analyze.js';
 import { RuleEngine } from '../../src/engine/engine.js';
 import { versionCollector } from '../../src/incident/versions.js';
@@ -273,6 +273,21 @@ describe('parallel analysis', () => {
         for (const k of Object.keys(env ?? {})) delete process.env[k];
       }
     }
+  });
+
+  it('reads on the main thread, with a notice, what a worker that cannot start was given', async () => {
+    const file = path.join(dir, 'storm.log');
+    const sequential = await reportJson([file], { jobs: 1 });
+    // A worker that cannot load the catalog dies before its first task, as it would if the
+    // build left the module it names out.
+    const missing = { ...ANALYSIS_CATALOG, url: new URL('./no-such-catalog.js', import.meta.url).href };
+    const result = await analyzeInputs([file], defaultRules(), { ...parallel(2), catalog: missing });
+    const report = buildReport(result, 'error', { fold: false });
+    assert.equal(FORMATTERS.json(report, { color: false, findings: report.findings, failOn: 'error' }), sequential);
+    assert.deepEqual(
+      result.notices.map((n) => n.toLine().replace(/\(.*\)/, '(…)')),
+      [`${file}: a worker thread failed (…); read on the main thread instead`],
+    );
   });
 
   it('does not split compressed or non-log files', async () => {
