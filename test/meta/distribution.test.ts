@@ -53,6 +53,17 @@ describe('Dockerfile', () => {
     for (const local of ['node_modules', 'dist', '.git', 'test', 'fixtures']) assert.ok(ignored.includes(local), `.dockerignore keeps ${local} out`);
   });
 
+  it('copies every script `npm run build` runs into the build stage', () => {
+    // The image is built only where a Docker engine runs, so a build step the Dockerfile does not
+    // copy would otherwise go unnoticed (the explain pages' script once did).
+    const build = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
+    const scripts = [...build.matchAll(/\bnode (scripts\/[\w.-]+\.js)/g)].map((m) => m[1]!);
+    assert.ok(scripts.length >= 3, build);
+    const copied = instructions.filter((l) => l.startsWith('COPY ') && !l.includes('--from=')).flatMap((l) => l.split(/\s+/).slice(1, -1));
+    for (const script of scripts)
+      assert.ok(copied.includes(script) || copied.includes('scripts'), `the build runs ${script}, which the Dockerfile does not copy`);
+  });
+
   it('builds an image that analyses a mounted bundle', async (t) => {
     const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8' });
     if (info.status !== 0) {
