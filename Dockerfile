@@ -12,7 +12,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json LICENSE README.md ./
 COPY bin ./bin
-COPY scripts/oclif-manifest.js scripts/explain-pages.js ./scripts/
+COPY scripts/oclif-manifest.js scripts/explain-pages.js scripts/bundle.js ./scripts/
 COPY src ./src
 COPY docs ./docs
 RUN npm run build \

@@ -21,10 +21,14 @@ export interface AnalysisResult extends EngineResult, ReadResult {
   versions: ProxyVersions;
 }
 
-/** The catalog module next to this one: the built .js, or under tsx (tests) the .ts source. */
+/**
+ * The catalog module beside this one: the built .js, or under tsx (tests) the .ts source. Named
+ * through its folder, not `./`: the release build (scripts/bundle.js) moves this code into a
+ * chunk of its own folder, one level under dist/ as analysis/ is.
+ */
 const here = fileURLToPath(import.meta.url);
 export const ANALYSIS_CATALOG: WorkerCatalog = {
-  url: new URL(`./catalog${path.extname(here)}`, import.meta.url).href,
+  url: new URL(`../analysis/catalog${path.extname(here)}`, import.meta.url).href,
   resolve: resolveModule,
 };
 

@@ -129,13 +129,15 @@ export class TaskPool {
 }
 
 /**
- * Starts a worker on the module next to this one: the built .js, or under tsx (tests) the .ts
+ * Starts a worker on the module beside this one: the built .js, or under tsx (tests) the .ts
  * source, with tsx registered in the worker first (loader flags do not reach worker threads).
+ * Named through its folder, not `./`: the release build (scripts/bundle.js) moves this code into
+ * a chunk of its own folder, one level under dist/ as engine/ is.
  */
 function startWorker(setup: WorkerSetup): Worker {
   const options = { workerData: setup, resourceLimits: WORKER_LIMITS };
   const here = fileURLToPath(import.meta.url);
-  const url = new URL(`./analyze-worker${path.extname(here)}`, import.meta.url);
+  const url = new URL(`../engine/analyze-worker${path.extname(here)}`, import.meta.url);
   if (path.extname(here) !== '.ts') return new Worker(url, options);
   const tsx = import.meta.resolve('tsx/esm/api');
   return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`, { ...options, eval: true });

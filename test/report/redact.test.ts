@@ -44,7 +44,7 @@ async function everyFormat(bundle: string, redact: boolean): Promise<{ code: num
 }
 
 before(() => {
-  if (!existsSync(path.join(ROOT, 'dist/report/redact.js'))) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(path.join(ROOT, 'dist/cli/main.js'))) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 });
 
 // Linkerd's and Kubernetes' fixed names, which --redact keeps on purpose (see redact.ts).
