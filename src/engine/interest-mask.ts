@@ -27,30 +27,34 @@ const rememberedMask = perBody((): RememberedMask => ({ by: null, mask: 0 }));
 export class InterestMask {
   /** Per rule: its bit, or 0 for a rule that reads every line (no substrings declared, or too many rules). */
   readonly bits: number[];
-  private readonly scanner: RegExp | null;
-  /** Per substring: the bits of the rules any of whose substrings it contains. */
-  private readonly bitsOf = new Map<string, number>();
+  /** Built for the first proxy-log record: the regex costs ~8 ms to build, which a run without logs need not pay. */
+  private scanning: { scanner: RegExp; bitsOf: Map<string, number> } | null | undefined;
 
   /** `interests[i]`: the substrings rule i declared, or null when it reads every line. */
-  constructor(interests: readonly (readonly string[] | null)[]) {
+  constructor(private readonly interests: readonly (readonly string[] | null)[]) {
     let next = 0;
     this.bits = interests.map((words) => (words !== null && words.length > 0 && next < MAX_MASKED_RULES ? 1 << next++ : 0));
+  }
+
+  /** One scan for every substring, and per substring the bits of the rules any of whose substrings it contains; null when no rule declared any. */
+  private scanningFor(): { scanner: RegExp; bitsOf: Map<string, number> } | null {
+    if (this.scanning !== undefined) return this.scanning;
+    const interests = this.interests;
     const literals = [...new Set(interests.flatMap((words, i) => (this.bits[i] !== 0 ? words! : [])))];
-    if (literals.length === 0) {
-      this.scanner = null;
-      return;
-    }
+    if (literals.length === 0) return (this.scanning = null);
     // What the parser always builds, whatever the interest (lineInterest's contract), goes to every
     // rule: a release banner (ANSI codes are gone from `raw`, so colored lines are judged as others).
     const everyRule = [RELEASE_BANNER];
-    this.scanner = literalRegex([...literals, ...everyRule], { longest: true, flags: 'g' });
+    const scanner = literalRegex([...literals, ...everyRule], { longest: true, flags: 'g' });
+    const bitsOf = new Map<string, number>();
     for (const literal of [...literals, ...everyRule]) {
       let bits = 0;
       interests.forEach((words, i) => {
         if (this.bits[i] !== 0 && words!.some((w) => literal.includes(w))) bits |= this.bits[i]!;
       });
-      this.bitsOf.set(literal, everyRule.some((w) => literal.includes(w)) ? ALL_RULES : bits);
+      bitsOf.set(literal, everyRule.some((w) => literal.includes(w)) ? ALL_RULES : bits);
     }
+    return (this.scanning = { scanner, bitsOf });
   }
 
   /**
@@ -62,24 +66,24 @@ export class InterestMask {
    */
   maskOf(record: ProxyLogRecord): number {
     // A record without its text (built by hand, not read) cannot be judged either.
-    if (this.scanner === null || record.format !== 'plain' || record.levelAbsent || record.restartStart || record.raw.length === 0) return ALL_RULES;
+    const scanning = this.scanningFor();
+    if (scanning === null || record.format !== 'plain' || record.levelAbsent || record.restartStart || record.raw.length === 0) return ALL_RULES;
     const remembered = rememberedMask(record);
     if (remembered.by !== this) {
       remembered.by = this;
-      remembered.mask = this.scan(record.raw);
+      remembered.mask = scan(record.raw, scanning.scanner, scanning.bitsOf);
     }
     return remembered.mask;
   }
+}
 
-  private scan(text: string): number {
-    const scanner = this.scanner!;
-    let mask = 0;
-    scanner.lastIndex = 0;
-    for (let m = scanner.exec(text); m !== null; m = scanner.exec(text)) {
-      mask |= this.bitsOf.get(m[0])!;
-      // Substrings may overlap: look again from the next position, not after this match.
-      scanner.lastIndex = m.index + 1;
-    }
-    return mask;
+function scan(text: string, scanner: RegExp, bitsOf: Map<string, number>): number {
+  let mask = 0;
+  scanner.lastIndex = 0;
+  for (let m = scanner.exec(text); m !== null; m = scanner.exec(text)) {
+    mask |= bitsOf.get(m[0])!;
+    // Substrings may overlap: look again from the next position, not after this match.
+    scanner.lastIndex = m.index + 1;
   }
+  return mask;
 }
