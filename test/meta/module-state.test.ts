@@ -1,7 +1,8 @@
 // Every piece of module-level mutable state in src/ is either owned by the run (registered with
 // ownedByRun, so the engine empties it when a run starts and ends) or listed below with the
 // reason it is not a run's; and parsers, kit and rules hold none at all (issue 30). A new module-level `let`, or a module-level Map, Set,
-// array or object that the module mutates, fails here until it is one or the other.
+// array or object that the module mutates, or an instance of one of the module's classes with a
+// field that is not readonly, fails here until it is one or the other.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -46,6 +47,14 @@ const MUTABLE_INITIALISERS = new Set(['Map', 'Set', 'WeakMap', 'WeakSet', 'Array
 function moduleState(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
   const names: string[] = [];
+  // Classes of the module with a field that is not readonly: an instance made at module level
+  // holds state that every run of the process shares (a scratch buffer, a counter).
+  const mutableClasses = new Set(
+    source.statements
+      .filter(ts.isClassDeclaration)
+      .filter((c) => c.members.some((m) => ts.isPropertyDeclaration(m) && !m.modifiers?.some((mod) => mod.kind === ts.SyntaxKind.ReadonlyKeyword)))
+      .map((c) => c.name?.text),
+  );
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     const isLet = (statement.declarationList.flags & ts.NodeFlags.Let) !== 0;
@@ -57,6 +66,10 @@ function moduleState(file: string, text: string): string[] {
         continue;
       }
       const init = declaration.initializer;
+      if (init !== undefined && ts.isNewExpression(init) && ts.isIdentifier(init.expression) && mutableClasses.has(init.expression.text)) {
+        names.push(name);
+        continue;
+      }
       const collection =
         init !== undefined &&
         ((ts.isNewExpression(init) && ts.isIdentifier(init.expression) && MUTABLE_INITIALISERS.has(init.expression.text)) ||

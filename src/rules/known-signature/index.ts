@@ -67,9 +67,6 @@ class LiteralIndex {
   private readonly scanner: RegExp;
   /** Per literal: the signatures (indices) whose literals it contains (a match of it implies theirs). */
   private readonly signaturesOf = new Map<string, readonly number[]>();
-  /** Which signatures the current line marked, by a stamp that changes per line: no clearing. */
-  private readonly marks: Uint32Array;
-  private stamp = 0;
 
   constructor(private readonly signatures: readonly CompiledSignature[]) {
     const literals = [...new Set(signatures.flatMap((s) => s.literals))];
@@ -81,7 +78,6 @@ class LiteralIndex {
       const indices = signatures.flatMap((s, i) => (s.literals.some((l) => implied.includes(l)) ? [i] : []));
       this.signaturesOf.set(literal, indices);
     }
-    this.marks = new Uint32Array(signatures.length);
   }
 
   /** Indices (in catalogue order) of the signatures whose literal and pattern match the text. */
@@ -90,21 +86,15 @@ class LiteralIndex {
     scanner.lastIndex = 0;
     let m = scanner.exec(text);
     if (m === null) return NO_CANDIDATES;
-    const stamp = (this.stamp = (this.stamp + 1) >>> 0 || 1);
-    let low = this.signatures.length;
-    let high = -1;
+    // The index is shared by every run of the process, so what one line marks is the call's own.
+    const marked = new Set<number>();
     do {
-      for (const i of this.signaturesOf.get(m[0])!) {
-        this.marks[i] = stamp;
-        if (i < low) low = i;
-        if (i > high) high = i;
-      }
+      for (const i of this.signaturesOf.get(m[0])!) marked.add(i);
       // Literals may overlap: look again from the next position, not after this match.
       scanner.lastIndex = m.index + 1;
     } while ((m = scanner.exec(text)) !== null);
-    let found: number[] | null = null;
-    for (let i = low; i <= high; i++) if (this.marks[i] === stamp && this.signatures[i]!.pattern.test(text)) (found ??= []).push(i);
-    return found ?? NO_CANDIDATES;
+    const found = [...marked].sort((a, b) => a - b).filter((i) => this.signatures[i]!.pattern.test(text));
+    return found.length > 0 ? found : NO_CANDIDATES;
   }
 }
 
