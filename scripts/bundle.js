@@ -1,9 +1,9 @@
 // The last step of `npm run build`: bundles tsc's output in dist/ into the few files a run loads.
 //
 // Why: Node loads ES modules one by one (resolve, stat, read, compile, link), and an analyze run
-// loaded 211 of ours before reading a byte; that was most of the ~0.2 s a small run spends
-// starting. Bundled, the same code is five entry files and shared chunks (esbuild's code
-// splitting, so the main thread, a worker and every command load one copy of each module).
+// loaded 211 of ours before reading a byte, most of what a small run spends starting. Bundled,
+// the same code is the entry files below and a few dozen shared chunks (esbuild's code splitting,
+// so every entry loads one copy of each module).
 // Measured on Node 20, a two-line dump: docs/performance.md, "Start-up".
 //
 // What stays as it is: the entry files oclif and the worker threads load by path (the commands
