@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { collectEvery, settleHeap, worthSettling, youngCollector } from '../../src/util/gc.js';
+import { collectEvery, LAST_RESORT_COLLECTION, settleHeap, worthSettling, youngCollector } from '../../src/util/gc.js';
 
 const MB = 1e6;
 
@@ -50,6 +50,30 @@ describe('settleHeap', () => {
     const after = oldSpace();
     assert.equal(holder.kept, null);
     assert.ok(after < held - 15 * MB, `old space ${(held / MB).toFixed(1)} -> ${(after / MB).toFixed(1)} MB after dropping ~40 MB of promoted objects`);
+  });
+});
+
+describe('settleHeap(true)', () => {
+  it('gives the young generation back where V8 has a last-resort collection (Node 22 and later)', (t) => {
+    if (!LAST_RESORT_COLLECTION) {
+      t.skip(`V8 ${process.versions.v8} has no last-resort collection; settleHeap(true) runs a full one`);
+      return;
+    }
+    const newSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')!.space_size;
+    // Above what settleHeap leaves alone, and a young generation grown by many short-lived
+    // objects of which some survive, as reading leaves it.
+    const holder: { kept: object[] | null } = { kept: [] };
+    for (let i = 0; i < 600_000; i++) holder.kept!.push({ i, text: `line ${i}` });
+    for (let round = 0; round < 40; round++) {
+      const batch: object[] = [];
+      for (let i = 0; i < 200_000; i++) batch.push({ round, i, text: `x${i}` });
+      if (round % 4 === 0) holder.kept!.push(batch.slice(0, 20_000));
+    }
+    const grown = newSpace();
+    settleHeap(true);
+    const after = newSpace();
+    assert.ok(holder.kept!.length > 0);
+    assert.ok(after < grown / 2, `young generation ${(grown / MB).toFixed(1)} -> ${(after / MB).toFixed(1)} MB`);
   });
 });
 
