@@ -47,12 +47,21 @@ const MUTABLE_INITIALISERS = new Set(['Map', 'Set', 'WeakMap', 'WeakSet', 'Array
 function moduleState(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
   const names: string[] = [];
-  // Classes of the module with a field that is not readonly: an instance made at module level
-  // holds state that every run of the process shares (a scratch buffer, a counter).
+  // Classes of the module with a field that is not readonly (declared, or a constructor parameter
+  // property such as `private count = 0` or `constructor(private count: number)`): an instance made
+  // at module level holds state that every run of the process shares (a scratch buffer, a counter).
+  const readonly = (node: ts.HasModifiers) => ts.getModifiers(node)?.some((mod) => mod.kind === ts.SyntaxKind.ReadonlyKeyword) === true;
+  const isParameterProperty = (p: ts.ParameterDeclaration) => (ts.getModifiers(p) ?? []).length > 0;
   const mutableClasses = new Set(
     source.statements
       .filter(ts.isClassDeclaration)
-      .filter((c) => c.members.some((m) => ts.isPropertyDeclaration(m) && !m.modifiers?.some((mod) => mod.kind === ts.SyntaxKind.ReadonlyKeyword)))
+      .filter((c) =>
+        c.members.some(
+          (m) =>
+            (ts.isPropertyDeclaration(m) && !readonly(m)) ||
+            (ts.isConstructorDeclaration(m) && m.parameters.some((p) => isParameterProperty(p) && !readonly(p))),
+        ),
+      )
       .map((c) => c.name?.text),
   );
   for (const statement of source.statements) {
