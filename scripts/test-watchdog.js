@@ -14,7 +14,7 @@
 // fails with the CLI's exit by signal, and run-tests.js knows which test file that was.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 
@@ -33,7 +33,10 @@ const TICKS = 100;
  * returns what was killed: the CLI's command line, the test file it belongs to (or null) and the
  * description printed for it.
  */
-export function watchForStalledCli(rootPid, { limitSeconds = STALL_SECONDS, checkEveryMs = CHECK_EVERY_MS, log = (text) => process.stderr.write(text) } = {}) {
+export function watchForStalledCli(
+  rootPid,
+  { limitSeconds = STALL_SECONDS, checkEveryMs = CHECK_EVERY_MS, log = (text) => process.stderr.write(text), logDir = process.env.TEST_STALL_LOG_DIR } = {},
+) {
   const stalled = [];
   if (!existsSync('/proc/self/stat')) return () => stalled;
   const handled = new Set();
@@ -44,6 +47,7 @@ export function watchForStalledCli(rootPid, { limitSeconds = STALL_SECONDS, chec
       const testFile = owningTestFile(proc.pid);
       const description = describeProcess(proc, testFile, limitSeconds);
       log(description);
+      keep(logDir, description, proc.pid);
       try {
         process.kill(proc.pid, 'SIGKILL');
       } catch {
@@ -56,6 +60,21 @@ export function watchForStalledCli(rootPid, { limitSeconds = STALL_SECONDS, chec
     clearInterval(timer);
     return stalled;
   };
+}
+
+/**
+ * TEST_STALL_LOG_DIR (.ci/run sets it): each description is also written there, so a CI run whose
+ * log is read only by its tail can still list them at its end, and a later session on the same
+ * machine can read them whole.
+ */
+function keep(dir, description, pid) {
+  if (!dir) return;
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `stall-${new Date().toISOString().replace(/[:.]/g, '-')}-${pid}.txt`), description);
+  } catch {
+    // The description is on stderr already.
+  }
 }
 
 export function isCliLaunch(args) {

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -33,7 +33,8 @@ describe('the stalled-launch watchdog', { skip: !linux && 'reads /proc' }, () =>
     // As old as the CLI, but not a CLI launch: it must end on its own.
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 4000)'], { stdio: 'ignore' });
     const printed: string[] = [];
-    const stop = watchForStalledCli(process.pid, { limitSeconds: 1, checkEveryMs: 200, log: (t: string) => printed.push(t) }) as () => Stall[];
+    const logDir = path.join(scratch, 'unit', 'stalls');
+    const stop = watchForStalledCli(process.pid, { limitSeconds: 1, checkEveryMs: 200, log: (t: string) => printed.push(t), logDir }) as () => Stall[];
     const [cliExit, otherExit] = await Promise.all([exitOf(cli), exitOf(other)]);
     const stalled = stop();
     assert.equal(cliExit.signal, 'SIGKILL');
@@ -46,6 +47,11 @@ describe('the stalled-launch watchdog', { skip: !linux && 'reads /proc' }, () =>
     assert.match(text, /state S, CPU [\d.]+ s in all, [\d.]+ s in the last [\d.]+ s \(waiting\)/);
     assert.match(text, /threads \(name, state, kernel wait channel, syscall\):\n {4}\d+ node S /);
     assert.match(text, /open files: 0->\/dev\/null/);
+    // Kept in the log folder too, whole.
+    assert.deepEqual(
+      readdirSync(logDir).map((f) => readFileSync(path.join(logDir, f), 'utf8')),
+      [text],
+    );
     // Native stacks where gdb is installed (the machines this runs on have it; a developer's may not).
     if (spawnSync('gdb', ['--version']).status === 0)
       assert.match(text, /native stacks \(gdb\), arguments left out:\n {4}Thread \d+ [\s\S]*#\d+ 0x[0-9a-f]+ in uv_/);
@@ -56,7 +62,16 @@ describe('the stalled-launch watchdog', { skip: !linux && 'reads /proc' }, () =>
     const { NODE_TEST_CONTEXT: _, ...outer } = process.env;
     return spawnSync(process.execPath, ['scripts/run-tests.js', 'test/meta/watchdog-subject.test.ts'], {
       encoding: 'utf8',
-      env: { ...outer, TEST_STALL_SECONDS: '1', TEST_STALL_CHECK_MS: '300', TEST_STALL_SAMPLE_MS: '200', TEST_STALL_GDB: '0', ...env },
+      // Its own log folder: these stalls are staged, not the CI run's.
+      env: {
+        ...outer,
+        TEST_STALL_SECONDS: '1',
+        TEST_STALL_CHECK_MS: '300',
+        TEST_STALL_SAMPLE_MS: '200',
+        TEST_STALL_GDB: '0',
+        TEST_STALL_LOG_DIR: path.join(env.WATCHDOG_SUBJECT_DIR!, 'stalls'),
+        ...env,
+      },
     });
   };
 
@@ -78,5 +93,6 @@ describe('the stalled-launch watchdog', { skip: !linux && 'reads /proc' }, () =>
     const run = runTests({ WATCHDOG_SUBJECT_DIR: dir, WATCHDOG_SUBJECT_ALWAYS: '1' });
     assert.equal(run.status, 1, run.stdout + run.stderr);
     assert.equal(run.stderr.match(/STALLED CLI launch/g)?.length, 2);
+    assert.equal(readdirSync(path.join(dir, 'stalls')).length, 2);
   });
 });
