@@ -46,6 +46,7 @@ export const E2E_FILES = [
   'test/incident/html-browser.test.ts', // headless chromium renders the HTML report
   'test/meta/install.test.ts', // npm pack and two npm installs
   'test/meta/distribution.test.ts', // the container image (where Docker runs) and the action's steps
+  'test/meta/test-watchdog.test.ts', // 20 s, mostly waiting: staged stalls, and this runner run inside itself
 ];
 
 const OWN_FLAGS = ['--e2e', '--all', '--list'];
