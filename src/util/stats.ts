@@ -94,11 +94,17 @@ export function topCounts(): TopCounts {
   return { keys: [], counts: [], size: 0, last: 0 };
 }
 
-/** Adds `by` to `key`'s count, keeping the `cap` keys with the highest counts (see TopCounts). */
-export function bumpTop(top: TopCounts, key: string, by: number, cap: number): void {
+/**
+ * Adds `by` to `key`'s count, keeping the `cap` keys with the highest counts (see TopCounts).
+ * `absent`: the caller knows `key` was never counted here (a pod the owner's PodSet has no bit
+ * for), so the keys are not searched. On 4,000 pod files every first line of a pod towards each
+ * reconnect target searched 70 keys on average: 38 M string comparisons, a second of CPU.
+ */
+export function bumpTop(top: TopCounts, key: string, by: number, cap: number, absent = false): void {
   const { keys, counts } = top;
   let at = top.last;
-  if (at >= top.size || keys[at] !== key) {
+  if (absent) at = -1;
+  else if (at >= top.size || keys[at] !== key) {
     at = -1;
     for (let i = 0; i < top.size; i++) {
       if (keys[i] === key) {
@@ -315,6 +321,13 @@ export function podSet(): PodSet {
 export function addPodTo(set: PodSet, id: number, name: string): void {
   if (id >= 0) addBit(set.bits, id);
   else addDistinct((set.unnamed ??= distinctCounter(0)), name);
+}
+
+/** Whether the pod whose id is `id` is in the set for sure: false when it is not, or when it has no id (-1). */
+export function hasPod(set: PodSet, id: number): boolean {
+  if (id < 0) return false;
+  const word = id >>> 5;
+  return word < set.bits.words.length && (set.bits.words[word]! & (1 << (id & 31))) !== 0;
 }
 
 /** Adds the pods of `from` (named by `fromTable`) to `into` (named by `intoTable`). */

@@ -6,6 +6,7 @@ import {
   bitIds,
   bumpTop,
   earliest,
+  hasPod,
   keepTop,
   latest,
   mergeBits,
@@ -169,6 +170,38 @@ describe('name table and pod bits', () => {
     assert.equal(top.size, 3);
     assert.deepEqual(top.keys.slice(0, 3), ['pod-0', 'pod-1', 'pod-9']);
     assert.ok(!top.keys.includes('pod-2') && !top.keys.includes('pod-3'));
+  });
+
+  it('bumpTop told a key is absent counts it as a new key, as the search would have', () => {
+    const searched = topCounts();
+    const told = topCounts();
+    const table = nameTable(3);
+    const pods = podSet();
+    // Pods 0-4 in turns, each a run of lines; pods 3 and 4 are past the table (no id: always searched).
+    for (let line = 0; line < 60; line++) {
+      const pod = `pod-${Math.floor(line / 3) % 5}`;
+      const id = nameId(table, pod);
+      bumpTop(searched, pod, 1 + (line % 2), 2);
+      bumpTop(told, pod, 1 + (line % 2), 2, id >= 0 && !hasPod(pods, id));
+      addPodTo(pods, id, pod);
+    }
+    assert.deepEqual([...topCountEntries(told)], [...topCountEntries(searched)]);
+    assert.equal(told.size, searched.size);
+  });
+
+  it('hasPod is sure only of pods with an id', () => {
+    const table = nameTable(1);
+    const pods = podSet();
+    const a = nameId(table, 'a');
+    const b = nameId(table, 'b');
+    assert.equal(hasPod(pods, a), false);
+    addPodTo(pods, a, 'a');
+    addPodTo(pods, b, 'b');
+    assert.equal(hasPod(pods, a), true);
+    assert.equal(b, -1);
+    assert.equal(hasPod(pods, b), false);
+    // An id past the words the set has grown to.
+    assert.equal(hasPod(pods, 1000), false);
   });
 
   it('mergeTopCounts adds each renamed key as bumpTop would, in order', () => {

@@ -37,6 +37,7 @@ import {
   formatDuration,
   latest,
   mergeBits,
+  hasPod,
   mergeCounts,
   mergePodSets,
   mergeTopCounts,
@@ -304,11 +305,11 @@ export default defineRule<FailfastOptions, State>({
         if (signal.elapsed !== null) s.longestSeconds = latest(s.longestSeconds, signal.elapsed);
         return;
       }
-      countPod(s, pod, id, 1);
+      const newPod = countPod(s, pod, id, 1);
       if (record.namespace) bump(s.namespaces, record.namespace);
       if (signal.kind === 'enter') {
         countLine(s.episodes, record);
-        bumpTop(s.episodesByPod, pod, 1, TOP_PODS);
+        bumpTop(s.episodesByPod, pod, 1, TOP_PODS, newPod);
       } else {
         if (signal.kind === 'shed') s.shed++;
         countLine(s.refused, record);
@@ -378,9 +379,12 @@ function newService(service: string): ServiceState {
 }
 
 /** Counts lines of `pod`'s (an owned name, `id` in the state's pod names or -1) towards the service. */
-function countPod(s: ServiceState, pod: string, id: number, lines: number): void {
+/** Returns whether the pod is new to the service: then it is in none of its top counts (their keys all have a bit in s.pods). */
+function countPod(s: ServiceState, pod: string, id: number, lines: number): boolean {
+  const isNew = id >= 0 && !hasPod(s.pods, id);
   addPodTo(s.pods, id, pod);
-  bumpTop(s.podLines, pod, lines, TOP_PODS);
+  bumpTop(s.podLines, pod, lines, TOP_PODS, isNew);
+  return isNew;
 }
 
 function podsOf(s: ServiceState): number {

@@ -10,6 +10,7 @@ import {
   cappedCounts,
   type CappedCounts,
   detach,
+  hasPod,
   nameId,
   podSet,
   topCounts,
@@ -161,8 +162,12 @@ export function secondCountsOf(counts: SecondCounts): number[] {
  * here. `pod` is a string of its own (the state's pod names, or a merged state's key), stored as is.
  */
 export function countUntracked(state: State, g: GroupState, pod: string, endpoint: string | null, lines = 1): void {
-  bumpTop(g.pods, pod, lines, TOP_PODS);
-  addPod(state, g, pod);
+  // Every pod counted in g.pods has its bit in g.distinctPods (here, and merged together), so a
+  // pod without one is new to the top counts: most untracked lines of a large bundle are a new
+  // pod's first towards the target.
+  const id = nameId(state.podNames, pod);
+  bumpTop(g.pods, pod, lines, TOP_PODS, id >= 0 && !hasPod(g.distinctPods, id));
+  addPodTo(g.distinctPods, id, pod);
   if (endpoint) {
     cappedBump(g.endpoints, endpoint, lines);
     addDistinct(g.distinctEndpoints, endpoint);
