@@ -15,6 +15,19 @@ export class ParseContext {
   readonly times = new TimestampMemo();
   private readonly literalRegexes = new Map<string, RegExp>();
 
+  /**
+   * The regex for the literals `make` returns, looked up by `owner`, an array the run keeps (a
+   * parser kind's interest): a parser per input of a 4,000-file bundle otherwise joined and hashed
+   * the 80 literals again for each file, 0.17 s of the run.
+   */
+  literalRegexFor(owner: readonly string[], make: () => readonly string[]): RegExp {
+    let regex = this.regexesByOwner.get(owner);
+    if (regex === undefined) this.regexesByOwner.set(owner, (regex = this.literalRegex(make())));
+    return regex;
+  }
+
+  private readonly regexesByOwner = new Map<readonly string[], RegExp>();
+
   /** One regex matching any of `literals`, built once per run and set of literals. */
   literalRegex(literals: readonly string[]): RegExp {
     const key = literals.join('\u0000');

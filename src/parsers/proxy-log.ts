@@ -50,7 +50,7 @@ class ProxyLogParser implements LineParser {
     // One scan of the line for all the rules' substrings, and for what a skimmed line must never
     // hold (a release banner marks a restart; ANSI codes need the full reader), instead of one
     // scan per substring.
-    this.fullParse = interest === null ? null : context.literalRegex([...new Set([...interest, RELEASE_BANNER, '\x1b['])]);
+    this.fullParse = interest === null ? null : context.literalRegexFor(interest, () => [...new Set([...interest, RELEASE_BANNER, '\x1b['])]);
     this.prefixes = new CollectorPrefixReader(context.times);
     this.kubectl = new KubectlReader(input, (record) => sink.emit(record), undefined, false);
   }
