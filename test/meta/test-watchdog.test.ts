@@ -45,7 +45,8 @@ describe('the stalled-launch watchdog', { skip: !linux && 'reads /proc' }, () =>
     assert.match(text, new RegExp(`STALLED CLI launch, pid ${cli.pid}, running \\d+ s \\(limit 1 s\\)`));
     // An idle event loop: a wait, not a spin, with each thread's kernel state.
     assert.match(text, /state S, CPU [\d.]+ s in all, [\d.]+ s in the last [\d.]+ s \(waiting\)/);
-    assert.match(text, /threads \(name, state, kernel wait channel, syscall\):\n {4}\d+ node S /);
+    // The main thread is `node` on Node 20 and 22, `MainThread` on 24.
+    assert.match(text, /threads \(name, state, kernel wait channel, syscall\):\n {4}\d+ \S+ S /);
     assert.match(text, /open files: 0->\/dev\/null/);
     // Kept in the log folder too, whole.
     assert.deepEqual(
