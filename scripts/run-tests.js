@@ -31,8 +31,9 @@ import { STALL_SECONDS, watchForStalledCli } from './test-watchdog.js';
 const FAILED_FILES_REPORTER = fileURLToPath(new URL('./test-failed-files.js', import.meta.url));
 
 /**
- * End-to-end suites: they drive a real terminal (tmux), a browser (chromium), npm installs, the
- * GitHub Action's steps, or launch the built CLI dozens of times per file. `npm run test:e2e` runs
+ * End-to-end suites: they drive a real terminal (tmux), a browser (chromium), Prometheus's
+ * promtool, npm installs, the GitHub Action's steps, a copy of the repository, or launch the built
+ * CLI dozens of times per file. `npm run test:e2e` runs
  * them and `.ci/run` runs that after `npm test`. CPU seconds each, measured alone on Node 20
  * (4 December 2026, load 3-8); the 84 unit files take about 240 CPU seconds together.
  * The golden reports (31 s), the schema checks (18 s) and redaction (18 s) stay unit tests: they
@@ -47,6 +48,8 @@ export const E2E_FILES = [
   'test/meta/install.test.ts', // npm pack and two npm installs
   'test/meta/distribution.test.ts', // the container image (where Docker runs) and the action's steps
   'test/meta/test-watchdog.test.ts', // 20 s, mostly waiting: staged stalls, and this runner run inside itself
+  'test/export/prometheus-rules.test.ts', // 39 s: Prometheus's promtool checks and unit-tests every exported alert
+  'test/meta/scaffold.test.ts', // 36 s: a copy of the repository, a rule added to it, npm run generate and the meta-tests there
 ];
 
 const OWN_FLAGS = ['--e2e', '--all', '--list'];
