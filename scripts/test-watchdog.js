@@ -1,17 +1,19 @@
 // A watchdog over the CLI processes the tests launch (scripts/run-tests.js starts it).
 //
 // Why: on 6 December 2026 one CI run stalled for its whole 90 minutes on one `analyze` of a
-// 1 KiB paste, launched by the golden-report test: it wrote nothing and never exited, while the
-// same launch, repeated more than 10,000 times here with and without coverage, never stalled. A
-// test that waits on such a process waits forever, and so does Node's test runner (it has no
-// per-file time limit): CI then ends on its own time limit with nothing to say where or why.
+// 1 KiB paste, launched by the golden-report test: it wrote nothing and never exited. The same
+// launch, repeated about 2,700 times here (with and without coverage, three at a time), and four
+// runs of the whole unit suite in a clone laid out as CI's never stalled. A test that waits on
+// such a process waits forever, and so does Node's test runner (it has no per-file time limit):
+// CI then ends on its own time limit with nothing to say where or why.
 //
 // So every few seconds this walks the process tree under the test run (Linux's /proc; elsewhere
 // it does nothing) and finds the CLI launches (a command line with `bin/run.js`). One older than
-// the limit (no test launch takes a tenth of it) is described on stderr, with what the kernel
-// says each of its threads is doing, whether it is spinning or waiting, its open files and,
-// where gdb is installed, its native stacks, and then killed. The test that launched it then
-// fails with the CLI's exit by signal, and run-tests.js knows which test file that was.
+// the limit (the slowest test on record, several launches, takes under a minute) is described on
+// stderr, with what the kernel says each of its threads is doing, whether it is spinning or
+// waiting, its open files and, where gdb is installed, its native stacks, and then killed. The
+// test that launched it then fails with the CLI's exit by signal, and run-tests.js knows which
+// test file that was.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
