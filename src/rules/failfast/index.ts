@@ -35,9 +35,9 @@ import {
   bump,
   bumpTop,
   formatDuration,
+  hasPod,
   latest,
   mergeBits,
-  hasPod,
   mergeCounts,
   mergePodSets,
   mergeTopCounts,
@@ -378,8 +378,8 @@ function newService(service: string): ServiceState {
   };
 }
 
-/** Counts lines of `pod`'s (an owned name, `id` in the state's pod names or -1) towards the service. */
-/** Returns whether the pod is new to the service: then it is in none of its top counts (their keys all have a bit in s.pods). */
+/** Counts `pod`'s lines (an owned name, `id` in the state's names or -1) towards the service; true
+ * when the pod is new to it, and so in none of its top counts (their keys all have a bit in s.pods). */
 function countPod(s: ServiceState, pod: string, id: number, lines: number): boolean {
   const isNew = id >= 0 && !hasPod(s.pods, id);
   addPodTo(s.pods, id, pod);
