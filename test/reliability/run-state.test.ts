@@ -135,4 +135,22 @@ describe('the parse caches across the tasks of one run', () => {
     assert.notEqual(context.literalRegex(['linkerd_reconnect']), regex);
     assert.equal(regex.test('WARN linkerd_reconnect: Failed'), true);
   });
+
+  it('finds the regex for an interest array without rebuilding its literals, and by content for a new array', () => {
+    const context = new ParseContext();
+    const interest = ['linkerd_reconnect', 'fail-fast'];
+    let made = 0;
+    const make = (from: readonly string[]) => () => {
+      made++;
+      return [...from, 'release '];
+    };
+    const regex = context.literalRegexFor(interest, make(interest));
+    assert.equal(context.literalRegexFor(interest, make(interest)), regex);
+    assert.equal(made, 1, 'the same array: its literals are not made again');
+    // Another array of the same literals: made once more, then found by content.
+    assert.equal(context.literalRegexFor([...interest], make(interest)), regex);
+    assert.equal(made, 2);
+    assert.equal(regex.test('a release banner'), true);
+    assert.notEqual(context.literalRegexFor(['failfast'], make(['failfast'])), regex);
+  });
 });
