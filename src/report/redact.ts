@@ -3,7 +3,11 @@
 // v6), pod names, namespaces, workloads, containers, hostnames and FQDNs, pod UIDs and
 // pod-template hashes become `ip-1`, `pod-1`, `ns-1`, `workload-1`, `container-1`, `host-1`,
 // `uid-1`, `hash-1`: the same input gets the same pseudonym everywhere in the run, so the report
-// still says which findings share a pod or a target.
+// still says which findings share a pod or a target. Service accounts (`system:serviceaccount:
+// <ns>:<name>`) become `account-1`, e-mail addresses `email-1`; secrets are never pseudonymised
+// but replaced by `[redacted]`: JWTs, `Bearer`/`Basic` credentials and the values of credential
+// parameters (`token=`, `password=`, `api_key=`, signed-URL signatures…), so a redacted report
+// says that a credential was there without letting two reports be joined on it.
 //
 // Linkerd's and Kubernetes' own names (the `linkerd` namespace, linkerd-destination,
 // linkerd-dst-headless, kube-system, coredns…) stay: they are the same in every cluster, say
@@ -13,7 +17,14 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Report } from './report.js';
 
-type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash' | 'file';
+type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash' | 'file' | 'account' | 'email';
+
+/**
+ * Categories whose names are built into other names: Linkerd's ClusterRoles and bindings are
+ * `linkerd-<namespace>-destination`, a service account's name often repeats its namespace. Their
+ * tokens are replaced inside hyphenated words too, not only as whole words.
+ */
+const EMBEDDED: ReadonlySet<Category> = new Set(['ns', 'account']);
 
 /** Names every Linkerd cluster has; keeping them keeps findings meaningful and reveals nothing. */
 const WELL_KNOWN = new Set([
@@ -122,6 +133,55 @@ const LABEL_PAIR = /\b([a-z_]*?)(namespace|pod|deployment|statefulset|daemonset|
 /** A path under /var/log/pods: `<namespace>_<pod>_<uid>`. */
 const POD_LOG_DIR = /(?:^|\/)([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_([0-9a-f-]{36})(?=\/|$)/g;
 
+/** A service account's user name, as the API server's RBAC errors and `kubectl auth can-i --as` give it. */
+const SERVICE_ACCOUNT = /\bsystem:serviceaccounts?:([a-z0-9][-a-z0-9.]{0,252}):([a-z0-9][-a-z0-9.]{0,252})/g;
+
+/** Parameter names whose value is a credential (OAuth, API keys, cloud signed URLs, sessions). */
+const CREDENTIAL_PARAMETERS = [
+  'access_?token',
+  'id_?token',
+  'refresh_?token',
+  'auth_?token',
+  'token',
+  'Token',
+  'TOKEN',
+  'api_?key',
+  'apikey',
+  'API_?KEY',
+  'secret',
+  'client_?secret',
+  'password',
+  'Password',
+  'PASSWORD',
+  'passwd',
+  'pwd',
+  'sig',
+  'signature',
+  'Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'sessionid',
+  'session_?token',
+].join('|');
+/**
+ * Secrets, replaced whole. A JWT (header and payload are base64url JSON, so both start `eyJ`);
+ * an HTTP credential after its scheme; the value of a parameter whose name says it is a
+ * credential, in a URL query (`?token=`), logfmt (`token="…"`) or a header-like `key: value`.
+ * Each starts only where its run starts (the look-behinds), so a long run is tried once: linear.
+ */
+const SECRET_PATTERN =
+  '(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{4,4096}\\.eyJ[A-Za-z0-9_-]{0,8192}\\.[A-Za-z0-9_-]{0,4096})(?![A-Za-z0-9_-])' +
+  '|(?<![A-Za-z0-9])((?:Bearer|Basic)\\s{1,8})([A-Za-z0-9._~+/=-]{1,8192})' +
+  '|(?<![A-Za-z0-9_-])((?:' +
+  CREDENTIAL_PARAMETERS +
+  ')=\\\\?"?|(?:password|Password|passwd|token|Token|api_?key|client_?secret): ?)([^\\s&"\\\\;,]{1,8192})';
+/** An e-mail address (RFC 5321's local part, simplified; a host of two or more labels). */
+const EMAIL = '(?<![A-Za-z0-9._%+-])([A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\\.){1,8}[A-Za-z]{2,63})(?![A-Za-z0-9-])';
+
 /** Generated pod names: Deployment (`<name>-<template hash>-<5>`), DaemonSet (`<name>-<5>`), StatefulSet (`<name>-<ordinal>`). */
 const POD_OF_DEPLOYMENT = /^([a-z0-9][-a-z0-9]*?)-([bcdfghjklmnpqrstvwxz2456789]{6,10})-[bcdfghjklmnpqrstvwxz2456789]{5}$/;
 const POD_OF_DAEMONSET = /^([a-z0-9][-a-z0-9]*?)-()[bcdfghjklmnpqrstvwxz2456789]{5}$/;
@@ -150,6 +210,14 @@ const LABEL_CATEGORY: Record<string, Category> = {
   host: 'host',
   hostname: 'host',
 };
+
+const REDACTED = '[redacted]';
+
+/** The well-known names that hold a hyphen, matched whole before any embedded token. */
+const FIXED_HYPHENATED = [...WELL_KNOWN]
+  .filter((n) => n.includes('-'))
+  .sort((a, b) => b.length - a.length || a.localeCompare(b))
+  .map(escapeRegExp);
 
 export class Redactor {
   private readonly pseudonyms = new Map<string, string>();
@@ -181,6 +249,10 @@ export class Redactor {
       for (const m of value.matchAll(POD_LOG_DIR)) {
         this.remember(m[1]!, 'ns');
         this.remember(m[2]!, 'pod');
+      }
+      for (const m of value.matchAll(SERVICE_ACCOUNT)) {
+        this.remember(m[1]!, 'ns');
+        this.remember(m[2]!, 'account');
       }
     } else if (Array.isArray(value)) {
       for (const v of value) this.learn(v, key);
@@ -217,7 +289,28 @@ export class Redactor {
     this.pattern ??= this.buildPattern();
     return text.replace(
       this.pattern,
-      (match, uuid: string | undefined, fqdn: string | undefined, ipv4: string | undefined, ipv6: string | undefined, token: string | undefined) => {
+      (
+        match,
+        jwt: string | undefined,
+        scheme: string | undefined,
+        _credential: string | undefined,
+        parameter: string | undefined,
+        _parameterValue: string | undefined,
+        email: string | undefined,
+        fixed: string | undefined,
+        uuid: string | undefined,
+        fqdn: string | undefined,
+        ipv4: string | undefined,
+        ipv6: string | undefined,
+        token: string | undefined,
+        embedded: string | undefined,
+      ) => {
+        if (jwt) return REDACTED;
+        if (scheme) return `${scheme}${REDACTED}`;
+        if (parameter) return `${parameter}${REDACTED}`;
+        if (email) return this.pseudonym(email.toLowerCase(), 'email');
+        if (fixed) return fixed;
+        if (embedded) return this.pseudonym(embedded, this.known.get(embedded)!);
         if (uuid) return this.pseudonym(uuid.toLowerCase(), 'uid');
         if (fqdn) return this.redactHost(fqdn);
         if (ipv4) return isIPv4(ipv4) && !ipv4.startsWith('127.') && ipv4 !== '0.0.0.0' ? this.pseudonym(ipv4, 'ip') : ipv4;
@@ -285,17 +378,31 @@ export class Redactor {
 
   private buildPattern(): RegExp {
     // Longest first, so `web-1` wins over `web` at the same position.
-    const tokens = [...this.known.keys()].sort((a, b) => b.length - a.length || a.localeCompare(b)).map(escapeRegExp);
-    const tokenAlternative = tokens.length > 0 ? `|(?<![A-Za-z0-9-])(${tokens.join('|')})(?![A-Za-z0-9-])` : '|(?!)()';
+    const byLength = (a: string, b: string): number => b.length - a.length || a.localeCompare(b);
+    const tokens = [...this.known.keys()].sort(byLength).map(escapeRegExp);
+    const embedded = [...this.known]
+      .filter(([, c]) => EMBEDDED.has(c))
+      .map(([t]) => t)
+      .sort(byLength)
+      .map(escapeRegExp);
+    const alternative = (names: string[], before: string, after: string): string => (names.length > 0 ? `|${before}(${names.join('|')})${after}` : '|(?!)()');
     // One pass over each string: a replacement is never scanned again, so `ip-1` cannot be
-    // mistaken for a token.
+    // mistaken for a token. Secrets first (a JWT's dots would read as a host name); then
+    // Linkerd's fixed hyphenated names whole, so a namespace called `proxy` leaves
+    // `linkerd-proxy` alone; then the shapes; the known tokens as whole words (a pod
+    // `shop-api-…` is one pod, not namespace `shop` and a rest); last namespaces and accounts
+    // inside a hyphenated word (`linkerd-shop-destination`), which would otherwise leak them.
     return new RegExp(
-      `(?<![0-9A-Za-z-])(${UUID})(?![0-9A-Za-z-])` +
+      SECRET_PATTERN +
+        `|${EMAIL}` +
+        alternative(FIXED_HYPHENATED, '(?<![A-Za-z0-9-])', '(?![A-Za-z0-9-])') +
+        `|(?<![0-9A-Za-z-])(${UUID})(?![0-9A-Za-z-])` +
         `|(?<![A-Za-z0-9.-])(${FQDN})(?![A-Za-z0-9-])` +
         `|(?<![0-9.])(${IPV4})(?![0-9]|\\.[0-9])` +
         // Not followed by `.digit`: `::ffff:192` is no address when `.168.7.9` follows.
         `|(?<![0-9A-Za-z:.])(${IPV6}${IPV6_ZONE})(?![0-9A-Za-z:]|\\.[0-9])` +
-        tokenAlternative,
+        alternative(tokens, '(?<![A-Za-z0-9-])', '(?![A-Za-z0-9-])') +
+        alternative(embedded, '(?<![A-Za-z0-9])', '(?![A-Za-z0-9])'),
       'g',
     );
   }

@@ -231,7 +231,8 @@ describe('Redactor', () => {
     r.learn({ inputs: [{ pod: 'web-6c7d8f9b5-x2x8k', namespace: 'shop' }], destinations: [{ destination: 'shop/cart' }] });
     assert.equal(
       r.redactText('bundle/shop/web-6c7d8f9b5-x2x8k/linkerd-proxy.log: 3 web pods call cart; shop-extra and web-6c7d8f9b5-x2x8k2 are other names'),
-      'bundle/ns-1/pod-1/linkerd-proxy.log: 3 workload-1 pods call workload-2; shop-extra and web-6c7d8f9b5-x2x8k2 are other names',
+      // `shop-extra` embeds the namespace, so it is redacted inside the word; a longer pod name is another name.
+      'bundle/ns-1/pod-1/linkerd-proxy.log: 3 workload-1 pods call workload-2; ns-1-extra and web-6c7d8f9b5-x2x8k2 are other names',
     );
     assert.equal(r.redactText('dst_namespace="shop", dst_pod="web-6c7d8f9b5-x2x8k"'), 'dst_namespace="ns-1", dst_pod="pod-1"');
     assert.equal(r.redactText('var/log/pods/shop_web-6c7d8f9b5-x2x8k_dd03ab5c-afaf-a016-2e78-2ac982f8a989/0.log'), 'var/log/pods/ns-1_pod-1_uid-1/0.log');
@@ -242,5 +243,51 @@ describe('Redactor', () => {
     const r = new Redactor();
     const out = r.redact({ '10.0.0.1:80': 3, list: [1, '10.0.0.1'], nested: { n: null, b: true } });
     assert.deepEqual(out, { 'ip-1:80': 3, list: [1, 'ip-1'], nested: { n: null, b: true } });
+  });
+
+  // The third hostile-input audit (f5): an RBAC error of a controller running as the user's own
+  // service account, with a JWT in logfmt, an e-mail and a probe URL carrying a token.
+  it('redacts service accounts, namespaces inside role names, e-mails and credentials', () => {
+    const r = new Redactor();
+    const line =
+      'secrets is forbidden: User "system:serviceaccount:acme-mesh:acme-mesh-controller" cannot list resource "secrets" in the namespace "acme-prod"' +
+      ' token="eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhY21lIn0.c2lnbmF0dXJl" user=alice@acme-corp.com';
+    r.learn({ sample: line, namespace: 'acme-prod' });
+    const out = r.redactText(`${line}; kubectl get clusterrole linkerd-acme-mesh-acme-mesh-controller; rolebinding acme-prod-viewer`);
+    for (const secret of ['acme', 'alice', 'eyJ', 'c2lnbmF0dXJl']) assert.ok(!out.includes(secret), `${out} leaks ${secret}`);
+    assert.match(out, /system:serviceaccount:ns-1:account-1/);
+    assert.match(out, /clusterrole linkerd-ns-1-account-1;/);
+    assert.match(out, /rolebinding ns-2-viewer$/);
+    assert.match(out, /token="\[redacted\]" user=email-1/);
+  });
+
+  it('replaces credential parameters, Bearer and Basic values and bare JWTs, and keeps what only looks like one', () => {
+    const r = new Redactor();
+    const cases: Array<[string, string]> = [
+      ['GET /live?token=s3cr3t-t0ken&x=1', 'GET /live?token=[redacted]&x=1'],
+      [
+        'https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=abc123',
+        'https://host-1.host-2.host-3.com/o?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]',
+      ],
+      ['Authorization: Bearer abc.def-ghi', 'Authorization: Bearer [redacted]'],
+      ['Authorization: Basic dXNlcjpwYXNz', 'Authorization: Basic [redacted]'],
+      ['password: hunter2, api_key=k-1', 'password: [redacted], api_key=[redacted]'],
+      ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_part end', 'jwt [redacted] end'],
+      // Words that only contain a parameter's name, and a secret's *name*, stay.
+      [
+        'secrets is forbidden; secretName=linkerd-identity-issuer; tokens refreshed',
+        'secrets is forbidden; secretName=linkerd-identity-issuer; tokens refreshed',
+      ],
+    ];
+    for (const [input, expected] of cases) assert.equal(r.redactText(input), expected, input);
+  });
+
+  it('keeps Linkerd names whole when a namespace is named like a part of them', () => {
+    const r = new Redactor();
+    r.learn({ namespace: 'proxy' });
+    assert.equal(
+      r.redactText('linkerd-proxy in proxy; linkerd-proxy-injector; clusterrole linkerd-proxy-destination-x'),
+      'linkerd-proxy in ns-1; linkerd-proxy-injector; clusterrole linkerd-ns-1-destination-x',
+    );
   });
 });
