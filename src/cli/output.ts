@@ -207,6 +207,17 @@ export function duplicateOutputWarnings(outputs: readonly { flag: string; file: 
 }
 
 const pendingTemporaries = new Set<string>();
+/** What a command must undo before the process ends on a signal (collect's child processes). */
+const interruptCleanups = new Set<() => void>();
+
+/**
+ * Runs `cleanup` (synchronously, from the signal handler) if the process is ended by SIGINT,
+ * SIGTERM or SIGHUP before the returned function is called to withdraw it.
+ */
+export function onInterrupt(cleanup: () => void): () => void {
+  interruptCleanups.add(cleanup);
+  return () => interruptCleanups.delete(cleanup);
+}
 
 /** Temporary files still being written, for the interrupt handler to remove. */
 export function temporariesInFlight(): readonly string[] {
@@ -263,6 +274,13 @@ export function installProcessGuards(): void {
   guardsInstalled = true;
   installStderrGuard();
   const interrupted = (code: number) => () => {
+    for (const cleanup of interruptCleanups) {
+      try {
+        cleanup();
+      } catch {
+        // The process ends either way; the other cleanups still run.
+      }
+    }
     removeTemporaries();
     // The progress bar hides the cursor; give it back before leaving.
     if (process.stderr.isTTY) unguardedStderr().write('\x1b[?25h\n');

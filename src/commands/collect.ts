@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import path from 'node:path';
-import { collect, DEFAULT_SELECTOR, dryRunScript, shellQuote, validateCollectOptions, type CollectOptions } from '../cli/run-collect.js';
+import { collect, DEFAULT_SELECTOR, dryRunScript, pathArgument, shellQuote, validateCollectOptions, type CollectOptions } from '../cli/run-collect.js';
 import { writeStdout } from '../cli/output.js';
 import { UsageError } from '../core/errors.js';
 import { EXIT_CLEAN, EXIT_USAGE_OR_INPUT } from '../report/exit-code.js';
@@ -42,6 +42,10 @@ Commands run without a shell, four at a time, each one's output streamed to its 
     kubeconfig: Flags.string({ summary: 'kubeconfig file for kubectl and linkerd.' }),
     as: Flags.string({ summary: 'User to impersonate.' }),
     'as-group': Flags.string({ summary: 'Group to impersonate.' }),
+    timeout: Flags.string({
+      summary: 'Time limit of each kubectl, linkerd or dig command (e.g. 90s, 10m); one past it is ended and what it wrote is kept.',
+      default: '5m',
+    }),
     'dry-run': Flags.boolean({ summary: 'Print the commands on stdout instead of running them.', default: false }),
     quiet: Flags.boolean({ char: 'q', summary: 'Print no progress notices on stderr; failures still go there.', default: false }),
   };
@@ -68,6 +72,7 @@ Commands run without a shell, four at a time, each one's output streamed to its 
       process.exitCode = EXIT_USAGE_OR_INPUT;
     };
     try {
+      options.timeoutMs = durationMs(flags.timeout);
       validateCollectOptions(options);
       if (flags['dry-run']) {
         await writeStdout(dryRunScript(options));
@@ -81,11 +86,20 @@ Commands run without a shell, four at a time, each one's output streamed to its 
           `wrote ${summary.files} files from ${summary.affectedPods} affected and ${summary.controlPlanePods} control-plane pods into ${options.outputDir}${summary.failed.length > 0 ? `; ${summary.failed.length} commands failed (above)` : ''}`,
         );
       // stdout: the next command, so `$(linkerd-doctor collect …)` can be run or copied.
-      await writeStdout(`${shellQuote(['linkerd-doctor', 'analyze', path.normalize(options.outputDir)])}\n`);
+      await writeStdout(`${shellQuote(['linkerd-doctor', 'analyze', pathArgument(path.normalize(options.outputDir))])}\n`);
       process.exitCode = summary.failed.length > 0 ? EXIT_USAGE_OR_INPUT : EXIT_CLEAN;
     } catch (err) {
       if (err instanceof UsageError) return fail(err.message);
       throw err;
     }
   }
+}
+
+/** `90s`, `10m`, `1h` in milliseconds; anything else is a usage error. */
+function durationMs(value: string): number {
+  const m = /^(\d{1,6})([smh])$/.exec(value);
+  if (!m) throw new UsageError(`collect: --timeout ${JSON.stringify(value)} must be a duration such as 90s or 10m`);
+  const n = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
+  if (n === 0) throw new UsageError('collect: --timeout must be more than 0');
+  return n;
 }

@@ -4,13 +4,13 @@
 // and namespace recognised.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { affectedPods, dryRunScript, parsePodListing, validateCollectOptions, type CollectOptions } from '../../src/cli/run-collect.js';
+import { affectedPods, dryRunScript, parsePodListing, readListing, validateCollectOptions, type CollectOptions } from '../../src/cli/run-collect.js';
 import { UsageError } from '../../src/core/errors.js';
 import type { Report } from '../../src/report/report.js';
 
@@ -201,7 +201,7 @@ describe('collect, run against stand-in tools', () => {
     assert.equal(run.code, 2, run.stderr);
     assert.match(
       run.stderr,
-      /^linkerd-doctor: collect: kubectl --context=prod logs --namespace=linkerd linkerd-destination-7c9d5b8f6-q2wzl --container=policy --timestamps failed \(exit 1: Error from server \(BadRequest\): container "policy" in pod is waiting to start\); linkerd\/linkerd-destination-7c9d5b8f6-q2wzl\/policy\.log may be empty$/m,
+      /^linkerd-doctor: collect: kubectl --context=prod logs --namespace=linkerd linkerd-destination-7c9d5b8f6-q2wzl --container=policy --timestamps failed \(exit 1: Error from server \(BadRequest\): container "policy" in pod is waiting to start\); linkerd\/linkerd-destination-7c9d5b8f6-q2wzl\/policy\.log left out$/m,
     );
     assert.match(run.stderr, /wrote \d+ files from 3 affected and 1 control-plane pods into .*bundle; 1 commands failed/);
     assert.equal(run.stdout, `linkerd-doctor analyze ${out}\n`);
@@ -261,5 +261,130 @@ describe('collect, run against stand-in tools', () => {
     const missing = runCollect(['-n', 'ingress', '-d', path.join(dir, 'no-tools')], bare);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /failed \(kubectl is not on the PATH\)/);
+  });
+});
+
+/** Stand-in tools for the third audit's collect cases (f6, f7, f12, f16): written per test. */
+function writeTools(name: string, kubectl: string): string {
+  const bin = path.join(dir, name);
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(path.join(bin, 'kubectl'), `#!/bin/bash\n${kubectl}\n`);
+  writeFileSync(path.join(bin, 'linkerd'), '#!/bin/sh\necho x\n');
+  writeFileSync(path.join(bin, 'dig'), '#!/bin/sh\necho x\n');
+  for (const tool of ['kubectl', 'linkerd', 'dig']) chmodSync(path.join(bin, tool), 0o755);
+  return `${bin}${path.delimiter}${process.env.PATH}`;
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    // A zombie (ended, not yet reaped by whoever adopted it) is not running.
+    return !/^\S+ \(\S+\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+describe('collect keeps every capture and never hangs (third audit, f6, f7, f12, f16)', () => {
+  const DESTINATION = 'linkerd-destination-7c9d5b8f6-q2wzl';
+  it('captures a control-plane pod that the default selector also matches once, and a failure elsewhere deletes nothing', () => {
+    // The proxy injector labels Linkerd's own pods with linkerd.io/control-plane-ns, so the
+    // default selector lists them as affected pods too.
+    const pathEnv = writeTools(
+      'dup-bin',
+      `echo "$*" >> "$FAKE_LOG"
+case "$*" in
+  *jsonpath=*) printf 'linkerd\\t${DESTINATION}\\tRunning\\tdestination linkerd-proxy\\ttrue true\\t0 0\\n' ;;
+  *logs*linkerd-proxy*) for i in $(seq 2000); do echo "2024-06-05T11:01:10.1Z [ 0.1s]  WARN ThreadId(01) capture line $i"; done ;;
+  *logs*) echo "2024-06-05T11:01:10.1Z destination" ;;
+  *) echo "Error from server: context deadline exceeded" >&2; exit 1 ;;
+esac`,
+    );
+    const out = path.join(dir, 'dup-bundle');
+    const run = runCollect(['-d', out, '-q'], pathEnv);
+    assert.equal(run.code, 2, 'the failing get commands still fail the run');
+    assert.equal(run.calls.filter((c) => c.includes('logs') && c.includes('--container=linkerd-proxy')).length, 1, run.calls.join('\n'));
+    const log = readFileSync(path.join(out, 'linkerd', DESTINATION, 'linkerd-proxy.log'), 'utf8')
+      .trimEnd()
+      .split('\n');
+    assert.equal(log.length, 2000);
+    assert.ok(
+      log.every((l, i) => l.endsWith(`capture line ${i + 1}`)),
+      'no line torn or interleaved',
+    );
+  });
+
+  it('ends a command past --timeout with what it wrote kept, and names it', () => {
+    const pathEnv = writeTools(
+      'slow-bin',
+      `case "$*" in
+  *jsonpath=*) printf 'shop\\tweb-1\\tRunning\\tweb linkerd-proxy\\ttrue true\\t0 0\\n' ;;
+  *logs*) echo "2024-06-05T11:01:10.1Z [ 0.1s]  WARN ThreadId(01) before the hang"; exec sleep 1000 ;;
+  *) echo x ;;
+esac`,
+    );
+    const out = path.join(dir, 'slow-bundle');
+    const started = Date.now();
+    const run = runCollect(['-n', 'shop', '-d', out, '--timeout', '1s'], pathEnv);
+    assert.ok(Date.now() - started < 30_000, 'the hung command did not hold collect');
+    assert.equal(run.code, 2);
+    assert.match(
+      run.stderr,
+      /--container=linkerd-proxy --timestamps failed \(timed out after 1 s\); kept the \d+ bytes it wrote in shop\/web-1\/linkerd-proxy\.log/,
+    );
+    assert.match(readFileSync(path.join(out, 'shop/web-1/linkerd-proxy.log'), 'utf8'), /before the hang/);
+    assert.equal(runCollect(['-d', path.join(dir, 'never'), '--timeout', '5 minutes'], pathEnv).code, 2);
+  });
+
+  it('on SIGTERM ends its children with it and leaves no empty capture file', async () => {
+    const pids = path.join(dir, 'hang-pids');
+    const pathEnv = writeTools(
+      'hang-bin',
+      `case "$*" in
+  *jsonpath=*) printf 'shop\\tweb-1\\tRunning\\tweb linkerd-proxy\\ttrue true\\t0 0\\n'; exit 0 ;;
+esac
+echo $$ >> "${pids}"
+exec sleep 1000`,
+    );
+    const out = path.join(dir, 'hang-bundle');
+    const child = spawn(process.execPath, [BIN, 'collect', '-n', 'shop', '-d', out], { cwd: dir, env: { ...process.env, PATH: pathEnv }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 20_000;
+    while ((!existsSync(pids) || readFileSync(pids, 'utf8').trim().split('\n').length < 2) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const hung = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 143);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(hung.filter(isAlive), [], 'no command outlives collect');
+    const files = execFileSync('find', [out, '-type', 'f', '-empty'], { encoding: 'utf8' });
+    assert.equal(files, '', 'no empty capture file');
+  });
+
+  it('refuses a pod listing too large to read instead of reading it as "no pod matched"', async () => {
+    const file = path.join(dir, 'listing.tsv');
+    writeFileSync(file, 'shop\tweb-1\tRunning\tweb linkerd-proxy\ttrue true\t0 0\n'.repeat(100));
+    await assert.rejects(
+      readListing(file, 1024),
+      (err: Error) => err instanceof UsageError && /pod listing is 0\.0 MiB, more than the 0\.0 MiB collect reads; narrow it/.test(err.message),
+    );
+    writeFileSync(file, 'shop\tweb-1\tRunning\tweb linkerd-proxy\ttrue true\t0 0\n');
+    assert.equal(parsePodListing(await readListing(file, 1024)).length, 1);
+    assert.equal(existsSync(file), false, 'the working file is removed');
+    assert.equal(await readListing(file), '', 'a listing whose command failed (no file) reads as empty; its failure is reported apart');
+  });
+
+  it('--dry-run quotes every value it prints and refuses control characters where they enter', () => {
+    assert.throws(
+      () => validateCollectOptions(options({ outputDir: 'incident\ntouch ./PWNED #' })),
+      /--output-dir "incident\\ntouch \.\/PWNED #" holds a control character/,
+    );
+    assert.throws(() => validateCollectOptions(options({ access: { context: 'prod\rx' } })), /--context .* holds a control character/);
+    const script = dryRunScript(options({ outputDir: '-rf here' }));
+    assert.match(script.split('\n')[0]!, /writing into '\.\/-rf here\/' \(nothing is run/);
+    assert.match(script, /\nlinkerd-doctor analyze '\.\/-rf here'\n$/);
+    const refused = runCollect(['-n', 'shop', '--dry-run', '-d', 'incident\ntouch ./PWNED #'], process.env.PATH ?? '');
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stdout, '');
   });
 });

@@ -24,6 +24,7 @@ const NOT_A_RUNS_STATE: Record<string, string> = {
   'src/cli/output.ts:exitWhenStdoutCloses': "the process's stdout",
   'src/cli/output.ts:noteCutReport': "the process's stdout",
   'src/cli/output.ts:guardsInstalled': "the process's signal and stdout handlers",
+  'src/cli/output.ts:interruptCleanups': "the process's signal handlers: what runs before it ends on one",
   'src/cli/stderr.ts:rawWrite': "the process's stderr",
   'src/cli/explain-pages.ts:builtPagesOnce': 'the explain pages shipped in the package, read once; no input changes them',
   'src/util/run-caches.ts:runClears': 'the register of run-owned caches itself, one entry per module, added as it loads',
