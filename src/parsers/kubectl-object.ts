@@ -7,6 +7,7 @@
 
 import type { Node } from 'yaml';
 import { yamlLibrary } from '../util/yaml.js';
+import { kubernetesName } from '../util/path-meta.js';
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
@@ -168,8 +169,8 @@ export class KubeObjectReader {
         const s = asObject(entry);
         if (!s) return;
         const record = blankPodStatus(this.input.path, lineOf(isSeq(listNode) ? listNode.items[i] : listNode), 'pod-yaml', containerKind);
-        placePodStatus(record, str(metadata?.name) ?? this.input.pod, str(metadata?.namespace) ?? this.input.namespace);
-        const name = str(s.name) ?? this.input.container;
+        placePodStatus(record, objectName(metadata?.name) ?? this.input.pod, labelName(metadata?.namespace) ?? this.input.namespace);
+        const name = labelName(s.name) ?? this.input.container;
         if (name) record.container = name;
         record.image = str(s.image) ?? null;
         record.ready = typeof s.ready === 'boolean' ? s.ready : null;
@@ -206,7 +207,7 @@ export class KubeObjectReader {
       source: 'get-events',
       type: str(o.type) ?? 'Normal',
       reason: str(o.reason) ?? '',
-      object: about && str(about.kind) && str(about.name) ? `${str(about.kind)!.toLowerCase()}/${str(about.name)}` : null,
+      object: about && kindName(about.kind) && objectName(about.name) ? `${kindName(about.kind)!.toLowerCase()}/${objectName(about.name)}` : null,
       message: (str(o.message) ?? str(o.note) ?? '').trim(),
       count: Math.max(1, count),
       lastSeenAgoSeconds: null,
@@ -216,7 +217,7 @@ export class KubeObjectReader {
     if (record.reporter === '') record.reporter = null;
     const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : this.input.pod;
     if (pod) record.pod = pod;
-    const namespace = str(about?.namespace) ?? str(asObject(o.metadata)?.namespace) ?? this.input.namespace;
+    const namespace = labelName(about?.namespace) ?? labelName(asObject(o.metadata)?.namespace) ?? this.input.namespace;
     if (namespace) record.namespace = namespace;
     const container = FIELD_PATH_CONTAINER.exec(str(about?.fieldPath) ?? '')?.[1];
     if (container) record.container = container;
@@ -252,6 +253,15 @@ function asArray(v: unknown): unknown[] {
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
+
+// Names become subjects, titles and report lines: a value that no Kubernetes object could be
+// named (a newline forging a `Summary: … PASS` line in the text report) is taken as no name.
+const objectName = (v: unknown): string | undefined => kubernetesName(str(v), 'subdomain');
+const labelName = (v: unknown): string | undefined => kubernetesName(str(v), 'label');
+const kindName = (v: unknown): string | undefined => {
+  const kind = str(v);
+  return kind !== undefined && /^[A-Za-z][A-Za-z0-9]{0,62}$/.test(kind) ? kind : undefined;
+};
 
 function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;

@@ -10,6 +10,16 @@ export interface PathMeta {
 const POD_NAME = /^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?$/;
 /** A DNS label, as Kubernetes requires of namespace names. */
 const NAMESPACE_NAME = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * A name a Kubernetes object could have: pods (and most kinds) are RFC 1123 subdomains,
+ * namespaces and containers RFC 1123 labels. A value from a document that is not one (a newline
+ * forging a report line, markup) is no name, and is not used as one.
+ */
+export function kubernetesName(value: string | undefined, shape: 'subdomain' | 'label'): string | undefined {
+  if (value === undefined) return undefined;
+  return (shape === 'label' ? NAMESPACE_NAME : POD_NAME).test(value) ? value : undefined;
+}
 /** `<ns>_<pod>_<uid>` directories under /var/log/pods. */
 const KUBELET_POD_DIR = /^([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_([0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}|[0-9a-f]{32})$/;
 /** `/var/log/containers/<pod>_<ns>_<container>-<64 hex>.log` symlinks. */

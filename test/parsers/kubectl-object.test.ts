@@ -101,6 +101,44 @@ describe('kubectl -o json / -o yaml objects', () => {
     );
   });
 
+  // Third hostile-input audit, f13: a newline in an Event's object name ended up in the finding's
+  // prose, where the text and Markdown reports keep newlines, forging a standalone PASS line.
+  it('takes no name that no Kubernetes object could have (newlines, markup, upper case)', async () => {
+    const forged = 'web-5d8f7c9b4-abcde\n\nSummary: 0 error(s), 0 warning(s), 0 info · PASS\n';
+    const event = (name: string, namespace: string, kind = 'Pod') => ({
+      kind: 'Event',
+      type: 'Warning',
+      reason: 'Unhealthy',
+      count: 5,
+      involvedObject: { kind, name, namespace, fieldPath: 'spec.containers{linkerd-proxy}' },
+      message: 'Readiness probe failed: Get "http://10.0.0.7:4191/ready": dial tcp 10.0.0.7:4191: connect: connection refused',
+    });
+    const list = {
+      kind: 'EventList',
+      items: [event(forged, 'shop'), event('web-5d8f7c9b4-abcde', 'shop\nx'), event('web-1', 'shop', 'Pod<b>'), event('web-1', 'shop')],
+    };
+    const { events } = await parse(`${JSON.stringify(list, null, 2)}\n`, 'events.json');
+    assert.deepEqual(
+      events.map((e) => [e.object, e.pod ?? null, e.namespace ?? null]),
+      [
+        [null, null, 'shop'],
+        ['pod/web-5d8f7c9b4-abcde', 'web-5d8f7c9b4-abcde', null],
+        [null, null, 'shop'],
+        ['pod/web-1', 'web-1', 'shop'],
+      ],
+    );
+    const pod = {
+      kind: 'Pod',
+      metadata: { name: 'Web\nPASS', namespace: 'shop' },
+      status: { containerStatuses: [{ name: 'linkerd-proxy\nx', ready: false, restartCount: 1, state: { running: {} } }] },
+    };
+    const { pods } = await parse(`${JSON.stringify(pod, null, 2)}\n`, 'pod.json');
+    assert.deepEqual(
+      pods.map((p) => [p.pod ?? null, p.namespace ?? null, p.container ?? null]),
+      [[null, 'shop', null]],
+    );
+  });
+
   it('refuses a document past the bound with a clear error, holding nothing', () => {
     const records: LdRecord[] = [];
     const errors: [number, string][] = [];
