@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { Finding } from '../../src/core/types.js';
 import { asBars, formatHtml } from '../../src/report/formats/html.js';
@@ -122,5 +123,23 @@ describe('html report (static)', () => {
     assert.match(html, /No findings\./);
     assert.match(html, /PASS/);
     assert.match(render([]), /<p>Nothing was analysed: no input could be read\.<\/p>/);
+  });
+});
+
+// Third hostile-input audit, item 10: the page allowed any inline script; now only its own.
+describe('HTML report content-security policy', () => {
+  it("allows the page's one script by its SHA-256 and no other inline script", () => {
+    const html = render([cardinality()]);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1] ?? '';
+    const scriptSrc =
+      csp
+        .split(';')
+        .map((d) => d.trim())
+        .find((d) => d.startsWith('script-src')) ?? '';
+    assert.doesNotMatch(scriptSrc, /unsafe-inline/);
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    assert.equal(scripts.length, 1);
+    assert.equal(scriptSrc, `script-src 'sha256-${createHash('sha256').update(scripts[0]!, 'utf8').digest('base64')}'`);
+    assert.match(csp, /default-src 'none'/);
   });
 });

@@ -33,10 +33,19 @@ describe('Dockerfile', () => {
   it('builds in one stage and runs from a slim current-LTS stage with only the packed tarball installed, as a non-root user', () => {
     const froms = instructions.filter((l) => l.startsWith('FROM '));
     assert.equal(froms.length, 2);
-    assert.match(froms[0]!, /^FROM node:24-slim AS build$/);
-    assert.equal(froms[1], 'FROM node:24-slim');
+    // Pinned by digest (third audit, item 10): a rebuild gets the same base image.
+    assert.match(froms[0]!, /^FROM node:24-slim@sha256:[0-9a-f]{64} AS build$/);
+    assert.match(froms[1]!, /^FROM node:24-slim@sha256:[0-9a-f]{64}$/);
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-    assert.match(runtime, /npm install --global --omit=dev .*linkerd-doctor\.tgz/);
+    // Runtime dependencies from the lockfile, with no install script.
+    assert.match(runtime, /tar -xzf \/tmp\/linkerd-doctor\.tgz/);
+    assert.match(runtime, /COPY --from=build \/src\/package-lock\.json/);
+    assert.match(runtime, /npm ci --omit=dev --ignore-scripts/);
+    const commands = dockerfile
+      .split('\n')
+      .filter((l) => !l.trimStart().startsWith('#'))
+      .join('\n');
+    assert.doesNotMatch(commands, /npm (?:install|ci)(?![^\n]*--ignore-scripts)/, 'every install in the image runs without scripts');
     assert.match(runtime, /^USER node$/m);
     assert.match(runtime, /^ENTRYPOINT \["linkerd-doctor"\]$/m);
     assert.doesNotMatch(runtime, /COPY (?!--from=build)/, 'the runtime stage copies nothing but the packed tarball');
@@ -132,22 +141,18 @@ describe('action.yml', () => {
     return { calls: readFileSync(path.join(work, 'npm.log'), 'utf8').trim().split('\n'), stdout: result.stdout, bin: readActionOutputs(work).bin };
   }
 
-  it('install step: installs the published package of its version, runtime dependencies only, and builds nothing', () => {
+  // Third audit, item 10: the code the action runs is the code of the commit it is pinned to, its
+  // dependencies those of the lockfile, and no install script runs: nothing is fetched by name.
+  it('install step: builds the action checkout from its lockfile with install scripts off, and fetches nothing by name', () => {
     const { calls, bin } = runInstallStep(true);
     const root = ROOT.replace(/\/$/, '');
-    const prefix = path.join(work, 'linkerd-doctor-0.1.0');
-    assert.deepEqual(calls, [`${root} :: install --global --prefix ${prefix} --omit=dev --no-audit --no-fund --loglevel=error linkerd-doctor@0.1.0`]);
-    assert.equal(bin, path.join(prefix, 'lib/node_modules/linkerd-doctor/bin/run.js'));
+    assert.deepEqual(calls, [`${root} :: ci --ignore-scripts --no-audit --no-fund --loglevel=error`, `${root} :: run build`]);
+    assert.equal(bin, path.join(root, 'bin/run.js'));
   });
 
-  it('install step: a version not on the registry builds the action checkout instead, and says so', () => {
-    const { calls, stdout, bin } = runInstallStep(false);
-    const root = ROOT.replace(/\/$/, '');
-    assert.equal(calls.length, 3, calls.join('\n'));
-    assert.match(calls[0]!, / :: install --global .* linkerd-doctor@0\.1\.0$/);
-    assert.deepEqual(calls.slice(1), [`${root} :: ci --no-audit --no-fund`, `${root} :: run build`]);
-    assert.match(stdout, /^::notice title=linkerd-doctor::linkerd-doctor@0\.1\.0 is not on the npm registry/m);
-    assert.equal(bin, path.join(root, 'bin/run.js'));
+  it('pins upload-sarif to a full commit, not a moving tag', () => {
+    const upload = action.runs.steps.find((s) => s.uses?.startsWith('github/codeql-action/upload-sarif@'))!;
+    assert.match(upload.uses!, /^github\/codeql-action\/upload-sarif@[0-9a-f]{40}$/);
   });
 
   /** What the install step hands the analyze step when it built this checkout. */
@@ -196,5 +201,20 @@ describe('action.yml', () => {
     assert.equal(result.status, 0);
     assert.equal(readActionOutputs(work)['exit-code'], '2');
     assert.equal(runActionStep(action, gate(), work, {}, readActionOutputs(work)).status, 2);
+  });
+
+  // Third audit, f10: a newline in sarif-file appended `exit-code=0` after the real code in
+  // GITHUB_OUTPUT, and the gate read the forged value and passed.
+  it('refuses a sarif-file or markdown-file input holding a newline, writing no output a gate could read', () => {
+    for (const inputs of <Record<string, string>[]>[
+      { paths: 'storm', 'sarif-file': 'r.sarif\nexit-code=0' },
+      { paths: 'storm', 'markdown-file': 'r.md\rexit-code=0' },
+    ]) {
+      rmSync(path.join(work, 'output'), { force: true });
+      const result = runActionStep(action, analyze(), work, inputs, installed);
+      assert.equal(result.status, 2, 'the step itself fails');
+      assert.match(result.stdout, /::error title=linkerd-doctor::the sarif-file and markdown-file inputs must each be a single line/);
+      assert.deepEqual(readActionOutputs(work), {});
+    }
   });
 });
