@@ -8,6 +8,8 @@ import type { CorednsMessageRecord, CorednsQueryRecord, FindingDraft, ProxyLogRe
 import { defineRule } from '../../core/types.js';
 import { goLineText, isGoLog } from '../../kit/go-log.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
+import type { Cause, CauseTell } from '../../knowledge/causes/index.js';
+import { compileKnowledge, likelyCause } from './causes.js';
 import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
@@ -178,6 +180,8 @@ interface SignatureTally {
   pods: Map<number, number>;
   /** Lines of pods beyond MAX_PODS_PER_SIGNATURE or MAX_SOURCES. */
   uncountedPodLines: number;
+  /** Bit i set: a line of this signature showed a tell of its knowledge's cause i. */
+  told: number;
 }
 
 interface State {
@@ -202,10 +206,14 @@ type MatchedRecord = ProxyLogRecord | CorednsMessageRecord | CorednsQueryRecord;
 function tally(state: State, signature: KnownSignature, record: MatchedRecord, text: string): void {
   let t = state.tallies.get(signature.id);
   if (!t) {
-    t = { id: signature.id, lines: 0, firstTime: null, lastTime: null, samples: [], pods: new Map(), uncountedPodLines: 0 };
+    t = { id: signature.id, lines: 0, firstTime: null, lastTime: null, samples: [], pods: new Map(), uncountedPodLines: 0, told: 0 };
     state.tallies.set(signature.id, t);
   }
   t.lines++;
+  // Tells are tested until each has been seen once: a storm's millionth line adds nothing.
+  for (const { cause, pattern } of BY_ID.get(signature.id)!.knowledge.lineTells) {
+    if ((t.told & (1 << cause)) === 0 && pattern.test(text)) t.told |= 1 << cause;
+  }
   if (record.time !== null) {
     if (t.firstTime === null || record.time < t.firstTime) t.firstTime = record.time;
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
@@ -257,7 +265,7 @@ function interestOf(signatures: readonly CompiledSignature[]): string[] {
   return literals.filter((l) => !literals.some((other) => other !== l && l.includes(other))).sort();
 }
 
-const BY_ID = new Map(SIGNATURES.map((s, i) => [s.id, { entry: s, order: i }]));
+const BY_ID = new Map(SIGNATURES.map((s, i) => [s.id, { entry: s, order: i, knowledge: compileKnowledge(s) }]));
 
 export function findSignature(id: string): KnownSignature | undefined {
   return BY_ID.get(id)?.entry;
@@ -319,10 +327,11 @@ export default defineRule<KnownSignatureOptions, State>({
     for (const [id, t] of from.tallies) {
       let mine = into.tallies.get(id);
       if (!mine) {
-        mine = { ...t, lines: 0, samples: [], pods: new Map(), uncountedPodLines: 0 };
+        mine = { ...t, lines: 0, samples: [], pods: new Map(), uncountedPodLines: 0, told: 0 };
         into.tallies.set(id, mine);
       }
       mine.lines += t.lines;
+      mine.told |= t.told;
       if (t.firstTime !== null && (mine.firstTime === null || t.firstTime < mine.firstTime)) mine.firstTime = t.firstTime;
       if (t.lastTime !== null && (mine.lastTime === null || t.lastTime > mine.lastTime)) mine.lastTime = t.lastTime;
       mine.samples.push(...t.samples.slice(0, Math.max(0, into.sampleCap - mine.samples.length)));
@@ -335,11 +344,12 @@ export default defineRule<KnownSignatureOptions, State>({
   finish(state, { options, inputs }) {
     const fullLogs = new Set(inputs.filter((i) => i.lines > EXCERPT_MAX_LINES).map((i) => i.path));
     const tallies = [...state.tallies.values()].sort((a, b) => BY_ID.get(a.id)!.order - BY_ID.get(b.id)!.order);
+    const seen = new Set(state.tallies.keys());
     return tallies.flatMap((t) => {
-      const signature = BY_ID.get(t.id)!.entry;
+      const { entry: signature, knowledge } = BY_ID.get(t.id)!;
       const pods = podTallies(state, t);
       const reported = signature.background ? onlyFromExcerpts(t, pods, fullLogs) : { t, pods };
-      return reported ? [findingFor(signature, reported.t, reported.pods, options)] : [];
+      return reported ? [findingFor(signature, reported.t, reported.pods, options, likelyCause(knowledge.knowledge, t.told, seen))] : [];
     });
   },
 });
@@ -366,8 +376,13 @@ function podLabel(p: PodTally): string {
  * that has the span they stand for (`controller{addr=…}` → `controller{addr=localhost:8086}`), and
  * where the lines were seen.
  */
-export function firstAction(signature: KnownSignature, t: Pick<SignatureTally, 'samples' | 'uncountedPodLines'>, pods: readonly PodTally[]): string {
-  const action = fillFromSamples(signature.fix[0]?.action ?? `Read \`linkerd-doctor explain ${signature.id}\` for what to check.`, t.samples);
+export function firstAction(
+  signature: KnownSignature,
+  t: Pick<SignatureTally, 'samples' | 'uncountedPodLines'>,
+  pods: readonly PodTally[],
+  cause?: Cause,
+): string {
+  const action = fillFromSamples(cause?.action ?? signature.fix[0]?.action ?? `Read \`linkerd-doctor explain ${signature.id}\` for what to check.`, t.samples);
   const named = pods.filter((p) => p.pod);
   const more = pods.length - named.length + (t.uncountedPodLines > 0 ? 1 : 0);
   if (named.length === 0) return action;
@@ -396,7 +411,13 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function findingFor(signature: KnownSignature, t: SignatureTally, tallies: PodTally[], options: KnownSignatureOptions): FindingDraft {
+function findingFor(
+  signature: KnownSignature,
+  t: SignatureTally,
+  tallies: PodTally[],
+  options: KnownSignatureOptions,
+  likely: { cause: Cause; tell: CauseTell } | null,
+): FindingDraft {
   const pods = tallies.sort((a, b) => b.lines - a.lines || podLabel(a).localeCompare(podLabel(b)));
   const podCount = pods.length + (t.uncountedPodLines > 0 ? 1 : 0);
   const top = pods.slice(0, options.topPods);
@@ -409,11 +430,21 @@ function findingFor(signature: KnownSignature, t: SignatureTally, tallies: PodTa
     signature.coveredBy && signature.coveredBy.length > 0
       ? ` When sustained, this is judged by ${signature.coveredBy.join(' and ')}; read the findings together.`
       : '';
+  const knowledge = BY_ID.get(signature.id)!.knowledge.knowledge;
+  // The causes as the sources rank them, the one the context points at first; each with what tells it apart.
+  const causes = likely ? [likely.cause, ...knowledge.causes.filter((c) => c !== likely.cause)] : knowledge.causes;
+  const tellsOf = (c: Cause) => (c.tells.length > 0 ? ` (tell: ${c.tells.map((x) => x.says).join('; or ')})` : '');
+  const causeList = causes.map((c, i) => `(${i + 1}) ${c.title}${tellsOf(c)}`).join('; ');
+  const verdict = likely
+    ? `Most likely: ${likely.cause.title}, since ${likely.tell.says}. ${likely.cause.why}`
+    : causes.length > 1
+      ? 'The lines alone do not tell which cause it is.'
+      : '';
   const knownFix = signature.knownFix ? KNOWN_FIXES.find((f) => f.id === signature.knownFix) : undefined;
   const remediation = [
-    firstAction(signature, t, pods),
+    firstAction(signature, t, pods, causes[0]),
     'Likely causes, most likely first:',
-    ...signature.causes.map((c, i) => `${i + 1}. ${c}`),
+    ...causes.map((c, i) => `${i + 1}. ${c.title}${c.why !== c.title ? `: ${c.why}` : ''}${tellsOf(c)} [${c.sources.map((s) => s.url).join(', ')}]`),
     'Fix, by release:',
     ...signature.fix.map((f) => `- ${f.versions}: ${f.action}`),
     ...(knownFix
@@ -425,8 +456,8 @@ function findingFor(signature: KnownSignature, t: SignatureTally, tallies: PodTa
   const single = pods.length === 1 && t.uncountedPodLines === 0 && pods[0]!.pod ? pods[0]! : null;
   return {
     kind: signature.id,
-    title: `Known signature: ${signature.title}`,
-    message: `${lines} ${where} match${t.lines === 1 ? 'es' : ''} the known signature ${signature.id}. ${signature.meaning}${covered}`,
+    title: likely ? likely.cause.title : knowledge.failure,
+    message: `${lines} ${where} match${t.lines === 1 ? 'es' : ''} the known signature ${signature.id} (${signature.title}). ${signature.meaning} ${verdict}${verdict ? ' ' : ''}Causes, most likely first: ${causeList}.${covered}`,
     subject: {
       ...(single?.namespace ? { namespace: single.namespace } : {}),
       ...(single?.pod ? { pod: single.pod } : {}),
@@ -444,6 +475,8 @@ function findingFor(signature: KnownSignature, t: SignatureTally, tallies: PodTa
       ...(signature.coveredBy?.length ? { coveredBy: [...signature.coveredBy] } : {}),
       ...(signature.knownFix ? { knownFix: signature.knownFix } : {}),
       references: [...signature.references],
+      ...(likely ? { likelyCause: likely.cause.id } : {}),
+      causes: causes.map((c) => ({ id: c.id, title: c.title, sources: c.sources.map((x) => x.url) })),
       samples: t.samples,
     },
     locations: t.samples.map((s) => ({ path: s.path, line: s.line })),

@@ -3,7 +3,7 @@
 // call sites in data/inventory/inventory.json; examples are built in the layout each component
 // prints (tracing for the Rust ones, logrus text for the Go ones) from the call site in source.
 
-import type { KnownSignature } from '../signature.js';
+import { L2, type KnownSignature } from '../signature.js';
 
 const POLICY_SRC = 'https://github.com/linkerd/linkerd2/blob/edge-26.8.3/policy-controller/';
 const INIT_SRC = 'https://github.com/linkerd/linkerd2-proxy-init/blob/main/';
@@ -192,6 +192,26 @@ export const COMPONENT_SIGNATURES: readonly KnownSignature[] = [
         note: 'built from the call site',
       },
     ],
+  },
+  {
+    id: 'proxy-init-skipped-existing-chains',
+    title: 'linkerd-init skipped iptables setup: chains already there',
+    family: 'node',
+    match: { records: ['proxy-log'], literals: ['existing chains'], pattern: 'skipping iptables setup: found \\d{1,4} existing chains' },
+    meaning:
+      "linkerd-init found its own chains in the pod's network namespace, so it ran before in this pod, and skipped setup: it trusts the earlier run. If that run did not finish, the pod's traffic is not (or only partly) redirected to the proxy.",
+    causes: [
+      'The init container or the pod sandbox restarted after a first run that was cut short, leaving half-applied rules (linkerd2 #9267).',
+      'A normal re-run of linkerd-init after a complete first run (harmless).',
+    ],
+    fix: [
+      {
+        versions: 'Linkerd ≥ 2.12',
+        action: 'Delete the pod so it gets a fresh network namespace: `kubectl -n <namespace> delete pod <pod>`.',
+      },
+    ],
+    references: [`${L2}9267`],
+    examples: [{ line: 'level=info msg="skipping iptables setup: found 1 existing chains"', source: `${L2}9267` }],
   },
   {
     id: 'cni-plugin-failed',

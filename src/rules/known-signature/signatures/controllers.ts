@@ -54,6 +54,42 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
     ],
   },
   {
+    id: 'controller-kube-api-lost',
+    title: 'Controller lost the Kubernetes API server',
+    family: 'controller',
+    match: {
+      records: ['proxy-log'],
+      literals: ['failed to list', 'failed to watch', 'Failed to watch'],
+      pattern:
+        '(?:[Ff]ailed to (?:list|watch) \\*?[\\w./]{1,80}: .{0,400}(?:i/o timeout|connection refused|no route to host|TLS handshake timeout|context deadline exceeded|connection reset by peer|http2: client connection lost|EOF))',
+    },
+    meaning:
+      "client-go's reflector in a Linkerd controller could not list or watch a kind because the API server did not answer; until it does, the controller serves what it last saw, so proxies get no new endpoints or policy.",
+    causes: [
+      'The API server is unreachable from the controller pod (node networking, a NetworkPolicy, an API server restart or overload).',
+      'A controller that stalled after the outage and never resynced (linkerd2 #12469): the errors stop but discovery does not recover.',
+    ],
+    fix: [
+      {
+        versions: 'all',
+        action:
+          'Check that nothing blocks the API server from the controller, then restart it once the errors stop: `kubectl -n linkerd rollout restart deploy/linkerd-destination`.',
+      },
+    ],
+    references: [`${L2}12469`, `${L2}7460`],
+    examples: [
+      {
+        line: '{"level":"info","msg":"pkg/mod/k8s.io/client-go@v0.29.0/tools/cache/reflector.go:229: failed to list *v1.Job: Get \\"https://10.96.0.1:443/apis/batch/v1/jobs?resourceVersion=803143\\": dial tcp 10.96.0.1:443: i/o timeout","time":"2024-04-19T08:16:28Z"}',
+        source: `${L2}12469`,
+      },
+      {
+        line: 'time="2026-12-04T10:00:01Z" level=error msg="k8s.io/client-go/informers/factory.go:150: Failed to watch *v1.Pod: failed to list *v1.Pod: Get \\"https://10.96.0.1:443/api/v1/pods?limit=500\\": dial tcp 10.96.0.1:443: connect: connection refused"',
+        source: `${L2}7460`,
+        note: 'the reflector message of client-go in the logfmt layout the controllers print',
+      },
+    ],
+  },
+  {
     id: 'controller-server-failed',
     title: 'Controller cannot serve (listen, start or configuration failed)',
     family: 'controller',
