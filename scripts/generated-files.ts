@@ -7,12 +7,16 @@
 //   the package ships it and where findings link (its relative links are written for docs/rules/);
 // - the README's rules table, between its two marker comments, from each rule's meta;
 // - docs/schema/report.schema.json and config.schema.json, from the report model and the registry;
-// - docs/signatures.md, from known-signature's catalogue.
+// - docs/signatures.md, from known-signature's catalogue;
+// - data/knowledge/causes.json, the knowledge base of causes (src/knowledge/causes) for every
+//   catalogue signature, as data beside data/inventory/ (docs/knowledge.md).
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderSignatureCatalogue } from '../src/rules/known-signature/docs.js';
+import { SIGNATURES } from '../src/rules/known-signature/catalogue.js';
+import { CURATED_KNOWLEDGE, knowledgeOf } from '../src/knowledge/causes/index.js';
 import { RULES } from '../src/rules/index.js';
 import { buildConfigSchema, buildReportSchema } from './schema-model.js';
 
@@ -76,7 +80,15 @@ export function generatedFiles(): GeneratedFile[] {
     { path: 'docs/schema/report.schema.json', content: `${JSON.stringify(buildReportSchema(), null, 2)}\n` },
     { path: 'docs/schema/config.schema.json', content: `${JSON.stringify(buildConfigSchema(), null, 2)}\n` },
     { path: 'docs/signatures.md', content: renderSignatureCatalogue() },
+    { path: 'data/knowledge/causes.json', content: causesData() },
   ];
+}
+
+/** The knowledge base as data: per signature, what failed and its causes (curated or from the catalogue). */
+function causesData(): string {
+  const curated = new Set(CURATED_KNOWLEDGE.map((k) => k.signature));
+  const failures = SIGNATURES.filter((s) => s.family !== 'benign').map((s) => ({ ...knowledgeOf(s), curated: curated.has(s.id) }));
+  return `${JSON.stringify({ generatedBy: `${GENERATE_COMMAND} (src/knowledge/causes)`, failures }, null, 1)}\n`;
 }
 
 /** The derived files whose committed content differs from what the code gives (missing pages included). */

@@ -18,30 +18,11 @@ import stringWidth from 'string-width';
 import { SIGNATURES } from '../../src/rules/known-signature/catalogue.js';
 import { formatText, shortenToSentences, wrap } from '../../src/report/formats/text.js';
 import type { Report, ReportFinding } from '../../src/report/report.js';
+import { actionProblem } from '../support/actions.js';
 
 const GOLDEN = path.resolve('test/golden/reports');
 const BIN = path.resolve('bin/run.js');
 const WIDTHS = [50, 80, 200] as const;
-
-/**
- * An action starts with what to do: a verb, or a command in backticks. Words a remediation may
- * open with that tell instead ("Harmless…", "Usually nothing", "If it…", "Likely causes…") fail.
- */
-const VERBS = new Set(
-  'add allow annotate count authorize capture change check collect compare confirm correlate decide delete disable drop enable find fix get give ignore increase inspect install look make mark mesh move point query raise read reduce relieve remove re-apply re-inject reproduce resolve restart restore roll rotate route run scale send set speed start stop switch test time treat update upgrade use validate verify wait'.split(
-    ' ',
-  ),
-);
-
-function actionProblem(action: string): string | null {
-  const text = action.replace(/^\s*\d+\.\s*/, '').trim();
-  if (text === '') return 'empty';
-  if (/…$|\.\.\.$/.test(text)) return 'cut';
-  if (!/[.)`"'\]]$/.test(text)) return 'does not end a sentence';
-  if (text.startsWith('`') || /^(kubectl|linkerd|dig)\b/.test(text)) return null;
-  const first = text.split(/[\s:,]/)[0]!.toLowerCase();
-  return VERBS.has(first) ? null : `starts with "${first}", not a verb`;
-}
 
 function firstStep(remediation: string): string {
   return remediation.split('\n').find((l) => l.trim() !== '' && !l.startsWith('Version check')) ?? '';

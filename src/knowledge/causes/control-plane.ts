@@ -58,7 +58,8 @@ export const CONTROL_PLANE_KNOWLEDGE: readonly FailureKnowledge[] = [
         why: 'A ClusterRole left behind by a partial upgrade does not grant list/watch on a kind the new controller reads, so its informer never syncs.',
         action:
           'Check the permission: `kubectl auth can-i list <resource> --as=system:serviceaccount:linkerd:linkerd-destination`; re-apply the control plane of the running version so its ClusterRoles match.',
-        tells: [{ says: 'the lines say the request was forbidden', line: 'forbidden|cannot list|cannot watch|cannot get' }],
+        // Forbidden lists and watches are the controller-api-errors rule's: no tell here.
+        tells: [],
         sources: [{ url: `${L2_ISSUE}14605`, versions: 'edge-25.10' }],
       },
     ],
@@ -85,7 +86,7 @@ export const CONTROL_PLANE_KNOWLEDGE: readonly FailureKnowledge[] = [
         title: "Another CNI plugin overwrote linkerd-cni's configuration",
         why: 'A primary CNI in exclusive mode (Cilium by default) rewrites the chained configuration, so linkerd-cni never runs for new pods.',
         action: 'Run the primary CNI in chaining mode (Cilium: `cni.exclusive=false`) and restart linkerd-cni, then the failing pods.',
-        tells: [{ says: 'the run shows Cilium', line: 'cilium' }],
+        tells: [],
         sources: [{ url: `${L2_ISSUE}11735`, versions: '≥ 2.13' }],
       },
       {

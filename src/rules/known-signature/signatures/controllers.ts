@@ -76,6 +76,8 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
           'Check that nothing blocks the API server from the controller, then restart it once the errors stop: `kubectl -n linkerd rollout restart deploy/linkerd-destination`.',
       },
     ],
+    // Sustained, with the API server's address, it is controller-api-errors' api-unreachable finding.
+    coveredBy: ['controller-api-errors'],
     references: [`${L2}12469`, `${L2}7460`],
     examples: [
       {

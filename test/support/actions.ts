@@ -1,0 +1,22 @@
+// What makes a finding's first step an action (issue 28): shared by the finding-actions meta-test and
+// the knowledge base's test.
+
+/**
+ * An action starts with what to do: a verb, or a command in backticks. Words a remediation may
+ * open with that tell instead ("Harmless…", "Usually nothing", "If it…", "Likely causes…") fail.
+ */
+const VERBS = new Set(
+  'add allow annotate count authorize capture change check collect compare confirm correlate decide delete disable drop enable find fix get give ignore increase inspect install look make mark mesh move point query raise read reduce relieve remove re-apply re-inject reproduce resolve restart restore roll rotate route run scale send set speed start stop switch test time treat update upgrade use validate verify wait'.split(
+    ' ',
+  ),
+);
+
+export function actionProblem(action: string): string | null {
+  const text = action.replace(/^\s*\d+\.\s*/, '').trim();
+  if (text === '') return 'empty';
+  if (/…$|\.\.\.$/.test(text)) return 'cut';
+  if (!/[.)`"'\]]$/.test(text)) return 'does not end a sentence';
+  if (text.startsWith('`') || /^(kubectl|linkerd|dig)\b/.test(text)) return null;
+  const first = text.split(/[\s:,]/)[0]!.toLowerCase();
+  return VERBS.has(first) ? null : `starts with "${first}", not a verb`;
+}
