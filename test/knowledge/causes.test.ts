@@ -173,6 +173,24 @@ const TELL_CASES: { signature: string; line: string; cause: string | null; sourc
     cause: 'cni-not-ready-when-pod-started',
     source: 'https://github.com/linkerd/linkerd2/issues/12490',
   },
+  {
+    signature: 'service-mirror-link-status-rejected',
+    line: 'level=error msg="Failed to patch link status linkerd-multicluster/c1: Link.multicluster.linkerd.io \\"c1\\" is invalid: [status.federatedServices[1].conditions[0].localRef.name: Required value, status.federatedServices[1].conditions[0].localRef.namespace: Required value]" cluster=c1',
+    cause: 'mirror-namespace-missing-no-local-ref',
+    source: 'https://github.com/linkerd/linkerd2/issues/14433',
+  },
+  {
+    signature: 'service-mirror-link-status-rejected',
+    line: 'time="2026-12-04T10:00:01Z" level=error msg="Failed to patch link status linkerd-multicluster/east: .status.federatedServices: field not declared in schema" cluster=east',
+    cause: 'mirror-link-crd-outdated',
+    source: "linkerd2 multicluster/service-mirror/cluster_watcher.go (built from the call site with the API server's schema error)",
+  },
+  {
+    signature: 'service-mirror-link-status-rejected',
+    line: 'time="2026-12-04T10:00:01Z" level=error msg="Failed to patch link status linkerd-multicluster/east: links.multicluster.linkerd.io \\"east\\" is forbidden: User \\"system:serviceaccount:linkerd-multicluster:linkerd-service-mirror-east\\" cannot patch resource \\"links/status\\"" cluster=east',
+    cause: 'mirror-rbac-link-status',
+    source: 'linkerd2 multicluster/service-mirror/cluster_watcher.go (built from the call site with an RBAC refusal)',
+  },
 ];
 
 describe('findings name the likely cause, given the context', () => {
@@ -196,6 +214,20 @@ describe('findings name the likely cause, given the context', () => {
       for (const other of knowledge.causes) assert.ok(finding.message.includes(other.title), `${other.id} missing from the message`);
     });
   }
+
+  it('names the cause another signature in the run points at (withSignature)', async () => {
+    const findings = await findingsOf([
+      'level=warning msg="Skipping mirroring of service bar/foo: namespace bar does not exist" cluster=c1',
+      'level=error msg="Failed to patch link status linkerd-multicluster/c1: Link.multicluster.linkerd.io \\"c1\\" is invalid: [status.federatedServices[1].conditions[0]: Required value]" cluster=c1',
+    ]);
+    const status = findings.find((f) => f.evidence.signature === 'service-mirror-link-status-rejected');
+    assert.equal(status?.evidence.likelyCause, 'mirror-namespace-missing-no-local-ref');
+    assert.match(status.message, /the same run shows the mirror skipping a service whose namespace does not exist/);
+    const alone = await findingsOf([
+      'level=error msg="Failed to patch link status linkerd-multicluster/c1: Link.multicluster.linkerd.io \\"c1\\" is invalid: [status.federatedServices[1].conditions[0]: Required value]" cluster=c1',
+    ]);
+    assert.equal(alone.find((f) => f.evidence.signature === 'service-mirror-link-status-rejected')?.evidence.likelyCause, undefined);
+  });
 
   it('covers every curated cause that has a line tell with a case that names it', () => {
     const named = new Set(TELL_CASES.map((c) => c.cause));

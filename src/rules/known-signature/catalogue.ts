@@ -40,6 +40,7 @@ import { CONFIGURATION_SIGNATURES } from './signatures/configuration.js';
 import { COREDNS_SIGNATURES } from './signatures/coredns.js';
 import { CONTROLLER_SIGNATURES } from './signatures/controllers.js';
 import { COMPONENT_SIGNATURES } from './signatures/components.js';
+import { MULTICLUSTER_SIGNATURES } from './signatures/multicluster.js';
 import { CERT_VALIDITY_SIGNATURES, LEGACY_PROXY_SIGNATURES, PROXY_RUNTIME_SIGNATURES } from './signatures/proxy-runtime.js';
 
 export type { KnownSignature, SignatureExample, SignatureFamily, SignatureFix } from './signature.js';
@@ -66,6 +67,7 @@ export const SIGNATURES: readonly KnownSignature[] = [
   ...DATA_PLANE_SIGNATURES,
   ...CONTROLLER_SIGNATURES,
   ...COMPONENT_SIGNATURES,
+  ...MULTICLUSTER_SIGNATURES,
   ...PROXY_RUNTIME_SIGNATURES,
   ...LEGACY_PROXY_SIGNATURES,
   ...BENIGN_SIGNATURES,

@@ -18,6 +18,8 @@ export type SignatureFamily =
   | 'controller'
   /** Node-level components: proxy-init, linkerd-cni, the network validator, the CNI repair controller. */
   | 'node'
+  /** The multicluster extension's service mirror. */
+  | 'multicluster'
   | 'benign';
 
 export interface SignatureExample {
