@@ -158,7 +158,10 @@ export function classifyCertificateText(raw: string, role: CertificateRole | nul
   if (problem === null) return null;
 
   const name = CANDIDATE.exec(text)?.[1] ?? WEBHOOK.exec(text)?.[1] ?? VALID_FOR.exec(text)?.[1] ?? null;
-  const resolved = role ?? (name !== null ? roleOfName(name) : null) ?? roleOfName(text.slice(0, 1000)) ?? 'unknown';
+  // `invalid issuer credentials: x509: … candidate authority certificate "identity.linkerd…"`: the
+  // issuer is what failed to verify, the name is the root it was checked against.
+  const issuer = lower.includes('issuer credentials') || lower.includes('issuer cert') || lower.includes('issuer certificate') ? 'identity-issuer' : null;
+  const resolved = role ?? issuer ?? (name !== null ? roleOfName(name) : null) ?? roleOfName(text.slice(0, 1000)) ?? 'unknown';
   const skewMinutes = problem === 'not-yet-valid' ? minutesBetween(currentTime, notBefore) : null;
   return {
     role: resolved,
@@ -184,6 +187,20 @@ const LABELS: Readonly<Record<CertificateRole, string>> = {
   unknown: 'a certificate',
 };
 
+/** Who checks the certificate, for a sentence saying who does not trust it. */
+const CLIENTS: Readonly<Record<CertificateRole, string>> = {
+  'trust-anchor': 'the proxies',
+  'identity-issuer': "Linkerd's identity",
+  'proxy-leaf': 'the peer proxy',
+  'proxy-injector-webhook': 'the Kubernetes API server',
+  'sp-validator-webhook': 'the Kubernetes API server',
+  'policy-validator-webhook': 'the Kubernetes API server',
+  'tap-apiservice': "the Kubernetes API server's aggregation layer",
+  'multicluster-gateway': "the source cluster's proxies",
+  webhook: 'the Kubernetes API server',
+  unknown: 'the client',
+};
+
 /** `the trust anchor (root certificate)`, for a finding's sentence. */
 export function certificateLabel(role: CertificateRole): string {
   return LABELS[role];
@@ -203,9 +220,11 @@ export function describeCertificate(c: CertificateFinding): string {
     case 'expiring-soon':
       return `${label} expires soon${day(c.notAfter)}`;
     case 'unknown-authority':
-      return `${label} is not trusted: it is signed by a CA the client does not trust${c.name ? ` (candidate ${c.name})` : ''}`;
+      if (c.role === 'identity-issuer')
+        return `${label} is not signed by the trust anchors given${c.name ? ` (checked against ${c.name})` : ''}: a new trust anchor must be a bundle that contains the current root as well until the issuer is re-issued from the new one`;
+      return `${CLIENTS[c.role]} does not trust ${label}: the CA bundle it holds and the certificate are out of sync${c.name ? ` (candidate authority ${c.name})` : ''}`;
     case 'bad-signature':
-      return `${label} does not verify against the CA the client holds: the CA bundle and the certificate are out of sync`;
+      return `${CLIENTS[c.role]} cannot verify ${label}: the CA bundle and the certificate are out of sync`;
     case 'name-mismatch':
       return `${label} does not name the host it is served for${c.name ? ` (${c.name})` : ''}`;
     case 'unsupported-algorithm':

@@ -260,7 +260,7 @@ export const CORE_VERDICTS: Readonly<Record<string, CheckVerdict>> = {
     meaning: 'clusterNetworks does not cover every node podCIDR: {detail}',
     causes: [
       "a node podCIDR outside Linkerd's clusterNetworks: traffic to those pods is not treated as in-cluster",
-      'nodes that do not expose spec.podCIDR (DigitalOcean, some CNIs): the check parses an empty CIDR, a false failure fixed in 2.10.x (linkerd2#6399)',
+      'nodes that do not expose a podCIDR in their spec (DigitalOcean, some CNIs): the check parses an empty CIDR, a false failure fixed in 2.10.x (linkerd2#6399)',
     ],
     firstAction:
       'Compare kubectl get nodes -o jsonpath="{.items[*].spec.podCIDR}" with clusterNetworks; add the missing ranges (linkerd upgrade --set clusterNetworks=…) or, when nodes have no podCIDR, ignore it and upgrade the CLI',

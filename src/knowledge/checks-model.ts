@@ -43,7 +43,7 @@ export function exists(what: string, reinstall: string, extra: readonly string[]
 
 export function podsRunning(component: string, namespace: string): CheckVerdict {
   return {
-    meaning: `${component} pods are not all running: {detail}`,
+    meaning: `${component} pods are not running or not ready: {detail}`,
     causes: [
       'a pod Pending: no node has the CPU or memory it requests, or a PersistentVolume cannot bind',
       'a pod stuck initialising: the linkerd-init / CNI step or the proxy cannot start (no certificate from identity, the control plane not ready)',

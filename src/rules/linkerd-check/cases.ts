@@ -1,0 +1,109 @@
+// Fire and quiet cases for linkerd-check. The inputs are the real-shaped pastes of
+// test/data/linkerd-cli (its README cites the thread each is shaped after): linkerd check in the
+// table, ASCII, -o short and -o json layouts, --pre, --proxy, the extensions' sections, and the
+// errors linkerd top and linkerd upgrade end with.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { RuleCases } from '../../../test/support/rule-cases.js';
+
+const read = (name: string) => readFileSync(new URL(`../../../test/data/linkerd-cli/${name}`, import.meta.url), 'utf8');
+const input = (name: string) => ({ path: name, content: read(name), kind: 'linkerd-cli' as const });
+
+export const cases: RuleCases = {
+  fires: [
+    {
+      name: 'an expired trust anchor in the table layout, named with its date, and a Pending viz pod in the next run',
+      expect: [
+        { severity: 'error', kind: 'certificate/trust-anchor/expired', subject: { target: 'l5d-identity-trustAnchors-are-time-valid' } },
+        { severity: 'warning', kind: 'check/l5d-viz-pods-running', subject: { target: 'l5d-viz-pods-running' } },
+      ],
+      inputs: [input('check-table-two-runs.txt')],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /^The trust anchor \(root certificate\) expired on 2021-03-05T08:14:00Z$/);
+        assert.match(findings[0]!.remediation, /step certificate create root/);
+        assert.match(findings[0]!.remediation, /every meshed workload/);
+        assert.match(findings[1]!.remediation, /kubectl -n linkerd-viz describe pod grafana-6d9c8b7f5-q4x2z/);
+      },
+    },
+    {
+      name: 'only version warnings (-o short): info, each saying it alone breaks nothing',
+      expect: [
+        { severity: 'info', kind: 'check/l5d-version-cli', subject: { target: 'l5d-version-cli' } },
+        { severity: 'info', kind: 'check/l5d-version-control', subject: { target: 'l5d-version-control' } },
+        { severity: 'info', kind: 'check/l5d-cp-proxy-version', subject: { target: 'l5d-cp-proxy-version' } },
+      ],
+      inputs: [input('check-short-version-warnings.txt')],
+      check: (findings) => assert.match(findings[0]!.message, /does not mean anything is broken/),
+    },
+    {
+      name: '-o json: the proxy-injector webhook certificate expired, with the restart it needs',
+      expect: [{ severity: 'error', kind: 'certificate/proxy-injector-webhook/expired', subject: { target: 'l5d-proxy-injector-webhook-cert-valid' } }],
+      inputs: [input('check-json-elided.txt')],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /proxy-injector webhook's serving certificate expired on 2022-06-01T10:00:00Z/);
+        assert.match(findings[0]!.remediation, /rollout restart deploy\/linkerd-proxy-injector/);
+      },
+    },
+    {
+      name: '2.2-era layout: Prometheus unreachable because the cluster DNS has no record for it',
+      expect: [{ severity: 'error', kind: 'check/l5d-api-control-api', subject: { target: 'l5d-api-control-api' } }],
+      inputs: [input('check-2.2-brackets.txt')],
+      check: (findings) =>
+        assert.match(findings[0]!.message, /cluster DNS \(10\.96\.0\.10:53\) has no record for linkerd-prometheus\.linkerd\.svc\.cluster\.local/),
+    },
+    {
+      name: '--pre in ASCII: NET_ADMIN failing, clock skew warning named as clock skew',
+      expect: [
+        { severity: 'warning', kind: 'check/pre-k8s-clock-skew', subject: { target: 'pre-k8s-clock-skew' } },
+        { severity: 'error', kind: 'check/pre-k8s-cluster-net-admin', subject: { target: 'pre-k8s-cluster-net-admin' } },
+      ],
+      inputs: [input('check-ascii.txt')],
+      check: (findings) => {
+        assert.match(findings[1]!.message, /PSP admission controller is not enabled/);
+        assert.match(findings[0]!.title, /^Clock skew/);
+      },
+    },
+    {
+      name: 'details and hint without the check line: the tap APIService unreachable by the API server',
+      expect: [{ severity: 'warning', kind: 'check/l5d-tap-api', subject: { target: 'l5d-tap-api' } }],
+      inputs: [input('check-detail-only.txt')],
+      check: (findings) => assert.match(findings[0]!.message, /timed out/),
+    },
+    {
+      name: '--proxy with the multicluster section: proxies on the old anchor, a missing credentials Secret, a dead gateway',
+      expect: [
+        {
+          severity: 'error',
+          kind: 'check/l5d-identity-data-plane-proxies-certs-match-ca',
+          subject: { target: 'l5d-identity-data-plane-proxies-certs-match-ca', namespace: 'shop' },
+        },
+        { severity: 'error', kind: 'check/l5d-smc-target-clusters-access', subject: { target: 'l5d-smc-target-clusters-access' } },
+        { severity: 'error', kind: 'check/l5d-multicluster-gateways-endpoints', subject: { target: 'l5d-multicluster-gateways-endpoints' } },
+      ],
+      inputs: [input('check-proxy-extension-mc.txt')],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /still trust the old trust anchor: restart them \(web-7f9d8c6b5-abcde api-5c4d7b9f8-fghij\)/);
+        assert.match(findings[1]!.remediation, /get secret cluster-credentials-east/);
+      },
+    },
+    {
+      name: 'linkerd top: the aggregation layer does not trust tap`s certificate',
+      expect: [{ severity: 'error', kind: 'certificate/tap-apiservice/unknown-authority', subject: { target: 'tap-apiservice' } }],
+      inputs: [input('top-x509-error.txt')],
+    },
+    {
+      name: 'linkerd upgrade with a new root that is not bundled with the current one',
+      expect: [
+        {
+          severity: 'error',
+          kind: 'certificate/identity-issuer/unknown-authority',
+          subject: { target: 'linkerd upgrade --identity-trust-anchors-file=new-ca.crt' },
+        },
+      ],
+      inputs: [input('upgrade-unknown-authority.txt')],
+      check: (findings) => assert.match(findings[0]!.remediation, /step certificate bundle/),
+    },
+  ],
+  quiet: [{ name: 'a passing linkerd check', inputs: [input('check-all-green.txt')] }],
+};
