@@ -201,6 +201,33 @@ const CLIENTS: Readonly<Record<CertificateRole, string>> = {
   unknown: 'the client',
 };
 
+/**
+ * The name findings about a certificate share as their target, whatever input told them: the
+ * webhook's name (as the API server's `failed calling webhook "…"` and controller-api-errors say
+ * it), the APIService, the Secret or ConfigMap that holds the certificate. Findings with one target
+ * are one incident (src/incident/correlate.ts).
+ */
+export const CERTIFICATE_TARGETS: Readonly<Record<CertificateRole, string | null>> = {
+  'trust-anchor': 'linkerd-identity-trust-roots',
+  'identity-issuer': 'linkerd-identity-issuer',
+  'proxy-leaf': null,
+  'proxy-injector-webhook': 'linkerd-proxy-injector.linkerd.io',
+  'sp-validator-webhook': 'linkerd-sp-validator.linkerd.io',
+  'policy-validator-webhook': 'linkerd-policy-validator.linkerd.io',
+  'tap-apiservice': 'v1alpha1.tap.linkerd.io',
+  'multicluster-gateway': 'linkerd-gateway',
+  webhook: null,
+  unknown: null,
+};
+
+/** The controller a certificate belongs to, for findings that share a controller to be one incident. */
+export const CERTIFICATE_CONTROLLERS: Readonly<Partial<Record<CertificateRole, 'identity' | 'policy' | 'destination'>>> = {
+  'trust-anchor': 'identity',
+  'identity-issuer': 'identity',
+  'policy-validator-webhook': 'policy',
+  'sp-validator-webhook': 'destination',
+};
+
 /** `the trust anchor (root certificate)`, for a finding's sentence. */
 export function certificateLabel(role: CertificateRole): string {
   return LABELS[role];

@@ -15,7 +15,7 @@ export const cases: RuleCases = {
     {
       name: 'an expired trust anchor in the table layout, named with its date, and a Pending viz pod in the next run',
       expect: [
-        { severity: 'error', kind: 'certificate/trust-anchor/expired', subject: { target: 'l5d-identity-trustAnchors-are-time-valid' } },
+        { severity: 'error', kind: 'certificate/trust-anchor/expired', subject: { target: 'linkerd-identity-trust-roots' } },
         { severity: 'warning', kind: 'check/l5d-viz-pods-running', subject: { target: 'l5d-viz-pods-running' } },
       ],
       inputs: [input('check-table-two-runs.txt')],
@@ -38,7 +38,7 @@ export const cases: RuleCases = {
     },
     {
       name: '-o json: the proxy-injector webhook certificate expired, with the restart it needs',
-      expect: [{ severity: 'error', kind: 'certificate/proxy-injector-webhook/expired', subject: { target: 'l5d-proxy-injector-webhook-cert-valid' } }],
+      expect: [{ severity: 'error', kind: 'certificate/proxy-injector-webhook/expired', subject: { target: 'linkerd-proxy-injector.linkerd.io' } }],
       inputs: [input('check-json-elided.txt')],
       check: (findings) => {
         assert.match(findings[0]!.title, /proxy-injector webhook's serving certificate expired on 2022-06-01T10:00:00Z/);
@@ -89,7 +89,7 @@ export const cases: RuleCases = {
     },
     {
       name: 'linkerd top: the aggregation layer does not trust tap`s certificate',
-      expect: [{ severity: 'error', kind: 'certificate/tap-apiservice/unknown-authority', subject: { target: 'tap-apiservice' } }],
+      expect: [{ severity: 'error', kind: 'certificate/tap-apiservice/unknown-authority', subject: { target: 'v1alpha1.tap.linkerd.io' } }],
       inputs: [input('top-x509-error.txt')],
     },
     {
@@ -98,7 +98,7 @@ export const cases: RuleCases = {
         {
           severity: 'error',
           kind: 'certificate/identity-issuer/unknown-authority',
-          subject: { target: 'linkerd upgrade --identity-trust-anchors-file=new-ca.crt' },
+          subject: { target: 'linkerd-identity-issuer' },
         },
       ],
       inputs: [input('upgrade-unknown-authority.txt')],

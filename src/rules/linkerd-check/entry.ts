@@ -2,5 +2,6 @@
 // what the folder adds beside it.
 import type { RuleEntry } from '../../kit/rule-entry.js';
 import rule from './index.js';
+import { linkerdCheckIncident } from './incident.js';
 
-export default { rule } satisfies RuleEntry;
+export default { rule, incident: linkerdCheckIncident } satisfies RuleEntry;

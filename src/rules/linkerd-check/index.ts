@@ -10,6 +10,8 @@
 import { defineRule, type FindingDraft, type LinkerdCheckRecord, type LinkerdCliMessageRecord, type Severity } from '../../core/types.js';
 import { stateCap } from '../../core/state-cap.js';
 import {
+  CERTIFICATE_CONTROLLERS,
+  CERTIFICATE_TARGETS,
   certificateLabel,
   classifyCertificateText,
   describeCertificate,
@@ -187,10 +189,11 @@ function checkFinding(record: LinkerdCheckRecord, setup: ReturnType<typeof setup
     title,
     message: parts.join(' '),
     subject: {
-      target: found?.anchor ?? anchor ?? (verdict ? record.description : (record.command ?? 'linkerd check')),
+      target: (cert ? CERTIFICATE_TARGETS[cert.role] : null) ?? found?.anchor ?? anchor ?? (verdict ? record.description : (record.command ?? 'linkerd check')),
       ...(values.namespace ? { namespace: values.namespace } : {}),
     },
     evidence: {
+      ...(cert && CERTIFICATE_CONTROLLERS[cert.role] ? { controller: CERTIFICATE_CONTROLLERS[cert.role] } : {}),
       check: record.description,
       category: record.category,
       status: record.status,
@@ -250,8 +253,9 @@ function messageFinding(record: LinkerdCliMessageRecord, setup: ReturnType<typeo
     kind: cert ? `certificate/${cert.role}/${cert.problem}` : 'cli-error',
     title,
     message: parts.join(' '),
-    subject: { target: cert ? cert.role : command },
+    subject: { target: (cert ? CERTIFICATE_TARGETS[cert.role] : null) ?? (cert ? cert.role : command) },
     evidence: {
+      ...(cert && CERTIFICATE_CONTROLLERS[cert.role] ? { controller: CERTIFICATE_CONTROLLERS[cert.role] } : {}),
       command: record.command,
       run: record.run,
       error: record.message.slice(0, 600),
