@@ -31,3 +31,19 @@ export interface LinkerdCliMessageRecord extends RecordBase {
   command: string | null;
   message: string;
 }
+
+/** Which table of the CLI a row comes from. */
+export type CliTable = 'stat' | 'routes' | 'top' | 'edges' | 'endpoints' | 'gateways' | 'tap';
+
+/**
+ * One row of a table the Linkerd CLI prints (`viz stat`, `viz routes`, `viz top`, `viz edges`,
+ * `diagnostics endpoints`, `multicluster gateways`), cells keyed by the header (`SUCCESS`, `ALIVE`),
+ * or one event of `viz tap` (`req`, `rsp`, `end`), its `key=value` pairs as cells.
+ */
+export interface LinkerdCliRowRecord extends RecordBase {
+  kind: 'linkerd-cli-row';
+  run: number;
+  command: string | null;
+  table: CliTable;
+  cells: Record<string, string>;
+}

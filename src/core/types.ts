@@ -52,8 +52,8 @@ export interface SourceLocation {
 
 export type { RecordBase } from './record-base.js';
 import type { RecordBase } from './record-base.js';
-import type { LinkerdCheckRecord, LinkerdCliMessageRecord } from './cli-records.js';
-export type { CheckStatus, LinkerdCheckRecord, LinkerdCliMessageRecord } from './cli-records.js';
+import type { LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from './cli-records.js';
+export type { CheckStatus, CliTable, LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from './cli-records.js';
 
 export interface LogSpan {
   name: string;
@@ -272,7 +272,8 @@ export type LdRecord =
   | PodStatusRecord
   | KubeEventRecord
   | LinkerdCheckRecord
-  | LinkerdCliMessageRecord;
+  | LinkerdCliMessageRecord
+  | LinkerdCliRowRecord;
 
 export type RecordKind = LdRecord['kind'];
 export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;

@@ -18,7 +18,11 @@
 // Colour codes are removed, and of a line redrawn by the spinner (`\r`) only the last drawing is kept.
 // Grammar notes: docs/parse-format.md.
 
-import type { CheckStatus, InputInfo, LdRecord, LinkerdCheckRecord, LinkerdCliMessageRecord } from '../core/types.js';
+import type { CheckStatus, CliTable, InputInfo, LdRecord, LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from '../core/types.js';
+import { cliTableHeader, cliTableRow, tapEvent, type TableHeader } from './linkerd-cli-table.js';
+import { cleanCliLine, linkerdCommandOf, parseCheckLine, parseHint } from './linkerd-cli-lines.js';
+
+export { cleanCliLine, linkerdCommandOf, parseCheckLine, parseHint };
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
 
 /** Detail lines kept per check: a `--proxy` run lists every pod, the first ones say enough. */
@@ -26,99 +30,13 @@ export const MAX_CHECK_DETAILS = 40;
 const MAX_DETAIL_CHARS = 2000;
 const MAX_MESSAGE_CHARS = 4000;
 
-// eslint-disable-next-line no-control-regex -- colour codes are what is being removed
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
-/** The spinner's frames (briandowns/spinner CharSets[9] and the Braille sets). */
-const SPINNER = /^[\u2800-\u28ff]+\s*/;
-const STATUS_GLYPHS: Readonly<Record<string, CheckStatus>> = { '\u221a': 'ok', '\u203c': 'warn', '\u00d7': 'fail', '\u2714': 'ok', '\u2716': 'fail' };
-const ASCII_STATUS = /^\[(ok|warn|warning|fail|failed|error)\]\s+(\S.*)$/i;
 const BRACKET_CATEGORY = /^\[([a-z][a-z0-9-]*)\]\s+(\S.*)$/;
 const DASHES = /^-{3,}$/;
 const EQUALS = /^={3,}$/;
+/** What `diagnostics endpoints` and `viz stat` print on stderr when there is nothing to list. */
+const NOTHING_FOUND = /^No (?:endpoints|traffic) found\.?$/;
 const JSON_RESULT = /^"result": "(?:success|warning|error)"$/;
 const SUMMARY = /^Status check results are\s/;
-/** `see https://linkerd.io/2.10/checks/#l5d-… for hints`, possibly cut; the anchor's characters only. */
-const HINT_URL = /linkerd\.io\/(?:([0-9][\w.-]*|docs)\/)?checks\/?#([\w-]*)/;
-/** Subcommands a pasted command line may name (linkerd2 cli/cmd and the extensions' CLIs). */
-const SUBCOMMANDS = new Set([
-  'check',
-  'viz',
-  'multicluster',
-  'mc',
-  'jaeger',
-  'diagnostics',
-  'diag',
-  'upgrade',
-  'install',
-  'uninstall',
-  'top',
-  'tap',
-  'stat',
-  'routes',
-  'edges',
-  'version',
-  'inject',
-  'uninject',
-  'identity',
-  'authz',
-  'profile',
-  'install-cni',
-  'prune',
-  'dashboard',
-]);
-const PROMPT_TOKEN = /^(?:[$#%>\u279c\u276f\u03bb]|\S*[$#%>]|sudo|PS|\(\S+\))$/;
-
-/**
- * The Linkerd command a pasted line runs, without the shell prompt (`$ linkerd check -o short`,
- * `➜ bin/linkerd upgrade …`, `user@host:~$ linkerd viz check`, a first character lost in the
- * copy: `inkerd check`); null for any other line. `Usage:` examples (`linkerd top [flags]`) are not commands.
- */
-export function linkerdCommandOf(line: string): string | null {
-  const tokens = line.trim().split(/\s+/);
-  for (let i = 0; i < tokens.length && i < 4; i++) {
-    const token = tokens[i]!;
-    const name = token.slice(token.lastIndexOf('/') + 1);
-    if ((name === 'linkerd' || name === 'linkerd.exe' || (i === 0 && name === 'inkerd')) && SUBCOMMANDS.has(tokens[i + 1] ?? '')) {
-      if (tokens.includes('[flags]')) return null;
-      return ['linkerd', ...tokens.slice(i + 1)].join(' ');
-    }
-    if (!PROMPT_TOKEN.test(token)) return null;
-  }
-  return null;
-}
-
-/** A line as the terminal showed it: colour codes removed, the last drawing of a spinner line, no spinner frame. */
-export function cleanCliLine(raw: string): string {
-  let text = raw.includes('\x1b') ? raw.replace(ANSI, '') : raw;
-  const cr = text.lastIndexOf('\r', text.length - 2);
-  if (cr >= 0) text = text.slice(cr + 1);
-  text = text.trimEnd();
-  return SPINNER.test(text) ? text.replace(SPINNER, '') : text;
-}
-
-/** The status and the rest of a check line (`√ can query the Kubernetes API`); null for another line. */
-export function parseCheckLine(text: string): { status: CheckStatus; description: string } | null {
-  const glyph = STATUS_GLYPHS[text.charAt(0)];
-  if (glyph !== undefined) {
-    const rest = text.slice(1);
-    if (rest === '' || (rest.charAt(0) !== ' ' && rest.charAt(0) !== '\t')) return null;
-    const description = rest.trim();
-    return description === '' ? null : { status: glyph, description };
-  }
-  const ascii = ASCII_STATUS.exec(text);
-  if (!ascii) return null;
-  const word = ascii[1]!.toLowerCase();
-  return { status: word === 'ok' ? 'ok' : word.startsWith('warn') ? 'warn' : 'fail', description: ascii[2]!.trim() };
-}
-
-/** The hint a line points to: its anchor (possibly cut) and the docs version of the URL. */
-export function parseHint(text: string): { anchor: string; version: string | null } | null {
-  if (!text.includes('linkerd.io/')) return null;
-  const m = HINT_URL.exec(text);
-  if (!m) return null;
-  return { anchor: m[2]!, version: m[1] ?? null };
-}
-
 interface OpenCheck {
   line: number;
   category: string | null;
@@ -160,6 +78,8 @@ export class LinkerdCliReader {
   /** Lines since the last check or blank line, for a paste that starts below a check's own line. */
   private orphans: { text: string; line: number }[] = [];
   private json: { depth: number; check: OpenCheck | null } | null = null;
+  /** The header of the CLI table being read (`viz stat`, `multicluster gateways`…). */
+  private table: TableHeader | null = null;
   private jsonDocuments = 0;
 
   constructor(
@@ -184,6 +104,7 @@ export class LinkerdCliReader {
       return;
     }
     if (text.trim() === '') {
+      this.table = null;
       this.closeCheck();
       this.closeMessage();
       this.dropPending();
@@ -198,6 +119,7 @@ export class LinkerdCliReader {
       this.category = null;
       return;
     }
+    if (this.tableLine(text, lineNo)) return;
     const unindented = text.charAt(0) !== ' ' && text.charAt(0) !== '\t';
     if (unindented && (text === '{' || text.startsWith('{"success"'))) {
       this.closeAll();
@@ -279,6 +201,45 @@ export class LinkerdCliReader {
     this.closeAll();
     this.dropPending();
     this.dropOrphans();
+  }
+
+  /** A header, row or tap event of the CLI's other answers; true when the line was one. */
+  private tableLine(text: string, lineNo: number): boolean {
+    if (this.table) {
+      const row = parseCheckLine(text.trimStart()) ? null : cliTableRow(this.table, text);
+      if (row) {
+        this.emitRow(this.table.table, row, lineNo);
+        return true;
+      }
+      this.table = null;
+    }
+    const header = cliTableHeader(text);
+    if (header) {
+      this.closeAll();
+      this.pending = null;
+      this.table = header;
+      this.touchRun();
+      return true;
+    }
+    const tap = tapEvent(text);
+    if (tap) {
+      this.closeAll();
+      this.emitRow('tap', tap, lineNo);
+      return true;
+    }
+    if (NOTHING_FOUND.test(text.trim())) {
+      this.closeAll();
+      this.message = { text: text.trim(), line: lineNo };
+      this.closeMessage();
+      return true;
+    }
+    return false;
+  }
+
+  private emitRow(table: CliTable, cells: Record<string, string>, lineNo: number): void {
+    this.touchRun();
+    const record: LinkerdCliRowRecord = { kind: 'linkerd-cli-row', ...this.meta, line: lineNo, run: this.run, command: this.command, table, cells };
+    this.emit(record);
   }
 
   private touchRun(): void {
@@ -432,6 +393,8 @@ export function linkerdCliSniffScore(line: string): number {
   if (SUMMARY.test(text)) return 3;
   if (text.startsWith('"categoryName":') || text.startsWith('"hint": "https://linkerd.io/')) return 3;
   if (JSON_RESULT.test(text)) return 2;
+  if (cliTableHeader(text)) return 3;
+  if (tapEvent(text) || NOTHING_FOUND.test(text)) return 2;
   if (linkerdCommandOf(text) !== null) return 2;
   return 0;
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { LdRecord, LinkerdCheckRecord, LinkerdCliMessageRecord } from '../../src/core/types.js';
+import type { LdRecord, LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from '../../src/core/types.js';
 import { readEntry } from '../../src/engine/pipeline.js';
 import { sniffKind } from '../../src/parsers/sniff.js';
 import { cleanCliLine, linkerdCommandOf, parseCheckLine, parseHint } from '../../src/parsers/linkerd-cli.js';
@@ -22,6 +22,7 @@ async function parse(content: string, path = 'check.txt') {
     stats,
     checks: records.filter((r): r is LinkerdCheckRecord => r.kind === 'linkerd-check'),
     messages: records.filter((r): r is LinkerdCliMessageRecord => r.kind === 'linkerd-cli-message'),
+    rows: records.filter((r): r is LinkerdCliRowRecord => r.kind === 'linkerd-cli-row'),
   };
 }
 
@@ -35,6 +36,11 @@ const FILES = [
   'check-proxy-extension-mc.txt',
   'top-x509-error.txt',
   'upgrade-unknown-authority.txt',
+  'viz-stat-failing.txt',
+  'viz-stat-healthy.txt',
+  'viz-routes-edges.txt',
+  'viz-top-tap.txt',
+  'diagnostics-endpoints-gateways.txt',
 ];
 
 describe('linkerd-cli input', () => {
@@ -185,5 +191,51 @@ describe('linkerd-cli input', () => {
     assert.deepEqual(parseHint('see https://linkerd.io/2.14/checks/#l5d-i'), { anchor: 'l5d-i', version: '2.14' });
     assert.deepEqual(parseHint('see https://linkerd.io/2/checks/#l5d-cluster-networks-cidr for hints'), { anchor: 'l5d-cluster-networks-cidr', version: '2' });
     assert.equal(cleanCliLine('\x1b[31;1m×\x1b[0m x\r'), '× x');
+  });
+
+  it('reads viz stat rows by their header, and routes whose names hold spaces', async () => {
+    const stat = await parse(read('viz-stat-failing.txt'));
+    assert.equal(stat.stats.unparsed, 0);
+    assert.deepEqual(
+      stat.rows.map((r) => [r.table, r.cells.NAME, r.cells.SUCCESS, r.cells.TCP_CONN]),
+      [
+        ['stat', 'emoji', '100.00%', '3'],
+        ['stat', 'vote-bot', '-', '-'],
+        ['stat', 'voting', '83.33%', '3'],
+        ['stat', 'web', '91.53%', '3'],
+      ],
+    );
+    const { rows } = await parse(read('viz-routes-edges.txt'));
+    assert.deepEqual(rows[1]!.cells.ROUTE, 'POST /books');
+    assert.deepEqual(rows[1]!.cells.SUCCESS, '52.63%');
+    const unsecured = rows.find((r) => r.table === 'edges' && r.cells.SRC === 'traffic')!;
+    assert.equal(unsecured.cells.SECURED, 'Not Provided By Remote');
+    assert.equal(unsecured.run, 2);
+  });
+
+  it('reads viz top rows and tap events', async () => {
+    const { rows } = await parse(read('viz-top-tap.txt'));
+    const top = rows.filter((r) => r.table === 'top');
+    assert.deepEqual(top[1]!.cells['Success Rate'], '0.00%');
+    assert.equal(top[1]!.cells.Count, '25');
+    const tap = rows.filter((r) => r.table === 'tap');
+    assert.equal(tap.length, 6);
+    assert.deepEqual([tap[4]!.cells.event, tap[4]!.cells[':status'], tap[4]!.cells.id], ['rsp', '503', '3:1']);
+  });
+
+  it('reads diagnostics endpoints, its empty answer, and multicluster gateways', async () => {
+    const { rows, messages } = await parse(read('diagnostics-endpoints-gateways.txt'));
+    assert.deepEqual(
+      rows.map((r) => [r.table, r.cells.POD ?? r.cells.CLUSTER, r.cells.ALIVE ?? r.cells.PORT]),
+      [
+        ['endpoints', 'web-6d8d8c6b6-2q6m8', '8080'],
+        ['gateways', 'east', 'True'],
+        ['gateways', 'west', 'False'],
+      ],
+    );
+    assert.deepEqual(
+      messages.map((m) => [m.message, m.command]),
+      [['No endpoints found.', 'linkerd diagnostics endpoints books.booksapp.svc.cluster.local:7002']],
+    );
   });
 });

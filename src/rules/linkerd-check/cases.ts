@@ -104,6 +104,45 @@ export const cases: RuleCases = {
       inputs: [input('upgrade-unknown-authority.txt')],
       check: (findings) => assert.match(findings[0]!.remediation, /step certificate bundle/),
     },
+    {
+      name: 'viz stat: two deployments under 95 % success, the idle one and the healthy one quiet',
+      expect: [
+        { severity: 'warning', kind: 'success-rate/stat', subject: { target: 'voting', namespace: 'emojivoto' } },
+        { severity: 'warning', kind: 'success-rate/stat', subject: { target: 'web', namespace: 'emojivoto' } },
+      ],
+      inputs: [input('viz-stat-failing.txt')],
+      check: (findings) => assert.match(findings[0]!.remediation, /linkerd viz tap deploy\/voting -n emojivoto/),
+    },
+    {
+      name: 'viz routes: one route at 52 % is an error; viz edges: an unmeshed client',
+      expect: [
+        { severity: 'error', kind: 'success-rate/routes', subject: { target: 'webapp', namespace: 'booksapp' } },
+        { severity: 'warning', kind: 'edge-not-secured', subject: { target: 'booksapp/traffic -> booksapp/webapp', namespace: 'booksapp' } },
+      ],
+      inputs: [input('viz-routes-edges.txt')],
+      check: (findings) => assert.match(findings[0]!.title, /route POST \/books of webapp/),
+    },
+    {
+      name: 'viz top at 0 % on one path, viz tap with a 503 and a gRPC error',
+      expect: [
+        { severity: 'error', kind: 'success-rate/top', subject: { target: 'voting-5f5b555dff-p5w8x', namespace: 'emojivoto' } },
+        { severity: 'warning', kind: 'tap-failures', subject: { target: 'voting-svc.emojivoto:8080' } },
+        { severity: 'warning', kind: 'tap-failures', subject: { target: 'web-svc.emojivoto:80' } },
+      ],
+      inputs: [input('viz-top-tap.txt')],
+    },
+    {
+      name: 'diagnostics endpoints with nothing found, and a linked gateway not alive',
+      expect: [
+        { severity: 'warning', kind: 'no-endpoints', subject: { target: 'books.booksapp.svc.cluster.local:7002', namespace: 'booksapp' } },
+        { severity: 'error', kind: 'gateway-not-alive', subject: { target: 'west' } },
+      ],
+      inputs: [input('diagnostics-endpoints-gateways.txt')],
+      check: (findings) => assert.match(findings[0]!.remediation, /get endpointslices -l kubernetes.io\/service-name=books/),
+    },
   ],
-  quiet: [{ name: 'a passing linkerd check', inputs: [input('check-all-green.txt')] }],
+  quiet: [
+    { name: 'a passing linkerd check', inputs: [input('check-all-green.txt')] },
+    { name: 'viz stat at 99.6 % and more', inputs: [input('viz-stat-healthy.txt')] },
+  ],
 };

@@ -7,7 +7,15 @@
 // it needs. A later run of the same check in the same input supersedes an earlier one (the paste of
 // a fix). A warning the verdict calls benign (a newer release exists) is info; all green is quiet.
 
-import { defineRule, type FindingDraft, type LinkerdCheckRecord, type LinkerdCliMessageRecord, type Severity } from '../../core/types.js';
+import {
+  defineRule,
+  type FindingDraft,
+  type LinkerdCheckRecord,
+  type LinkerdCliMessageRecord,
+  type LinkerdCliRowRecord,
+  type Severity,
+} from '../../core/types.js';
+import { rowFinding, tapFailure, tapFinding, type AnswerOptions, type TapTally } from './answers.js';
 import { stateCap } from '../../core/state-cap.js';
 import {
   CERTIFICATE_CONTROLLERS,
@@ -36,6 +44,11 @@ interface Seen {
 
 interface State {
   checks: Map<string, Seen>;
+  /** Rows of the CLI's tables that show a failure (healthy rows are not kept). */
+  rows: LinkerdCliRowRecord[];
+  /** tap: the authority of each request id until its response, and the tallies per authority. */
+  tapIds: Map<string, string>;
+  taps: Map<string, TapTally>;
   order: number;
   /** Commands and details that tell how certificates are managed. */
   setupText: string;
@@ -54,7 +67,11 @@ function anchorOf(r: LinkerdCheckRecord): string | null {
   return ANCHOR_BY_CHECK[`${r.category ?? '?'}/${d}`.toLowerCase()] ?? ANCHOR_BY_DESCRIPTION[d] ?? null;
 }
 
-export default defineRule<Record<string, never>, State>({
+/** Tap request ids remembered until their response; tallied authorities. */
+const MAX_TAP_IDS = stateCap(10_000);
+const MAX_TAP_AUTHORITIES = stateCap(1_000);
+
+export default defineRule<AnswerOptions, State>({
   meta: {
     id: 'linkerd-check',
     code: 'LD4001',
@@ -63,11 +80,14 @@ export default defineRule<Record<string, never>, State>({
       'Checks of linkerd check (core, --pre, --proxy, viz, multicluster, jaeger) that failed or warned, and errors of the CLI, with what each means, its likely causes and the first thing to do; certificates named with their dates.',
     defaultSeverity: 'error',
     inputs: ['linkerd-cli'],
-    defaultOptions: {},
-    optionSchema: {},
+    defaultOptions: { minSuccessRate: 0.95, errorSuccessRate: 0.8 },
+    optionSchema: {
+      minSuccessRate: { type: 'number', minimum: 0, maximum: 1, description: 'Success rate of a viz stat, routes or top row under which the rule warns.' },
+      errorSuccessRate: { type: 'number', minimum: 0, maximum: 1, description: 'Success rate under which the row is an error.' },
+    },
   },
 
-  createState: () => ({ checks: new Map(), order: 0, setupText: '', dropped: 0 }),
+  createState: () => ({ checks: new Map(), rows: [], tapIds: new Map(), taps: new Map(), order: 0, setupText: '', dropped: 0 }),
 
   visitors: {
     'linkerd-check'(state, record) {
@@ -77,6 +97,11 @@ export default defineRule<Record<string, never>, State>({
     'linkerd-cli-message'(state, record) {
       remember(state, record);
       if (record.command) noteSetup(state, record.command);
+    },
+    'linkerd-cli-row'(state, record) {
+      if (record.table === 'tap') tapRow(state, record);
+      else if (state.rows.length < MAX_CHECKS) state.rows.push(record);
+      else state.dropped++;
     },
   },
 
@@ -89,16 +114,35 @@ export default defineRule<Record<string, never>, State>({
       into.checks.set(key, { record: seen.record, order: into.order + seen.order });
     }
     into.order += from.order;
+    for (const r of from.rows) if (into.rows.length < MAX_CHECKS) into.rows.push(r);
+    for (const [authority, t] of from.taps) {
+      const mine = into.taps.get(authority);
+      if (!mine) {
+        if (into.taps.size < MAX_TAP_AUTHORITIES) into.taps.set(authority, t);
+        continue;
+      }
+      mine.total += t.total;
+      mine.failed += t.failed;
+      for (const [k, n] of Object.entries(t.statuses)) mine.statuses[k] = (mine.statuses[k] ?? 0) + n;
+    }
     noteSetup(into, from.setupText);
     into.dropped += from.dropped;
   },
 
-  finish(state) {
+  finish(state, { options }) {
     const findings: FindingDraft[] = [];
     const setup = setupOf(state.setupText);
     const seen = [...state.checks.values()].sort((a, b) => a.order - b.order);
     for (const { record } of seen) {
       const finding = record.kind === 'linkerd-check' ? checkFinding(record, setup) : messageFinding(record, setup);
+      if (finding) findings.push(finding);
+    }
+    for (const row of state.rows) {
+      const finding = rowFinding(row, options);
+      if (finding) findings.push(finding);
+    }
+    for (const t of state.taps.values()) {
+      const finding = tapFinding(t);
       if (finding) findings.push(finding);
     }
     return findings;
@@ -114,6 +158,31 @@ function remember(state: State, record: LinkerdCheckRecord | LinkerdCliMessageRe
   // A later run of the same check replaces the earlier one: delete first so the order is the latest.
   state.checks.delete(key);
   state.checks.set(key, { record, order: state.order++ });
+}
+
+function tapRow(state: State, record: LinkerdCliRowRecord): void {
+  const c = record.cells;
+  const id = c.id ?? '';
+  if (c.event === 'req') {
+    if (c[':authority'] && (state.tapIds.size < MAX_TAP_IDS || state.tapIds.has(id))) state.tapIds.set(id, c[':authority']);
+    return;
+  }
+  const authority = state.tapIds.get(id) ?? c.dst ?? 'unknown';
+  const { counted, failed, status } = tapFailure(c);
+  if (!counted && !failed) return;
+  let t = state.taps.get(authority);
+  if (!t) {
+    if (state.taps.size >= MAX_TAP_AUTHORITIES) return;
+    t = { authority, total: 0, failed: 0, statuses: {}, path: record.path, line: record.line, command: record.command };
+    state.taps.set(authority, t);
+  }
+  if (counted) t.total++;
+  if (failed) {
+    t.failed++;
+    if (status) t.statuses[status] = (t.statuses[status] ?? 0) + 1;
+    if (t.failed === 1) t.line = record.line;
+  }
+  if (c.event === 'end') state.tapIds.delete(id);
 }
 
 function noteSetup(state: State, text: string): void {
@@ -212,6 +281,23 @@ function checkFinding(record: LinkerdCheckRecord, setup: ReturnType<typeof setup
   };
 }
 
+/** `linkerd diagnostics endpoints` found nothing: what proxies resolving the authority get. */
+function noEndpoints(record: LinkerdCliMessageRecord): FindingDraft {
+  const authority = record.command?.split(/\s+/).find((w) => w.includes('.') || w.includes(':')) ?? 'the authority';
+  const host = authority.split(':')[0]!;
+  const [service, namespace] = host.split('.');
+  return {
+    severity: 'warning',
+    kind: 'no-endpoints',
+    title: `The destination controller has no endpoints for ${authority}`,
+    message: `${record.command ?? 'linkerd diagnostics endpoints'} found no endpoints: proxies resolving ${authority} get nothing to connect to and fail fast (503). Likely causes: the Service has no ready pods (readiness failing, scaled to zero), the port is not one the Service exposes, or the name is wrong (namespace, cluster domain).`,
+    subject: { target: authority, ...(namespace ? { namespace } : {}) },
+    evidence: { command: record.command, samples: [{ path: record.path, line: record.line, text: record.message }] },
+    locations: [{ path: record.path, line: record.line }],
+    remediation: `1. Check the Service and its ready endpoints: kubectl -n ${namespace ?? '<namespace>'} get svc ${service ?? '<service>'} and kubectl -n ${namespace ?? '<namespace>'} get endpointslices -l kubernetes.io/service-name=${service ?? '<service>'}.`,
+  };
+}
+
 /** The first thing to do about a certificate named outside a check's verdict (a command's error). */
 function firstCertificateAction(cert: CertificateFinding): string {
   if (cert.clockSkew) return 'Synchronise the node clocks (timedatectl status; chronyd or systemd-timesyncd), then retry';
@@ -230,6 +316,7 @@ function genericAction(record: LinkerdCheckRecord): string {
 }
 
 function messageFinding(record: LinkerdCliMessageRecord, setup: ReturnType<typeof setupOf>): FindingDraft | null {
+  if (record.message.startsWith('No endpoints found')) return noEndpoints(record);
   const cert = classifyCertificateText(record.message);
   const observed = observedCause(record.message);
   if (!cert && !observed) return null;
