@@ -28,7 +28,8 @@ export function cliTableHeader(line: string): TableHeader | null {
   if (has('SRC', 'DST', 'SECURED')) return { table: 'edges', columns, spaced: 'last' };
   if (has('NAMESPACE', 'IP', 'PORT', 'POD', 'SERVICE') && columns.length === 5) return { table: 'endpoints', columns, spaced: 'last' };
   if (has('CLUSTER', 'ALIVE')) return { table: 'gateways', columns, spaced: 'last' };
-  if (has('Source', 'Destination', 'Method', 'Path', 'Count')) return { table: 'top', columns: columns.map((c) => c.replace('Success_Rate', 'Success Rate')), spaced: 'last' };
+  if (has('Source', 'Destination', 'Method', 'Path', 'Count'))
+    return { table: 'top', columns: columns.map((c) => c.replace('Success_Rate', 'Success Rate')), spaced: 'last' };
   return null;
 }
 

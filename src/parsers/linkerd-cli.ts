@@ -78,6 +78,8 @@ export class LinkerdCliReader {
   /** Lines since the last check or blank line, for a paste that starts below a check's own line. */
   private orphans: { text: string; line: number }[] = [];
   private json: { depth: number; check: OpenCheck | null } | null = null;
+  /** The line after a command other than a check: its answer when nothing else reads it. */
+  private answerNext = false;
   /** The header of the CLI table being read (`viz stat`, `multicluster gateways`…). */
   private table: TableHeader | null = null;
   private jsonDocuments = 0;
@@ -117,9 +119,15 @@ export class LinkerdCliReader {
       this.run++;
       this.command = command;
       this.category = null;
+      // What a command other than a check prints first, when it is no table or check line, is its
+      // answer: `Linkerd CRDs must be installed first. …` has no `Error:` before it.
+      this.answerNext = !/\bcheck\b/.test(command);
       return;
     }
-    if (this.tableLine(text, lineNo)) return;
+    if (this.tableLine(text, lineNo)) {
+      this.answerNext = false;
+      return;
+    }
     const unindented = text.charAt(0) !== ' ' && text.charAt(0) !== '\t';
     if (unindented && (text === '{' || text.startsWith('{"success"'))) {
       this.closeAll();
@@ -129,6 +137,7 @@ export class LinkerdCliReader {
     }
     const check = parseCheckLine(text.trimStart());
     if (check) {
+      this.answerNext = false;
       this.closeAll();
       let { description } = check;
       let category = this.category;
@@ -174,6 +183,7 @@ export class LinkerdCliReader {
       return;
     }
     if (unindented && trimmed.startsWith('Error: ')) {
+      this.answerNext = false;
       this.closeAll();
       this.message = { text: trimmed, line: lineNo };
       return;
@@ -186,6 +196,11 @@ export class LinkerdCliReader {
     if (this.check) {
       this.addDetail(trimmed);
       this.pending = unindented ? { text: trimmed, line: lineNo, asDetail: true } : null;
+      return;
+    }
+    if (unindented && this.answerNext) {
+      this.answerNext = false;
+      this.message = { text: trimmed, line: lineNo };
       return;
     }
     if (unindented) {

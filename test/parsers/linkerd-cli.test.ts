@@ -41,6 +41,7 @@ const FILES = [
   'viz-routes-edges.txt',
   'viz-top-tap.txt',
   'diagnostics-endpoints-gateways.txt',
+  'install-upgrade-errors.txt',
 ];
 
 describe('linkerd-cli input', () => {
@@ -237,5 +238,18 @@ describe('linkerd-cli input', () => {
       messages.map((m) => [m.message, m.command]),
       [['No endpoints found.', 'linkerd diagnostics endpoints books.booksapp.svc.cluster.local:7002']],
     );
+  });
+
+  it('reads what install and upgrade print right after the command, with or without Error:', async () => {
+    const { messages, stats } = await parse(read('install-upgrade-errors.txt'));
+    assert.equal(stats.unparsed, 0);
+    assert.deepEqual(
+      messages.map((m) => [m.run, m.message.slice(0, 40)]),
+      [
+        [1, 'Linkerd CRDs must be installed first. Ru'],
+        [2, 'Error: You are attempting to use an issu'],
+      ],
+    );
+    assert.match(messages[1]!.message, /\* emojivoto\/voting-5f5b555dff-p5w8x These pods do not have the current trust bundle/);
   });
 });

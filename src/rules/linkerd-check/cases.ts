@@ -140,6 +140,24 @@ export const cases: RuleCases = {
       inputs: [input('diagnostics-endpoints-gateways.txt')],
       check: (findings) => assert.match(findings[0]!.remediation, /get endpointslices -l kubernetes.io\/service-name=books/),
     },
+    {
+      name: 'linkerd install before the CRDs, linkerd upgrade with an issuer the running pods do not trust',
+      expect: [
+        { severity: 'error', kind: 'cli-error', subject: { target: 'linkerd install | kubectl apply -f -' } },
+        {
+          severity: 'error',
+          kind: 'cli-error',
+          subject: {
+            target: 'linkerd upgrade --identity-issuer-certificate-file=issuer-2024.crt --identity-issuer-key-file=issuer-2024.key | kubectl apply -f -',
+          },
+        },
+      ],
+      inputs: [input('install-upgrade-errors.txt')],
+      check: (findings) => {
+        assert.match(findings[0]!.remediation, /linkerd install --crds \| kubectl apply -f -/);
+        assert.match(findings[1]!.title, /still trust an older bundle/);
+      },
+    },
   ],
   quiet: [
     { name: 'a passing linkerd check', inputs: [input('check-all-green.txt')] },

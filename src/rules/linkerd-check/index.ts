@@ -30,6 +30,7 @@ import {
 } from '../../knowledge/certificates.js';
 import { ANCHOR_BY_CHECK, ANCHOR_BY_DESCRIPTION } from '../../knowledge/check-anchors.js';
 import { fill, verdictOf, type CheckValues, type CheckVerdict } from '../../knowledge/checks.js';
+import { cliErrorOf } from '../../knowledge/cli-errors.js';
 import { observedCause, valuesOf } from './values.js';
 
 /** Distinct checks and messages kept per run of the rule: a paste holds a few dozen. */
@@ -228,6 +229,10 @@ function checkFinding(record: LinkerdCheckRecord, setup: ReturnType<typeof setup
   const detailText = [record.description, ...record.details].join('\n');
   const cert = certificateOf(detailText, verdict, found?.anchor ?? anchor);
   const observed = observedCause(detailText);
+  if (!verdict && !cert) {
+    const known = cliErrorOf(detailText);
+    if (known) return cliErrorFinding(record, known, detailText);
+  }
   const label = record.description !== '' ? `"${record.description}"` : `the check with hint ${record.hint ?? '(none)'}`;
 
   let severity: Severity = record.status === 'fail' ? 'error' : 'warning';
@@ -281,6 +286,26 @@ function checkFinding(record: LinkerdCheckRecord, setup: ReturnType<typeof setup
   };
 }
 
+/** An install or upgrade error whose meaning the CLI's source gives (knowledge/cli-errors.ts). */
+function cliErrorFinding(record: LinkerdCheckRecord | LinkerdCliMessageRecord, known: NonNullable<ReturnType<typeof cliErrorOf>>, text: string): FindingDraft {
+  const command = record.command ?? 'the linkerd command';
+  return {
+    severity: known.severity,
+    kind: 'cli-error',
+    title: cap(known.meaning),
+    message: `${command} printed: ${text.replace(/\s+/g, ' ').slice(0, 400)}. ${cap(known.meaning)}.`,
+    subject: { target: record.command ?? 'linkerd' },
+    evidence: {
+      command: record.command,
+      run: record.run,
+      error: text.slice(0, 600),
+      samples: [{ path: record.path, line: record.line, text: text.slice(0, 300) }],
+    },
+    locations: [{ path: record.path, line: record.line }],
+    remediation: `1. ${known.firstAction}.`,
+  };
+}
+
 /** `linkerd diagnostics endpoints` found nothing: what proxies resolving the authority get. */
 function noEndpoints(record: LinkerdCliMessageRecord): FindingDraft {
   const authority = record.command?.split(/\s+/).find((w) => w.includes('.') || w.includes(':')) ?? 'the authority';
@@ -317,6 +342,8 @@ function genericAction(record: LinkerdCheckRecord): string {
 
 function messageFinding(record: LinkerdCliMessageRecord, setup: ReturnType<typeof setupOf>): FindingDraft | null {
   if (record.message.startsWith('No endpoints found')) return noEndpoints(record);
+  const known = classifyCertificateText(record.message) ? null : cliErrorOf(record.message);
+  if (known) return cliErrorFinding(record, known, record.message);
   const cert = classifyCertificateText(record.message);
   const observed = observedCause(record.message);
   if (!cert && !observed) return null;
