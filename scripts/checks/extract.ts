@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 
 /** Linkerd releases read, oldest first: the last patch of each stable minor, then the version-2.x tags, then the newest edge. */
 const STABLE_MINORS = ['2.7', '2.8', '2.9', '2.10', '2.11', '2.12', '2.13', '2.14'];
@@ -220,7 +221,7 @@ export function anchorsModule(checks: readonly CheckEntry[]): string {
   ].join('\n');
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const linkerd2 = arg('--linkerd2', 'LINKERD2_GIT', '/work/.mirror/linkerd+linkerd2/repo');
   const website = arg('--website', 'LINKERD_WEBSITE_GIT', '/work/.mirror/linkerd+website/repo');
   const out = arg('--out', 'CHECKS_OUT', path.join(here, '..', '..', 'data', 'checks', 'checks.json'));
@@ -268,8 +269,10 @@ function main(): void {
     remedies: [...remedies.values()].filter((r) => anchors.has(r.anchor)).sort((a, b) => a.anchor.localeCompare(b.anchor)),
   };
   writeFileSync(out, `${JSON.stringify(inventory, null, 1)}\n`);
-  writeFileSync(anchorsOut, anchorsModule(inventory.checks));
+  // Formatted as `npm run format` would, so a regeneration leaves format:check clean.
+  const options = (await resolveConfig(anchorsOut)) ?? {};
+  writeFileSync(anchorsOut, await format(anchorsModule(inventory.checks), { ...options, filepath: anchorsOut }));
   console.log(`${inventory.checks.length} checks, ${anchors.size} anchors, ${inventory.remedies.length} with a remedy on the website -> ${out}`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await main();
