@@ -1,7 +1,7 @@
 // The contracts every stage shares: inputs, records, rules and findings.
 // Records flow one way: input → parser → engine → rules → report.
 
-export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'kubectl', 'unknown'] as const;
+export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'kubectl', 'linkerd-cli', 'unknown'] as const;
 export type InputKind = (typeof INPUT_KINDS)[number];
 
 export const SEVERITIES = ['error', 'warning', 'info'] as const;
@@ -50,15 +50,10 @@ export interface SourceLocation {
 
 // ---------------------------------------------------------------- records
 
-export interface RecordBase {
-  /** Input path, as in InputInfo.path. */
-  path: string;
-  /** 1-based physical line number of the record's first line in that input. */
-  line: number;
-  pod?: string;
-  namespace?: string;
-  container?: string;
-}
+export type { RecordBase } from './record-base.js';
+import type { RecordBase } from './record-base.js';
+import type { LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from './cli-records.js';
+export type { CheckStatus, CliTable, LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from './cli-records.js';
 
 export interface LogSpan {
   name: string;
@@ -275,7 +270,10 @@ export type LdRecord =
   | CorednsQueryRecord
   | CorednsMessageRecord
   | PodStatusRecord
-  | KubeEventRecord;
+  | KubeEventRecord
+  | LinkerdCheckRecord
+  | LinkerdCliMessageRecord
+  | LinkerdCliRowRecord;
 
 export type RecordKind = LdRecord['kind'];
 export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;

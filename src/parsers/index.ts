@@ -2,6 +2,7 @@ import type { InputKind } from '../core/types.js';
 import { corednsLogSniff, createCorednsLogParser } from './coredns-log.js';
 import { createDigParser, digSniff } from './dig.js';
 import { createKubectlParser, kubectlSniff } from './kubectl.js';
+import { createLinkerdCliParser, linkerdCliSniff } from './linkerd-cli.js';
 import type { FormatSniff, ParserFactory } from './parser.js';
 import { createPrometheusParser, prometheusSniff } from './prometheus.js';
 import { createProxyLogParser } from './proxy-log.js';
@@ -14,10 +15,11 @@ export const PARSERS: Partial<Record<InputKind, ParserFactory>> = {
   dig: createDigParser,
   'coredns-log': createCorednsLogParser,
   kubectl: createKubectlParser,
+  'linkerd-cli': createLinkerdCliParser,
 };
 
 /**
  * How each format is told from an input's first lines, declared beside its parser. The order is
  * the tie-break: of two kinds with the same score, the earlier wins.
  */
-export const FORMAT_SNIFFS: readonly FormatSniff[] = [proxyLogSniff, prometheusSniff, digSniff, corednsLogSniff, kubectlSniff];
+export const FORMAT_SNIFFS: readonly FormatSniff[] = [proxyLogSniff, prometheusSniff, digSniff, corednsLogSniff, kubectlSniff, linkerdCliSniff];

@@ -40,6 +40,8 @@ export class SniffWindow {
 const SOURCE_CODE =
   /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]][)}\];,]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
 
+const JSON_PUNCTUATION = /^[[\]{},]*$/;
+
 /** Every format's sniff tests, in the order they run. */
 const LINE_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'line')).sort((a, b) => a.order - b.order);
 const JSON_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'json')).sort((a, b) => a.order - b.order);
@@ -63,8 +65,11 @@ export function sniffKind(lines: readonly string[]): InputKind {
   let nonBlank = 0;
   const prefixes = new CollectorPrefixReader();
   const json = new JsonRecordAssembler();
+  /** Lines a format claimed with a score of 3 or more: a check line, a table header, a whole JSON document. */
+  let sure = 0;
   const add = (claim: SniffClaim | null) => {
     if (!claim) return;
+    if (claim.score >= 3) sure++;
     if (claim.onlyIfAll) onlyIfAll.set(claim.kind, (onlyIfAll.get(claim.kind) ?? 0) + 1);
     else score.set(claim.kind, (score.get(claim.kind) ?? 0) + claim.score);
   };
@@ -77,7 +82,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
         nonBlank++;
         add(firstClaim(JSON_TESTS, assembled.text));
       } else if (assembled.done === 'abandoned') {
-        for (const l of assembled.lines) scoreOne(l.text.trim());
+        for (const l of assembled.lines) scoreJsonLine(l.text.trim());
       }
       return;
     }
@@ -90,15 +95,21 @@ export function sniffKind(lines: readonly string[]): InputKind {
     if (SOURCE_CODE.test(line)) sourceLines++;
     else add(firstClaim(LINE_TESTS, line));
   };
+  /** A line of a JSON document that did not close (pasted with parts elided): its brackets alone say nothing, neither JSON nor source. */
+  const scoreJsonLine = (line: string) => {
+    if (!JSON_PUNCTUATION.test(line)) scoreOne(line);
+  };
   lines.forEach((raw, i) => {
     const collected = prefixes.feed(i === 0 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, i + 1);
     const displaced = prefixes.takeDisplaced();
     if (displaced) scoreLine(displaced.content);
     if (collected) scoreLine(collected.content);
   });
-  for (const l of json.flush()) scoreOne(l.text.trim());
+  for (const l of json.flush()) scoreJsonLine(l.text.trim());
   if (nonBlank > 0) for (const [kind, count] of onlyIfAll) if (count === nonBlank) return kind;
-  if (sourceLines > 0 && sourceLines * 3 >= nonBlank) return 'unknown';
+  // Program source quotes a log line here and there; output whose own lines say what it is (check
+  // lines of `linkerd check` among `* pod` lists, JSON keys among brackets) is not source.
+  if (sourceLines > 0 && sourceLines * 3 >= nonBlank && sure * 3 < sourceLines) return 'unknown';
   let best: SniffedKind | undefined;
   let bestScore = 0;
   for (const [kind, s] of score) {

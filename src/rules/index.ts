@@ -10,7 +10,7 @@ import type { RuleEntry } from '../kit/rule-entry.js';
 
 export type { RuleEntry as RegisteredRule } from '../kit/rule-entry.js';
 
-/** Every rule's folder, in report order: logs, metrics, DNS, Kubernetes objects, then the signature catalogue. */
+/** Every rule's folder, in report order: logs, metrics, DNS, Kubernetes objects, Linkerd CLI output, then the signature catalogue. */
 const RULE_FOLDERS = [
   'reconnect-storm',
   'control-plane-unavailable',
@@ -28,6 +28,7 @@ const RULE_FOLDERS = [
   'authorization-denied',
   'pod-restarts',
   'probe-failure',
+  'linkerd-check',
   'known-signature',
 ] as const;
 
