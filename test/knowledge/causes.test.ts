@@ -191,6 +191,30 @@ const TELL_CASES: { signature: string; line: string; cause: string | null; sourc
     cause: 'mirror-rbac-link-status',
     source: 'linkerd2 multicluster/service-mirror/cluster_watcher.go (built from the call site with an RBAC refusal)',
   },
+  {
+    signature: 'identity-issuer-unusable',
+    line: 'time="2019-09-10T10:58:08Z" level=fatal msg="Failed to read trust anchors: not a PEM certificate"',
+    cause: 'trust-anchors-not-pem',
+    source: 'https://github.com/linkerd/linkerd2/issues/3414',
+  },
+  {
+    signature: 'identity-issuer-unusable',
+    line: 'time="2019-11-22T15:25:53Z" level=fatal msg="Failed to read CA from /var/run/linkerd/identity/issuer: x509: failed to parse EC private key: asn1: structure error: tags don\'t match"',
+    cause: 'issuer-key-not-ecdsa',
+    source: 'https://github.com/linkerd/linkerd2/issues/3754',
+  },
+  {
+    signature: 'identity-issuer-unusable',
+    line: 'time="2020-01-23T21:12:23Z" level=error msg="could not process CSR because of CA cert validation failure: x509: certificate has expired or is not yet valid"',
+    cause: 'issuer-expired-or-missing',
+    source: 'https://github.com/linkerd/linkerd2/issues/3980',
+  },
+  {
+    signature: 'identity-issuer-unusable',
+    line: 'time="2021-06-01T10:00:00Z" level=error msg="could not process CSR because of CA cert validation failure: x509: certificate signed by unknown authority - CSR Identity : web.shop.serviceaccount.identity.linkerd.cluster.local"',
+    cause: 'issuer-not-signed-by-anchor',
+    source: 'linkerd2 pkg/identity/service.go (built from the call site with the x509 error)',
+  },
 ];
 
 describe('findings name the likely cause, given the context', () => {

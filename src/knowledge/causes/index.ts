@@ -6,12 +6,18 @@
 import { CONTROL_PLANE_KNOWLEDGE } from './control-plane.js';
 import { DATA_PLANE_KNOWLEDGE } from './data-plane.js';
 import { FAILURE_PHRASES } from './failures.js';
+import { IDENTITY_KNOWLEDGE } from './identity.js';
 import { MULTICLUSTER_KNOWLEDGE } from './multicluster.js';
 import type { Cause, FailureKnowledge } from './types.js';
 
 export type { Cause, CauseSource, CauseTell, FailureKnowledge } from './types.js';
 
-export const CURATED_KNOWLEDGE: readonly FailureKnowledge[] = [...DATA_PLANE_KNOWLEDGE, ...CONTROL_PLANE_KNOWLEDGE, ...MULTICLUSTER_KNOWLEDGE];
+export const CURATED_KNOWLEDGE: readonly FailureKnowledge[] = [
+  ...DATA_PLANE_KNOWLEDGE,
+  ...CONTROL_PLANE_KNOWLEDGE,
+  ...IDENTITY_KNOWLEDGE,
+  ...MULTICLUSTER_KNOWLEDGE,
+];
 
 const CURATED = new Map(CURATED_KNOWLEDGE.map((k) => [k.signature, k]));
 

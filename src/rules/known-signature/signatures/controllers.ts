@@ -309,7 +309,7 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
         'CA cert validation failure',
       ],
       pattern:
-        'Skipping issuer update as certs could not be read|Certificate issuer is not ready|Issuer certificate not ready|Failed to read trust anchors|could not read identity trust anchors PEM|certificate without key material|CA cert validation failure',
+        'Skipping issuer update as certs could not be read|Certificate issuer is not ready|Issuer certificate not ready|Failed to read trust anchors|could not read identity trust anchors PEM|certificate without key material|CA cert validation failure|Failed to read CA from ',
     },
     meaning:
       "The identity controller has no usable issuer certificate (missing, not yet issued, not signed by the trust anchors, or expired), so it cannot sign proxies' CSRs; new proxies never get an identity and stay not ready.",
@@ -335,6 +335,11 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
       {
         line: 'time="2020-01-23T21:12:23Z" level=error msg="could not process CSR because of CA cert validation failure: x509: certificate has expired or is not yet valid"',
         source: `${L2}3980 (adleong)`,
+      },
+      {
+        line: 'time="2019-11-22T15:25:53Z" level=fatal msg="Failed to read CA from /var/run/linkerd/identity/issuer: x509: failed to parse EC private key: asn1: structure error: tags don\'t match"',
+        source: `${L2}3754`,
+        note: 'the structure error after it cut short',
       },
     ],
   },

@@ -222,4 +222,34 @@ export const IDENTITY_SIGNATURES: readonly KnownSignature[] = [
       },
     ],
   },
+  {
+    id: 'identity-certified-without-name',
+    title: 'Identity issued a certificate for a name without namespace or service account',
+    family: 'identity',
+    match: {
+      records: ['proxy-log'],
+      literals: ['certifying '],
+      pattern: 'certifying (?:[a-z0-9-]{0,253}\\.\\.|\\.)[a-z0-9.-]{0,253}identity\\.',
+    },
+    meaning:
+      "The identity controller signs each proxy's certificate for `<service account>.<namespace>.serviceaccount.identity.<ns>.<trust domain>`; a name with an empty part means the identity it derived from the proxy's token had no service account or namespace, so peers reject that proxy's certificate (bad certificate).",
+    causes: [
+      'The trust anchor and the issuer certificate share one subject name, so the chain is misread and the identities issued under it are malformed (linkerd2 #5350).',
+      'A token that does not name its namespace and service account (a projected token with another audience).',
+    ],
+    fix: [
+      {
+        versions: 'all',
+        action:
+          "Compare the subjects: `openssl x509 -noout -subject` on the trust anchor and on the issuer (`kubectl -n linkerd get secret linkerd-identity-issuer -o jsonpath='{.data.crt\\.pem}' | base64 -d`); if they are the same, re-issue the issuer with its own name (`identity.linkerd.cluster.local`) from the anchor (`root.linkerd.cluster.local`).",
+      },
+    ],
+    references: [`${L2}5350`, 'https://linkerd.io/2-edge/tasks/generate-certificates/'],
+    examples: [
+      {
+        line: 'time="2020-12-27T23:49:30Z" level=info msg="certifying default..identity.linkerd.cluster.local until 2020-12-28 23:49:50 +0000 UTC"',
+        source: `${L2}5350`,
+      },
+    ],
+  },
 ];
