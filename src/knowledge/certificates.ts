@@ -55,8 +55,19 @@ const WILL_EXPIRE = /will expire on (\S+)/;
 const NOT_BEFORE = /not valid before:? (\S+)/;
 /** `trying to verify candidate authority certificate "linkerd-tap.linkerd.svc"`, `certificate is valid for a, b, not c`. */
 const CANDIDATE = /candidate authority certificate "([^"]{1,200})"/;
-/** Bounded: a name list longer than 2,000 characters is not a Go x509 message, and each try stays constant. */
-const VALID_FOR = /certificate is valid for [^\n]{0,2000}, not ([^\s,]{1,200})/;
+const VALID_FOR = 'certificate is valid for ';
+
+/** The host a name-mismatch error was checked for: `certificate is valid for a, b, not c` → c. Plain string search: a regex over the list is quadratic on a repeated prefix. */
+function validForHost(text: string): string | null {
+  const at = text.indexOf(VALID_FOR);
+  if (at < 0) return null;
+  const end = text.indexOf('\n', at);
+  const line = text.slice(at + VALID_FOR.length, end < 0 ? undefined : end);
+  const not = line.lastIndexOf(', not ');
+  if (not < 0) return null;
+  const host = line.slice(not + 6).split(/[\s,]/)[0] ?? '';
+  return host === '' ? null : host.slice(0, 200);
+}
 const WEBHOOK = /webhook "([\w.-]{1,200})"/;
 
 const ROLE_BY_NAME: readonly [string, CertificateRole][] = [
@@ -147,7 +158,7 @@ export function classifyCertificateText(raw: string, role: CertificateRole | nul
     problem = 'unknown-authority';
   } else if (lower.includes('badsignature') || lower.includes('verification failure') || lower.includes('verification error')) {
     problem = 'bad-signature';
-  } else if (lower.includes('certnotvalidforname') || lower.includes('notvalidforname') || VALID_FOR.test(text)) {
+  } else if (lower.includes('certnotvalidforname') || lower.includes('notvalidforname') || validForHost(text) !== null) {
     problem = 'name-mismatch';
   } else if (lower.includes('must use p-256') || lower.includes('supported crypto')) {
     problem = 'unsupported-algorithm';
@@ -158,7 +169,7 @@ export function classifyCertificateText(raw: string, role: CertificateRole | nul
   }
   if (problem === null) return null;
 
-  const name = CANDIDATE.exec(text)?.[1] ?? WEBHOOK.exec(text)?.[1] ?? VALID_FOR.exec(text)?.[1] ?? null;
+  const name = CANDIDATE.exec(text)?.[1] ?? WEBHOOK.exec(text)?.[1] ?? validForHost(text);
   // `invalid issuer credentials: x509: … candidate authority certificate "identity.linkerd…"`: the
   // issuer is what failed to verify, the name is the root it was checked against.
   const issuer = lower.includes('issuer credentials') || lower.includes('issuer cert') || lower.includes('issuer certificate') ? 'identity-issuer' : null;

@@ -155,6 +155,7 @@ export class LinkerdCliReader {
       const heading = this.pending;
       this.pending = null;
       if (heading?.asDetail && this.check) this.check.details.pop();
+      if (heading) this.orphans = this.orphans.filter((o) => o.line !== heading.line);
       this.closeAll();
       if (heading) this.category = DASHES.test(trimmed) ? heading.text.trim() : null;
       return;
@@ -213,9 +214,9 @@ export class LinkerdCliReader {
 
   end(): void {
     if (this.json) this.endJson();
-    this.closeAll();
     this.dropPending();
     this.dropOrphans();
+    this.closeAll();
   }
 
   /** A header, row or tap event of the CLI's other answers; true when the line was one. */
@@ -269,7 +270,8 @@ export class LinkerdCliReader {
   private closeAll(): void {
     this.closeCheck();
     this.closeMessage();
-    this.orphans = [];
+    // Lines held in case a hint followed that never came: not the CLI's.
+    this.dropOrphans();
   }
 
   private closeCheck(): void {
