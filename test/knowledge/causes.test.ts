@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Inventory, InventoryEntry } from '../../scripts/inventory/extract.js';
 import { VERDICT_RULES } from '../../scripts/inventory/verdicts.js';
-import { CURATED_KNOWLEDGE, knowledgeOf } from '../../src/knowledge/causes/index.js';
+import { CHECK_KNOWLEDGE, CURATED_KNOWLEDGE, knowledgeOf } from '../../src/knowledge/causes/index.js';
 import knownSignature, { SIGNATURES } from '../../src/rules/known-signature/index.js';
 import { actionProblem } from '../support/actions.js';
 import { runRule } from '../support/rule-tester.js';
@@ -57,6 +57,29 @@ describe('knowledge base of causes', () => {
     console.log(`# causes: ${checked} inventory verdicts checked, ${gaps.length} without a sourced cause`);
     assert.ok(checked > 250, `only ${checked} verdicts checked`);
     assert.deepEqual(gaps, []);
+  });
+
+  it('gives every linkerd check anchor causes with a source, the docs section of the anchor where linkerd.io has one', () => {
+    const checks = JSON.parse(readFileSync(fileURLToPath(new URL('../../data/checks/checks.json', import.meta.url)), 'utf8')) as {
+      checks: { anchor: string | null }[];
+      remedies: { anchor: string }[];
+    };
+    const documented = new Set(checks.remedies.map((r) => r.anchor));
+    const byAnchor = new Map(CHECK_KNOWLEDGE.map((k) => [k.signature.slice('check:'.length), k]));
+    const anchors = [...new Set(checks.checks.flatMap((c) => (c.anchor ? [c.anchor] : [])))];
+    const gaps = anchors.filter((a) => {
+      const k = byAnchor.get(a);
+      return !k || k.causes.length === 0 || !k.causes.every((c) => c.sources.some((s) => TRUSTED.test(s.url)));
+    });
+    console.log(
+      `# causes: ${anchors.length} check anchors, ${anchors.filter((a) => documented.has(a)).length} with a linkerd.io section, ${gaps.length} without sourced causes`,
+    );
+    assert.deepEqual(gaps, []);
+    for (const a of anchors.filter((x) => documented.has(x)))
+      assert.ok(
+        byAnchor.get(a)!.causes[0]!.sources.some((s) => s.url.endsWith(`/checks/#${a}`)),
+        a,
+      );
   });
 
   it('titles every failure in words that are not the log line', () => {

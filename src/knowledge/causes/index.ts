@@ -4,6 +4,7 @@
 // catalogue text, citing the signature's references, so every failure has causes with a source.
 
 import { CONTROL_PLANE_KNOWLEDGE } from './control-plane.js';
+export { CHECK_KNOWLEDGE } from './checks.js';
 import { DATA_PLANE_KNOWLEDGE } from './data-plane.js';
 import { FAILURE_PHRASES } from './failures.js';
 import { IDENTITY_KNOWLEDGE } from './identity.js';
