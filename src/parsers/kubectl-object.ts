@@ -16,7 +16,10 @@ import { JsonBracketDepth } from '../util/json-bracket-depth.js';
 export const MAX_DOCUMENT_BYTES = 8 << 20;
 
 /** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
-const YAML_START = /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$/;
+const YAML_START =
+  /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$|^ *- containerID: \S|^ *(?:lastState|state):$/;
+/** Keys only a container's status has: a map with one of them, cut out of its list, is one. */
+const STATUS_KEYS = ['lastState', 'state', 'containerID', 'restartCount'];
 /** A line at the margin that continues a YAML document: a camelCase key, a list item, a separator. */
 const YAML_MARGIN = /^(?:[a-z][A-Za-z0-9]*:(?: |$)|- |-$|---$|\.\.\.$|#)/;
 
@@ -107,6 +110,12 @@ export class KubeObjectReader {
     this.mode = null;
     this.lines = [];
     if (overflow || lines.length === 0) return;
+    // A list item selected from its first character lost the indentation of the lines under it
+    // (`- containerID: …` at the margin, `    image: …` below): put it back where they say it was.
+    if (lines.length > 1 && lines[0]!.startsWith('- ')) {
+      const below = lines[1]!.length - lines[1]!.trimStart().length;
+      if (below > 2) lines[0] = ' '.repeat(below - 2) + lines[0];
+    }
     const { LineCounter, parseDocument } = yamlLibrary();
     const counter = new LineCounter();
     const doc = parseDocument(lines.join('\n'), { lineCounter: counter, uniqueKeys: false });
@@ -121,6 +130,15 @@ export class KubeObjectReader {
     const root = doc.contents;
     const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      // Items cut out of containerStatuses, without the list's key.
+      const { isSeq } = yamlLibrary();
+      value.forEach((item, i) => {
+        const s = asObject(item);
+        if (s && isContainerStatus(s)) this.emit(this.statusRecord(s, null, lineOf(isSeq(root) ? root.items[i] : root), undefined, new Map()));
+      });
+      return;
+    }
     this.object(value as Json, root, lineOf);
   }
 
@@ -138,6 +156,11 @@ export class KubeObjectReader {
     const kind = typeof o.kind === 'string' ? o.kind : undefined;
     if (kind === 'Event' || (kind === undefined && typeof o.reason === 'string' && (o.involvedObject !== undefined || o.regarding !== undefined))) {
       this.event(o, lineOf(node));
+      return;
+    }
+    if (kind === undefined && !o.status && !hasStatusLists(o) && isContainerStatus(o)) {
+      // One container's status, or its `lastState:` / `state:` alone, cut out of a pod.
+      this.emit(this.statusRecord(o, null, lineOf(node), undefined, new Map()));
       return;
     }
     if (kind === 'Pod' || kind === undefined) this.pod(o, node, lineOf);
@@ -166,31 +189,41 @@ export class KubeObjectReader {
       const listNode = isMap(statusNode) ? statusNode.get(list, true) : undefined;
       asArray(status[list]).forEach((entry, i) => {
         const s = asObject(entry);
-        if (!s) return;
-        const record = blankPodStatus(this.input.path, lineOf(isSeq(listNode) ? listNode.items[i] : listNode), 'pod-yaml', containerKind);
-        placePodStatus(record, str(metadata?.name) ?? this.input.pod, str(metadata?.namespace) ?? this.input.namespace);
-        const name = str(s.name) ?? this.input.container;
-        if (name) record.container = name;
-        record.image = str(s.image) ?? null;
-        record.ready = typeof s.ready === 'boolean' ? s.ready : null;
-        record.restartCount = typeof s.restartCount === 'number' ? s.restartCount : null;
-        const [state, detail] = stateOf(s.state);
-        record.state = state;
-        record.reason = str(detail?.reason) ?? null;
-        record.exitCode = num(detail?.exitCode);
-        record.started = time(detail?.startedAt);
-        record.finished = time(detail?.finishedAt);
-        const [lastState, last] = stateOf(s.lastState);
-        record.lastState = lastState;
-        record.lastReason = str(last?.reason) ?? null;
-        record.lastExitCode = num(last?.exitCode);
-        record.lastStarted = time(last?.startedAt);
-        record.lastFinished = time(last?.finishedAt);
-        record.lastMessage = firstLine(str(last?.message));
-        if (name) record.memoryLimit = limits.get(name) ?? null;
-        this.emit(record);
+        if (s) this.emit(this.statusRecord(s, containerKind, lineOf(isSeq(listNode) ? listNode.items[i] : listNode), metadata, limits));
       });
     }
+  }
+
+  /** One entry of a pod's container statuses as a record; the pod is the metadata's, else the input path's. */
+  private statusRecord(
+    s: Json,
+    containerKind: PodStatusRecord['containerKind'],
+    line: number,
+    metadata: Json | undefined,
+    limits: ReadonlyMap<string, string>,
+  ): PodStatusRecord {
+    const record = blankPodStatus(this.input.path, line, 'pod-yaml', containerKind);
+    placePodStatus(record, str(metadata?.name) ?? this.input.pod, str(metadata?.namespace) ?? this.input.namespace);
+    const name = str(s.name) ?? this.input.container;
+    if (name) record.container = name;
+    record.image = str(s.image) ?? null;
+    record.ready = typeof s.ready === 'boolean' ? s.ready : null;
+    record.restartCount = typeof s.restartCount === 'number' ? s.restartCount : null;
+    const [state, detail] = stateOf(s.state);
+    record.state = state;
+    record.reason = str(detail?.reason) ?? null;
+    record.exitCode = num(detail?.exitCode);
+    record.started = time(detail?.startedAt);
+    record.finished = time(detail?.finishedAt);
+    const [lastState, last] = stateOf(s.lastState);
+    record.lastState = lastState;
+    record.lastReason = str(last?.reason) ?? null;
+    record.lastExitCode = num(last?.exitCode);
+    record.lastStarted = time(last?.startedAt);
+    record.lastFinished = time(last?.finishedAt);
+    record.lastMessage = firstLine(str(last?.message));
+    if (name) record.memoryLimit = limits.get(name) ?? null;
+    return record;
   }
 
   private event(o: Json, line: number): void {
@@ -222,6 +255,10 @@ export class KubeObjectReader {
     if (container) record.container = container;
     this.emit(record);
   }
+}
+
+function isContainerStatus(o: Json): boolean {
+  return STATUS_KEYS.some((k) => k in o) && (stateOf(o.state)[0] !== null || stateOf(o.lastState)[0] !== null || typeof o.containerID === 'string');
 }
 
 function hasStatusLists(o: Json): boolean {

@@ -27,6 +27,7 @@ const warning: Finding = {
   evidence: {},
   locations: [],
   remediation: 'Read its log.',
+  docsUrl: 'https://example.invalid/pod-restarts',
 };
 
 describe('inputs not understood', () => {
