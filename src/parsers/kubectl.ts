@@ -15,6 +15,7 @@ import { DESCRIBE_AGE, headerlessEventRow, headerlessPodRow, parseHumanDuration 
 
 export { parseHumanDuration };
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
+import { isPasteNoise } from './pasted.js';
 
 type ContainerKind = PodStatusRecord['containerKind'];
 
@@ -441,6 +442,9 @@ export const kubectlSniff: FormatSniff = {
   yieldsTo: 'proxy-log',
 };
 
+/** `# verify west has statefulset` between the commands of a pasted session. */
+const SHELL_COMMENT = /^#(?:\s|$)/;
+
 export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   const reader = new KubectlReader(
     input,
@@ -449,7 +453,9 @@ export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   );
   return {
     line(text, lineNo) {
-      if (!reader.line(text, lineNo) && text.trim() !== '') sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');
+      // The command lines and shell comments of a pasted terminal session are the user's, not output left unread.
+      if (!reader.line(text, lineNo) && text.trim() !== '' && !isPasteNoise(text) && !SHELL_COMMENT.test(text))
+        sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');
     },
     end() {
       reader.end();
