@@ -15,6 +15,9 @@ import type { LineParser, ParserOptions, ParserState } from '../parsers/parser.j
 export const MAX_LINE_BYTES = 1 << 20;
 export const OVERLONG_LINE_REASON = `line longer than ${MAX_LINE_BYTES / (1 << 20)} MiB; skipped`;
 
+/** A Markdown heading or code fence: the input is documentation, not captured output. */
+const MARKDOWN = /^(?:#{1,6} \S|```)/;
+
 export interface EntryCallbacks {
   record(record: LdRecord): void;
   /** Bytes and lines read since the last call, once per read chunk. */
@@ -82,6 +85,9 @@ export async function readEntry(
     const buffered = sniffBuffer ?? [];
     sniffBuffer = null;
     start(forcedKind ?? sniffKind(buffered.filter((l) => !l.overlong).map((l) => l.text)));
+    // Documentation (a bundle's README) that names failures is no evidence of one: an input of no
+    // known kind whose head has a Markdown heading or code fence gets no last look.
+    if (!parser) documentation = buffered.some((l) => MARKDOWN.test(l.text));
     for (const l of buffered) {
       if (l.overlong) {
         if (parser) sink.unparsed(l.line, OVERLONG_LINE_REASON);
@@ -99,12 +105,14 @@ export async function readEntry(
       if (stats.unparsed === unparsedBefore) return;
       if (afterHead && rejected.length < SNIFF_LINES) rejected.push(text);
     } else if (text.trim() !== '') unknownLines++;
+    if (documentation) return;
     const found = lastLook(stats, line, text);
     if (found) {
       sink.emit(found);
       if (!parser) lastLookLines++;
     }
   };
+  let documentation = false;
   /** Of an input of no known kind: its lines that are not blank, and those the last look took. */
   let unknownLines = 0;
   let lastLookLines = 0;

@@ -108,6 +108,17 @@ describe('the scan in the pipeline', () => {
     assert.ok(records.every((r) => r.kind === 'proxy-log'));
   });
 
+  it("leaves a bundle's README alone: documentation that names failures is no evidence", async () => {
+    const { stats, records } = await read([
+      '# Pod restarts',
+      '',
+      'Shaped after linkerd/linkerd2#4899 (proxy OOMKilled, `Last State: Terminated / Reason: OOMKilled`) and',
+      'linkerd/linkerd2#10643 (destination pod in CrashLoopBackOff).',
+    ]);
+    assert.equal(records.length, 0);
+    assert.equal(stats.unparsed, 0);
+  });
+
   it('counts what the last look did not take as unread in an input of no known kind', async () => {
     const { stats } = await read(['a note about the cluster', 'the injector restarted twice', 'Back-off restarting failed container proxy-injector in pod x']);
     assert.equal(stats.kind, 'unknown');
