@@ -151,7 +151,8 @@ export default defineRule<PodRestartsOptions, State>({
       }
       const attributed = eventContainer(record);
       if (!attributed) return;
-      const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : null;
+      // A describe cut above its Name: names the pod only through the input's path.
+      const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
       const c = containerOf(state, record.namespace ?? null, pod, attributed.container, record);
       if (!c) return;
       if (attributed.kind === 'oom') c.oomEvents += record.count;
