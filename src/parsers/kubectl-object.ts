@@ -18,6 +18,11 @@ export const MAX_DOCUMENT_BYTES = 8 << 20;
 /** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
 const YAML_START =
   /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$|^ *- containerID: \S|^ *(?:lastState|state):$/;
+/**
+ * A member of a pod's JSON cut out of its object: the status lists, or one container's
+ * `lastState` / `state`, at any indentation (`"lastState": {`).
+ */
+const JSON_MEMBER_START = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|(?:lastState|state)": \{)$/;
 /** Keys only a container's status has: a map with one of them, cut out of its list, is one. */
 const STATUS_KEYS = ['lastState', 'state', 'containerID', 'restartCount'];
 /** A line at the margin that continues a YAML document: a camelCase key, a list item, a separator. */
@@ -45,6 +50,8 @@ export class KubeObjectReader {
   private readonly brackets = new JsonBracketDepth();
   /** YAML: how far the first line was indented (a cut-out status block), removed before parsing. */
   private indent = 0;
+  /** JSON: the document is a member cut out of its object, to be read inside braces. */
+  private member = false;
 
   constructor(
     private readonly input: InputInfo,
@@ -57,6 +64,10 @@ export class KubeObjectReader {
   line(text: string, lineNo: number): boolean {
     if (this.mode === null) {
       if (this.json && text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') this.start('json', lineNo, 0);
+      else if (this.json && JSON_MEMBER_START.test(text)) {
+        this.start('json', lineNo, 0);
+        this.member = true;
+      }
       else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
       else return false;
     } else if (this.mode === 'yaml') {
@@ -86,6 +97,7 @@ export class KubeObjectReader {
     this.lines = [];
     this.bytes = 0;
     this.overflow = false;
+    this.member = false;
     this.brackets.reset();
   }
 
@@ -118,7 +130,10 @@ export class KubeObjectReader {
     }
     const { LineCounter, parseDocument } = yamlLibrary();
     const counter = new LineCounter();
-    const doc = parseDocument(lines.join('\n'), { lineCounter: counter, uniqueKeys: false });
+    // A member cut out of its object is read as the object of that one member (its line numbers kept: the brace takes no line).
+    const text = this.member ? `{${lines.join('\n').replace(/,\s*$/, '')}}` : lines.join('\n');
+    this.member = false;
+    const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false });
     if (doc.errors.length > 0) {
       this.unparsed(first, `not a readable Kubernetes object: ${doc.errors[0]!.message.split('\n')[0]}`);
       return;
@@ -302,7 +317,7 @@ function time(v: unknown): number | null {
  * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`). A
  * manifest (`kind: Pod` without status) says nothing about an incident and stays unrecognised.
  */
-const JSON_MARKERS = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{)/;
+const JSON_MARKERS = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
 
 /** YAML lines only a Kubernetes Event prints (a pod's status lines are kubectl.ts's markers). */
 const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: Event$|^kind: EventList$/;
@@ -313,5 +328,6 @@ export function kubeObjectSniffScore(line: string): number {
 
 /** Whether an assembled JSON document is a Kubernetes object the reader takes. */
 export function isKubeObjectJson(text: string): boolean {
-  return /"kind": ?"(?:Event|EventList)"/.test(text) || text.includes('ontainerStatuses"');
+  // A container's status cut out of its list names its runtime's container ID.
+  return /"kind": ?"(?:Event|EventList)"/.test(text) || text.includes('ontainerStatuses"') || /"containerID": ?"[a-z-]+:\/\//.test(text);
 }

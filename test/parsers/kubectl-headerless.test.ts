@@ -5,12 +5,17 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { KubeEventRecord, LdRecord, PodStatusRecord } from '../../src/core/types.js';
+import type { InputKind, KubeEventRecord, LdRecord, PodStatusRecord } from '../../src/core/types.js';
 import { readEntry } from '../../src/engine/pipeline.js';
 
-async function parse(lines: readonly string[], path = 'paste.txt') {
+async function parse(lines: readonly string[], path = 'paste.txt', kind?: InputKind) {
   const records: LdRecord[] = [];
-  const { stats } = await readEntry({ path, stream: Readable.from([Buffer.from(lines.join('\n') + '\n')]), size: null }, { record: (r) => records.push(r) });
+  const { stats } = await readEntry(
+    { path, stream: Readable.from([Buffer.from(lines.join('\n') + '\n')]), size: null },
+    { record: (r) => records.push(r) },
+    {},
+    kind,
+  );
   return { stats, records };
 }
 
@@ -162,5 +167,50 @@ describe('a container status cut out of a pod YAML', () => {
   it('a pod spec fragment with a container list is no status', async () => {
     const { records } = await parse(['  - name: linkerd-init', '    image: cr.l5d.io/linkerd/proxy-init:v2.2.1', '    imagePullPolicy: IfNotPresent']);
     assert.equal(records.length, 0);
+  });
+});
+
+describe('a JSON member cut out of a pod (`kubectl get pod -o json`)', () => {
+  // The same proxy-injector status as linkerd/linkerd2#10386, as `-o json` prints it, cut at its
+  // `"containerStatuses": [` or `"lastState": {` line with the indentation it had.
+  const statuses = [
+    '        "containerStatuses": [',
+    '            {',
+    '                "containerID": "containerd://db5b6ce9e1c710d89a1ba12398ad12c4d0084c36970adefe8168901a509081b9",',
+    '                "image": "cr.l5d.io/linkerd/controller:stable-2.12.2",',
+    '                "lastState": {',
+    '                    "terminated": {',
+    '                        "exitCode": 137,',
+    '                        "finishedAt": "2023-01-04T13:30:27Z",',
+    '                        "reason": "OOMKilled",',
+    '                        "startedAt": "2023-01-04T13:30:20Z"',
+    '                    }',
+    '                },',
+    '                "name": "proxy-injector",',
+    '                "ready": false,',
+    '                "restartCount": 4',
+    '            }',
+    '        ],',
+  ];
+  const facts = (r: LdRecord) => {
+    const p = r as PodStatusRecord;
+    return [p.container, p.lastState, p.lastReason, p.lastExitCode, p.lastFinished, p.restartCount];
+  };
+
+  it('the status list gives the records of the whole pod', async () => {
+    const whole = await parse(['{', '    "kind": "Pod",', '    "status": {', ...statuses.slice(0, -1), '        ]', '    }', '}']);
+    // Read as kubectl output: alone, its closing brackets weigh as source code in the sniffer's
+    // head (parsers/sniff.ts), which is left as it is here.
+    const cut = await parse(statuses, 'paste.txt', 'kubectl');
+    assert.equal(cut.stats.unparsed, 0);
+    assert.deepEqual(cut.records.map(facts), whole.records.map(facts));
+    assert.deepEqual(facts(cut.records[0]!).slice(0, 4), ['proxy-injector', 'Terminated', 'OOMKilled', 137]);
+  });
+
+  it('`"lastState": {` alone names the termination', async () => {
+    const cut = await parse(statuses.slice(4, 12), 'linkerd/linkerd-proxy-injector-6d4b9c8f7-q2w8e/proxy-injector.txt');
+    const p = cut.records[0] as PodStatusRecord;
+    assert.equal(p.source, 'pod-yaml');
+    assert.deepEqual([p.container, p.lastReason, p.lastExitCode], ['proxy-injector', 'OOMKilled', 137]);
   });
 });
