@@ -15,8 +15,11 @@ import type { LineParser, ParserOptions, ParserState } from '../parsers/parser.j
 export const MAX_LINE_BYTES = 1 << 20;
 export const OVERLONG_LINE_REASON = `line longer than ${MAX_LINE_BYTES / (1 << 20)} MiB; skipped`;
 
-/** A Markdown heading or code fence: the input is documentation, not captured output. */
-const MARKDOWN = /^(?:#{1,6} \S|```)/;
+/**
+ * A Markdown heading or code fence, or a line holding only the bracket that opens a JSON
+ * document: the input is documentation or data (a README, a test's expectations), not output.
+ */
+const MARKDOWN = /^(?:#{1,6} \S|```|[[{]\s*$)/;
 
 export interface EntryCallbacks {
   record(record: LdRecord): void;
@@ -86,7 +89,7 @@ export async function readEntry(
     sniffBuffer = null;
     start(forcedKind ?? sniffKind(buffered.filter((l) => !l.overlong).map((l) => l.text)));
     // Documentation (a bundle's README) that names failures is no evidence of one: an input of no
-    // known kind whose head has a Markdown heading or code fence gets no last look.
+    // known kind whose head has a Markdown heading, a code fence or a bare JSON bracket gets no last look.
     if (!parser) documentation = buffered.some((l) => MARKDOWN.test(l.text));
     for (const l of buffered) {
       if (l.overlong) {
