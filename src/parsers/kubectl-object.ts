@@ -67,8 +67,7 @@ export class KubeObjectReader {
       else if (this.json && JSON_MEMBER_START.test(text)) {
         this.start('json', lineNo, 0);
         this.member = true;
-      }
-      else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
+      } else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
       else return false;
     } else if (this.mode === 'yaml') {
       if (text === '---' || text === '...') {
@@ -317,7 +316,8 @@ function time(v: unknown): number | null {
  * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`). A
  * manifest (`kind: Pod` without status) says nothing about an incident and stays unrecognised.
  */
-const JSON_MARKERS = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
+const JSON_MARKERS =
+  /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
 
 /** YAML lines only a Kubernetes Event prints (a pod's status lines are kubectl.ts's markers). */
 const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: Event$|^kind: EventList$/;
