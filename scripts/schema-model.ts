@@ -32,8 +32,11 @@ function obj(properties: Record<string, Schema>, optional: readonly string[] = [
 }
 
 const severity: Schema = { enum: [...SEVERITIES] };
-/** `error`: an input or rule failed, so the verdict is not a pass (issue 18's third status). */
-const STATUSES = ['pass', 'fail', 'error'];
+/**
+ * `error`: an input or rule failed, so the verdict is not a pass (issue 18's third status);
+ * `incomplete`: no failing finding, but an input was mostly not understood (issue 45).
+ */
+const STATUSES = ['pass', 'incomplete', 'fail', 'error'];
 const keyFigure = obj({ name: str(), value: num() });
 const subject = obj(
   { namespace: str(), pod: str(), workload: str(), target: str() },
@@ -125,14 +128,32 @@ export function buildReportSchema(): Schema {
     properties: {
       schemaVersion: { const: 1 },
       tool: obj({ name: { const: TOOL_NAME }, version: str() }),
-      status: { enum: STATUSES, description: 'pass: no failing finding; fail: at least one finding at or above failOn; error: an input or rule failed.' },
+      status: {
+        enum: STATUSES,
+        description:
+          'pass: no failing finding and every input read; incomplete: no failing finding, but an input was mostly not understood (its status is incomplete); fail: at least one finding at or above failOn; error: an input or rule failed.',
+      },
       failOn: { enum: [...SEVERITIES, 'none'] },
+      failOnUnread: { type: 'boolean', description: 'Whether status incomplete fails the run (exit 1): --fail-on-unread, on by default under CI=true.' },
       inputs: arr(
-        obj({ path: str(), kind: { enum: [...INPUT_KINDS] }, bytes: int(), records: int(), unparsed: int(), pod: str(), namespace: str(), container: str() }, [
-          'pod',
-          'namespace',
-          'container',
-        ]),
+        obj(
+          {
+            path: str(),
+            kind: { enum: [...INPUT_KINDS] },
+            bytes: int(),
+            records: int(),
+            unparsed: int(),
+            lines: int(),
+            status: {
+              enum: ['read', 'incomplete'],
+              description: 'incomplete: no line was read, or more than half did not parse (a proxy log: only when no line was read).',
+            },
+            pod: str(),
+            namespace: str(),
+            container: str(),
+          },
+          ['pod', 'namespace', 'container', 'lines', 'status'],
+        ),
       ),
       findings: arr(ref('finding')),
       skippedRules: arr(obj({ ruleId: str(), reason: str() })),
@@ -152,7 +173,7 @@ export function buildReportSchema(): Schema {
         }),
       ),
       errors: arr(obj({ path: str(), line: int(), message: str() }, ['line'])),
-      summary: obj({ ...Object.fromEntries(SEVERITIES.map((s) => [s, int()])), suppressed: int(), failing: int() }),
+      summary: obj({ ...Object.fromEntries(SEVERITIES.map((s) => [s, int()])), suppressed: int(), failing: int(), incomplete: int() }, ['incomplete']),
       incidents: arr(ref('incident')),
       proxyVersions: arr(obj({ version: str(), linkerd: str(), pods: int() })),
     },

@@ -30,6 +30,8 @@ export interface AnalyzeFlags {
   output?: string[];
   /** Unset = the config's failOn, else `error`. */
   'fail-on'?: string;
+  /** Unset = on when the environment has CI=true (GitHub Actions, GitLab, CircleCI… set it). */
+  'fail-on-unread'?: boolean;
   'min-severity'?: string;
   config?: string;
   suppress?: string[];
@@ -118,6 +120,7 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
       ruleIds: config.rules.map((c) => c.rule.meta.id),
       disabledRules: config.disabledRules,
       fold: flags.fold !== false,
+      failOnUnread: flags['fail-on-unread'] ?? process.env.CI === 'true',
     };
     if (previous) gate.baseline = { file: flags.baseline!, data: previous, tolerancePercent };
     let report = buildReport(result, failOn, gate);

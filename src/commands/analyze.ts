@@ -10,7 +10,7 @@ export default class Analyze extends Command {
 
   static override description = `PATH may be a file, a directory (walked recursively; hidden and VCS folders are skipped), a glob, a .gz file, a .tar/.tar.gz/.tgz bundle, or - for stdin. With no PATH, stdin is read when it is a pipe.
 
-Exit codes, the same for every --format: 0 no finding at or above --fail-on; 1 at least one (suppressed findings never count; with --baseline only new or worse ones do); 2 usage, config or input error (the error names the file).
+Exit codes, the same for every --format: 0 no finding at or above --fail-on; 1 at least one (suppressed findings never count; with --baseline only new or worse ones do), or, under --fail-on-unread (on by default when CI=true), an input that was mostly not understood (the verdict reads INCOMPLETE and names it); 2 usage, config or input error (the error names the file).
 
 Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working directory (per rule: enabled, severity, options; suppress entries with a reason); flags override them. See the README, "Using linkerd-doctor as a CI gate".`;
 
@@ -62,6 +62,11 @@ Settings come from --config FILE or .linkerd-doctor.yaml/.json in the working di
     'fail-on': Flags.string({
       summary: 'Exit 1 when a finding is at or above this severity [default: config failOn, else error].',
       options: ['error', 'warning', 'info', 'none'],
+    }),
+    'fail-on-unread': Flags.boolean({
+      summary:
+        'Exit 1 when an input was mostly not understood (status incomplete: no line read, or most lines did not parse) and no finding failed [default: on when CI=true].',
+      allowNo: true,
     }),
     'min-severity': Flags.string({
       summary: 'Show only findings at or above this severity; the exit code still counts all [default: config minSeverity, else info].',

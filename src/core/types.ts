@@ -1,6 +1,8 @@
 // The contracts every stage shares: inputs, records, rules and findings.
 // Records flow one way: input → parser → engine → rules → report.
 
+import type { CertificateEvidenceRecord } from './certificate-evidence.js';
+
 export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'kubectl', 'linkerd-cli', 'unknown'] as const;
 export type InputKind = (typeof INPUT_KINDS)[number];
 
@@ -214,7 +216,7 @@ export interface CorednsMessageRecord extends RecordBase {
  */
 export interface PodStatusRecord extends RecordBase {
   kind: 'pod-status';
-  source: 'describe' | 'get-pods' | 'pod-yaml';
+  source: 'describe' | 'get-pods' | 'pod-yaml' | 'last-look';
   /** `Init Containers:` / `Containers:` / `Ephemeral Containers:`; null for a get-pods row or a paste that starts inside the list. */
   containerKind: 'init' | 'app' | 'ephemeral' | null;
   image: string | null;
@@ -244,7 +246,7 @@ export interface PodStatusRecord extends RecordBase {
 /** One Kubernetes event: a row of `kubectl get events` (any layout, `--watch` too) or of a describe's `Events:` table. */
 export interface KubeEventRecord extends RecordBase {
   kind: 'kube-event';
-  source: 'describe' | 'get-events';
+  source: 'describe' | 'get-events' | 'last-look';
   /** Normal or Warning. */
   type: string;
   /** BackOff, Killing, Unhealthy, OOMKilling, FailedScheduling… */
@@ -273,7 +275,8 @@ export type LdRecord =
   | KubeEventRecord
   | LinkerdCheckRecord
   | LinkerdCliMessageRecord
-  | LinkerdCliRowRecord;
+  | LinkerdCliRowRecord
+  | CertificateEvidenceRecord;
 
 export type RecordKind = LdRecord['kind'];
 export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;

@@ -175,6 +175,9 @@ export class RuleEngine {
 
   finish(inputs: readonly InputStats[]): EngineResult {
     const presentKinds = new Set<InputKind>(inputs.map((i) => i.kind));
+    // Records from an input of no known kind come from the last look (parsers/last-look.ts): they
+    // are Kubernetes evidence, for the rules that read kubectl output.
+    if (inputs.some((i) => i.kind === 'unknown' && i.records > 0)) presentKinds.add('kubectl');
     const findings: Finding[] = [];
     const skippedRules: SkippedRule[] = [];
     this.rules.forEach((configured, index) => {

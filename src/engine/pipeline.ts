@@ -8,11 +8,18 @@ import { metaFromPath } from '../util/path-meta.js';
 import type { InputEntry } from '../input/open.js';
 import { SNIFF_LINES, SniffWindow, sniffKind } from '../parsers/sniff.js';
 import { PARSERS } from '../parsers/index.js';
+import { lastLook } from '../parsers/last-look.js';
 import type { LineParser, ParserOptions, ParserState } from '../parsers/parser.js';
 
 /** Lines longer than this (in bytes) are not real log lines; they are counted as unparsed and skipped. */
 export const MAX_LINE_BYTES = 1 << 20;
 export const OVERLONG_LINE_REASON = `line longer than ${MAX_LINE_BYTES / (1 << 20)} MiB; skipped`;
+
+/**
+ * A Markdown heading or code fence, or a line holding only the bracket that opens a JSON
+ * document: the input is documentation or data (a README, a test's expectations), not output.
+ */
+const MARKDOWN = /^(?:#{1,6} \S|```|[[{]\s*$)/;
 
 export interface EntryCallbacks {
   record(record: LdRecord): void;
@@ -81,12 +88,37 @@ export async function readEntry(
     const buffered = sniffBuffer ?? [];
     sniffBuffer = null;
     start(forcedKind ?? sniffKind(buffered.filter((l) => !l.overlong).map((l) => l.text)));
-    if (!parser) return;
+    // Documentation (a bundle's README) that names failures is no evidence of one: an input of no
+    // known kind whose head has a Markdown heading, a code fence or a bare JSON bracket gets no last look.
+    if (!parser) documentation = buffered.some((l) => MARKDOWN.test(l.text));
     for (const l of buffered) {
-      if (l.overlong) sink.unparsed(l.line, OVERLONG_LINE_REASON);
-      else parser.line(l.text, l.line);
+      if (l.overlong) {
+        if (parser) sink.unparsed(l.line, OVERLONG_LINE_REASON);
+      } else read(l.text, l.line, false);
     }
   };
+  /**
+   * Hands a line to the parser; one it did not read (or any line, when no kind was found) gets
+   * the last look for failure words (parsers/last-look.ts), whose record goes to the rules.
+   */
+  const read = (text: string, line: number, afterHead = true) => {
+    const unparsedBefore = stats.unparsed;
+    if (parser) {
+      (parser as LineParser).line(text, line);
+      if (stats.unparsed === unparsedBefore) return;
+      if (afterHead && rejected.length < SNIFF_LINES) rejected.push(text);
+    } else if (text.trim() !== '') unknownLines++;
+    if (documentation) return;
+    const found = lastLook(stats, line, text);
+    if (found) {
+      sink.emit(found);
+      if (!parser) lastLookLines++;
+    }
+  };
+  let documentation = false;
+  /** Of an input of no known kind: its lines that are not blank, and those the last look took. */
+  let unknownLines = 0;
+  let lastLookLines = 0;
   if (slice) start(slice.kind);
 
   const onLine = (text: string) => {
@@ -97,13 +129,7 @@ export async function readEntry(
       if (sniffWindow.add(text)) flushSniff();
       return;
     }
-    if (rejected.length >= SNIFF_LINES) {
-      parser?.line(text, lineNo);
-      return;
-    }
-    const unparsedBefore = stats.unparsed;
-    parser?.line(text, lineNo);
-    if (stats.unparsed > unparsedBefore) rejected.push(text);
+    read(text, lineNo);
   };
   // Inputs of unknown kind are not analysed, so only a parsed kind counts an overlong line as unparsed.
   const onOverlong = () => {
@@ -141,6 +167,9 @@ export async function readEntry(
     if (sniffBuffer) flushSniff();
     (parser as LineParser | null)?.end();
   }
+  // An input of no known kind in which the last look found failure words was read that far: the
+  // rest of its lines count as unread, so the report says how little was understood.
+  if (stats.kind === 'unknown' && lastLookLines > 0) stats.unparsed = unknownLines - lastLookLines;
   if (rejected.length >= SNIFF_LINES && stats.kind !== 'unknown') {
     const other = sniffKind(rejected);
     if (other !== 'unknown' && other !== stats.kind) stats.switchedTo = other;

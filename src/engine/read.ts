@@ -90,7 +90,8 @@ export function reportUnrecognised(discovery: Discovery, inputs: readonly InputS
   }
   const recognised = new Set<string>();
   for (const input of inputs) {
-    if (input.kind === 'unknown') continue;
+    // An input of no known kind counts once the last look found failure words in it.
+    if (input.kind === 'unknown' && input.records === 0) continue;
     const origin = sourceOrigin(input.path, originOf);
     if (origin !== undefined) recognised.add(origin);
   }
@@ -100,7 +101,7 @@ export function reportUnrecognised(discovery: Discovery, inputs: readonly InputS
     else if (!recognised.has(container)) errors.push(new InputError(container, NOTHING_RECOGNISABLE));
   }
   if (errors.length > 0) return;
-  if (inputs.some((i) => i.kind !== 'unknown')) {
+  if (inputs.some((i) => i.kind !== 'unknown' || i.records > 0)) {
     noteUnrecognised(inputs, discovery.notices);
     return;
   }

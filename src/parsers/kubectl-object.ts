@@ -17,7 +17,15 @@ import { JsonBracketDepth } from '../util/json-bracket-depth.js';
 export const MAX_DOCUMENT_BYTES = 8 << 20;
 
 /** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
-const YAML_START = /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$/;
+const YAML_START =
+  /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$|^ *- containerID: \S|^ *(?:lastState|state):$/;
+/**
+ * A member of a pod's JSON cut out of its object: the status lists, or one container's
+ * `lastState` / `state`, at any indentation (`"lastState": {`).
+ */
+const JSON_MEMBER_START = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|(?:lastState|state)": \{)$/;
+/** Keys only a container's status has: a map with one of them, cut out of its list, is one. */
+const STATUS_KEYS = ['lastState', 'state', 'containerID', 'restartCount'];
 /** A line at the margin that continues a YAML document: a camelCase key, a list item, a separator. */
 const YAML_MARGIN = /^(?:[a-z][A-Za-z0-9]*:(?: |$)|- |-$|---$|\.\.\.$|#)/;
 
@@ -43,6 +51,8 @@ export class KubeObjectReader {
   private readonly brackets = new JsonBracketDepth();
   /** YAML: how far the first line was indented (a cut-out status block), removed before parsing. */
   private indent = 0;
+  /** JSON: the document is a member cut out of its object, to be read inside braces. */
+  private member = false;
 
   constructor(
     private readonly input: InputInfo,
@@ -55,7 +65,10 @@ export class KubeObjectReader {
   line(text: string, lineNo: number): boolean {
     if (this.mode === null) {
       if (this.json && text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') this.start('json', lineNo, 0);
-      else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
+      else if (this.json && JSON_MEMBER_START.test(text)) {
+        this.start('json', lineNo, 0);
+        this.member = true;
+      } else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
       else return false;
     } else if (this.mode === 'yaml') {
       if (text === '---' || text === '...') {
@@ -84,6 +97,7 @@ export class KubeObjectReader {
     this.lines = [];
     this.bytes = 0;
     this.overflow = false;
+    this.member = false;
     this.brackets.reset();
   }
 
@@ -108,9 +122,18 @@ export class KubeObjectReader {
     this.mode = null;
     this.lines = [];
     if (overflow || lines.length === 0) return;
+    // A list item selected from its first character lost the indentation of the lines under it
+    // (`- containerID: …` at the margin, `    image: …` below): put it back where they say it was.
+    if (lines.length > 1 && lines[0]!.startsWith('- ')) {
+      const below = lines[1]!.length - lines[1]!.trimStart().length;
+      if (below > 2) lines[0] = ' '.repeat(below - 2) + lines[0];
+    }
     const { LineCounter, parseDocument } = yamlLibrary();
     const counter = new LineCounter();
-    const doc = parseDocument(lines.join('\n'), { lineCounter: counter, uniqueKeys: false });
+    // A member cut out of its object is read as the object of that one member (its line numbers kept: the brace takes no line).
+    const text = this.member ? `{${lines.join('\n').replace(/,\s*$/, '')}}` : lines.join('\n');
+    this.member = false;
+    const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false });
     if (doc.errors.length > 0) {
       this.unparsed(first, `not a readable Kubernetes object: ${doc.errors[0]!.message.split('\n')[0]}`);
       return;
@@ -122,6 +145,15 @@ export class KubeObjectReader {
     const root = doc.contents;
     const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      // Items cut out of containerStatuses, without the list's key.
+      const { isSeq } = yamlLibrary();
+      value.forEach((item, i) => {
+        const s = asObject(item);
+        if (s && isContainerStatus(s)) this.emit(this.statusRecord(s, null, lineOf(isSeq(root) ? root.items[i] : root), undefined, new Map()));
+      });
+      return;
+    }
     this.object(value as Json, root, lineOf);
   }
 
@@ -139,6 +171,11 @@ export class KubeObjectReader {
     const kind = typeof o.kind === 'string' ? o.kind : undefined;
     if (kind === 'Event' || (kind === undefined && typeof o.reason === 'string' && (o.involvedObject !== undefined || o.regarding !== undefined))) {
       this.event(o, lineOf(node));
+      return;
+    }
+    if (kind === undefined && !o.status && !hasStatusLists(o) && isContainerStatus(o)) {
+      // One container's status, or its `lastState:` / `state:` alone, cut out of a pod.
+      this.emit(this.statusRecord(o, null, lineOf(node), undefined, new Map()));
       return;
     }
     if (kind === 'Pod' || kind === undefined) this.pod(o, node, lineOf);
@@ -167,31 +204,41 @@ export class KubeObjectReader {
       const listNode = isMap(statusNode) ? statusNode.get(list, true) : undefined;
       asArray(status[list]).forEach((entry, i) => {
         const s = asObject(entry);
-        if (!s) return;
-        const record = blankPodStatus(this.input.path, lineOf(isSeq(listNode) ? listNode.items[i] : listNode), 'pod-yaml', containerKind);
-        placePodStatus(record, objectName(metadata?.name) ?? this.input.pod, labelName(metadata?.namespace) ?? this.input.namespace);
-        const name = labelName(s.name) ?? this.input.container;
-        if (name) record.container = name;
-        record.image = str(s.image) ?? null;
-        record.ready = typeof s.ready === 'boolean' ? s.ready : null;
-        record.restartCount = typeof s.restartCount === 'number' ? s.restartCount : null;
-        const [state, detail] = stateOf(s.state);
-        record.state = state;
-        record.reason = str(detail?.reason) ?? null;
-        record.exitCode = num(detail?.exitCode);
-        record.started = time(detail?.startedAt);
-        record.finished = time(detail?.finishedAt);
-        const [lastState, last] = stateOf(s.lastState);
-        record.lastState = lastState;
-        record.lastReason = str(last?.reason) ?? null;
-        record.lastExitCode = num(last?.exitCode);
-        record.lastStarted = time(last?.startedAt);
-        record.lastFinished = time(last?.finishedAt);
-        record.lastMessage = firstLine(str(last?.message));
-        if (name) record.memoryLimit = limits.get(name) ?? null;
-        this.emit(record);
+        if (s) this.emit(this.statusRecord(s, containerKind, lineOf(isSeq(listNode) ? listNode.items[i] : listNode), metadata, limits));
       });
     }
+  }
+
+  /** One entry of a pod's container statuses as a record; the pod is the metadata's, else the input path's. */
+  private statusRecord(
+    s: Json,
+    containerKind: PodStatusRecord['containerKind'],
+    line: number,
+    metadata: Json | undefined,
+    limits: ReadonlyMap<string, string>,
+  ): PodStatusRecord {
+    const record = blankPodStatus(this.input.path, line, 'pod-yaml', containerKind);
+    placePodStatus(record, objectName(metadata?.name) ?? this.input.pod, labelName(metadata?.namespace) ?? this.input.namespace);
+    const name = labelName(s.name) ?? this.input.container;
+    if (name) record.container = name;
+    record.image = str(s.image) ?? null;
+    record.ready = typeof s.ready === 'boolean' ? s.ready : null;
+    record.restartCount = typeof s.restartCount === 'number' ? s.restartCount : null;
+    const [state, detail] = stateOf(s.state);
+    record.state = state;
+    record.reason = str(detail?.reason) ?? null;
+    record.exitCode = num(detail?.exitCode);
+    record.started = time(detail?.startedAt);
+    record.finished = time(detail?.finishedAt);
+    const [lastState, last] = stateOf(s.lastState);
+    record.lastState = lastState;
+    record.lastReason = str(last?.reason) ?? null;
+    record.lastExitCode = num(last?.exitCode);
+    record.lastStarted = time(last?.startedAt);
+    record.lastFinished = time(last?.finishedAt);
+    record.lastMessage = firstLine(str(last?.message));
+    if (name) record.memoryLimit = limits.get(name) ?? null;
+    return record;
   }
 
   private event(o: Json, line: number): void {
@@ -223,6 +270,10 @@ export class KubeObjectReader {
     if (container) record.container = container;
     this.emit(record);
   }
+}
+
+function isContainerStatus(o: Json): boolean {
+  return STATUS_KEYS.some((k) => k in o) && (stateOf(o.state)[0] !== null || stateOf(o.lastState)[0] !== null || typeof o.containerID === 'string');
 }
 
 function hasStatusLists(o: Json): boolean {
@@ -275,7 +326,8 @@ function time(v: unknown): number | null {
  * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`). A
  * manifest (`kind: Pod` without status) says nothing about an incident and stays unrecognised.
  */
-const JSON_MARKERS = /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{)/;
+const JSON_MARKERS =
+  /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
 
 /** YAML lines only a Kubernetes Event prints (a pod's status lines are kubectl.ts's markers). */
 const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: Event$|^kind: EventList$/;
@@ -286,5 +338,6 @@ export function kubeObjectSniffScore(line: string): number {
 
 /** Whether an assembled JSON document is a Kubernetes object the reader takes. */
 export function isKubeObjectJson(text: string): boolean {
-  return /"kind": ?"(?:Event|EventList)"/.test(text) || text.includes('ontainerStatuses"');
+  // A container's status cut out of its list names its runtime's container ID.
+  return /"kind": ?"(?:Event|EventList)"/.test(text) || text.includes('ontainerStatuses"') || /"containerID": ?"[a-z-]+:\/\//.test(text);
 }

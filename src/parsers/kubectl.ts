@@ -11,7 +11,11 @@ import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../c
 import { KubeObjectReader, isKubeObjectJson, kubeObjectSniffScore } from './kubectl-object.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
+import { DESCRIBE_AGE, headerlessEventRow, headerlessPodRow, parseHumanDuration } from './kubectl-fragments.js';
+
+export { parseHumanDuration };
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
+import { isPasteNoise } from './pasted.js';
 
 type ContainerKind = PodStatusRecord['containerKind'];
 
@@ -48,19 +52,9 @@ const SECTIONS: Record<string, ContainerKind> = { 'Init Containers': 'init', Con
 const KEY_LINE = /^( *)([A-Za-z][A-Za-z0-9 ._/-]*?):(?:[ \t]+([^ \t].*)|[ \t]+)?$/;
 const CONTAINER_NAME = /^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/;
 const EVENT_TYPES = new Set(['Normal', 'Warning']);
-/**
- * A headerless `get events` row: optional NAMESPACE, LAST SEEN (an age, checked after the match),
- * TYPE, REASON, OBJECT (`kind/name`), MESSAGE. Each cell is a run without spaces, so no two
- * quantifiers compete for the same characters.
- */
-const HEADERLESS_EVENT = /^(?:([a-z0-9][-a-z0-9]*) +)?(\d[\dydhms]*|<unknown>) +(Normal|Warning) +([A-Z][A-Za-z]+) +([a-z][a-z.]*\/[^\s/]+) +(\S.*)$/;
-const DEFAULT_EVENT_COLUMNS = ['LASTSEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'];
 /** `spec.containers{name}` or `spec.initContainers{name}`, an event's field path. */
 export const SUBOBJECT_CONTAINER = /^spec\.(?:init|ephemeral)?[cC]ontainers\{([^}]+)\}$/;
 const DASHES = /^\s*-{2,}(?:\s+-{2,})*\s*$/;
-/** `3m (x105 over 28m)` in a describe Events table. */
-const DESCRIBE_AGE = /^(\S+)(?: \(x(\d+) over (\S+)\))?$/;
-const HUMAN_DURATION = /^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 /** get-pods RESTARTS since kubectl 1.22: `5 (3m12s ago)`. */
 const RESTARTS_CELL = /^(\d+)(?: \((\S+) ago\))?$/;
 
@@ -116,24 +110,36 @@ export class KubectlReader {
       return true;
     }
     if (this.headerlessEvent(text, lineNo)) return true;
+    if (this.headerlessPod(text, lineNo)) return true;
     return this.describeLine(text, lineNo);
   }
 
   /**
-   * A `get events` row pasted without its header (`--watch` output cut from a terminal, a row
-   * quoted in a thread): `LAST SEEN  TYPE  REASON  OBJECT  MESSAGE`, with NAMESPACE first under `-A`.
+   * A `get events` row pasted without its header, or a row of a describe's Events table without
+   * its own: kubectl-fragments.ts tells which and cuts it into the cells a table would have.
    */
   private headerlessEvent(text: string, lineNo: number): boolean {
-    const m = HEADERLESS_EVENT.exec(text);
-    if (!m || parseHumanDuration(m[2]!) === null) return false;
-    const columns = m[1] === undefined ? DEFAULT_EVENT_COLUMNS : ['NAMESPACE', ...DEFAULT_EVENT_COLUMNS];
-    const cells: Record<string, string> = { LASTSEEN: m[2]!, TYPE: m[3]!, REASON: m[4]!, OBJECT: m[5]!, MESSAGE: m[6]! };
-    if (m[1] !== undefined) cells.NAMESPACE = m[1];
-    const saved = this.table;
-    this.table = { kind: 'events', columns: columns.map((name, start) => ({ name, start })) };
-    this.emitEvent(cells, lineNo);
-    this.table = saved;
+    const row = headerlessEventRow(text);
+    if (!row) return false;
+    this.withTable(row.table, Object.keys(row.cells), () => this.emitEvent(row.cells, lineNo));
     return true;
+  }
+
+  /** A `get pods` row pasted without its header (a listing cut from a terminal, rows quoted in a thread). */
+  private headerlessPod(text: string, lineNo: number): boolean {
+    const cells = headerlessPodRow(text);
+    return cells !== null && this.podRow(cells, lineNo);
+  }
+
+  /** Runs `f` as if a table of these columns were open, then restores the one that was. */
+  private withTable(kind: Table['kind'], columns: readonly string[], f: () => void): void {
+    const saved = this.table;
+    this.table = { kind, columns: columns.map((name, start) => ({ name, start })) };
+    try {
+      f();
+    } finally {
+      this.table = saved;
+    }
   }
 
   end(): void {
@@ -403,15 +409,6 @@ function objectOf(cells: Record<string, string>): string | null {
   return null;
 }
 
-/** kubectl's short ages: `45s`, `3m2s`, `10h`, `5d`, `2y45d`; null for `<unknown>`, `<invalid>` and anything else. */
-export function parseHumanDuration(text: string): number | null {
-  if (text === '') return null;
-  const m = HUMAN_DURATION.exec(text);
-  if (!m || m[0] === '') return null;
-  const [, y, d, h, min, s] = m.map((v) => (v === undefined ? 0 : Number(v))) as number[];
-  return y! * 365 * 86_400 + d! * 86_400 + h! * 3600 + min! * 60 + s!;
-}
-
 /** `Wed, 19 Aug 2020 13:55:45 -0700` (RFC 1123 with a numeric zone), as describe prints times. */
 function parseDescribeTime(text: string): number | null {
   if (text === '') return null;
@@ -425,7 +422,8 @@ const SNIFF_MARKERS =
 
 /** How strongly a line says "kubectl output": 0 when it does not. */
 export function kubectlSniffScore(line: string): number {
-  if (SNIFF_MARKERS.test(line) || HEADERLESS_EVENT.test(line)) return 2;
+  if (SNIFF_MARKERS.test(line) || headerlessEventRow(line) !== null) return 2;
+  if (headerlessPodRow(line) !== null) return 1;
   if (kubeObjectSniffScore(line) > 0) return 2;
   return tableHeader(line) ? 3 : 0;
 }
@@ -444,6 +442,9 @@ export const kubectlSniff: FormatSniff = {
   yieldsTo: 'proxy-log',
 };
 
+/** `# verify west has statefulset` between the commands of a pasted session. */
+const SHELL_COMMENT = /^#(?:\s|$)/;
+
 export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   const reader = new KubectlReader(
     input,
@@ -452,7 +453,9 @@ export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   );
   return {
     line(text, lineNo) {
-      if (!reader.line(text, lineNo) && text.trim() !== '') sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');
+      // The command lines and shell comments of a pasted terminal session are the user's, not output left unread.
+      if (!reader.line(text, lineNo) && text.trim() !== '' && !isPasteNoise(text) && !SHELL_COMMENT.test(text))
+        sink.unparsed(lineNo, 'not kubectl describe, get events or get pods output');
     },
     end() {
       reader.end();

@@ -19,10 +19,16 @@ export interface ReportInput {
   bytes: number;
   records: number;
   unparsed: number;
+  /** Physical lines read, blank ones included. */
+  lines: number;
+  /** `incomplete` when the input was mostly not understood (notUnderstood): its "no finding" is no pass. */
+  status: InputStatus;
   pod?: string;
   namespace?: string;
   container?: string;
 }
+
+export type InputStatus = 'read' | 'incomplete';
 
 export interface ReportError {
   path: string;
@@ -57,6 +63,8 @@ export interface ReportSummary extends Record<Severity, number> {
   suppressed: number;
   /** Findings that decide the exit code: at or above failOn and, under --baseline, new or worse. */
   failing: number;
+  /** Inputs whose status is `incomplete`: mostly not understood. */
+  incomplete: number;
 }
 
 export interface Report {
@@ -65,6 +73,8 @@ export interface Report {
   /** `error` whenever the run had an input, usage or rule error (exit 2): a failed input never passes. */
   status: ReportStatus;
   failOn: FailOn;
+  /** Whether an `incomplete` status fails the run (exit 1): --fail-on-unread, on by default under CI=true. */
+  failOnUnread: boolean;
   inputs: ReportInput[];
   findings: ReportFinding[];
   skippedRules: SkippedRule[];
@@ -101,6 +111,8 @@ export interface GateOptions {
   disabledRules?: readonly string[];
   /** Fold per-pod findings of one cause into one (report/fold.ts); default true. */
   fold?: boolean;
+  /** An input not understood fails the run (status `incomplete`, exit 1); default false. */
+  failOnUnread?: boolean;
 }
 
 /**
@@ -164,12 +176,15 @@ export function buildReport(parts: ReportParts, failOn: FailOn, gate: GateOption
   ];
   const nothingChecked = gate.ruleIds ? nothingCheckedError(gate.ruleIds, disabled, gate.suppressions ?? []) : null;
   if (nothingChecked) errors.push(nothingChecked);
+  const inputs = parts.inputs.map(toReportInput);
+  summary.incomplete = inputs.filter((i) => i.status === 'incomplete').length;
   return {
     schemaVersion: 1,
     tool: { name: TOOL_NAME, version: TOOL_VERSION },
-    status: errors.length > 0 ? 'error' : summary.failing > 0 ? 'fail' : 'pass',
+    status: errors.length > 0 ? 'error' : summary.failing > 0 ? 'fail' : summary.incomplete > 0 ? 'incomplete' : 'pass',
     failOn,
-    inputs: parts.inputs.map(toReportInput),
+    failOnUnread: gate.failOnUnread === true,
+    inputs,
     findings,
     skippedRules: [...parts.skippedRules],
     evaluatedRules,
@@ -201,8 +216,29 @@ function nothingCheckedError(configured: readonly string[], disabled: readonly s
   return { path: NOTHING_CHECKED_PATH, message: `no rule was checked (${parts.join('; ') || 'no rules configured'}); enable at least one rule` };
 }
 
+/**
+ * Whether most of an input was not understood, so that finding nothing in it says little: a file
+ * where no line was read, or one of whose lines more than half did not parse. A proxy log is
+ * judged only by the first test: the application's own lines beside the proxy's (`kubectl logs
+ * --all-containers`) are not the proxy's and are expected to stay unread.
+ */
+export function notUnderstood(i: Pick<InputStats, 'kind' | 'records' | 'unparsed' | 'lines'>): boolean {
+  if (i.unparsed === 0) return false;
+  if (i.records === 0) return true;
+  if (i.kind === 'proxy-log') return false;
+  return i.unparsed * 2 > i.lines;
+}
+
 function toReportInput(i: InputStats): ReportInput {
-  const out: ReportInput = { path: i.path, kind: i.kind, bytes: i.bytes, records: i.records, unparsed: i.unparsed };
+  const out: ReportInput = {
+    path: i.path,
+    kind: i.kind,
+    bytes: i.bytes,
+    records: i.records,
+    unparsed: i.unparsed,
+    lines: i.lines,
+    status: notUnderstood(i) ? 'incomplete' : 'read',
+  };
   if (i.pod) out.pod = i.pod;
   if (i.namespace) out.namespace = i.namespace;
   if (i.container) out.container = i.container;

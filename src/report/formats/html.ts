@@ -23,6 +23,7 @@ import {
   noFindingsText,
   skippedRulesWorthListing,
   truncate,
+  unreadText,
 } from './values.js';
 
 const SERIES_COLOURS = 6;
@@ -90,7 +91,7 @@ function header(report: Report): string {
   const versions = (report.proxyVersions ?? []).map((v) => `${v.version} (${v.linkerd}) on ${v.pods} pod${v.pods === 1 ? '' : 's'}`);
   return `<header>
 <h1>${escapeHtml(report.tool.name)} report <span class="badge ${report.status}">${report.status.toUpperCase()}</span></h1>
-<p class="summary" id="summary">${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info · ${report.inputs.length} input(s) (${escapeHtml([...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none')})${report.errors.length ? ` · <strong class="sev-error">${report.errors.length} input error(s)</strong>` : ''}</p>
+<p class="summary" id="summary">${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info · ${report.inputs.length} input(s) (${escapeHtml([...kinds].map(([k, n]) => `${n} ${k}`).join(', ') || 'none')})${unreadText(report) ? ` · <strong class="sev-warning">${escapeHtml(unreadText(report)!)}</strong>` : ''}${report.errors.length ? ` · <strong class="sev-error">${report.errors.length} input error(s)</strong>` : ''}</p>
 ${versions.length ? `<p class="muted">Proxy versions: ${escapeHtml(versions.join(', '))}</p>` : '<p class="muted">Proxy versions: unknown (no proxy_build_info or release banner in the inputs)</p>'}
 <p class="muted">Generated ${escapeHtml(generatedAt())}</p>
 ${inputList(report)}
@@ -447,7 +448,7 @@ const STYLE = `
 main{max-width:1100px;margin:0 auto;padding:16px 24px 48px}h1{font-size:1.6em;margin:.4em 0}h2{border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:1.6em}
 h3{margin:.2em 0 .4em;font-size:1.1em}code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--card);padding:0 4px;border-radius:4px}
 pre{white-space:pre-wrap;word-break:break-all;background:var(--card);padding:8px;border-radius:6px;font:12px ui-monospace,monospace}
-.muted{color:var(--muted)}.badge{font-size:.6em;padding:2px 8px;border-radius:10px;vertical-align:middle;color:#fff}.badge.fail{background:var(--err)}.badge.pass{background:var(--ok)}.badge.error{background:var(--err)}
+.muted{color:var(--muted)}.badge{font-size:.6em;padding:2px 8px;border-radius:10px;vertical-align:middle;color:#fff}.badge.fail{background:var(--err)}.badge.pass{background:var(--ok)}.badge.error{background:var(--err)}.badge.incomplete{background:var(--warn)}
 .sev-error{color:var(--err);font-weight:600}.sev-warning{color:var(--warn);font-weight:600}.sev-info{color:var(--info);font-weight:600}
 article{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0}
 .sev-border-error{border-left-color:var(--err)}.sev-border-warning{border-left-color:var(--warn)}.sev-border-info{border-left-color:var(--info)}

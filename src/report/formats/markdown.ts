@@ -14,7 +14,7 @@ import type { Report, ReportFinding } from '../report.js';
 import type { FormatOptions } from './options.js';
 import { fencedBlock, htmlText, mdCode, mdLink, mdProse, mdText } from './markdown-safe.js';
 import { sparkline } from './text.js';
-import { formatValue, humanize, noFindingsText, skippedRulesWorthListing } from './values.js';
+import { formatValue, humanize, noFindingsText, skippedRulesWorthListing, unreadText } from './values.js';
 
 /** GitHub's limit for an issue or PR comment body, in characters. */
 export const MARKDOWN_COMMENT_LIMIT = 65_536;
@@ -28,9 +28,17 @@ const FULL_REPORT_HINT = 'the full report is in the JSON, SARIF or HTML output (
 
 export function formatMarkdown(report: Report, options: FormatOptions): string {
   const s = report.summary;
-  const status = report.status === 'error' ? '⚠️ **ERROR**' : report.status === 'fail' ? '❌ **FAIL**' : '✅ **PASS**';
+  const status =
+    report.status === 'error'
+      ? '⚠️ **ERROR**'
+      : report.status === 'fail'
+        ? '❌ **FAIL**'
+        : report.status === 'incomplete'
+          ? '🟡 **INCOMPLETE**'
+          : '✅ **PASS**';
+  const unread = unreadText(report);
   const head = [
-    `### ${mdText(report.tool.name)} ${mdText(report.tool.version)}: ${status}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`,
+    `### ${mdText(report.tool.name)} ${mdText(report.tool.version)}: ${status}${unread ? ` · ${mdText(unread)}` : ''}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`,
     '',
     `${s.error} error(s), ${s.warning} warning(s), ${s.info} info · ${s.failing} at or above --fail-on ${mdText(report.failOn)}` +
       (s.suppressed ? ` · ${s.suppressed} suppressed` : '') +

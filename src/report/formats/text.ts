@@ -29,6 +29,7 @@ import {
   skippedRulesWorthListing,
   subjectParts,
   truncate,
+  unreadText,
 } from './values.js';
 
 const DEFAULT_WIDTH = 80;
@@ -114,8 +115,14 @@ export function formatText(report: Report, options: FormatOptions): string {
 
   const notes: string[] = [];
   const skipped = skippedRulesWorthListing(report);
+  // The list is for whoever asks (--verbose): a single pasted file skips most rules, and ten lines
+  // of them would push the answer off the screen.
   if (skipped.length > 0 && !options.summaryOnly && readable > 0)
-    notes.push(`Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`);
+    notes.push(
+      options.verbose
+        ? `Skipped rules (their inputs are missing): ${skipped.map((s) => `${s.ruleId} (${s.reason})`).join(', ')}`
+        : `${skipped.length} rule${skipped.length === 1 ? '' : 's'} skipped for want of their inputs (--verbose lists them).`,
+    );
   if (report.suppressedFindings?.length)
     notes.push(
       `Suppressed: ${report.suppressedFindings.length} finding(s) (${report.suppressedFindings
@@ -130,11 +137,23 @@ export function formatText(report: Report, options: FormatOptions): string {
   for (const n of notes) out.push(...wrap(n, width).map((l) => c.dim(l)));
 
   const hidden = report.findings.length - visible.length - (options.notShown ?? 0);
-  const status = report.status === 'error' ? c.red.bold('ERROR') : report.status === 'fail' ? c.red.bold('FAIL') : c.green.bold('PASS');
+  const status =
+    report.status === 'error'
+      ? c.red.bold('ERROR')
+      : report.status === 'fail'
+        ? c.red.bold('FAIL')
+        : report.status === 'incomplete'
+          ? c.yellow.bold('INCOMPLETE')
+          : c.green.bold('PASS');
   const summary = `Summary: ${report.summary.error} error(s), ${report.summary.warning} warning(s), ${report.summary.info} info${hidden > 0 ? ` (${hidden} below --min-severity not shown)` : ''} · `;
-  const summaryLines = wrap(`${summary}${report.status.toUpperCase()}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`, width);
-  const last = summaryLines.pop()!;
-  out.push(...summaryLines, last.replace(/(PASS|FAIL|ERROR)/, status).replace('Summary:', c.bold('Summary:')));
+  // An input not understood is named in the verdict itself, whatever the verdict: a PASS beside it would be no answer.
+  const unread = unreadText(report);
+  const summaryLines = wrap(
+    `${summary}${report.status.toUpperCase()}${unread ? ` · ${unread}` : ''}${report.errors.length ? ` · ${report.errors.length} input error(s)` : ''}`,
+    width,
+  );
+  const first = summaryLines.shift()!;
+  out.push(first.replace(/(PASS|FAIL|ERROR|INCOMPLETE)/, status).replace('Summary:', c.bold('Summary:')), ...summaryLines);
   out.push(...answer(c, report, visible, width));
   return out.join('\n') + '\n';
 }

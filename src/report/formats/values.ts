@@ -23,6 +23,19 @@ export function noFindingsText(report: { inputs: readonly unknown[] }): string {
   return report.inputs.length === 0 ? 'Nothing was analysed: no input could be read.' : 'No findings.';
 }
 
+/**
+ * The inputs not understood, as the verdict names them: `1 input not understood: 11 of 12 lines
+ * unread` (with the file's name when there are several); null when every input was read.
+ */
+export function unreadText(report: { inputs: readonly { path: string; status?: string; unparsed: number; lines?: number }[] }): string | null {
+  const unread = report.inputs.filter((i) => i.status === 'incomplete');
+  if (unread.length === 0) return null;
+  const count = (i: (typeof unread)[number]) => `${i.unparsed} of ${i.lines ?? i.unparsed} lines unread`;
+  if (unread.length === 1) return `1 input not understood: ${count(unread[0]!)}`;
+  const listed = unread.slice(0, 3).map((i) => `${i.path} (${count(i)})`);
+  return `${unread.length} inputs not understood: ${listed.join(', ')}${unread.length > 3 ? ` and ${unread.length - 3} more` : ''}`;
+}
+
 /** The skipped rules worth listing: none when nothing was read, since then every rule is. */
 export function skippedRulesWorthListing<T>(report: { inputs: readonly unknown[]; skippedRules: readonly T[] }): readonly T[] {
   return report.inputs.length === 0 ? [] : report.skippedRules;

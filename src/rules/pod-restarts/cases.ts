@@ -23,6 +23,44 @@ const validatorFailed = read('test/data/go-logs/network-validator-failed.log');
 const podJsonInit = read('test/data/kubectl/get-pod-json-init-crashloop.json');
 const cniSandbox = read('test/data/kubectl/events-cni-sandbox-failed.txt');
 
+/**
+ * Fragments as pasted in linkerd/linkerd2 threads (issue 45: read like the whole document, or by
+ * the last look at failure words): sandbox events of the linkerd-cni plugin with each of its API
+ * failures (#12573 AKS Unauthorized, #11286 a bare Forbidden from the nodes' HTTP proxy, #10413
+ * OKE cannotconnect, #4807 a chained plugin returning nothing), a validator back-off (#11228), a
+ * describe cut at Last State (#14605) and a container status cut out of a pod YAML (#10386).
+ */
+const sandboxRow = (tail: string) =>
+  `  Warning  FailedCreatePodSandBox  6m12s                 kubelet            Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "7fa7d2fb8f5f": ${tail}\n`;
+const cniUnauthorized = sandboxRow('plugin type="linkerd-cni" name="linkerd-cni" failed (add): Unauthorized');
+const cniViaProxy =
+  'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "20ecb2f55eed": plugin type="linkerd-cni" name="linkerd-cni" failed (add): Get "https://[172.20.0.1]:443/api/v1/namespaces/linkerd/pods/linkerd-identity-784744bbd9-fz4rb": Forbidden\n';
+const cniCannotConnect = sandboxRow(
+  'plugin type="linkerd-cni" name="linkerd-cni" failed (add): Get "https://[10.96.0.1]:443/api/v1/namespaces/cert-manager/pods/cert-manager-59bf757d77-kszm7": cannotconnect',
+);
+const cniNoResult =
+  '  Warning  FailedCreatePodSandBox  6m36s                  kubelet, ip-172-21-16-20  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "c58be342dd56" network for pod "coredns-66bff467f8-8ssn8": networkPlugin cni failed to set up pod "coredns-66bff467f8-8ssn8_kube-system" network: unexpected end of JSON input\n';
+const otherCni =
+  '  Warning  FailedCreatePodSandBox  2m                     kubelet            Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "9a1f" network for pod "web-0": networkPlugin cni failed to set up pod "web-0_default" network: stat /var/lib/calico/nodename: no such file or directory\n';
+const validatorBackOff = 'Back-off restarting failed container linkerd-network-validator in pod\n';
+const proxyOomCut = [
+  '    Last State:      Terminated',
+  '      Reason:        OOMKilled',
+  '      Message:       "outbound"},{"addr":"10.2.33.2:8080","name":"proxy"}],"threadId":"ThreadId(1)"}',
+  '',
+].join('\n');
+const injectorStatusCut = [
+  '- containerID: containerd://db5b6ce9e1c7',
+  '    image: cr.l5d.io/linkerd/controller:stable-2.12.2',
+  '    lastState:',
+  '      terminated:',
+  '        exitCode: 137',
+  '        reason: OOMKilled',
+  '    name: proxy-injector',
+  '    ready: false',
+  '',
+].join('\n');
+
 /** The describe of a proxy restarted once, with reason Error, days before the listing. */
 const onceLongAgo = web
   .replace('Reason:       OOMKilled', 'Reason:       Error')
@@ -276,12 +314,93 @@ export const cases: RuleCases = {
       expect: [{ severity: 'error', kind: 'init-failed/linkerd-cni', subject: { workload: 'web', pod: 'web-7d9f8c6b5-x2x8k', target: 'web/linkerd-cni' } }],
       inputs: [{ path: 'events.txt', content: cniSandbox }],
       check: (findings) => {
-        assert.equal(findings[0]!.evidence.initCause, 'cni-plugin-failed');
-        assert.equal(findings[0]!.title, 'linkerd-cni plugin failed in web: the pod network could not be set up');
+        assert.equal(findings[0]!.evidence.initCause, 'cni-api-unauthorized');
+        assert.equal(findings[0]!.title, 'linkerd-cni plugin failed in web: the pod network could not be set up: its API token is stale (Unauthorized)');
       },
+    },
+    {
+      name: "a describe's sandbox row alone: linkerd-cni Unauthorized, its token copied to the node is stale",
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-cni', subject: { target: 'linkerd-cni' } }],
+      inputs: [{ path: 'events.txt', content: cniUnauthorized }],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.initCause, 'cni-api-unauthorized');
+        assert.match(findings[0]!.title, /token is stale/);
+        assert.match(findings[0]!.remediation, /rollout restart ds\/linkerd-cni/);
+      },
+    },
+    {
+      name: "the event's message alone: a bare Forbidden is the nodes' HTTP proxy answering, not RBAC",
+      expect: [
+        {
+          severity: 'error',
+          kind: 'init-failed/linkerd-cni',
+          subject: { namespace: 'linkerd', workload: 'linkerd-identity', pod: 'linkerd-identity-784744bbd9-fz4rb', target: 'linkerd-identity/linkerd-cni' },
+        },
+      ],
+      inputs: [{ path: 'message.txt', content: cniViaProxy }],
+      check: (findings) => {
+        assert.equal(findings[0]!.evidence.initCause, 'cni-api-via-proxy');
+        assert.match(findings[0]!.message, /NO_PROXY/);
+      },
+    },
+    {
+      name: 'sandbox rows without header: the plugin cannot connect to the API service IP from the node',
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-cni', subject: { target: 'linkerd-cni' } }],
+      inputs: [{ path: 'events.txt', content: cniCannotConnect + cniCannotConnect }],
+      check: (findings) => assert.equal(findings[0]!.evidence.initCause, 'cni-api-unreachable'),
+    },
+    {
+      name: 'a sandbox row whose CNI chain returned no result (unexpected end of JSON input)',
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-cni', subject: { target: 'linkerd-cni' } }],
+      inputs: [{ path: 'events.txt', content: cniNoResult }],
+      check: (findings) => assert.equal(findings[0]!.evidence.initCause, 'cni-no-result'),
+    },
+    {
+      name: 'the network validator backed off once (the event message alone): the pod cannot start',
+      expect: [{ severity: 'error', kind: 'crashloop/linkerd-network-validator', subject: { target: 'linkerd-network-validator' } }],
+      inputs: [{ path: 'message.txt', content: validatorBackOff }],
+      check: (findings) => assert.match(findings[0]!.message, /ordering race/),
+    },
+    {
+      name: "a describe cut at Last State: OOMKilled, its message the proxy's JSON log: the proxy",
+      expect: [{ severity: 'warning', kind: 'oom/linkerd-proxy', subject: { target: 'linkerd-proxy' } }],
+      inputs: [{ path: 'describe.txt', content: proxyOomCut }],
+    },
+    {
+      name: 'a container status cut out of a pod YAML: the proxy-injector OOMKilled',
+      expect: [{ severity: 'error', kind: 'oom/proxy-injector', subject: { target: 'proxy-injector' } }],
+      inputs: [{ path: 'status.yaml', content: injectorStatusCut }],
+    },
+    {
+      name: 'get pods of a Linkerd 2.x control plane: a linkerd-controller replica in CrashLoopBackOff is its public API',
+      expect: [
+        {
+          severity: 'error',
+          kind: 'crashloop/public-api',
+          subject: { workload: 'linkerd-controller', pod: 'linkerd-controller-695dcbdcf7-9bsvp', target: 'linkerd-controller/public-api' },
+        },
+      ],
+      inputs: [
+        {
+          path: 'pods.txt',
+          content: [
+            'NAME                                  READY     STATUS             RESTARTS   AGE',
+            'linkerd-controller-695dcbdcf7-8ssrn   4/4       Running            0          15h',
+            'linkerd-controller-695dcbdcf7-9bsvp   1/4       CrashLoopBackOff   292        21h',
+            '',
+          ].join('\n'),
+        },
+      ],
     },
   ],
   quiet: [
+    { name: 'a sandbox failure of another CNI plugin (Calico not ready on the node)', inputs: [{ path: 'events.txt', content: otherCni }] },
+    {
+      name: 'an image pull back-off of the network validator is no crash',
+      inputs: [
+        { path: 'events.txt', content: '  Normal   BackOff    2m (x3 over 4m)   kubelet   Back-off pulling image "cr.l5d.io/linkerd/proxy:stable-2.14.10"\n' },
+      ],
+    },
     { name: 'a healthy describe: 0 restarts, linkerd-init Completed, Normal events only', inputs: [{ path: 'describe-emoji.txt', content: healthyDescribe }] },
     { name: 'get pods -A -o wide: one control-plane restart 12 days ago, a Completed job', inputs: [{ path: 'get-pods.txt', content: healthyPods }] },
     { name: 'get events -o wide with Normal events only', inputs: [{ path: 'events-wide.txt', content: healthyEvents }] },

@@ -31,7 +31,8 @@ export function judge(c: ContainerState, o: PodRestartsOptions): Verdict | null 
   const role = roleOf(c.container, c.containerKind);
   if (role === null) return null;
   const oomKilled = c.reason === 'OOMKilled' || c.lastReason === 'OOMKilled' || c.oomEvents > 0;
-  const crashLooping = c.reason === 'CrashLoopBackOff' || c.backOffEvents >= o.minBackOffEvents;
+  // The kubelet backs an init container off only once it failed, and the pod cannot start meanwhile: one back-off is enough.
+  const crashLooping = c.reason === 'CrashLoopBackOff' || c.backOffEvents >= (role === 'init' ? 1 : o.minBackOffEvents);
   if (oomKilled) {
     const repeated = c.restartCount >= o.repeatedProxyOoms || c.oomEvents >= o.repeatedProxyOoms || crashLooping;
     const severity: Severity = role === 'proxy' && !repeated ? 'warning' : 'error';
@@ -160,7 +161,9 @@ function controllerPodComponent(workload: string | undefined): 'destination' | '
 }
 
 function initStory(c: ContainerState): string {
-  if (c.initCause) return `Its log says ${INIT_CAUSE_TEXT[c.initCause]}.`;
+  if (c.initCause) return `${c.container === LINKERD_CNI ? 'The event says' : 'Its log says'} ${INIT_CAUSE_TEXT[c.initCause]}.`;
+  if (c.container === 'linkerd-network-validator')
+    return "The network validator only checks that the pod's traffic is redirected to the proxy, which linkerd-cni sets up from the node: it fails when the linkerd-cni plugin has not run for the pod, because its DaemonSet was not yet ready on the node or because the cluster CNI (Calico, Cilium…) rewrote its CNI config without linkerd-cni in the chain when it restarted (a start-up ordering race).";
   return "The pod never gets to its application containers: the proxy's iptables setup (linkerd-init) or the CNI plugin check (linkerd-network-validator) fails.";
 }
 
@@ -179,6 +182,22 @@ function remediationFor(problem: Problem, role: Role, container: string, pod: st
   } else if (role === 'init' && initCause === 'cni-plugin-failed') {
     steps.push(
       "1. Read the plugin's error in the event and in the linkerd-cni DaemonSet's log on that node (`kubectl -n linkerd-cni logs ds/linkerd-cni`): a kubeconfig the installer wrote with an expired token or a wrong API address (re-roll the DaemonSet), or iptables failing on the node (its iptables mode). Linkerd 2.13+ can repair such pods (linkerd-cni repair controller).",
+    );
+  } else if (role === 'init' && initCause === 'cni-api-unauthorized') {
+    steps.push(
+      "1. Restart the linkerd-cni DaemonSet's pod on the node (`kubectl -n linkerd-cni rollout restart ds/linkerd-cni`): the installer writes a fresh token into the node's kubeconfig (/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig) when it starts. Upgrade linkerd-cni if its installer does not refresh the token itself when it is rotated.",
+    );
+  } else if (role === 'init' && initCause === 'cni-api-via-proxy') {
+    steps.push(
+      "1. Add the Kubernetes API addresses (the `kubernetes` service IP, e.g. 10.96.0.1 or 172.20.0.1, its DNS names and the service CIDR) to NO_PROXY wherever the node sets HTTP_PROXY/HTTPS_PROXY (the kubelet's and the container runtime's environment), then restart them, so the plugin's API call does not go through the proxy.",
+    );
+  } else if (role === 'init' && initCause === 'cni-api-unreachable') {
+    steps.push(
+      "1. Let the node reach the API: point linkerd-cni at an address the host network routes (the API server's own address, Helm value for the plugin's kubeconfig server), or make the cluster CNI route the service CIDR from the host; check with `curl -k https://<service IP>:443/version` from the node.",
+    );
+  } else if (role === 'init' && initCause === 'cni-no-result') {
+    steps.push(
+      '1. Read the CNI config on the node (`/etc/cni/net.d/*.conflist`): every plugin of the chain needs a cniVersion and must return the previous result; a linkerd-cni entry written without cniVersion (older linkerd-cni releases) breaks the chain. Upgrade linkerd-cni and restart its DaemonSet so it rewrites the entry.',
     );
   } else if (role === 'init' && initCause === 'cni-not-ready') {
     steps.push(

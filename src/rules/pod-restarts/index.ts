@@ -16,8 +16,10 @@ import { workloadOfPod } from '../../util/path-meta.js';
 import { detach, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import {
+  CNI_NO_RESULT,
   type ContainerState,
   CONTROL_PLANE_POD,
+  DEPLOYMENT_CONTAINER,
   INIT_CAUSES,
   INIT_CONTAINERS,
   LINKERD_CNI,
@@ -26,6 +28,7 @@ import {
   MAX_SAMPLES,
   OOM_PROCESSES,
   type PodRestartsOptions,
+  PROXY_CONTAINER,
   roleOf,
   SEVERITY_RANK,
 } from './model.js';
@@ -97,9 +100,14 @@ export default defineRule<PodRestartsOptions, State>({
     'pod-status'(state, record) {
       // `get pods` shows an init container's failure as `Init:CrashLoopBackOff` / `Init:Error`:
       // that is the pod's Linkerd init container, not its controller.
-      const initFailure = record.source === 'get-pods' && record.state?.startsWith('Init:') === true;
+      // A line the last look read (`… Init:CrashLoopBackOff …`) names its pod as a get-pods row does.
+      const listing = record.source === 'get-pods' || record.source === 'last-look';
+      const initFailure = listing && record.state?.startsWith('Init:') === true;
       const container =
-        record.container ?? (record.source === 'get-pods' ? (initFailure ? initContainerOf(record.pod) : controlPlaneContainerOf(record.pod)) : null);
+        record.container ??
+        (listing ? (initFailure ? initContainerOf(record.pod) : controlPlaneContainerOf(record.pod)) : null) ??
+        // A describe cut above the container's name: a termination message in the proxy's log format names it.
+        (record.lastMessage !== null && PROXY_LOG_TEXT.test(record.lastMessage) ? PROXY_CONTAINER : null);
       if (!container || roleOf(container, record.containerKind) === null) return;
       const c = containerOf(state, record.namespace ?? null, record.pod ?? null, container, record);
       if (!c) return;
@@ -119,13 +127,13 @@ export default defineRule<PodRestartsOptions, State>({
       }
       c.image = record.image ?? c.image;
       c.containerKind = record.containerKind ?? c.containerKind;
-      if (record.source === 'get-pods' && record.state && /OOMKilled|CrashLoopBackOff|Error/.test(record.state)) {
+      if (listing && record.state && /OOMKilled|CrashLoopBackOff|Error/.test(record.state)) {
         // `kubectl get pods` shows the container's reason as the pod's STATUS.
         c.reason = record.state.replace(/^Init:/, '');
       }
     },
     'kube-event'(state, record) {
-      if (record.reason === 'FailedCreatePodSandBox' && LINKERD_CNI_SANDBOX.test(record.message)) {
+      if (record.reason === 'FailedCreatePodSandBox' && (LINKERD_CNI_SANDBOX.test(record.message) || CNI_NO_RESULT.test(record.message))) {
         // The CNI plugin runs in the kubelet's sandbox set-up, not in a container: the event is all there is.
         const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
         const c = containerOf(state, record.namespace ?? null, pod, LINKERD_CNI, record);
@@ -143,7 +151,8 @@ export default defineRule<PodRestartsOptions, State>({
       }
       const attributed = eventContainer(record);
       if (!attributed) return;
-      const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : null;
+      // A describe cut above its Name: names the pod only through the input's path.
+      const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
       const c = containerOf(state, record.namespace ?? null, pod, attributed.container, record);
       if (!c) return;
       if (attributed.kind === 'oom') c.oomEvents += record.count;
@@ -203,13 +212,16 @@ export default defineRule<PodRestartsOptions, State>({
   },
 });
 
+/** linkerd2-proxy's log, plain or JSON: a termination message quoting it is the proxy's. */
+const PROXY_LOG_TEXT = /ThreadId\(\d+\)|"target":"linkerd|\blinkerd_[a-z_]+::/;
+
 function initContainerOf(pod: string | undefined): string | null {
   return controlPlaneContainerOf(pod) === null ? null : 'linkerd-init';
 }
 
 function controlPlaneContainerOf(pod: string | undefined): string | null {
   const m = pod ? CONTROL_PLANE_POD.exec(pod) : null;
-  return m ? m[1]! : null;
+  return m ? (DEPLOYMENT_CONTAINER[m[1]!] ?? m[1]!) : null;
 }
 
 function containerOf(

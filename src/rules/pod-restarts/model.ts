@@ -18,11 +18,17 @@ export const CONTROLLERS: Readonly<Record<string, { serves: 'destination' | 'pol
   identity: { serves: 'identity', role: 'the certificates every proxy needs to start and to renew' },
   'proxy-injector': { serves: null, role: 'injecting proxies into new pods (its webhook fails or is skipped meanwhile)' },
   'sp-validator': { serves: null, role: 'validating ServiceProfiles' },
+  'public-api': {
+    serves: null,
+    role: 'the public API that the CLI, the dashboard and `linkerd check` call (the linkerd-controller Deployment of Linkerd 2.9 and older)',
+  },
 };
 export const PROXY_CONTAINER = 'linkerd-proxy';
 export const INIT_CONTAINERS = new Set(['linkerd-init', 'linkerd-network-validator']);
 /** Control-plane pods by their Deployment, for `get pods` rows that name no container. */
-export const CONTROL_PLANE_POD = /^linkerd-(destination|identity|proxy-injector)-[a-z0-9]{8,10}-[a-z0-9]{5}$/;
+export const CONTROL_PLANE_POD = /^linkerd-(destination|identity|proxy-injector|controller)-[a-z0-9]{8,10}-[a-z0-9]{5}$/;
+/** The main container of a control-plane Deployment whose name is not its container's. */
+export const DEPLOYMENT_CONTAINER: Readonly<Record<string, string>> = { controller: 'public-api' };
 /** Process names in kernel OOM messages (node-problem-detector's OOMKilling events). */
 export const OOM_PROCESSES: Readonly<Record<string, string>> = { 'linkerd2-proxy': PROXY_CONTAINER, 'policy-controller': 'policy' };
 export const MAX_CONTAINERS = stateCap(10_000);
@@ -57,11 +63,34 @@ export interface ContainerState {
  * Why linkerd-init or linkerd-network-validator fails, from the lines they log (proxy-init's
  * pkg/iptables/iptables.go and the iptables output it relays; validator/src/main.rs).
  */
-export type InitCause = 'capabilities' | 'iptables-mode' | 'cni-not-ready' | 'iptables-failed' | 'cni-plugin-failed';
+export type InitCause =
+  | 'capabilities'
+  | 'iptables-mode'
+  | 'cni-not-ready'
+  | 'iptables-failed'
+  | 'cni-plugin-failed'
+  | 'cni-api-unauthorized'
+  | 'cni-api-via-proxy'
+  | 'cni-api-unreachable'
+  | 'cni-no-result';
 /** The CNI plugin as the sandbox events name it: `plugin type="linkerd-cni" name="linkerd-cni" failed (add)`. */
 export const LINKERD_CNI = 'linkerd-cni';
 export const LINKERD_CNI_SANDBOX = /plugin type="linkerd-cni"|linkerd-cni: /;
+/**
+ * A CNI plugin of the chain that returned nothing to the kubelet (`unexpected end of JSON input`
+ * from libcni): a chained plugin (linkerd-cni among them) printing no result, e.g. a config without
+ * cniVersion. The event need not name linkerd-cni.
+ */
+export const CNI_NO_RESULT = /\bcni\b[^\n]*unexpected end of JSON input/;
 export const INIT_CAUSES: readonly [RegExp, InitCause][] = [
+  // The linkerd-cni plugin's own call to the API server (it reads the pod), as the sandbox event quotes it.
+  [/failed \(add\): Unauthorized/, 'cni-api-unauthorized'],
+  [/failed \(add\): (?:Get|Post|Patch|Put) "[^"]*": Forbidden$/, 'cni-api-via-proxy'],
+  [
+    /failed \(add\): (?:Get|Post|Patch|Put) "[^"]*": (?:cannotconnect|dial tcp \S+: (?:i\/o timeout|connect: (?:connection refused|no route to host)))/,
+    'cni-api-unreachable',
+  ],
+  [CNI_NO_RESULT, 'cni-no-result'],
   [/Permission denied \(you must be root\)|Operation not permitted|could not get iptables lock/, 'capabilities'],
   [/Could not fetch rule set generation id|Table does not exist|do you need to insmod|Couldn't load target|nf_tables|iptables-legacy/, 'iptables-mode'],
   [/Failed to validate networking configuration|Unable to connect to validator/, 'cni-not-ready'],
@@ -74,6 +103,10 @@ export const INIT_CAUSE_TITLE: Record<InitCause, string> = {
   'cni-not-ready': 'linkerd-cni has not configured the node',
   'iptables-failed': 'its iptables rules could not be applied',
   'cni-plugin-failed': 'the pod network could not be set up',
+  'cni-api-unauthorized': 'the pod network could not be set up: its API token is stale (Unauthorized)',
+  'cni-api-via-proxy': 'the pod network could not be set up: an HTTP proxy answered 403 for the API server',
+  'cni-api-unreachable': 'the pod network could not be set up: the plugin cannot reach the Kubernetes API from the node',
+  'cni-no-result': 'the pod network could not be set up: a CNI plugin of the chain returned no result',
 };
 export const INIT_CAUSE_TEXT: Record<InitCause, string> = {
   capabilities: 'iptables was refused: the container lacks NET_ADMIN/NET_RAW (a PodSecurity or PSP policy, or a runtime that drops them)',
@@ -83,6 +116,14 @@ export const INIT_CAUSE_TEXT: Record<InitCause, string> = {
   'iptables-failed': 'the iptables rules could not be applied',
   'cni-plugin-failed':
     "the linkerd-cni plugin failed while the kubelet set up the pod's network (it could not read the pod from the API server or apply its iptables rules), so the pod sandbox is not created",
+  'cni-api-unauthorized':
+    "the linkerd-cni plugin's call to the API server was refused as Unauthorized: the plugin authenticates with the service-account token the linkerd-cni installer copied into a kubeconfig on the node (ZZZ-linkerd-cni-kubeconfig) when it started, and that copy is stale once the token is rotated or expired (bound tokens expire; AKS and EKS rotate their signing keys), so every pod sandbox on the node fails",
+  'cni-api-via-proxy':
+    "the linkerd-cni plugin's call to the API server got a bare 403 Forbidden, without the API server's RBAC wording (`is forbidden: User …`): something between the node and the API server answered, usually an HTTP proxy configured on the node (HTTPS_PROXY for the kubelet or the container runtime) whose NO_PROXY lacks the Kubernetes API address, so the plugin's request went through the proxy",
+  'cni-api-unreachable':
+    "the linkerd-cni plugin runs in the node's network namespace and cannot reach the Kubernetes API service IP from there (the host network does not route the service CIDR: some CNIs, flannel on OKE among them, only route it for pods), so every pod sandbox on the node fails",
+  'cni-no-result':
+    'a CNI plugin of the chain returned nothing to the kubelet (libcni: unexpected end of JSON input): a chained plugin that prints no result, as linkerd-cni does with a config that lacks cniVersion or runs without the previous result, so no pod sandbox can be created on the node',
 };
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };

@@ -17,6 +17,23 @@ const destination = read('fixtures/pod-restarts/describe-linkerd-destination.txt
 const healthyDescribe = read('fixtures/healthy-kubectl/describe-emoji.txt');
 const healthyEvents = read('fixtures/healthy-kubectl/events-wide.txt');
 
+/**
+ * Probe failures pasted as fragments (issue 45): event messages copied with the pod after a pipe
+ * (linkerd/linkerd2#12895), rows of a log UI with their timestamp (#9602) and a describe's
+ * Events row on its own (#10037).
+ */
+const policyLiveness = [
+  'Liveness probe failed: Get "http://10.94.94.3:9990/live": context deadline exceeded (Client.Timeout exceeded while awaiting headers) | linkerd-destination-744c8f574c-vx95n',
+  'Liveness probe failed: Get "http://10.94.69.218:9990/live": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+  '',
+].join('\n');
+const logUi = [
+  'Oct 12, 2022 @ 04:16:35.751\tReadiness probe failed: Get "http://172.16.36.138:9990/ready": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+  'Oct 12, 2022 @ 04:02:25.744\tLiveness probe failed: Get "http://172.16.36.138:9990/live": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+  '',
+].join('\n');
+const describeRow = '  Warning  Unhealthy  13m (x4 over 14m)    kubelet            Liveness probe failed: HTTP probe failed with statuscode: 502\n';
+
 export const cases: RuleCases = {
   fires: [
     {
@@ -78,8 +95,43 @@ export const cases: RuleCases = {
       inputs: [{ path: 'events.yaml', content: eventsYaml }],
       check: (findings) => assert.equal(findings[0]!.evidence.failures, 12),
     },
+    {
+      name: "event messages only: the policy controller's liveness probe on 9990 times out (pod named after a pipe)",
+      // The second line names no pod: its port alone says a controller's, a finding of its own.
+      expect: [
+        { severity: 'error', kind: 'controller-timeout', subject: { target: 'pod/app' } },
+        {
+          severity: 'error',
+          kind: 'controller-timeout/policy',
+          subject: { workload: 'linkerd-destination', pod: 'linkerd-destination-744c8f574c-vx95n', target: 'linkerd-destination/policy' },
+        },
+      ],
+      inputs: [{ path: 'messages.txt', content: policyLiveness }],
+      check: (findings) => {
+        const policy = findings.find((f) => f.kind === 'controller-timeout/policy')!;
+        assert.match(policy.message, /Liveness probe failures of policy in linkerd-destination: 1 \(\/live on port 9990\)/);
+        assert.match(policy.message, /timeout \(timeoutSeconds, 1 s/);
+        assert.match(policy.remediation, /timeoutSeconds/);
+      },
+    },
+    {
+      name: "log UI rows, no pod: a liveness timeout on 9990's /live is a Linkerd controller's",
+      expect: [{ severity: 'error', kind: 'controller-timeout', subject: { target: 'pod/app' } }],
+      inputs: [{ path: 'ui.txt', content: logUi }],
+      check: (findings) => assert.match(findings[0]!.title, /a Linkerd controller \(admin port 9990\)/),
+    },
+    {
+      name: "a describe's Events row alone: the liveness probe failed 4 times, enough to restart the container",
+      expect: [{ severity: 'error', kind: 'proxy-cannot-reach-app', subject: { target: 'pod/app' } }],
+      inputs: [{ path: 'row.txt', content: describeRow }],
+      check: (findings) => assert.match(findings[0]!.message, /4 of the liveness probe, enough for the kubelet to restart it/),
+    },
   ],
   quiet: [
+    {
+      name: "one readiness timeout on a controller's admin port while it starts",
+      inputs: [{ path: 'ui.txt', content: logUi.split('\n')[0]! + '\n' }],
+    },
     {
       name: 'the healthy describe and events of fixtures/healthy-kubectl',
       inputs: [

@@ -42,8 +42,11 @@ const CONTROLLER_PORTS: Readonly<Record<string, Readonly<Record<string, string>>
 const MAX_KEYS = stateCap(10_000);
 const MAX_MESHED = stateCap(50_000);
 const MAX_SAMPLES = 3;
+/** Kubernetes' default failureThreshold of a probe (core/v1 Probe). */
+const LIVENESS_FAILURE_THRESHOLD = 3;
 
-export type ProbeCause = 'policy-denied' | 'refused' | 'proxy-cannot-reach-app' | 'timeout' | 'proxy-not-ready' | 'controller-not-ready' | 'other';
+export type ProbeCause =
+  'policy-denied' | 'refused' | 'proxy-cannot-reach-app' | 'timeout' | 'proxy-not-ready' | 'controller-not-ready' | 'controller-timeout' | 'other';
 type Probe = 'readiness' | 'liveness' | 'startup';
 
 interface ProbeState {
@@ -53,6 +56,8 @@ interface ProbeState {
   cause: ProbeCause;
   probes: Probe[];
   failures: number;
+  /** Of `failures`, those of the liveness probe. */
+  livenessFailures: number;
   livenessKills: number;
   port: string | null;
   path: string | null;
@@ -143,7 +148,7 @@ export default defineRule<ProbeFailureOptions, State>({
       const signal = probeSignal(record.message);
       if (!signal) return;
       const container = record.container ?? containerByPort(pod, signal.port);
-      const cause = causeOf(signal, container);
+      const cause = causeOf(signal, container ?? (adminPortProbe(signal) ? ADMIN_PORT_CONTROLLER : null));
       const key = `${pod ?? record.path}/${container ?? ''}/${cause}`;
       let p = state.probes.get(key);
       if (!p) {
@@ -155,6 +160,7 @@ export default defineRule<ProbeFailureOptions, State>({
           cause,
           probes: [],
           failures: 0,
+          livenessFailures: 0,
           livenessKills: 0,
           port: signal.port,
           path: signal.path ? detach(signal.path) : null,
@@ -166,6 +172,7 @@ export default defineRule<ProbeFailureOptions, State>({
       }
       if (!p.probes.includes(signal.probe)) p.probes.push(signal.probe);
       p.failures += record.count;
+      if (signal.probe === 'liveness') p.livenessFailures += record.count;
       keepSample(p.samples, MAX_SAMPLES, detach(record.path), record.line, `${record.type} ${record.reason} (x${record.count}): ${record.message}`);
     },
   },
@@ -176,6 +183,7 @@ export default defineRule<ProbeFailureOptions, State>({
       from.probes,
       (mine, theirs) => {
         mine.failures += theirs.failures;
+        mine.livenessFailures += theirs.livenessFailures;
         for (const probe of theirs.probes) if (!mine.probes.includes(probe)) mine.probes.push(probe);
         for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
         mine.namespace ??= theirs.namespace;
@@ -202,7 +210,10 @@ export default defineRule<ProbeFailureOptions, State>({
       const meshed = p.pod !== null && state.meshed.has(p.pod);
       // Without Linkerd in the pod a 403 is the application's own answer: not this rule's story.
       if (p.cause === 'policy-denied' && !meshed && p.container !== null) continue;
-      const decisive = p.cause === 'policy-denied' || p.livenessKills > 0;
+      // Liveness probes start after the start-up delay and a failing one gets the container killed:
+      // a controller failing its liveness probe is no start-up blip, unlike a readiness failure or two.
+      const controller = p.cause === 'controller-not-ready' || p.cause === 'controller-timeout';
+      const decisive = p.cause === 'policy-denied' || p.livenessKills > 0 || (controller && p.probes.includes('liveness'));
       if (!decisive && p.failures < options.minFailures) continue;
       const workload = p.pod ? (workloadOfPod(p.pod) ?? p.pod) : p.location.path;
       const key = `${p.namespace ?? ''}/${workload}/${p.container ?? ''}/${p.cause}`;
@@ -217,10 +228,23 @@ export default defineRule<ProbeFailureOptions, State>({
 /** The container a probe on this port belongs to when the event does not name it. */
 function containerByPort(pod: string | null, port: string | null): string | null {
   if (port === PROXY_ADMIN_PORT) return PROXY_CONTAINER;
-  const workload = pod ? workloadOfPod(pod) : undefined;
-  if (workload && port) return CONTROLLER_PORTS[workload]?.[port] ?? null;
-  return null;
+  if (!pod || !port) return null;
+  // By the Deployment's name, also when the pod's hashes were replaced in the paste (`linkerd-destination-randomhash`).
+  const workload = workloadOfPod(pod);
+  const deployment = workload && CONTROLLER_PORTS[workload] ? workload : Object.keys(CONTROLLER_PORTS).find((d) => pod.startsWith(`${d}-`));
+  return deployment ? (CONTROLLER_PORTS[deployment]?.[port] ?? null) : null;
 }
+
+/**
+ * A probe of /ready, /live or /ping on a port only Linkerd's controllers serve their admin on
+ * (9990, 9995-9997): a controller's, even when the paste names no pod.
+ */
+function adminPortProbe(s: ProbeSignal): boolean {
+  return s.port !== null && ADMIN_PORTS.has(s.port) && (s.path === '/ready' || s.path === '/live' || s.path === '/ping');
+}
+const ADMIN_PORTS = new Set(Object.values(CONTROLLER_PORTS).flatMap((ports) => Object.keys(ports)));
+/** Stands for "a controller" in causeOf when the probe's port says so but nothing names which. */
+const ADMIN_PORT_CONTROLLER = 'destination';
 
 function isController(container: string | null): boolean {
   return container !== null && Object.values(CONTROLLER_PORTS).some((ports) => Object.values(ports).includes(container));
@@ -228,7 +252,8 @@ function isController(container: string | null): boolean {
 
 function causeOf(s: ProbeSignal, container: string | null): ProbeCause {
   if (container === PROXY_CONTAINER) return 'proxy-not-ready';
-  if (isController(container)) return 'controller-not-ready';
+  // A liveness probe runs once the controller started: timing out, it answers too late; not ready, it never started serving.
+  if (isController(container)) return s.timeout && s.probe === 'liveness' ? 'controller-timeout' : 'controller-not-ready';
   if (s.status === '403') return 'policy-denied';
   if (s.refused) return 'refused';
   if (s.status === '502' || s.status === '503' || s.status === '504') return 'proxy-cannot-reach-app';
@@ -253,7 +278,7 @@ const CAUSE_TEXT: Record<ProbeCause, { title: string; story: string }> = {
       'The probe reached the proxy, which answered with a gateway error: it could not connect to the application on that port. The application listens on another port, only on 127.0.0.1, or is not up yet.',
   },
   timeout: {
-    title: 'probe timing out',
+    title: 'probe timeouts',
     story: 'The probe got no answer within its timeoutSeconds: the application is slow to answer, or the proxy (or the application) is starved of CPU.',
   },
   'proxy-not-ready': {
@@ -266,6 +291,11 @@ const CAUSE_TEXT: Record<ProbeCause, { title: string; story: string }> = {
     story:
       "The probes of a Linkerd controller's admin port fail: the controller has not started serving. It usually cannot reach the Kubernetes API (RBAC, network policy, API server down) or its own proxy has no certificate; its log says which.",
   },
+  'controller-timeout': {
+    title: 'the controller answers its probes too late',
+    story:
+      "The probes of a Linkerd controller's admin port time out: the controller answers after the probe's timeout (timeoutSeconds, 1 s in Linkerd's charts) or not at all. It is overloaded or starved of CPU (a large cluster, many watches, a noisy node), or the node's network to the pod is slow; a liveness timeout gets it restarted, which drops every proxy's stream to it.",
+  },
   other: { title: 'probe failing', story: 'The probe fails with the message below.' },
 };
 
@@ -274,6 +304,7 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
   const meshed = group.some((g) => g.meshed);
   const failures = group.reduce((n, g) => n + g.p.failures, 0);
   const kills = group.reduce((n, g) => n + g.p.livenessKills, 0);
+  const livenessFailures = group.reduce((n, g) => n + g.p.livenessFailures, 0);
   const probes = [...new Set(group.flatMap((g) => g.p.probes))];
   const workload = p.pod ? workloadOfPod(p.pod) : undefined;
   const where = workload ? `${p.namespace ? `${p.namespace}/` : ''}${workload}` : p.pod ? `pod ${p.pod}` : 'a pod the paste does not name';
@@ -281,12 +312,22 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
     ? p.container === PROXY_CONTAINER || isController(p.container)
       ? p.container
       : `container ${p.container}`
-    : 'the application container';
+    : p.cause === 'controller-timeout' || p.cause === 'controller-not-ready'
+      ? `a Linkerd controller (admin port ${p.port ?? '?'})`
+      : 'the application container';
   const cause = CAUSE_TEXT[p.cause];
-  const severity: Severity = kills > 0 || p.cause === 'controller-not-ready' || p.cause === 'policy-denied' ? 'error' : 'warning';
+  // The kubelet restarts a container at its liveness probe's failureThreshold (3 unless set): that many failures killed it.
+  const severity: Severity =
+    kills > 0 ||
+    livenessFailures >= LIVENESS_FAILURE_THRESHOLD ||
+    p.cause === 'controller-not-ready' ||
+    p.cause === 'controller-timeout' ||
+    p.cause === 'policy-denied'
+      ? 'error'
+      : 'warning';
   const target = p.port ? `${p.path ? `${p.path} on ` : ''}port ${p.port}` : 'its probe';
   const message = [
-    `${probes.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(' and ')} probe${probes.length > 1 ? 's' : ''} of ${container} in ${where} failed ${failures} time${failures === 1 ? '' : 's'} (${target})${kills > 0 ? `, and the kubelet restarted it ${kills} time${kills === 1 ? '' : 's'} for it` : ''}.`,
+    `${probes.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(' and ')} probe failures of ${container} in ${where}: ${failures} (${target})${kills > 0 ? `, and the kubelet restarted it ${kills} time${kills === 1 ? '' : 's'} for it` : livenessFailures >= LIVENESS_FAILURE_THRESHOLD ? `, ${livenessFailures} of the liveness probe, enough for the kubelet to restart it at the default failureThreshold of ${LIVENESS_FAILURE_THRESHOLD}` : ''}.`,
     !meshed && p.cause === 'policy-denied' ? `Nothing in the input shows the pod's containers; if it is meshed: ${cause.story}` : cause.story,
     meshed && p.cause !== 'proxy-not-ready' ? 'The pod runs a linkerd-proxy, so the probe passes through it.' : '',
   ]
@@ -309,6 +350,7 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
       probes,
       failures,
       livenessKills: kills,
+      livenessFailures,
       port: p.port,
       path: p.path,
       statusCode: p.status,
@@ -351,6 +393,12 @@ function remediationFor(p: ProbeState, where: string): string {
       return [
         '1. Read the proxy log: `kubectl logs <pod> -c linkerd-proxy`. "Failed to certify identity" / "identity not ready" means the identity controller is unreachable or the trust anchors do not match (see identity-failure).',
         '2. A proxy starved of CPU answers its probes late: raise config.linkerd.io/proxy-cpu-request.',
+      ].join('\n');
+    case 'controller-timeout':
+      return [
+        `1. See whether the controller is starved: \`kubectl top pod -n linkerd --containers\` and its CPU throttling; raise its CPU request/limit (Helm: \`${p.container === 'policy' ? 'policyController.resources' : p.container === 'identity' ? 'identityResources' : 'destinationResources'}\`) and run it in HA mode.`,
+        "2. If it is only slow now and then, raise the probe's timeoutSeconds above Linkerd's 1 s (a kustomize or Helm post-renderer patch of the Deployment where the chart does not expose it), so a slow answer does not restart it.",
+        `3. Read its log around the failures: \`kubectl logs -n linkerd <pod> -c ${p.container ?? '<controller>'}\`.`,
       ].join('\n');
     case 'controller-not-ready':
       return [
