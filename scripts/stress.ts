@@ -74,6 +74,27 @@ const HOSTILE_BOUNDS = (mib: number) => ({ rssLimitMb: 260, cpuLimitSeconds: Mat
 
 const PROXY_LINE = (uptime: number, rest: string) => `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${rest}`;
 
+/** One pod of `kubectl describe pods -A` (kubectl\'s describe printer): linkerd-init done, linkerd-proxy running or OOMKilled before. */
+const DESCRIBED_POD = (name: string, oom: boolean) =>
+  [
+    `Name:         ${name}`,
+    'Namespace:    shop',
+    'Init Containers:',
+    '  linkerd-init:',
+    '    State:          Terminated',
+    '      Reason:       Completed',
+    '      Exit Code:    0',
+    '    Ready:          True',
+    '    Restart Count:  0',
+    'Containers:',
+    '  linkerd-proxy:',
+    '    State:          Running',
+    ...(oom
+      ? ['    Last State:     Terminated', '      Reason:       OOMKilled', '      Exit Code:    137', '    Ready:          True', '    Restart Count:  6']
+      : ['    Ready:          True', '    Restart Count:  0']),
+    '',
+  ].join('\n');
+
 /** Streams `count` generated lines to a file in 1 MiB batches, with back-pressure. */
 async function writeLines(file: string, count: number, line: (i: number) => string, gzip = false): Promise<void> {
   const out = createWriteStream(file);
@@ -840,6 +861,37 @@ const CASES: Case[] = [
     // probe open/read/close, open, read, two stats, close: futex and epoll waits were 85 % of
     // system time). Small files are now probed, read and checked with blocking calls: 6-7 s.
     ...HOSTILE_BOUNDS(MANY_SMALL_FILES_MIB),
+  },
+  {
+    name: 'cap-oom-among-healthy',
+    what: 'issue 44: `kubectl describe pods -A` of 40,000 healthy meshed pods with one OOMKilled proxy in the middle (the cap must drop the healthy ones, never the failure)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'describe.txt'), 40_001, (i) =>
+        i === 20_000 ? DESCRIBED_POD('payments-7f9c8d6b5-zzzzz', true) : DESCRIBED_POD(`web-6d4cf56db6-${i.toString(36).padStart(5, '0')}`, false),
+      ),
+    args: ['analyze', 'describe.txt', '--format', 'json', '--output', 'describe.json'],
+    exit: [1],
+    check: (dir) => {
+      const report = JSON.parse(readFileSync(path.join(dir, 'describe.json'), 'utf8')) as { findings: { ruleId: string; evidence: Record<string, unknown> }[] };
+      const f = report.findings.find((x) => x.ruleId === 'pod-restarts');
+      if (!f) return 'the OOMKilled proxy is not reported';
+      return typeof f.evidence.containersNotTracked === 'number' ? null : 'the finding does not say that healthy containers were only counted';
+    },
+  },
+  {
+    name: 'cap-403-after-blips',
+    what: 'issue 44: `kubectl get events -A` of 50,000 pods with a start-up readiness blip each, then one probe refused by policy (403)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'events.txt'), 50_002, (i) =>
+        i === 0
+          ? 'NAMESPACE   LAST SEEN   TYPE      REASON      OBJECT                          MESSAGE'
+          : i === 50_001
+            ? 'shop        1m          Warning   Unhealthy   pod/api-7f9c8d6b5-zzzzz         Readiness probe failed: HTTP probe failed with statuscode: 403'
+            : `shop        5m          Warning   Unhealthy   pod/web-6d4cf56db6-${i.toString(36).padStart(5, '0')}           Readiness probe failed: dial tcp 10.244.1.17:8080: connect: connection refused`,
+      ),
+    args: ['analyze', 'events.txt', '--format', 'json', '--output', 'events.json'],
+    exit: [1],
+    check: (dir) => (readFileSync(path.join(dir, 'events.json'), 'utf8').includes('"policy-denied"') ? null : 'the 403 after the blips is not reported'),
   },
   {
     name: 'unknown-flag',
