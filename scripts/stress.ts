@@ -95,6 +95,27 @@ const DESCRIBED_POD = (name: string, oom: boolean) =>
     '',
   ].join('\n');
 
+/** One item of a pod List as `kubectl get pods -o yaml` prints it (go-yaml: `- ` at the margin), ~3.5 KiB with its annotation. */
+const LISTED_POD = (name: string, oom: boolean) =>
+  [
+    '- apiVersion: v1',
+    '  kind: Pod',
+    '  metadata:',
+    '    annotations:',
+    `      linkerd.io/note: "${'x'.repeat(3000)}"`,
+    `    name: ${name}`,
+    '    namespace: shop',
+    '  status:',
+    '    containerStatuses:',
+    '    - name: linkerd-proxy',
+    '      ready: true',
+    `      restartCount: ${oom ? 4 : 0}`,
+    ...(oom ? ['      lastState:', '        terminated:', '          exitCode: 137', '          reason: OOMKilled'] : []),
+    '      state:',
+    '        running:',
+    '          startedAt: "2026-12-07T01:02:03Z"',
+  ].join('\n');
+
 /** Streams `count` generated lines to a file in 1 MiB batches, with back-pressure. */
 async function writeLines(file: string, count: number, line: (i: number) => string, gzip = false): Promise<void> {
   const out = createWriteStream(file);
@@ -892,6 +913,23 @@ const CASES: Case[] = [
     args: ['analyze', 'events.txt', '--format', 'json', '--output', 'events.json'],
     exit: [1],
     check: (dir) => (readFileSync(path.join(dir, 'events.json'), 'utf8').includes('"policy-denied"') ? null : 'the 403 after the blips is not reported'),
+  },
+  {
+    name: 'kube-list-20mib',
+    what: 'issue 44: `kubectl get pods -A -o yaml` of 20 MiB (a List read item by item, never as one document), its one OOMKilled proxy in the last item',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'pods.yaml'), 6_002, (i) =>
+        i === 0
+          ? 'apiVersion: v1\nitems:'
+          : i === 6_001
+            ? 'kind: List\nmetadata:\n  resourceVersion: ""'
+            : LISTED_POD(`web-6d4cf56db6-${i.toString(36).padStart(5, '0')}`, i === 6_000),
+      ),
+    args: ['analyze', 'pods.yaml', '--format', 'json', '--output', 'pods.json'],
+    exit: [1],
+    check: (dir) =>
+      readFileSync(path.join(dir, 'pods.json'), 'utf8').includes('"pod-restarts"') ? null : 'the OOMKilled proxy in the last item is not reported',
+    ...HOSTILE_BOUNDS(20),
   },
   {
     name: 'unknown-flag',

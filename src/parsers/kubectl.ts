@@ -92,7 +92,7 @@ export class KubectlReader {
   constructor(
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
-    unparsed: (line: number, reason: string) => void = () => {},
+    unparsed: (line: number, reason: string, lines?: number) => void = () => {},
     /** Whether JSON objects are taken: not inside a log, where a pasted JSON document is not kubectl's. */
     json = true,
   ) {
@@ -419,7 +419,7 @@ function parseDescribeTime(text: string): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** Lines that only kubectl prints, for the sniffer: describe keys with their values, the status keys of a pod YAML (a manifest without status says nothing), and table headers. */
+/** Lines that only kubectl prints, for the sniffer: describe keys with their values, the status keys of a pod YAML, and table headers (a Pod or Event object is also known by its kind, kubectl-object.ts). */
 const SNIFF_MARKERS =
   /^(?: +(?:init|ephemeral)?[cC]ontainerStatuses:$| +restartCount: \d+$| +reason: (?:CrashLoopBackOff|OOMKilled)$|(?:Init |Ephemeral )?Containers:$|Events:(?:\s+<none>)?$|Name:\s+\S+$|Namespace:\s+\S+$|QoS Class:\s|Controlled By:\s| +(?:Last )?State:\s+(?:Running|Waiting|Terminated)$| +Restart Count:\s+\d+$| +Exit Code:\s+-?\d+$| +Reason:\s+(?:CrashLoopBackOff|OOMKilled|Error|Completed|ContainerCreating|PodInitializing)$| +Container ID:\s+\w+:\/\/)/;
 
@@ -448,7 +448,7 @@ export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   const reader = new KubectlReader(
     input,
     (record) => sink.emit(record),
-    (line, reason) => sink.unparsed(line, reason),
+    (line, reason, lines) => sink.unparsed(line, reason, lines),
   );
   return {
     line(text, lineNo) {

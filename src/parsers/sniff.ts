@@ -40,6 +40,9 @@ export class SniffWindow {
 const SOURCE_CODE =
   /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]][)}\];,]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
 
+/** A line of JSON brackets and commas alone. */
+const JSON_PUNCTUATION = /^[{}[\],]+$/;
+
 /** Every format's sniff tests, in the order they run. */
 const LINE_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'line')).sort((a, b) => a.order - b.order);
 const JSON_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'json')).sort((a, b) => a.order - b.order);
@@ -77,15 +80,20 @@ export function sniffKind(lines: readonly string[]): InputKind {
         nonBlank++;
         add(firstClaim(JSON_TESTS, assembled.text));
       } else if (assembled.done === 'abandoned') {
-        for (const l of assembled.lines) scoreOne(l.text.trim());
+        for (const l of assembled.lines) scoreOne(l.text.trim(), true);
       }
       return;
     }
     scoreOne(line);
   };
   let sourceLines = 0;
-  const scoreOne = (line: string) => {
+  /**
+   * `jsonPart`: a line of a JSON document longer than the window (a whole `kubectl get pod -o json`):
+   * its lines of brackets alone are the JSON's, not program source's, and say nothing either way.
+   */
+  const scoreOne = (line: string, jsonPart = false) => {
     if (line === '') return;
+    if (jsonPart && JSON_PUNCTUATION.test(line)) return;
     nonBlank++;
     if (SOURCE_CODE.test(line)) sourceLines++;
     else add(firstClaim(LINE_TESTS, line));
@@ -96,7 +104,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
     if (displaced) scoreLine(displaced.content);
     if (collected) scoreLine(collected.content);
   });
-  for (const l of json.flush()) scoreOne(l.text.trim());
+  for (const l of json.flush()) scoreOne(l.text.trim(), true);
   if (nonBlank > 0) for (const [kind, count] of onlyIfAll) if (count === nonBlank) return kind;
   if (sourceLines > 0 && sourceLines * 3 >= nonBlank) return 'unknown';
   let best: SniffedKind | undefined;
