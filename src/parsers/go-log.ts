@@ -10,8 +10,9 @@
 import type { LogLevel } from '../core/types.js';
 import { parseRfc3339, type TimestampMemo } from './collector-prefix.js';
 import type { Parsed } from './proxy-log-parsed.js';
+import { dict, lookupTable } from '../util/dict.js';
 
-const GO_LEVELS: Readonly<Record<string, LogLevel>> = {
+const GO_LEVELS: Readonly<Record<string, LogLevel>> = lookupTable({
   trace: 'TRACE',
   debug: 'DEBUG',
   info: 'INFO',
@@ -20,7 +21,7 @@ const GO_LEVELS: Readonly<Record<string, LogLevel>> = {
   error: 'ERROR',
   fatal: 'ERROR',
   panic: 'ERROR',
-};
+});
 
 /** Keys logrus (and zap, for the few components built on it) use for what is not a field. */
 const RESERVED = new Set(['level', 'msg', 'message', 'time', 'ts', 'timestamp', 'component', 'logger']);
@@ -33,7 +34,7 @@ export function goJsonRecord(d: Record<string, unknown>, times: TimestampMemo | 
   const level = typeof d.level === 'string' ? GO_LEVELS[d.level.toLowerCase()] : undefined;
   const message = typeof d.msg === 'string' ? d.msg : typeof d.message === 'string' ? d.message : undefined;
   if (level === undefined || message === undefined) return null;
-  const fields: Record<string, string> = {};
+  const fields: Record<string, string> = dict();
   for (const [k, v] of Object.entries(d)) if (!RESERVED.has(k)) fields[k] = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
   const timeText = typeof d.time === 'string' ? d.time : typeof d.ts === 'string' ? d.ts : typeof d.timestamp === 'string' ? d.timestamp : null;
   const component = typeof d.component === 'string' ? d.component : typeof d.logger === 'string' ? d.logger : '';
@@ -50,7 +51,7 @@ export function goJsonRecord(d: Record<string, unknown>, times: TimestampMemo | 
   };
 }
 
-const KLOG_LEVELS: Readonly<Record<string, LogLevel>> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'ERROR' };
+const KLOG_LEVELS: Readonly<Record<string, LogLevel>> = lookupTable({ I: 'INFO', W: 'WARN', E: 'ERROR', F: 'ERROR' });
 
 /**
  * klog's header: severity letter, MMDD, wall time, thread id, `file:line]`. No quantifier can

@@ -11,6 +11,7 @@ import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../c
 import { parseRfc3339 } from './collector-prefix.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 import { JsonBracketDepth } from '../util/json-bracket-depth.js';
+import { lookupTable } from '../util/dict.js';
 
 /** Largest document buffered: a Pod or a List of a few hundred is far below it. */
 export const MAX_DOCUMENT_BYTES = 8 << 20;
@@ -20,13 +21,13 @@ const YAML_START = /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList
 /** A line at the margin that continues a YAML document: a camelCase key, a list item, a separator. */
 const YAML_MARGIN = /^(?:[a-z][A-Za-z0-9]*:(?: |$)|- |-$|---$|\.\.\.$|#)/;
 
-const STATUS_LISTS: Readonly<Record<string, PodStatusRecord['containerKind']>> = {
+const STATUS_LISTS: Readonly<Record<string, PodStatusRecord['containerKind']>> = lookupTable({
   initContainerStatuses: 'init',
   containerStatuses: 'app',
   ephemeralContainerStatuses: 'ephemeral',
-};
+});
 const SPEC_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
-const STATES: Readonly<Record<string, string>> = { running: 'Running', waiting: 'Waiting', terminated: 'Terminated' };
+const STATES: Readonly<Record<string, string>> = lookupTable({ running: 'Running', waiting: 'Waiting', terminated: 'Terminated' });
 /** `spec.containers{name}`, an event's field path. */
 const FIELD_PATH_CONTAINER = /^spec\.(?:init|ephemeral)?[cC]ontainers\{([^}]+)\}$/;
 

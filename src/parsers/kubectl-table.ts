@@ -1,5 +1,6 @@
 // The tables kubectl prints (`get events`, `get pods`, the Events of `describe`): their header,
 // the columns it defines, and rows cut into cells whether aligned to it or printed one at a time.
+import { dict } from '../util/dict.js';
 
 export interface Column {
   name: string;
@@ -77,7 +78,7 @@ export function splitRow(text: string, columns: readonly Column[], valid: (cells
 
 function alignedCells(text: string, columns: readonly Column[]): Record<string, string> | null {
   if (text.slice(0, columns[0]!.start).trim() !== '') return null;
-  const cells: Record<string, string> = {};
+  const cells: Record<string, string> = dict();
   for (let i = 0; i < columns.length; i++) {
     const start = columns[i]!.start;
     if (i > 0 && start < text.length && text.charCodeAt(start - 1) !== 32) return null;
@@ -97,7 +98,7 @@ function tokenCells(text: string, columns: readonly Column[]): Record<string, st
   if (runs.length < names.length) return null;
   let free = names.indexOf('MESSAGE');
   if (free === -1) free = names.length - 1;
-  const cells: Record<string, string> = {};
+  const cells: Record<string, string> = dict();
   const after = names.length - free - 1;
   for (let i = 0; i < free; i++) cells[names[i]!] = runs[i]!.text;
   for (let i = 0; i < after; i++) cells[names[names.length - 1 - i]!] = runs[runs.length - 1 - i]!.text;

@@ -12,6 +12,7 @@ import { KubeObjectReader, isKubeObjectJson, kubeObjectSniffScore } from './kube
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
+import { dict, lookupTable } from '../util/dict.js';
 
 type ContainerKind = PodStatusRecord['containerKind'];
 
@@ -42,7 +43,7 @@ const CONTAINER_FIELDS = new Set([
 ]);
 /** Keys under `State:` and `Last State:`. */
 const STATE_FIELDS = new Set(['Reason', 'Exit Code', 'Started', 'Finished', 'Message', 'Signal']);
-const SECTIONS: Record<string, ContainerKind> = { 'Init Containers': 'init', Containers: 'app', 'Ephemeral Containers': 'ephemeral' };
+const SECTIONS: Record<string, ContainerKind> = lookupTable({ 'Init Containers': 'init', Containers: 'app', 'Ephemeral Containers': 'ephemeral' });
 
 /** `key:` or `key:   value` with the key's indentation; null for anything else. */
 const KEY_LINE = /^( *)([A-Za-z][A-Za-z0-9 ._/-]*?):(?:[ \t]+([^ \t].*)|[ \t]+)?$/;
@@ -127,7 +128,7 @@ export class KubectlReader {
     const m = HEADERLESS_EVENT.exec(text);
     if (!m || parseHumanDuration(m[2]!) === null) return false;
     const columns = m[1] === undefined ? DEFAULT_EVENT_COLUMNS : ['NAMESPACE', ...DEFAULT_EVENT_COLUMNS];
-    const cells: Record<string, string> = { LASTSEEN: m[2]!, TYPE: m[3]!, REASON: m[4]!, OBJECT: m[5]!, MESSAGE: m[6]! };
+    const cells: Record<string, string> = Object.assign(dict<string>(), { LASTSEEN: m[2]!, TYPE: m[3]!, REASON: m[4]!, OBJECT: m[5]!, MESSAGE: m[6]! });
     if (m[1] !== undefined) cells.NAMESPACE = m[1];
     const saved = this.table;
     this.table = { kind: 'events', columns: columns.map((name, start) => ({ name, start })) };

@@ -26,6 +26,7 @@ import { workloadOfPod } from '../../util/path-meta.js';
 import { addDropped, detach, droppedKeys, droppedSentence, type DroppedKeys, keepTop, keepWorst, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
+import { lookupTable } from '../../util/dict.js';
 
 export interface ProbeFailureOptions {
   minFailures: number;
@@ -34,11 +35,11 @@ export interface ProbeFailureOptions {
 const PROXY_CONTAINER = 'linkerd-proxy';
 const PROXY_ADMIN_PORT = '4191';
 /** Admin ports of the controllers, per control-plane Deployment (their probes hit /ready and /ping there). */
-const CONTROLLER_PORTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'linkerd-destination': { '9996': 'destination', '9990': 'policy', '9997': 'sp-validator' },
-  'linkerd-identity': { '9990': 'identity' },
-  'linkerd-proxy-injector': { '9995': 'proxy-injector' },
-};
+const CONTROLLER_PORTS: Readonly<Record<string, Readonly<Record<string, string>>>> = lookupTable({
+  'linkerd-destination': lookupTable({ '9996': 'destination', '9990': 'policy', '9997': 'sp-validator' }),
+  'linkerd-identity': lookupTable({ '9990': 'identity' }),
+  'linkerd-proxy-injector': lookupTable({ '9995': 'proxy-injector' }),
+});
 const MAX_KEYS = stateCap(10_000);
 const MAX_MESHED = stateCap(50_000);
 const MAX_SAMPLES = 3;
