@@ -9,7 +9,7 @@ import type { Node } from 'yaml';
 import { yamlLibrary } from '../util/yaml.js';
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
-import { blankPodStatus, placePodStatus } from './pod-status.js';
+import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { JsonBracketDepth } from '../util/json-bracket-depth.js';
 import { lookupTable } from '../util/dict.js';
 
@@ -299,7 +299,7 @@ export class KubeObjectReader {
         if (name) record.container = name;
         record.image = str(s.image) ?? null;
         record.ready = typeof s.ready === 'boolean' ? s.ready : null;
-        record.restartCount = typeof s.restartCount === 'number' ? s.restartCount : null;
+        record.restartCount = typeof s.restartCount === 'number' ? kubeCount(s.restartCount) : null;
         const [state, detail] = stateOf(s.state);
         record.state = state;
         record.reason = str(detail?.reason) ?? null;
@@ -334,7 +334,7 @@ export class KubeObjectReader {
       reason: str(o.reason) ?? '',
       object: about && str(about.kind) && str(about.name) ? `${str(about.kind)!.toLowerCase()}/${str(about.name)}` : null,
       message: (str(o.message) ?? str(o.note) ?? '').trim(),
-      count: Math.max(1, count),
+      count: Math.max(1, kubeCount(count)),
       lastSeenAgoSeconds: null,
       firstSeenAgoSeconds: null,
       reporter: str(source?.component) ?? str(o.reportingController) ?? str(o.reportingComponent) ?? null,

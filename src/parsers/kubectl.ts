@@ -9,7 +9,7 @@
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { KubeObjectReader, isKubeObjectJson, kubeObjectSniffScore } from './kubectl-object.js';
-import { blankPodStatus, placePodStatus } from './pod-status.js';
+import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
 import { dict, lookupTable } from '../util/dict.js';
@@ -233,7 +233,7 @@ export class KubectlReader {
         r.ready = value === 'True' ? true : value === 'False' ? false : null;
         break;
       case 'Restart Count':
-        r.restartCount = /^\d+$/.test(value) ? Number(value) : null;
+        r.restartCount = /^\d+$/.test(value) ? kubeCount(Number(value)) : null;
         break;
       case 'Limits':
         open.block = 'limits';
@@ -330,7 +330,7 @@ export class KubectlReader {
       const age = DESCRIBE_AGE.exec(cells.AGE ?? cells.LASTSEEN ?? '');
       if (age) {
         record.lastSeenAgoSeconds = parseHumanDuration(age[1]!);
-        if (age[2]) record.count = Number(age[2]);
+        if (age[2]) record.count = Math.max(1, kubeCount(Number(age[2])));
         if (age[3]) record.firstSeenAgoSeconds = parseHumanDuration(age[3]);
       }
       if (cells.FIRSTSEEN) record.firstSeenAgoSeconds = parseHumanDuration(cells.FIRSTSEEN);
@@ -339,7 +339,7 @@ export class KubectlReader {
       record.firstSeenAgoSeconds = parseHumanDuration(cells.FIRSTSEEN ?? '');
       record.object = objectOf(cells);
     }
-    if (cells.COUNT && /^\d+$/.test(cells.COUNT)) record.count = Math.max(1, Number(cells.COUNT));
+    if (cells.COUNT && /^\d+$/.test(cells.COUNT)) record.count = Math.max(1, kubeCount(Number(cells.COUNT)));
     if (record.firstSeenAgoSeconds === null && record.count === 1) record.firstSeenAgoSeconds = record.lastSeenAgoSeconds;
     const podName = record.object?.startsWith('pod/') ? record.object.slice(4) : null;
     const pod = podName ?? this.input.pod;
@@ -360,7 +360,7 @@ export class KubectlReader {
     const record = blankPodStatus(this.input.path, lineNo, 'get-pods', null);
     record.state = cells.STATUS || null;
     record.ready = ready[1] === ready[2];
-    record.restartCount = Number(restarts[1]);
+    record.restartCount = kubeCount(Number(restarts[1]));
     record.lastRestartAgoSeconds = restarts[2] ? parseHumanDuration(restarts[2]) : null;
     placePodStatus(record, name.startsWith('pod/') ? name.slice(4) : name, cells.NAMESPACE ?? this.input.namespace);
     this.emit(record);
