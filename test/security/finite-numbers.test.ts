@@ -75,7 +75,16 @@ describe('numbers stay finite (issue 44, item 9)', () => {
       visitors: {},
       merge: () => {},
       finish: () => [
-        { title: 't', message: 'm', subject: { target: 'x' }, evidence: {}, remediation: 'r', keyFigure: { name: 'sum', value: 1.7e308 + 1.7e308 } },
+        {
+          kind: 'sum',
+          title: 't',
+          message: 'm',
+          subject: { target: 'x' },
+          evidence: {},
+          locations: [],
+          remediation: 'r',
+          keyFigure: { name: 'sum', value: 1.7e308 + 1.7e308 },
+        },
       ],
     });
     const result = new RuleEngine([{ rule: overflowing, options: {} }]).finish([{ path: 'x', kind: 'kubectl', bytes: 0, records: 0, unparsed: 0, lines: 0 }]);
