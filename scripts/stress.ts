@@ -932,6 +932,38 @@ const CASES: Case[] = [
     ...HOSTILE_BOUNDS(20),
   },
   {
+    name: 'go-json-deep',
+    what: 'issue 44: 2,000 Go JSON log lines with a field nested 5,000 deep, each before an RBAC refusal (the depth is bounded per record)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'destination.log'), 4_000, (i) =>
+        i % 2 === 0
+          ? `{"level":"info","msg":"x","f":${'['.repeat(5000)}${']'.repeat(5000)},"time":"2024-06-05T11:01:10Z"}`
+          : '{"level":"error","msg":"Failed to watch *v1.EndpointSlice: failed to list *v1.EndpointSlice: endpointslices.discovery.k8s.io is forbidden: User \\"system:serviceaccount:linkerd:linkerd-destination\\" cannot list resource \\"endpointslices\\" in API group \\"discovery.k8s.io\\" at the cluster scope","time":"2024-06-05T11:01:11Z"}',
+      ),
+    args: ['analyze', 'destination.log', '--format', 'json', '--output', 'deep.json'],
+    exit: [1],
+    check: (dir) =>
+      readFileSync(path.join(dir, 'deep.json'), 'utf8').includes('"controller-api-errors"') ? null : 'the RBAC refusals after the deep lines are not reported',
+    ...HOSTILE_BOUNDS(20),
+  },
+  {
+    name: 'yaml-8mib-document',
+    what: 'issue 44: one 8 MiB YAML pod document (parsing it took 760 MB), then a pod with an OOMKilled proxy',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'big.yaml'), 700_002, (i) =>
+        i === 0
+          ? 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\nstatus:\n  containerStatuses:\n  - name: linkerd-proxy\n    restartCount: 0'
+          : i === 700_001
+            ? `---\n${LISTED_POD('web-6d4cf56db6-oomed', true).replace(/^- /, '').replace(/^ {2}/gm, '')}`
+            : `  k${i}: v${i}`,
+      ),
+    args: ['analyze', 'big.yaml', '--format', 'json', '--output', 'big.json'],
+    exit: [1],
+    check: (dir) =>
+      readFileSync(path.join(dir, 'big.json'), 'utf8').includes('"pod-restarts"') ? null : 'the OOMKilled proxy after the large document is not reported',
+    ...HOSTILE_BOUNDS(8),
+  },
+  {
     name: 'unknown-flag',
     what: 'an unknown flag (oclif must not print its usage block)',
     prepare: () => {},

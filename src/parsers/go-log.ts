@@ -11,6 +11,7 @@ import type { LogLevel } from '../core/types.js';
 import { parseRfc3339, type TimestampMemo } from './collector-prefix.js';
 import type { Parsed } from './proxy-log-parsed.js';
 import { dict, lookupTable } from '../util/dict.js';
+import { boundedJson } from './pasted.js';
 
 const GO_LEVELS: Readonly<Record<string, LogLevel>> = lookupTable({
   trace: 'TRACE',
@@ -35,7 +36,9 @@ export function goJsonRecord(d: Record<string, unknown>, times: TimestampMemo | 
   const message = typeof d.msg === 'string' ? d.msg : typeof d.message === 'string' ? d.message : undefined;
   if (level === undefined || message === undefined) return null;
   const fields: Record<string, string> = dict();
-  for (const [k, v] of Object.entries(d)) if (!RESERVED.has(k)) fields[k] = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+  // Rendered to a bounded depth, as the proxy's JSON layout is: JSON.stringify recurses, and a field
+  // nested 5,000 deep overflowed the stack and lost the rest of the file (issue 44).
+  for (const [k, v] of Object.entries(d)) if (!RESERVED.has(k)) fields[k] = typeof v === 'string' ? v : boundedJson(v);
   const timeText = typeof d.time === 'string' ? d.time : typeof d.ts === 'string' ? d.ts : typeof d.timestamp === 'string' ? d.timestamp : null;
   const component = typeof d.component === 'string' ? d.component : typeof d.logger === 'string' ? d.logger : '';
   return {

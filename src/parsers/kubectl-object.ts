@@ -13,8 +13,13 @@ import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { JsonBracketDepth } from '../util/json-bracket-depth.js';
 import { lookupTable } from '../util/dict.js';
 
-/** Largest document buffered: a Pod or a List of a few hundred is far below it. */
-export const MAX_DOCUMENT_BYTES = 8 << 20;
+/**
+ * Largest document (or List item) buffered and parsed. A Pod as `kubectl get pod -o yaml` prints it
+ * is 5-50 KB (a few hundred KB with large annotations); a List is read item by item, so this bounds
+ * one object, not a listing. The yaml library holds about 100 bytes of syntax tree per byte of
+ * YAML (an 8 MiB document took 760 MB, issue 44): 1 MiB keeps a hostile object near 100 MB.
+ */
+export const MAX_DOCUMENT_BYTES = 1 << 20;
 
 /** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
 const YAML_START = /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$/;
@@ -221,7 +226,7 @@ export class KubeObjectReader {
     if (c.overflow) {
       this.unparsed(
         c.first,
-        `${objectAt(c.first, c.last)} is larger than ${MAX_DOCUMENT_BYTES >> 20} MiB; it was not read (split it, e.g. one pod per file)`,
+        `${objectAt(c.first, c.last)} is larger than ${MAX_DOCUMENT_BYTES >> 20} MiB; it was not read (a Pod is far smaller: cut its annotations or managedFields)`,
         c.count,
       );
       return;
@@ -230,7 +235,21 @@ export class KubeObjectReader {
     if (jsonItem) c.lines[c.lines.length - 1] = c.lines[c.lines.length - 1]!.replace(/,\s*$/, '');
     const { LineCounter, parseDocument } = yamlLibrary();
     const counter = new LineCounter();
-    const doc = parseDocument(c.lines.join('\n'), { lineCounter: counter, uniqueKeys: false });
+    let doc: ReturnType<typeof parseDocument>;
+    let value: unknown;
+    try {
+      doc = parseDocument(c.lines.join('\n'), { lineCounter: counter, uniqueKeys: false });
+      value = doc.errors.length > 0 ? null : doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // A bound the library enforces by throwing (alias expansion, nesting the stack cannot hold)
+      // is this object's error, never the input's.
+      this.unparsed(
+        c.first,
+        `${objectAt(c.first, c.last)} cannot be read (${err instanceof Error ? err.message.split('\n')[0] : 'parse error'}); it was not read`,
+        c.count,
+      );
+      return;
+    }
     if (doc.errors.length > 0) {
       const error = doc.errors[0]!;
       const at = error.linePos ? c.first + error.linePos[0].line - 1 : c.first;
@@ -245,7 +264,6 @@ export class KubeObjectReader {
       return range ? first + counter.linePos(range[0]).line - 1 : first;
     };
     const root = doc.contents;
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     if (!value || typeof value !== 'object') return;
     this.object(value as Json, root, lineOf);
   }

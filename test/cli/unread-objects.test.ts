@@ -43,7 +43,10 @@ describe('unread Kubernetes objects in analyze (issue 44, item 2)', () => {
       await mkdir(path.dirname(path.join(bundle, input.path)), { recursive: true });
       await writeFile(path.join(bundle, input.path), input.content);
     }
-    await writeFile(path.join(bundle, 'pod.yaml'), stringify(podObject('web-6d4cf56db6-abcde', 'shop', true), { indentSeq: false, lineWidth: 0 }));
+    await writeFile(
+      path.join(bundle, 'pod.yaml'),
+      stringify(podObject('web-6d4cf56db6-abcde', 'shop', true), { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false }),
+    );
     const { code, report } = await analyze([bundle], path.join(dir, 'bundle.json'));
     assert.equal(code, 1);
     assert.ok(report.findings.some((f) => f.ruleId === 'pod-restarts' && f.subject.pod === 'web-6d4cf56db6-abcde'));
@@ -53,7 +56,7 @@ describe('unread Kubernetes objects in analyze (issue 44, item 2)', () => {
   it('a List item that does not parse: named in the notice, its lines counted as not read', async () => {
     const text = stringify(
       { apiVersion: 'v1', items: [podObject('web-6d4cf56db6-aaaaa', 'shop', false), podObject('web-6d4cf56db6-bbbbb', 'shop', true)], kind: 'List' },
-      { indentSeq: false, lineWidth: 0 },
+      { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false },
     ).split('\n');
     const second = text.lastIndexOf('- apiVersion: v1');
     const tabbed = text.findIndex((l, i) => i > second && /^ +restartCount: 4$/.test(l));

@@ -1,6 +1,6 @@
 // Issue 44, item 2 (audit round 3, f2-dropped-documents.sh and f3-real-pod-yaml.sh): a Kubernetes
 // object that does not parse costs that object, with its lines named and counted as unread, never
-// the rest of the input; a List is read item by item (one bad item, or a listing past 8 MiB, loses
+// the rest of the input; a List is read item by item (one bad item, or a listing past the bound, loses
 // nothing else); a stray `{` no longer swallows the describe after it; and a real pod YAML or
 // JSON, whose `status` starts after its spec, far past the lines the sniffer reads, is recognised
 // by its apiVersion and kind. The objects are generated (test/support/kube-shapes.ts) and printed
@@ -31,7 +31,7 @@ async function parse(content: string) {
 
 /** `kubectl get pods -o yaml`: a v1 List, items at the margin as go-yaml writes them. */
 const yamlList = (items: object[]) =>
-  stringify({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, { indentSeq: false, lineWidth: 0 });
+  stringify({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false });
 const jsonList = (items: object[]) => JSON.stringify({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } }, null, 4) + '\n';
 const pods = (n: number, oomAt: number) => Array.from({ length: n }, (_, i) => podObject(`web-6d4cf56db6-${String(i).padStart(5, '0')}`, 'shop', i === oomAt));
 
@@ -86,13 +86,15 @@ describe('a Kubernetes object that does not parse costs only itself (issue 44, i
 
   it('one List item past the bound costs that item alone, counted line by line', async () => {
     // Lines under the 1 MiB a line may have, many of them (a pod whose annotations hold large documents).
-    const annotations = Object.fromEntries(Array.from({ length: 9_000 }, (_, i) => [`example.com/note-${i}`, 'x'.repeat(1_000)]));
+    const annotations = Object.fromEntries(
+      Array.from({ length: Math.ceil(MAX_DOCUMENT_BYTES / 1_000) + 100 }, (_, i) => [`example.com/note-${i}`, 'x'.repeat(1_000)]),
+    );
     const huge = { ...pods(1, -1)[0]!, metadata: { name: 'huge', namespace: 'shop', annotations } };
     const text = yamlList([huge, ...pods(2, 1)]);
     const { oom, stats, reasons } = await parse(text);
     assert.deepEqual(oom, ['web-6d4cf56db6-00001/linkerd-proxy']);
-    assert.ok(stats.unparsed > 9_000);
-    assert.match(reasons[0]!, /^the Kubernetes object at lines 3-\d+ is larger than 8 MiB; it was not read/);
+    assert.ok(stats.unparsed > MAX_DOCUMENT_BYTES / 1_000);
+    assert.match(reasons[0]!, /^the Kubernetes object at lines 3-\d+ is larger than 1 MiB; it was not read/);
   });
 
   it('a stray `{` before a describe costs the `{` and what followed it as JSON, not the describe', async () => {
@@ -117,7 +119,7 @@ describe('a Kubernetes object that does not parse costs only itself (issue 44, i
   });
 
   for (const [format, print] of [
-    ['YAML', (o: object) => stringify(o, { indentSeq: false, lineWidth: 0 })],
+    ['YAML', (o: object) => stringify(o, { indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false })],
     ['JSON', (o: object) => JSON.stringify(o, null, 4) + '\n'],
   ] as const) {
     it(`a whole pod ${format} whose status starts after line ${SNIFF_LINES} is recognised and read`, async () => {
