@@ -964,6 +964,20 @@ const CASES: Case[] = [
     ...HOSTILE_BOUNDS(8),
   },
   {
+    name: 'table-wide-header',
+    what: "issue 44: a `get events` header of 200,000 columns, then 20,000 short rows, gzipped (83 s when a row cost its header's width)",
+    prepare: (dir) =>
+      writeLines(
+        path.join(dir, 'wide.txt.gz'),
+        20_001,
+        (i) => (i === 0 ? 'TYPE     REASON   MESSAGE' + '   A'.repeat(200_000) : 'Normal   Pulled   msg'),
+        true,
+      ),
+    args: ['analyze', 'wide.txt.gz', '--quiet'],
+    exit: [0, 1, 2],
+    cpuLimitSeconds: 4,
+  },
+  {
     name: 'unknown-flag',
     what: 'an unknown flag (oclif must not print its usage block)',
     prepare: () => {},
