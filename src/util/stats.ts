@@ -98,12 +98,13 @@ export function addDropped(into: DroppedKeys, from: DroppedKeys): void {
  * the verdict does not depend on the order of the input. Call it before inserting a key (and after a
  * merge); like keepTop it sorts once per `cap` new keys.
  */
-export function keepWorst<K, V>(map: Map<K, V>, cap: number, rank: (value: V) => number, dropped: DroppedKeys): void {
+export function keepWorst<K, V>(map: Map<K, V>, cap: number, rank: (value: V) => number, dropped: DroppedKeys, onDrop?: (value: V) => void): void {
   if (map.size < 2 * cap) return;
-  const ranked = [...map].map(([key, value], order) => ({ key, rank: rank(value), order }));
+  const ranked = [...map].map(([key, value], order) => ({ key, value, rank: rank(value), order }));
   ranked.sort((a, b) => b.rank - a.rank || a.order - b.order);
   for (let i = cap; i < ranked.length; i++) {
     map.delete(ranked[i]!.key);
+    onDrop?.(ranked[i]!.value);
     if (ranked[i]!.rank > 0) dropped.signal++;
     else dropped.healthy++;
   }

@@ -13,6 +13,7 @@ process.env.LINKERD_DOCTOR_STATE_CAP_SCALE = '0.002';
 const { default: podRestarts } = await import('../../src/rules/pod-restarts/index.js');
 const { default: probeFailure } = await import('../../src/rules/probe-failure/index.js');
 const { default: controllerApiErrors } = await import('../../src/rules/controller-api-errors/index.js');
+const { default: failfast } = await import('../../src/rules/failfast/index.js');
 const { runRule, runRuleMerged } = await import('../support/rule-tester.js');
 const { describePod, EVENTS_HEADER, eventRow, READINESS_403, READINESS_REFUSED } = await import('../support/kube-shapes.js');
 
@@ -126,6 +127,25 @@ describe('full caps keep failures first and say what they dropped (issue 44, ite
         ['webhook-failed'],
       );
       assert.ok((findings[0]!.evidence.problemsNotTracked as number) > 0);
+    }
+  });
+
+  it('failfast: a service refused twenty times after a hundred services refused once each is reported', async () => {
+    // A 2.7 proxy's load shedding (linkerd2#4048 shape): one line per refused request, by target address.
+    const line = (i: number, addr: string) =>
+      `${new Date(Date.parse('2020-02-20T10:00:00Z') + i * 500).toISOString()} [ 12${String(400 + i).padStart(3, '0')}.${String(100000 + i * 7919).slice(0, 6)}s]  WARN inbound:accept{peer.addr=10.20.1.${i % 40}:63058}:source{peer.id=None(NoPeerName(NotProvidedByRemote)) target.addr=${addr}}: linkerd2_app_core::errors: Failed to proxy request: router capacity reached (100)`;
+    const once = Array.from({ length: 100 }, (_, i) => line(i, `10.20.${4 + (i >> 8)}.${i & 255}:8084`));
+    const outage = Array.from({ length: 20 }, (_, i) => line(100 + i, '10.20.3.7:8084'));
+    for (const lines of [
+      [...once, ...outage],
+      [...outage, ...once],
+    ]) {
+      const { findings } = await runRule(failfast, [{ path: 'shop/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log', content: lines.join('\n') + '\n' }]);
+      assert.deepEqual(
+        findings.map((f) => f.subject.target),
+        ['10.20.3.7:8084'],
+      );
+      assert.ok((findings[0]!.evidence.untrackedServiceLines as number) > 0);
     }
   });
 });
