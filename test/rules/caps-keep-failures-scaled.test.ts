@@ -14,6 +14,8 @@ const { default: podRestarts } = await import('../../src/rules/pod-restarts/inde
 const { default: probeFailure } = await import('../../src/rules/probe-failure/index.js');
 const { default: controllerApiErrors } = await import('../../src/rules/controller-api-errors/index.js');
 const { default: failfast } = await import('../../src/rules/failfast/index.js');
+const { default: dnsResolutionFailure } = await import('../../src/rules/dns-resolution-failure/index.js');
+const { every, proxyLog } = await import('../support/log-inputs.js');
 const { runRule, runRuleMerged } = await import('../support/rule-tester.js');
 const { describePod, EVENTS_HEADER, eventRow, READINESS_403, READINESS_REFUSED } = await import('../support/kube-shapes.js');
 
@@ -146,6 +148,25 @@ describe('full caps keep failures first and say what they dropped (issue 44, ite
         ['10.20.3.7:8084'],
       );
       assert.ok((findings[0]!.evidence.untrackedServiceLines as number) > 0);
+    }
+  });
+
+  it('dns-resolution-failure: a name whose refinement keeps timing out after a hundred names timing out once is reported', async () => {
+    // A 2.8 proxy's refinement timeouts (linkerd2_proxy_http::canonicalize), one name per logical address.
+    const refine = (host: string) =>
+      `outbound:accept{peer.addr=10.240.2.7:41007}:source{target.addr=10.240.5.17:80}:logical{addr=${host}:80}: linkerd2_proxy_http::canonicalize: DNS refinement timed out`;
+    const once = every(5000.1, 0.5, 100, 'INFO', (n) => refine(`svc-${n}.example.com`));
+    const slow = every(5100.1, 2.7, 12, 'INFO', () => refine('ppe.testhost.example.com'));
+    for (const lines of [
+      [...once, ...slow],
+      [...slow, ...once],
+    ]) {
+      const { findings } = await runRule(dnsResolutionFailure, [proxyLog('web/gateway-6c8d9f7b5-m3n4p/linkerd-proxy.log', '2020-08-01T10:00:00Z', lines)]);
+      assert.deepEqual(
+        findings.map((f) => f.subject.target),
+        ['ppe.testhost.example.com:80'],
+      );
+      assert.ok((findings[0]!.evidence.namesNotTracked as number) > 0);
     }
   });
 });
