@@ -16,6 +16,8 @@ const { default: controllerApiErrors } = await import('../../src/rules/controlle
 const { default: failfast } = await import('../../src/rules/failfast/index.js');
 const { default: dnsResolutionFailure } = await import('../../src/rules/dns-resolution-failure/index.js');
 const { every, proxyLog } = await import('../support/log-inputs.js');
+const { default: staleEndpointMetrics } = await import('../../src/rules/stale-endpoint-metrics/index.js');
+const { endpoints, legacyEndpointDump, podSection } = await import('../support/metrics-inputs.js');
 const { runRule, runRuleMerged } = await import('../support/rule-tester.js');
 const { describePod, EVENTS_HEADER, eventRow, READINESS_403, READINESS_REFUSED } = await import('../support/kube-shapes.js');
 
@@ -167,6 +169,29 @@ describe('full caps keep failures first and say what they dropped (issue 44, ite
         ['ppe.testhost.example.com:80'],
       );
       assert.ok((findings[0]!.evidence.namesNotTracked as number) > 0);
+    }
+  });
+
+  it('stale-endpoint-metrics: a destination with stale generations after a hundred healthy ones is reported', async () => {
+    // One proxy's metrics: a hundred Deployments with one generation each, and checkout with two gone.
+    const healthy = Array.from({ length: 100 }, (_, i) =>
+      endpoints(2, { deployment: `svc${i}`, hash: 'aaaaaaaaaa', open: 1, ipBase: 1000 + 2 * i, statuses: ['200'] }),
+    ).flat();
+    const stale = [
+      ...endpoints(6, { hash: 'aaaaaaaaaa', open: 2, statuses: ['200', '500'] }),
+      ...endpoints(6, { hash: 'bbbbbbbbbb', open: 0, ipBase: 100, statuses: ['200', '500'] }),
+      ...endpoints(6, { hash: 'cccccccccc', open: 0, ipBase: 200, statuses: ['200', '500'] }),
+    ];
+    for (const series of [
+      [...healthy, ...stale],
+      [...stale, ...healthy],
+    ]) {
+      const { findings } = await runRule(staleEndpointMetrics, [{ path: 'dump.txt', content: podSection('traefik-1', 1, 1, legacyEndpointDump(series)) }]);
+      assert.deepEqual(
+        findings.map((f) => f.subject.target),
+        ['deployment/shop/checkout'],
+      );
+      assert.ok((findings[0]!.evidence.workloadsNotTracked as number) > 0);
     }
   });
 });
