@@ -74,6 +74,48 @@ const HOSTILE_BOUNDS = (mib: number) => ({ rssLimitMb: 260, cpuLimitSeconds: Mat
 
 const PROXY_LINE = (uptime: number, rest: string) => `[${uptime.toFixed(6).padStart(13)}s]  WARN ThreadId(01) ${rest}`;
 
+/** One pod of `kubectl describe pods -A` (kubectl\'s describe printer): linkerd-init done, linkerd-proxy running or OOMKilled before. */
+const DESCRIBED_POD = (name: string, oom: boolean) =>
+  [
+    `Name:         ${name}`,
+    'Namespace:    shop',
+    'Init Containers:',
+    '  linkerd-init:',
+    '    State:          Terminated',
+    '      Reason:       Completed',
+    '      Exit Code:    0',
+    '    Ready:          True',
+    '    Restart Count:  0',
+    'Containers:',
+    '  linkerd-proxy:',
+    '    State:          Running',
+    ...(oom
+      ? ['    Last State:     Terminated', '      Reason:       OOMKilled', '      Exit Code:    137', '    Ready:          True', '    Restart Count:  6']
+      : ['    Ready:          True', '    Restart Count:  0']),
+    '',
+  ].join('\n');
+
+/** One item of a pod List as `kubectl get pods -o yaml` prints it (go-yaml: `- ` at the margin), ~3.5 KiB with its annotation. */
+const LISTED_POD = (name: string, oom: boolean) =>
+  [
+    '- apiVersion: v1',
+    '  kind: Pod',
+    '  metadata:',
+    '    annotations:',
+    `      linkerd.io/note: "${'x'.repeat(3000)}"`,
+    `    name: ${name}`,
+    '    namespace: shop',
+    '  status:',
+    '    containerStatuses:',
+    '    - name: linkerd-proxy',
+    '      ready: true',
+    `      restartCount: ${oom ? 4 : 0}`,
+    ...(oom ? ['      lastState:', '        terminated:', '          exitCode: 137', '          reason: OOMKilled'] : []),
+    '      state:',
+    '        running:',
+    '          startedAt: "2026-12-07T01:02:03Z"',
+  ].join('\n');
+
 /** Streams `count` generated lines to a file in 1 MiB batches, with back-pressure. */
 async function writeLines(file: string, count: number, line: (i: number) => string, gzip = false): Promise<void> {
   const out = createWriteStream(file);
@@ -840,6 +882,100 @@ const CASES: Case[] = [
     // probe open/read/close, open, read, two stats, close: futex and epoll waits were 85 % of
     // system time). Small files are now probed, read and checked with blocking calls: 6-7 s.
     ...HOSTILE_BOUNDS(MANY_SMALL_FILES_MIB),
+  },
+  {
+    name: 'cap-oom-among-healthy',
+    what: 'issue 44: `kubectl describe pods -A` of 40,000 healthy meshed pods with one OOMKilled proxy in the middle (the cap must drop the healthy ones, never the failure)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'describe.txt'), 40_001, (i) =>
+        i === 20_000 ? DESCRIBED_POD('payments-7f9c8d6b5-zzzzz', true) : DESCRIBED_POD(`web-6d4cf56db6-${i.toString(36).padStart(5, '0')}`, false),
+      ),
+    args: ['analyze', 'describe.txt', '--format', 'json', '--output', 'describe.json'],
+    exit: [1],
+    check: (dir) => {
+      const report = JSON.parse(readFileSync(path.join(dir, 'describe.json'), 'utf8')) as { findings: { ruleId: string; evidence: Record<string, unknown> }[] };
+      const f = report.findings.find((x) => x.ruleId === 'pod-restarts');
+      if (!f) return 'the OOMKilled proxy is not reported';
+      return typeof f.evidence.containersNotTracked === 'number' ? null : 'the finding does not say that healthy containers were only counted';
+    },
+  },
+  {
+    name: 'cap-403-after-blips',
+    what: 'issue 44: `kubectl get events -A` of 50,000 pods with a start-up readiness blip each, then one probe refused by policy (403)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'events.txt'), 50_002, (i) =>
+        i === 0
+          ? 'NAMESPACE   LAST SEEN   TYPE      REASON      OBJECT                          MESSAGE'
+          : i === 50_001
+            ? 'shop        1m          Warning   Unhealthy   pod/api-7f9c8d6b5-zzzzz         Readiness probe failed: HTTP probe failed with statuscode: 403'
+            : `shop        5m          Warning   Unhealthy   pod/web-6d4cf56db6-${i.toString(36).padStart(5, '0')}           Readiness probe failed: dial tcp 10.244.1.17:8080: connect: connection refused`,
+      ),
+    args: ['analyze', 'events.txt', '--format', 'json', '--output', 'events.json'],
+    exit: [1],
+    check: (dir) => (readFileSync(path.join(dir, 'events.json'), 'utf8').includes('"policy-denied"') ? null : 'the 403 after the blips is not reported'),
+  },
+  {
+    name: 'kube-list-20mib',
+    what: 'issue 44: `kubectl get pods -A -o yaml` of 20 MiB (a List read item by item, never as one document), its one OOMKilled proxy in the last item',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'pods.yaml'), 6_002, (i) =>
+        i === 0
+          ? 'apiVersion: v1\nitems:'
+          : i === 6_001
+            ? 'kind: List\nmetadata:\n  resourceVersion: ""'
+            : LISTED_POD(`web-6d4cf56db6-${i.toString(36).padStart(5, '0')}`, i === 6_000),
+      ),
+    args: ['analyze', 'pods.yaml', '--format', 'json', '--output', 'pods.json'],
+    exit: [1],
+    check: (dir) =>
+      readFileSync(path.join(dir, 'pods.json'), 'utf8').includes('"pod-restarts"') ? null : 'the OOMKilled proxy in the last item is not reported',
+    ...HOSTILE_BOUNDS(20),
+  },
+  {
+    name: 'go-json-deep',
+    what: 'issue 44: 2,000 Go JSON log lines with a field nested 5,000 deep, each before an RBAC refusal (the depth is bounded per record)',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'destination.log'), 4_000, (i) =>
+        i % 2 === 0
+          ? `{"level":"info","msg":"x","f":${'['.repeat(5000)}${']'.repeat(5000)},"time":"2024-06-05T11:01:10Z"}`
+          : '{"level":"error","msg":"Failed to watch *v1.EndpointSlice: failed to list *v1.EndpointSlice: endpointslices.discovery.k8s.io is forbidden: User \\"system:serviceaccount:linkerd:linkerd-destination\\" cannot list resource \\"endpointslices\\" in API group \\"discovery.k8s.io\\" at the cluster scope","time":"2024-06-05T11:01:11Z"}',
+      ),
+    args: ['analyze', 'destination.log', '--format', 'json', '--output', 'deep.json'],
+    exit: [1],
+    check: (dir) =>
+      readFileSync(path.join(dir, 'deep.json'), 'utf8').includes('"controller-api-errors"') ? null : 'the RBAC refusals after the deep lines are not reported',
+    ...HOSTILE_BOUNDS(20),
+  },
+  {
+    name: 'yaml-8mib-document',
+    what: 'issue 44: one 8 MiB YAML pod document (parsing it took 760 MB), then a pod with an OOMKilled proxy',
+    prepare: (dir) =>
+      writeLines(path.join(dir, 'big.yaml'), 700_002, (i) =>
+        i === 0
+          ? 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\nstatus:\n  containerStatuses:\n  - name: linkerd-proxy\n    restartCount: 0'
+          : i === 700_001
+            ? `---\n${LISTED_POD('web-6d4cf56db6-oomed', true).replace(/^- /, '').replace(/^ {2}/gm, '')}`
+            : `  k${i}: v${i}`,
+      ),
+    args: ['analyze', 'big.yaml', '--format', 'json', '--output', 'big.json'],
+    exit: [1],
+    check: (dir) =>
+      readFileSync(path.join(dir, 'big.json'), 'utf8').includes('"pod-restarts"') ? null : 'the OOMKilled proxy after the large document is not reported',
+    ...HOSTILE_BOUNDS(8),
+  },
+  {
+    name: 'table-wide-header',
+    what: "issue 44: a `get events` header of 200,000 columns, then 20,000 short rows, gzipped (83 s when a row cost its header's width)",
+    prepare: (dir) =>
+      writeLines(
+        path.join(dir, 'wide.txt.gz'),
+        20_001,
+        (i) => (i === 0 ? 'TYPE     REASON   MESSAGE' + '   A'.repeat(200_000) : 'Normal   Pulled   msg'),
+        true,
+      ),
+    args: ['analyze', 'wide.txt.gz', '--quiet'],
+    exit: [0, 1, 2],
+    cpuLimitSeconds: 4,
   },
   {
     name: 'unknown-flag',

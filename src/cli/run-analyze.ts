@@ -4,7 +4,7 @@
 
 import { loadConfig, parseSuppressFlag, type LinkerdDoctorConfig } from '../config/config.js';
 import { describeSystemError, InputError, UsageError } from '../core/errors.js';
-import { SEVERITIES, type Severity } from '../core/types.js';
+import { SEVERITIES, type InputStats, type Severity } from '../core/types.js';
 import { analyzeInputs, type AnalyzeOptions } from '../analysis/analyze.js';
 import type { ConfiguredRule } from '../engine/engine.js';
 import { cappedJobs } from '../engine/parallel.js';
@@ -21,6 +21,7 @@ import { resolvePathArgs } from './paths.js';
 import { type OutputTarget } from './output-targets.js';
 import { createProgress } from './progress.js';
 import { settleHeap } from '../util/gc.js';
+import { terminalSafe } from '../util/terminal-safe.js';
 import { terminalWidth, useColor } from './terminal.js';
 
 export type { OutputTarget };
@@ -186,10 +187,12 @@ export async function runAnalyze(argv: string[], flags: AnalyzeFlags): Promise<n
   }
 }
 
-function writeNotices(report: Report, inputs: readonly { path: string; unparsed: number; lines: number; kind: string }[]): void {
+function writeNotices(report: Report, inputs: readonly InputStats[]): void {
   const notice = (text: string) => process.stderr.write(`linkerd-doctor: notice: ${text}\n`);
   for (const i of inputs) {
-    if (i.unparsed > 0) notice(`${i.path}: ${i.unparsed} of ${i.lines} lines did not parse as ${i.kind}`);
+    // A whole object not read is named (where, and why), so the user can mend it and read it again.
+    const object = i.firstUnreadObject ? `; ${terminalSafe(i.firstUnreadObject.reason, true)}` : '';
+    if (i.unparsed > 0) notice(`${i.path}: ${i.unparsed} of ${i.lines} lines did not parse as ${i.kind}${object}`);
   }
   for (const e of report.errors)
     if (e.path.startsWith('rule:')) process.stderr.write(`linkerd-doctor: rule ${e.path.slice(5)} failed: ${e.message.replace(/^rule failed: /, '')}\n`);

@@ -16,6 +16,7 @@ import {
   type ExportTarget,
   type SeverityMap,
 } from '../kit/export/types.js';
+import { dict } from '../util/dict.js';
 
 export interface ExportRulesFlags {
   target: string;
@@ -115,7 +116,7 @@ function settingsFrom(flags: ExportRulesFlags): ExportSettings {
 }
 
 function parseLabels(pairs: readonly string[]): Record<string, string> {
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = dict();
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`--label ${JSON.stringify(pair)} must be KEY=VALUE`);

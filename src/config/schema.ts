@@ -5,6 +5,7 @@
 import { TOOL_NAME } from '../core/docs.js';
 import { SEVERITIES, type AnyRule, type RuleOptionSpec } from '../core/types.js';
 import { RULES } from '../rules/index.js';
+import { dict } from '../util/dict.js';
 
 export type Schema = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ function optionSchema(spec: RuleOptionSpec, defaultValue: unknown): Schema {
 }
 
 export function buildConfigSchema(rules: readonly AnyRule[] = RULES): Schema {
-  const ruleSchemas: Record<string, Schema> = {};
+  const ruleSchemas: Record<string, Schema> = dict();
   for (const { meta } of rules) {
     const options = Object.fromEntries(
       Object.entries(meta.optionSchema as Record<string, RuleOptionSpec>).map(([name, spec]) => [

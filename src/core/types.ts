@@ -25,6 +25,8 @@ export interface InputStats extends InputInfo {
   records: number;
   /** Lines that were expected to parse but did not. */
   unparsed: number;
+  /** The first object of several lines among them (a Kubernetes object that does not parse) and why, for the notice that names it. */
+  firstUnreadObject?: { line: number; reason: string };
   lines: number;
   /**
    * Set when the lines that did not parse read, by themselves, as another known kind: the input

@@ -191,6 +191,9 @@ export class RuleEngine {
       }
       try {
         for (const draft of rule.finish(this.states[index], { options: configured.options, inputs })) {
+          // A key figure is a finite number wherever it goes (report, baseline, SARIF): a sum that
+          // overflowed (metric values near 1.8e308 added up) would be written as null and break them.
+          if (draft.keyFigure && !Number.isFinite(draft.keyFigure.value)) draft.keyFigure = { ...draft.keyFigure, value: finiteNumber(draft.keyFigure.value) };
           findings.push({
             ruleId: id,
             ...draft,
@@ -219,4 +222,10 @@ export class RuleEngine {
     const id = this.reducers[index]!.id;
     if (!this.failures.has(id)) this.failures.set(id, err instanceof Error ? err.message : String(err));
   }
+}
+
+/** The nearest finite number: ±Number.MAX_VALUE for ±Infinity, 0 for NaN. */
+export function finiteNumber(n: number): number {
+  if (Number.isFinite(n)) return n;
+  return Number.isNaN(n) ? 0 : n > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE;
 }

@@ -156,6 +156,7 @@ async function mergeRanges(
     stats.records += part.records;
     stats.unparsed += part.unparsed;
     stats.lines += part.lines;
+    stats.firstUnreadObject ??= part.firstUnreadObject;
     errors.push(...r.errors.map(deserializeError));
   }
   inputs.push(stats);

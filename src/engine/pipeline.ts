@@ -70,8 +70,10 @@ export async function readEntry(
       stats.records++;
       callbacks.record(record);
     },
-    unparsed(line: number, reason: string) {
-      stats.unparsed++;
+    unparsed(line: number, reason: string, lines?: number) {
+      stats.unparsed += lines ?? 1;
+      // A whole object not read is named in the notice: where it is, and why.
+      if (lines !== undefined) stats.firstUnreadObject ??= { line, reason };
       callbacks.unparsed?.(stats, line, reason);
     },
     skipped() {

@@ -14,8 +14,9 @@ import {
   proxyVersion,
   type CheckVerdict,
 } from './checks-model.js';
+import { lookupTable } from '../util/dict.js';
 
-export const CORE_VERDICTS: Readonly<Record<string, CheckVerdict>> = {
+export const CORE_VERDICTS: Readonly<Record<string, CheckVerdict>> = lookupTable({
   // ------------------------------------------------------------------ kubernetes and --pre
   'k8s-api': {
     meaning: 'the CLI cannot reach the Kubernetes API: {detail}',
@@ -350,4 +351,4 @@ export const CORE_VERDICTS: Readonly<Record<string, CheckVerdict>> = {
     causes: ['config.linkerd.io/opaque-ports on the Service but not on the pods (or the reverse)'],
     firstAction: 'Annotate both the Service and the pod template with the same config.linkerd.io/opaque-ports',
   },
-};
+});

@@ -2,8 +2,9 @@
 // hint anchor; see checks.ts.
 
 import { CNI_INSTALL, JAEGER_INSTALL, MC_INSTALL, VIZ_INSTALL, exists, podsRunning, proxiesHealthy, proxyVersion, type CheckVerdict } from './checks-model.js';
+import { lookupTable } from '../util/dict.js';
 
-export const EXTENSION_VERDICTS: Readonly<Record<string, CheckVerdict>> = {
+export const EXTENSION_VERDICTS: Readonly<Record<string, CheckVerdict>> = lookupTable({
   // ------------------------------------------------------------------ CNI
   'cni-plugin-cm-exists': exists('the CNI plugin ConfigMap is', CNI_INSTALL),
   'cni-plugin-cr-exists': exists('the CNI plugin ClusterRole is', CNI_INSTALL),
@@ -163,4 +164,4 @@ export const EXTENSION_VERDICTS: Readonly<Record<string, CheckVerdict>> = {
     causes: ['the gateway Service or its annotations missing on the target'],
     firstAction: 'Check the gateway Service on the target: kubectl -n linkerd-multicluster get svc linkerd-gateway -o yaml',
   },
-};
+});

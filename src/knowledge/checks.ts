@@ -11,15 +11,16 @@
 import { CORE_VERDICTS } from './checks-core.js';
 import { EXTENSION_VERDICTS } from './checks-extensions.js';
 import type { CheckVerdict } from './checks-model.js';
+import { lookupTable } from '../util/dict.js';
 
 export type { CheckVerdict } from './checks-model.js';
 
-export const CHECK_VERDICTS: Readonly<Record<string, CheckVerdict>> = { ...CORE_VERDICTS, ...EXTENSION_VERDICTS };
+export const CHECK_VERDICTS: Readonly<Record<string, CheckVerdict>> = lookupTable({ ...CORE_VERDICTS, ...EXTENSION_VERDICTS });
 
 /** Anchors printed by releases outside the inventory (development builds, 2.6 and older) that mean one of the above. */
-export const ANCHOR_ALIASES: Readonly<Record<string, string>> = {
+export const ANCHOR_ALIASES: Readonly<Record<string, string>> = lookupTable({
   'l5d-certs-rotation': 'l5d-identity-roots-are-time-valid',
-};
+});
 
 /** The verdict of an anchor, following aliases; anchors cut short by a paste match by prefix when only one fits. */
 export function verdictOf(anchor: string | null): { anchor: string; verdict: CheckVerdict } | null {

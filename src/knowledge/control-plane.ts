@@ -2,11 +2,12 @@
 // incident correlator and the live exports, so "destination" means the same thing in all of them.
 
 import type { ControllerComponent } from '../core/types.js';
+import { lookupTable } from '../util/dict.js';
 
 export type { ControllerComponent };
 
 /** gRPC ports the controllers serve to proxies. 8080 is also every other app's HTTP port: never trust it alone. */
-export const CONTROLLER_PORTS: Readonly<Record<string, ControllerComponent>> = { '8086': 'destination', '8090': 'policy', '8080': 'identity' };
+export const CONTROLLER_PORTS: Readonly<Record<string, ControllerComponent>> = lookupTable({ '8086': 'destination', '8090': 'policy', '8080': 'identity' });
 
 /** Service names proxies are configured with (`linkerd-dst-headless`, `linkerd-policy`, `linkerd-identity-headless`) and the deployments behind them. */
 const NAME_PATTERNS: readonly [RegExp, ControllerComponent][] = [

@@ -15,18 +15,19 @@ import type { CorednsMessageRecord, CorednsQueryRecord } from '../core/types.js'
 import { CollectorPrefixReader } from './collector-prefix.js';
 import { isPasteNoise } from './pasted.js';
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
+import { lookupTable } from '../util/dict.js';
 
 const QUERY_LINE =
   /^\[(?:INFO|DEBUG)\] (\[[0-9a-fA-F:.%\w]+\]|[^\s:]+):(\d+) - (\d+) "(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)s(?:\s|$)/;
 const CLF_QUERY_LINE =
   /^(\[[0-9a-fA-F:.%\w]+\]|[^\s:]+)(?::(\d+))? - \[(\d\d\/[A-Z][a-z]{2}\/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] (?:(\d+) )?"(\S+) (\S+) (\S+) (\S+) (\d+) (true|false) (\d+)" (\S+) (\S+) (\d+) (\d+(?:\.\d+)?)(s|ms|µs|us|ns)(?:\s|$)/;
 /** Seconds per unit of a Go duration as CoreDNS before 1.0.5 printed it. */
-const DURATION_UNITS: Record<string, number> = { s: 1, ms: 1e-3, µs: 1e-6, us: 1e-6, ns: 1e-9 };
+const DURATION_UNITS: Record<string, number> = lookupTable({ s: 1, ms: 1e-3, µs: 1e-6, us: 1e-6, ns: 1e-9 });
 /** Go's log package prefix (`2018/09/06 13:02:45 `), in front of CoreDNS ≤ 1.2 messages. */
 const GO_LOG_DATE = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d):(\d\d):(\d\d) /;
 /** klog's header: severity letter, MMDD, time, thread id, file:line. The year is not printed. */
 const KLOG_LINE = /^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w.-]+:\d+\] (.*)$/s;
-const KLOG_LEVELS: Record<string, string> = { I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'FATAL' };
+const KLOG_LEVELS: Record<string, string> = lookupTable({ I: 'INFO', W: 'WARNING', E: 'ERROR', F: 'FATAL' });
 /** The start-up banner: server blocks (`.:53`, `cluster.local.:53`, `dns://.:53`), the version, the platform, maxprocs. */
 const BANNER_LINE =
   /^(?:(?:[a-z]+:\/\/)?(?:[\w-]+\.)*\.?:\d+|CoreDNS-\d+\.\d+\.\d+(?:[^\d\s]\S*)?|(?:linux|darwin|windows|freebsd)\/\w+, go\d.*|Listen: .*|maxprocs: .*)$/;
@@ -36,7 +37,7 @@ const LEVELLED_MESSAGE = /^\[(INFO|WARNING|ERROR|DEBUG|FATAL)\] (?:plugin\/([\w-
 const BRACKETED_ERROR = /^\[(ERROR|INFO|WARNING) (\d+) (\S+) (\S+)\] (.*)$/s;
 /** The Common Log Format date CoreDNS ≤ 1.2 started lines with. */
 const CLF_DATE = /^(\d\d)\/([A-Z][a-z]{2})\/(\d{4}):(\d\d):(\d\d):(\d\d) ([+-])(\d\d)(\d\d)/;
-const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+const MONTHS: Record<string, number> = lookupTable({ Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 });
 
 /** `11/Jan/2019:19:57:57 +0000` in ms since the epoch, or null. */
 export function parseClfDate(text: string): number | null {

@@ -3,12 +3,13 @@
 
 import { parseRfc3339 } from './collector-prefix.js';
 import { IPV4, isRrClass, isRrType } from './dig-rr.js';
+import { lookupTable } from '../util/dict.js';
 
 // --------------------------------------------------------------------- time
 
-const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+const MONTHS: Record<string, number> = lookupTable({ Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 });
 /** Offsets (minutes) of zone abbreviations `date`/dig print; ambiguous ones (IST, CST in Asia…) take their most common meaning. */
-const ZONES: Record<string, number> = {
+const ZONES: Record<string, number> = lookupTable({
   UTC: 0,
   GMT: 0,
   Z: 0,
@@ -51,7 +52,7 @@ const ZONES: Record<string, number> = {
   NZDT: 780,
   BRT: -180,
   ART: -180,
-};
+});
 
 /**
  * `Wed Dec 02 12:13:20 UTC 2026` (dig's `;; WHEN:` and `date`). The zone is the machine's local

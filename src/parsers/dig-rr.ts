@@ -2,6 +2,7 @@
 // TTLs with or without units, the fields the DNS rules read from rdata, and the bare rdata of +short.
 
 import type { DnsAnswerRecord } from '../core/types.js';
+import { lookupTable } from '../util/dict.js';
 
 const RR_TYPES = new Set(
   (
@@ -21,7 +22,7 @@ export function isRrClass(token: string): boolean {
   return RR_CLASSES.has(token.toUpperCase()) || /^CLASS\d+$/i.test(token);
 }
 
-const TTL_UNIT_SECONDS: Record<string, number> = { w: 604800, d: 86400, h: 3600, m: 60, s: 1 };
+const TTL_UNIT_SECONDS: Record<string, number> = lookupTable({ w: 604800, d: 86400, h: 3600, m: 60, s: 1 });
 
 /** A TTL as dig prints it: seconds (`30`) or `+ttlunits` (`1w2d3h4m5s`, `0s`); null if it is not one. */
 export function parseTtl(token: string): number | null {

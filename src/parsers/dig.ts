@@ -9,6 +9,7 @@ import { parseDateLine, parseDigWhen, plannedQueries } from './dig-banner.js';
 import { DigMessageBuilder, type Section } from './dig-message.js';
 import { SHORT_IDENTIFY, SHORT_RDATA, isRrType, parenDepth, parseRrText, stripComment } from './dig-rr.js';
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
+import { lookupTable } from '../util/dict.js';
 
 /** Continuation lines one parenthesised record may take (long DNSKEY/RRSIG/TXT rdata stays far below). */
 const MAX_MULTILINE_LINES = 200;
@@ -16,7 +17,7 @@ const MAX_MULTILINE_LINES = 200;
 /** The two lines dig 9.16+ prints for every `.local` question, cluster.local included: no information. */
 const MDNS_WARNING = /^(?:WARNING: \.local is reserved for Multicast DNS|You are currently testing what happens when an mDNS query is leaked to DNS)$/;
 
-const SECTION_TITLES: Record<string, Section> = {
+const SECTION_TITLES: Record<string, Section> = lookupTable({
   QUESTION: 'question',
   ANSWER: 'answer',
   AUTHORITY: 'authority',
@@ -24,7 +25,7 @@ const SECTION_TITLES: Record<string, Section> = {
   ZONE: 'question',
   PREREQUISITE: 'answer',
   UPDATE: 'authority',
-};
+});
 
 class DigParser extends DigMessageBuilder implements LineParser {
   private readonly prefixes = new CollectorPrefixReader();

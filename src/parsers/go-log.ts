@@ -10,8 +10,10 @@
 import type { LogLevel } from '../core/types.js';
 import { parseRfc3339, type TimestampMemo } from './collector-prefix.js';
 import type { Parsed } from './proxy-log-parsed.js';
+import { dict, lookupTable } from '../util/dict.js';
+import { boundedJson } from './pasted.js';
 
-const GO_LEVELS: Readonly<Record<string, LogLevel>> = {
+const GO_LEVELS: Readonly<Record<string, LogLevel>> = lookupTable({
   trace: 'TRACE',
   debug: 'DEBUG',
   info: 'INFO',
@@ -20,7 +22,7 @@ const GO_LEVELS: Readonly<Record<string, LogLevel>> = {
   error: 'ERROR',
   fatal: 'ERROR',
   panic: 'ERROR',
-};
+});
 
 /** Keys logrus (and zap, for the few components built on it) use for what is not a field. */
 const RESERVED = new Set(['level', 'msg', 'message', 'time', 'ts', 'timestamp', 'component', 'logger']);
@@ -33,8 +35,10 @@ export function goJsonRecord(d: Record<string, unknown>, times: TimestampMemo | 
   const level = typeof d.level === 'string' ? GO_LEVELS[d.level.toLowerCase()] : undefined;
   const message = typeof d.msg === 'string' ? d.msg : typeof d.message === 'string' ? d.message : undefined;
   if (level === undefined || message === undefined) return null;
-  const fields: Record<string, string> = {};
-  for (const [k, v] of Object.entries(d)) if (!RESERVED.has(k)) fields[k] = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+  const fields: Record<string, string> = dict();
+  // Rendered to a bounded depth, as the proxy's JSON layout is: JSON.stringify recurses, and a field
+  // nested 5,000 deep overflowed the stack and lost the rest of the file (issue 44).
+  for (const [k, v] of Object.entries(d)) if (!RESERVED.has(k)) fields[k] = typeof v === 'string' ? v : boundedJson(v);
   const timeText = typeof d.time === 'string' ? d.time : typeof d.ts === 'string' ? d.ts : typeof d.timestamp === 'string' ? d.timestamp : null;
   const component = typeof d.component === 'string' ? d.component : typeof d.logger === 'string' ? d.logger : '';
   return {
@@ -50,7 +54,7 @@ export function goJsonRecord(d: Record<string, unknown>, times: TimestampMemo | 
   };
 }
 
-const KLOG_LEVELS: Readonly<Record<string, LogLevel>> = { I: 'INFO', W: 'WARN', E: 'ERROR', F: 'ERROR' };
+const KLOG_LEVELS: Readonly<Record<string, LogLevel>> = lookupTable({ I: 'INFO', W: 'WARN', E: 'ERROR', F: 'ERROR' });
 
 /**
  * klog's header: severity letter, MMDD, wall time, thread id, `file:line]`. No quantifier can

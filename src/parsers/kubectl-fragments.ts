@@ -4,6 +4,7 @@
 // would have given, so the reader (kubectl.ts) builds the same record as from the whole table.
 
 import type { TableKind } from './kubectl-table.js';
+import { dict } from '../util/dict.js';
 
 /**
  * A headerless `get events` row: optional NAMESPACE, LAST SEEN (an age, checked after the match),
@@ -40,7 +41,7 @@ export function headerlessEventRow(text: string): { table: TableKind; cells: Rec
     // A row cut before its LAST SEEN has no age; one whose only leading cell is an age took it for a namespace.
     if (namespace !== undefined && age === undefined && parseHumanDuration(namespace) !== null) [namespace, age] = [undefined, namespace];
     if (age !== undefined && age !== '<unknown>' && parseHumanDuration(age) === null) return null;
-    const cells: Record<string, string> = { TYPE: m[3]!, REASON: m[4]!, OBJECT: m[5]!, MESSAGE: m[6]! };
+    const cells: Record<string, string> = Object.assign(dict<string>(), { TYPE: m[3]!, REASON: m[4]!, OBJECT: m[5]!, MESSAGE: m[6]! });
     if (age !== undefined) cells.LASTSEEN = age;
     if (namespace !== undefined) cells.NAMESPACE = namespace;
     return { table: 'events', cells };
@@ -58,7 +59,7 @@ export function headerlessEventRow(text: string): { table: TableKind; cells: Rec
 export function headerlessPodRow(text: string): Record<string, string> | null {
   const m = HEADERLESS_POD.exec(text);
   if (!m || parseHumanDuration(m[6]!) === null) return null;
-  const cells: Record<string, string> = { NAME: m[2]!, READY: m[3]!, STATUS: m[4]!, RESTARTS: m[5]!, AGE: m[6]! };
+  const cells: Record<string, string> = Object.assign(dict<string>(), { NAME: m[2]!, READY: m[3]!, STATUS: m[4]!, RESTARTS: m[5]!, AGE: m[6]! });
   if (m[1] !== undefined) cells.NAMESPACE = m[1];
   return cells;
 }

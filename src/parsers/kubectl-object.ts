@@ -7,14 +7,20 @@
 
 import type { Node } from 'yaml';
 import { yamlLibrary } from '../util/yaml.js';
-import { kubernetesName } from '../util/path-meta.js';
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { parseRfc3339 } from './collector-prefix.js';
-import { blankPodStatus, placePodStatus } from './pod-status.js';
+import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { JsonBracketDepth } from '../util/json-bracket-depth.js';
+import { lookupTable } from '../util/dict.js';
+import { kubernetesName } from '../util/path-meta.js';
 
-/** Largest document buffered: a Pod or a List of a few hundred is far below it. */
-export const MAX_DOCUMENT_BYTES = 8 << 20;
+/**
+ * Largest document (or List item) buffered and parsed. A Pod as `kubectl get pod -o yaml` prints it
+ * is 5-50 KB (a few hundred KB with large annotations); a List is read item by item, so this bounds
+ * one object, not a listing. The yaml library holds about 100 bytes of syntax tree per byte of
+ * YAML (an 8 MiB document took 760 MB, issue 44): 1 MiB keeps a hostile object near 100 MB.
+ */
+export const MAX_DOCUMENT_BYTES = 1 << 20;
 
 /** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
 const YAML_START =
@@ -29,46 +35,82 @@ const STATUS_KEYS = ['lastState', 'state', 'containerID', 'restartCount'];
 /** A line at the margin that continues a YAML document: a camelCase key, a list item, a separator. */
 const YAML_MARGIN = /^(?:[a-z][A-Za-z0-9]*:(?: |$)|- |-$|---$|\.\.\.$|#)/;
 
-const STATUS_LISTS: Readonly<Record<string, PodStatusRecord['containerKind']>> = {
+const STATUS_LISTS: Readonly<Record<string, PodStatusRecord['containerKind']>> = lookupTable({
   initContainerStatuses: 'init',
   containerStatuses: 'app',
   ephemeralContainerStatuses: 'ephemeral',
-};
+});
 const SPEC_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
-const STATES: Readonly<Record<string, string>> = { running: 'Running', waiting: 'Waiting', terminated: 'Terminated' };
+const STATES: Readonly<Record<string, string>> = lookupTable({ running: 'Running', waiting: 'Waiting', terminated: 'Terminated' });
 /** `spec.containers{name}`, an event's field path. */
 const FIELD_PATH_CONTAINER = /^spec\.(?:init|ephemeral)?[cC]ontainers\{([^}]+)\}$/;
 
 type Json = Record<string, unknown>;
 
+/** Lines buffered for one document or one List item, and how many lines it took. */
+interface Chunk {
+  first: number;
+  last: number;
+  lines: string[];
+  /** Lines taken, also once `overflow` stopped keeping them: what an unreadable chunk costs. */
+  count: number;
+  bytes: number;
+  overflow: boolean;
+  /** Columns removed from the front of each line before parsing (a cut-out status block, a List item's `- `). */
+  strip: number;
+}
+
+const chunk = (first: number, strip: number): Chunk => ({ first, last: first, lines: [], count: 0, bytes: 0, overflow: false, strip });
+
+/**
+ * A line kubectl's JSON printer can write inside a document: indented, and starting with a string,
+ * a bracket, a number or a literal (a closing bracket alone at the margin ends the document). A
+ * line of anything else (a describe after a stray `{` pasted from a ticket) means the JSON was cut.
+ */
+const JSON_INSIDE = /^(?:\s+(?:["{}[\],]|-?\d|true\b|false\b|null\b)|[}\]])/;
+/** `"items": [` one level into the document: a List whose items are read one by one. */
+const JSON_ITEMS = /^\s+"items": ?\[$/;
+/** A List item's first line in YAML: `- ` at the items' indent. */
+const YAML_ITEM = /^( *)-(?: |$)/;
+
 export class KubeObjectReader {
   private mode: 'yaml' | 'json' | null = null;
-  private lines: string[] = [];
-  private bytes = 0;
-  private firstLine = 0;
-  private overflow = false;
+  /** The document, less its List items (which are read one by one, see `item`). */
+  private doc: Chunk = chunk(0, 0);
+  /**
+   * The List item being read: a List is not one document but a run of them, each read as soon as
+   * it ends, so one that does not parse costs that item, and a listing of any size holds one item
+   * at a time (MAX_DOCUMENT_BYTES applies to each).
+   */
+  private item: Chunk | null = null;
+  /** YAML: the column of the items' `- ` once `items:` was seen (-1: not in the items; null: `items:` seen, no item yet). */
+  private itemIndent: number | null = -1;
+  /** JSON: inside the root's `"items": [`. */
+  private jsonItems = false;
   /** JSON: bracket depth and string state across lines, so the document's end is known. */
   private readonly brackets = new JsonBracketDepth();
-  /** YAML: how far the first line was indented (a cut-out status block), removed before parsing. */
-  private indent = 0;
   /** JSON: the document is a member cut out of its object, to be read inside braces. */
   private member = false;
+  /** YAML: how far the first line was indented (a cut-out status block), removed before parsing. */
+  private indent = 0;
 
   constructor(
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
-    private readonly unparsed: (line: number, reason: string) => void,
+    private readonly unparsed: (line: number, reason: string, lines?: number) => void,
     private readonly json = true,
   ) {}
 
   /** Whether the line belongs to a Kubernetes object (and was taken). */
   line(text: string, lineNo: number): boolean {
     if (this.mode === null) {
-      if (this.json && text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') this.start('json', lineNo, 0);
-      else if (this.json && JSON_MEMBER_START.test(text)) {
+      if (this.json && ((text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') || JSON_MEMBER_START.test(text))) {
         this.start('json', lineNo, 0);
-        this.member = true;
-      } else if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
+        this.member = text.trim() !== '{';
+        this.jsonLine(text, lineNo);
+        return true;
+      }
+      if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
       else return false;
     } else if (this.mode === 'yaml') {
       if (text === '---' || text === '...') {
@@ -76,74 +118,176 @@ export class KubeObjectReader {
         return true;
       }
       const margin = text.length - text.trimStart().length;
+      if (this.yamlItem(text, lineNo, margin)) return true;
       if (margin < this.indent || (margin === this.indent && !YAML_MARGIN.test(text.slice(margin)))) {
         this.finish();
         return this.line(text, lineNo);
       }
+      if (margin === this.indent && text.slice(margin) === 'items:') this.itemIndent = null;
+    } else if (!JSON_INSIDE.test(text)) {
+      // The JSON document was cut off: it costs its own lines, and this line is read afresh.
+      this.broken(`is cut off: line ${lineNo} is not JSON`);
+      return this.line(text, lineNo);
+    } else {
+      this.jsonLine(text, lineNo);
+      return true;
     }
-    this.add(text);
-    if (this.mode === 'json' && this.brackets.depth === 0) this.finish();
+    add(this.doc, text, this.indent, lineNo);
+    this.checkSize(this.doc);
     return true;
   }
 
   end(): void {
-    if (this.mode !== null) this.finish();
+    if (this.mode === 'json') this.broken('is cut off: the input ends inside it');
+    else if (this.mode !== null) this.finish();
+  }
+
+  /** A YAML line inside a List's items: starts, continues or ends an item. False when it is not an item's. */
+  private yamlItem(text: string, lineNo: number, margin: number): boolean {
+    if (this.itemIndent === -1) return false;
+    const start = YAML_ITEM.exec(text);
+    if (this.itemIndent === null) {
+      if (!start || margin < this.indent) {
+        this.itemIndent = -1;
+        return false;
+      }
+      this.itemIndent = margin;
+    }
+    if (start && margin === this.itemIndent) {
+      this.closeItem();
+      this.item = chunk(lineNo, margin + 2);
+    } else if (margin <= this.itemIndent || this.item === null) {
+      this.closeItem();
+      this.itemIndent = -1;
+      return false;
+    }
+    // The item's `- ` becomes indentation, so every line of the item loses the same columns.
+    add(this.item!, start && margin === this.itemIndent ? `${text.slice(0, margin)}  ${text.slice(margin + 2)}` : text, this.item!.strip, lineNo);
+    this.checkSize(this.item!);
+    return true;
+  }
+
+  /** A JSON line: an item of the root's `"items": [` is read on its own when its brackets close. */
+  private jsonLine(text: string, lineNo: number): void {
+    const before = this.brackets.depth;
+    const after = this.brackets.scan(text);
+    if (this.item) {
+      add(this.item, text, 0, lineNo);
+      this.checkSize(this.item);
+      if (after === 2) this.closeItem();
+      return;
+    }
+    if (this.jsonItems && before === 2 && after === 3) {
+      this.item = chunk(lineNo, 0);
+      add(this.item, text, 0, lineNo);
+      return;
+    }
+    this.jsonItems = before === 1 ? JSON_ITEMS.test(text) && after === 2 : this.jsonItems && after >= 2;
+    add(this.doc, text, 0, lineNo);
+    this.checkSize(this.doc);
+    if (after <= 0) this.finish();
   }
 
   private start(mode: 'yaml' | 'json', lineNo: number, indent: number): void {
     this.mode = mode;
-    this.firstLine = lineNo;
     this.indent = indent;
-    this.lines = [];
-    this.bytes = 0;
-    this.overflow = false;
+    this.doc = chunk(lineNo, indent);
+    this.item = null;
+    this.itemIndent = -1;
+    this.jsonItems = false;
     this.member = false;
     this.brackets.reset();
   }
 
-  private add(text: string): void {
-    if (this.mode === 'json') this.brackets.scan(text);
-    if (this.overflow) return;
-    this.bytes += text.length + 1;
-    if (this.bytes > MAX_DOCUMENT_BYTES) {
-      // Keep reading to the document's end (so its lines are not taken for something else), holding nothing.
-      this.overflow = true;
-      this.lines = [];
-      this.unparsed(this.firstLine, `Kubernetes object larger than ${MAX_DOCUMENT_BYTES >> 20} MiB: not read (split the listing, e.g. one pod per file)`);
-      return;
-    }
-    this.lines.push(this.indent > 0 ? text.slice(Math.min(this.indent, text.length - text.trimStart().length)) : text);
+  private checkSize(c: Chunk): void {
+    if (c.overflow || c.bytes <= MAX_DOCUMENT_BYTES) return;
+    // Keep reading to the chunk's end (so its lines are not taken for something else), holding nothing.
+    c.overflow = true;
+    c.lines = [];
+  }
+
+  private closeItem(): void {
+    const item = this.item;
+    this.item = null;
+    if (item) this.parse(item, this.mode === 'json');
   }
 
   private finish(): void {
-    const lines = this.lines;
-    const first = this.firstLine;
-    const overflow = this.overflow;
+    this.closeItem();
+    const doc = this.doc;
+    const member = this.member;
     this.mode = null;
-    this.lines = [];
-    if (overflow || lines.length === 0) return;
-    // A list item selected from its first character lost the indentation of the lines under it
-    // (`- containerID: …` at the margin, `    image: …` below): put it back where they say it was.
-    if (lines.length > 1 && lines[0]!.startsWith('- ')) {
-      const below = lines[1]!.length - lines[1]!.trimStart().length;
-      if (below > 2) lines[0] = ' '.repeat(below - 2) + lines[0];
-    }
-    const { LineCounter, parseDocument } = yamlLibrary();
-    const counter = new LineCounter();
-    // A member cut out of its object is read as the object of that one member (its line numbers kept: the brace takes no line).
-    const text = this.member ? `{${lines.join('\n').replace(/,\s*$/, '')}}` : lines.join('\n');
+    this.itemIndent = -1;
+    this.jsonItems = false;
     this.member = false;
-    const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false });
-    if (doc.errors.length > 0) {
-      this.unparsed(first, `not a readable Kubernetes object: ${doc.errors[0]!.message.split('\n')[0]}`);
+    this.doc = chunk(0, 0);
+    this.parse(doc, false, member);
+  }
+
+  /** The JSON document ended early: what it held so far is not read, and its lines are counted so. */
+  private broken(reason: string): void {
+    const lines = this.doc.count + (this.item?.count ?? 0);
+    const first = this.doc.first;
+    const last = Math.max(this.doc.last, this.item?.last ?? 0);
+    this.item = null;
+    this.mode = null;
+    this.jsonItems = false;
+    this.member = false;
+    this.doc = chunk(0, 0);
+    this.unparsed(first, `${objectAt(first, last)} ${reason}; it was not read`, lines);
+  }
+
+  private parse(c: Chunk, jsonItem: boolean, member = false): void {
+    if (c.count === 0) return;
+    if (c.overflow) {
+      this.unparsed(
+        c.first,
+        `${objectAt(c.first, c.last)} is larger than ${MAX_DOCUMENT_BYTES >> 20} MiB; it was not read (a Pod is far smaller: cut its annotations or managedFields)`,
+        c.count,
+      );
       return;
     }
+    // An item of a JSON List ends in the comma before the next one.
+    if (jsonItem) c.lines[c.lines.length - 1] = c.lines[c.lines.length - 1]!.replace(/,\s*$/, '');
+    // A list item selected from its first character lost the indentation of the lines under it
+    // (`- containerID: …` at the margin, `    image: …` below): put it back where they say it was.
+    if (c.lines.length > 1 && c.lines[0]!.startsWith('- ')) {
+      const below = c.lines[1]!.length - c.lines[1]!.trimStart().length;
+      if (below > 2) c.lines[0] = ' '.repeat(below - 2) + c.lines[0];
+    }
+    // A member cut out of its object is read as the object of that one member (its line numbers kept: the brace takes no line).
+    const text = member ? `{${c.lines.join('\n').replace(/,\s*$/, '')}}` : c.lines.join('\n');
+    const { LineCounter, parseDocument } = yamlLibrary();
+    const counter = new LineCounter();
+    let doc: ReturnType<typeof parseDocument>;
+    let value: unknown;
+    try {
+      doc = parseDocument(text, { lineCounter: counter, uniqueKeys: false });
+      value = doc.errors.length > 0 ? null : doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // A bound the library enforces by throwing (alias expansion, nesting the stack cannot hold)
+      // is this object's error, never the input's.
+      this.unparsed(
+        c.first,
+        `${objectAt(c.first, c.last)} cannot be read (${err instanceof Error ? err.message.split('\n')[0] : 'parse error'}); it was not read`,
+        c.count,
+      );
+      return;
+    }
+    if (doc.errors.length > 0) {
+      const error = doc.errors[0]!;
+      const at = error.linePos ? c.first + error.linePos[0].line - 1 : c.first;
+      // The library's message says where in the chunk; the input's own line is said instead.
+      const what = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      this.unparsed(c.first, `${objectAt(c.first, c.last)} does not parse (line ${at}: ${what}); it was not read`, c.count);
+      return;
+    }
+    const first = c.first;
     const lineOf = (node: unknown): number => {
       const range = (node as Node | null)?.range;
       return range ? first + counter.linePos(range[0]).line - 1 : first;
     };
     const root = doc.contents;
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     if (!value || typeof value !== 'object') return;
     if (Array.isArray(value)) {
       // Items cut out of containerStatuses, without the list's key.
@@ -223,7 +367,7 @@ export class KubeObjectReader {
     if (name) record.container = name;
     record.image = str(s.image) ?? null;
     record.ready = typeof s.ready === 'boolean' ? s.ready : null;
-    record.restartCount = typeof s.restartCount === 'number' ? s.restartCount : null;
+    record.restartCount = typeof s.restartCount === 'number' ? kubeCount(s.restartCount) : null;
     const [state, detail] = stateOf(s.state);
     record.state = state;
     record.reason = str(detail?.reason) ?? null;
@@ -256,7 +400,7 @@ export class KubeObjectReader {
       reason: str(o.reason) ?? '',
       object: about && kindName(about.kind) && objectName(about.name) ? `${kindName(about.kind)!.toLowerCase()}/${objectName(about.name)}` : null,
       message: (str(o.message) ?? str(o.note) ?? '').trim(),
-      count: Math.max(1, count),
+      count: Math.max(1, kubeCount(count)),
       lastSeenAgoSeconds: null,
       firstSeenAgoSeconds: null,
       reporter: str(source?.component) ?? str(o.reportingController) ?? str(o.reportingComponent) ?? null,
@@ -270,6 +414,20 @@ export class KubeObjectReader {
     if (container) record.container = container;
     this.emit(record);
   }
+}
+
+/** How a notice names an object that was not read: `the Kubernetes object at lines 3-66`. */
+function objectAt(first: number, last: number): string {
+  return `the Kubernetes object at line${last > first ? `s ${first}-${last}` : ` ${first}`}`;
+}
+
+/** Takes one line into a chunk, less `strip` columns of its indent (never more than it has). */
+function add(c: Chunk, text: string, strip: number, lineNo: number): void {
+  c.count++;
+  c.last = lineNo;
+  if (c.overflow) return;
+  c.bytes += text.length + 1;
+  c.lines.push(strip > 0 ? text.slice(Math.min(strip, text.length - text.trimStart().length)) : text);
 }
 
 function isContainerStatus(o: Json): boolean {
@@ -305,14 +463,10 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-// Names become subjects, titles and report lines: a value that no Kubernetes object could be
-// named (a newline forging a `Summary: … PASS` line in the text report) is taken as no name.
+// A value no Kubernetes object could be named (a newline forging a report line) is no name.
 const objectName = (v: unknown): string | undefined => kubernetesName(str(v), 'subdomain');
 const labelName = (v: unknown): string | undefined => kubernetesName(str(v), 'label');
-const kindName = (v: unknown): string | undefined => {
-  const kind = str(v);
-  return kind !== undefined && /^[A-Za-z][A-Za-z0-9]{0,62}$/.test(kind) ? kind : undefined;
-};
+const kindName = (v: unknown): string | undefined => (/^[A-Za-z][A-Za-z0-9]{0,62}$/.test(str(v) ?? '') ? str(v) : undefined);
 
 function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -323,14 +477,15 @@ function time(v: unknown): number | null {
 }
 
 /**
- * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`). A
- * manifest (`kind: Pod` without status) says nothing about an incident and stays unrecognised.
+ * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`), or
+ * the kind of a Pod or Event object: a real pod's `status` starts after its spec, often past the
+ * lines the sniffer reads (issue 44), so the object is known by its kind wherever its status sits.
  */
 const JSON_MARKERS =
-  /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
+  /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList|Pod|PodList)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
 
-/** YAML lines only a Kubernetes Event prints (a pod's status lines are kubectl.ts's markers). */
-const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: Event$|^kind: EventList$/;
+/** YAML lines only a Kubernetes Event prints, and the kind of a Pod or Event (a pod's status lines are kubectl.ts's markers). */
+const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: (?:Event|Pod)$|^kind: (?:EventList|PodList)$/;
 
 export function kubeObjectSniffScore(line: string): number {
   return JSON_MARKERS.test(line) || YAML_MARKERS.test(line) ? 2 : 0;
@@ -339,5 +494,5 @@ export function kubeObjectSniffScore(line: string): number {
 /** Whether an assembled JSON document is a Kubernetes object the reader takes. */
 export function isKubeObjectJson(text: string): boolean {
   // A container's status cut out of its list names its runtime's container ID.
-  return /"kind": ?"(?:Event|EventList)"/.test(text) || text.includes('ontainerStatuses"') || /"containerID": ?"[a-z-]+:\/\//.test(text);
+  return /"kind": ?"(?:Event|EventList|Pod|PodList)"/.test(text) || text.includes('ontainerStatuses"') || /"containerID": ?"[a-z-]+:\/\//.test(text);
 }

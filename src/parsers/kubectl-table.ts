@@ -1,5 +1,6 @@
 // The tables kubectl prints (`get events`, `get pods`, the Events of `describe`): their header,
 // the columns it defines, and rows cut into cells whether aligned to it or printed one at a time.
+import { dict } from '../util/dict.js';
 
 export interface Column {
   name: string;
@@ -31,10 +32,19 @@ export function tableHeader(text: string): Table | null {
   return null;
 }
 
+/**
+ * The most columns a header may have. kubectl's widest table here, `get events -o wide` with -A,
+ * has 11 (`get pods -o wide` 10). A row costs time in proportion to its header's columns, so a
+ * line of 200,000 words is no header: with it, 2,000 short rows took 7 s (issue 44).
+ */
+export const MAX_COLUMNS = 32;
+
 /** Header words separated by two or more spaces (or a tab); `LAST SEEN` is one column. Names are upper-cased without spaces. */
 function columnsOf(text: string): Column[] {
   const columns: Column[] = [];
-  for (const run of runsOf(text)) {
+  const runs = runsOf(text, MAX_COLUMNS + 1);
+  if (runs.length > MAX_COLUMNS) return [];
+  for (const run of runs) {
     const name = run.text.replace(/ /g, '').toUpperCase();
     if (!/^[A-Z]+$/.test(name)) return [];
     columns.push({ name, start: run.start });
@@ -42,11 +52,11 @@ function columnsOf(text: string): Column[] {
   return columns;
 }
 
-/** Runs of text separated by two or more spaces or a tab. */
-function runsOf(text: string): { text: string; start: number }[] {
+/** Runs of text separated by two or more spaces or a tab; the first `limit` only, when given. */
+function runsOf(text: string, limit = Infinity): { text: string; start: number }[] {
   const runs: { text: string; start: number }[] = [];
   let i = 0;
-  while (i < text.length) {
+  while (i < text.length && runs.length < limit) {
     while (i < text.length && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
     if (i >= text.length) break;
     const start = i;
@@ -77,7 +87,7 @@ export function splitRow(text: string, columns: readonly Column[], valid: (cells
 
 function alignedCells(text: string, columns: readonly Column[]): Record<string, string> | null {
   if (text.slice(0, columns[0]!.start).trim() !== '') return null;
-  const cells: Record<string, string> = {};
+  const cells: Record<string, string> = dict();
   for (let i = 0; i < columns.length; i++) {
     const start = columns[i]!.start;
     if (i > 0 && start < text.length && text.charCodeAt(start - 1) !== 32) return null;
@@ -97,7 +107,7 @@ function tokenCells(text: string, columns: readonly Column[]): Record<string, st
   if (runs.length < names.length) return null;
   let free = names.indexOf('MESSAGE');
   if (free === -1) free = names.length - 1;
-  const cells: Record<string, string> = {};
+  const cells: Record<string, string> = dict();
   const after = names.length - free - 1;
   for (let i = 0; i < free; i++) cells[names[i]!] = runs[i]!.text;
   for (let i = 0; i < after; i++) cells[names[names.length - 1 - i]!] = runs[runs.length - 1 - i]!.text;

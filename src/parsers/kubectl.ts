@@ -9,13 +9,14 @@
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
 import { KubeObjectReader, isKubeObjectJson, kubeObjectSniffScore } from './kubectl-object.js';
-import { blankPodStatus, placePodStatus } from './pod-status.js';
+import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import { DESCRIBE_AGE, headerlessEventRow, headerlessPodRow, parseHumanDuration } from './kubectl-fragments.js';
 
 export { parseHumanDuration };
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
 import { isPasteNoise } from './pasted.js';
+import { lookupTable } from '../util/dict.js';
 
 type ContainerKind = PodStatusRecord['containerKind'];
 
@@ -46,7 +47,7 @@ const CONTAINER_FIELDS = new Set([
 ]);
 /** Keys under `State:` and `Last State:`. */
 const STATE_FIELDS = new Set(['Reason', 'Exit Code', 'Started', 'Finished', 'Message', 'Signal']);
-const SECTIONS: Record<string, ContainerKind> = { 'Init Containers': 'init', Containers: 'app', 'Ephemeral Containers': 'ephemeral' };
+const SECTIONS: Record<string, ContainerKind> = lookupTable({ 'Init Containers': 'init', Containers: 'app', 'Ephemeral Containers': 'ephemeral' });
 
 /** `key:` or `key:   value` with the key's indentation; null for anything else. */
 const KEY_LINE = /^( *)([A-Za-z][A-Za-z0-9 ._/-]*?):(?:[ \t]+([^ \t].*)|[ \t]+)?$/;
@@ -86,7 +87,7 @@ export class KubectlReader {
   constructor(
     private readonly input: InputInfo,
     private readonly emit: (record: LdRecord) => void,
-    unparsed: (line: number, reason: string) => void = () => {},
+    unparsed: (line: number, reason: string, lines?: number) => void = () => {},
     /** Whether JSON objects are taken: not inside a log, where a pasted JSON document is not kubectl's. */
     json = true,
   ) {
@@ -238,7 +239,7 @@ export class KubectlReader {
         r.ready = value === 'True' ? true : value === 'False' ? false : null;
         break;
       case 'Restart Count':
-        r.restartCount = /^\d+$/.test(value) ? Number(value) : null;
+        r.restartCount = /^\d+$/.test(value) ? kubeCount(Number(value)) : null;
         break;
       case 'Limits':
         open.block = 'limits';
@@ -335,7 +336,7 @@ export class KubectlReader {
       const age = DESCRIBE_AGE.exec(cells.AGE ?? cells.LASTSEEN ?? '');
       if (age) {
         record.lastSeenAgoSeconds = parseHumanDuration(age[1]!);
-        if (age[2]) record.count = Number(age[2]);
+        if (age[2]) record.count = Math.max(1, kubeCount(Number(age[2])));
         if (age[3]) record.firstSeenAgoSeconds = parseHumanDuration(age[3]);
       }
       if (cells.FIRSTSEEN) record.firstSeenAgoSeconds = parseHumanDuration(cells.FIRSTSEEN);
@@ -344,7 +345,7 @@ export class KubectlReader {
       record.firstSeenAgoSeconds = parseHumanDuration(cells.FIRSTSEEN ?? '');
       record.object = objectOf(cells);
     }
-    if (cells.COUNT && /^\d+$/.test(cells.COUNT)) record.count = Math.max(1, Number(cells.COUNT));
+    if (cells.COUNT && /^\d+$/.test(cells.COUNT)) record.count = Math.max(1, kubeCount(Number(cells.COUNT)));
     if (record.firstSeenAgoSeconds === null && record.count === 1) record.firstSeenAgoSeconds = record.lastSeenAgoSeconds;
     const podName = record.object?.startsWith('pod/') ? record.object.slice(4) : null;
     const pod = podName ?? this.input.pod;
@@ -365,7 +366,7 @@ export class KubectlReader {
     const record = blankPodStatus(this.input.path, lineNo, 'get-pods', null);
     record.state = cells.STATUS || null;
     record.ready = ready[1] === ready[2];
-    record.restartCount = Number(restarts[1]);
+    record.restartCount = kubeCount(Number(restarts[1]));
     record.lastRestartAgoSeconds = restarts[2] ? parseHumanDuration(restarts[2]) : null;
     placePodStatus(record, name.startsWith('pod/') ? name.slice(4) : name, cells.NAMESPACE ?? this.input.namespace);
     this.emit(record);
@@ -416,7 +417,7 @@ function parseDescribeTime(text: string): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** Lines that only kubectl prints, for the sniffer: describe keys with their values, the status keys of a pod YAML (a manifest without status says nothing), and table headers. */
+/** Lines that only kubectl prints, for the sniffer: describe keys with their values, the status keys of a pod YAML, and table headers (a Pod or Event object is also known by its kind, kubectl-object.ts). */
 const SNIFF_MARKERS =
   /^(?: +(?:init|ephemeral)?[cC]ontainerStatuses:$| +restartCount: \d+$| +reason: (?:CrashLoopBackOff|OOMKilled)$|(?:Init |Ephemeral )?Containers:$|Events:(?:\s+<none>)?$|Name:\s+\S+$|Namespace:\s+\S+$|QoS Class:\s|Controlled By:\s| +(?:Last )?State:\s+(?:Running|Waiting|Terminated)$| +Restart Count:\s+\d+$| +Exit Code:\s+-?\d+$| +Reason:\s+(?:CrashLoopBackOff|OOMKilled|Error|Completed|ContainerCreating|PodInitializing)$| +Container ID:\s+\w+:\/\/)/;
 
@@ -449,7 +450,7 @@ export const createKubectlParser: ParserFactory = (input, sink): LineParser => {
   const reader = new KubectlReader(
     input,
     (record) => sink.emit(record),
-    (line, reason) => sink.unparsed(line, reason),
+    (line, reason, lines) => sink.unparsed(line, reason, lines),
   );
   return {
     line(text, lineNo) {

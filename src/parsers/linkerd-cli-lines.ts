@@ -2,12 +2,19 @@
 // line's status, a hint URL's anchor, a pasted command line. linkerd-cli.ts reads them in order.
 
 import type { CheckStatus } from '../core/types.js';
+import { lookupTable } from '../util/dict.js';
 
 // eslint-disable-next-line no-control-regex -- colour codes are what is being removed
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /** The spinner's frames (briandowns/spinner CharSets[9] and the Braille sets). */
 const SPINNER = /^[\u2800-\u28ff]+\s*/;
-const STATUS_GLYPHS: Readonly<Record<string, CheckStatus>> = { '\u221a': 'ok', '\u203c': 'warn', '\u00d7': 'fail', '\u2714': 'ok', '\u2716': 'fail' };
+const STATUS_GLYPHS: Readonly<Record<string, CheckStatus>> = lookupTable({
+  '\u221a': 'ok',
+  '\u203c': 'warn',
+  '\u00d7': 'fail',
+  '\u2714': 'ok',
+  '\u2716': 'fail',
+});
 const ASCII_STATUS = /^\[(ok|warn|warning|fail|failed|error)\]\s+(\S.*)$/i;
 /** `see https://linkerd.io/2.10/checks/#l5d-… for hints`, possibly cut; the anchor's characters only. */
 const HINT_URL = /linkerd\.io\/(?:([0-9][\w.-]*|docs)\/)?checks\/?#([\w-]*)/;

@@ -6,6 +6,7 @@
 // `viz routes` (`GET /books`, first) or else the last (edges' SECURED says why in words).
 
 import type { CliTable } from '../core/types.js';
+import { dict } from '../util/dict.js';
 
 export interface TableHeader {
   table: CliTable;
@@ -38,7 +39,7 @@ export function cliTableRow(header: TableHeader, line: string): Record<string, s
   const cells = line.trim().split(/\s+/);
   const n = header.columns.length;
   if (cells.length < n) return null;
-  const row: Record<string, string> = {};
+  const row: Record<string, string> = dict<string>();
   if (header.spaced === 'first') {
     const extra = cells.length - n;
     header.columns.forEach((c, i) => (row[c] = i === 0 ? cells.slice(0, extra + 1).join(' ') : cells[i + extra]!));
@@ -51,7 +52,7 @@ export function tapEvent(line: string): Record<string, string> | null {
   const text = line.trim();
   const kind = text.slice(0, 4);
   if (kind !== 'req ' && kind !== 'rsp ' && kind !== 'end ') return null;
-  const cells: Record<string, string> = { event: kind.trim() };
+  const cells: Record<string, string> = Object.assign(dict<string>(), { event: kind.trim() });
   let pairs = 0;
   for (const token of text.slice(4).split(/\s+/)) {
     const eq = token.indexOf('=');

@@ -1,5 +1,6 @@
 // OpenMetrics 1.0 strictness: what the lenient Prometheus parser reports in strict mode.
 
+import { dict } from '../util/dict.js';
 import { EXEMPLAR_MAX_CODE_POINTS, OM_REAL, OM_TYPES, TYPE_SUFFIXES, parseNumber, type LexedSample } from './prometheus-lexer.js';
 
 interface StrictFamily {
@@ -118,7 +119,7 @@ export class OpenMetricsChecker {
       if (s.exemplar.timestamp !== null && !Number.isFinite(s.exemplar.timestamp)) this.violation(line, 'exemplar timestamp must be finite');
     }
     // Group: one metric point per label set (minus le/quantile), which must be contiguous.
-    const groupLabels = { ...s.labels };
+    const groupLabels = Object.assign(dict<string>(), s.labels);
     if (isBucket) delete groupLabels.le;
     if (type === 'summary' && suffix === '') delete groupLabels.quantile;
     if (type === 'stateset') delete groupLabels[family.name];

@@ -10,8 +10,10 @@ export interface ParserSink {
    * was emitted (the record is still readable; the input fails the check). Line 0 is the input as
    * a whole, for a strict rejection of an input without a single line (an empty OpenMetrics
    * exposition lacks its `# EOF`); `InputError.toLine()` prints it without a line number.
+   * `lines`: how many lines the rejection covers, from `line` on (a Kubernetes object that does
+   * not parse costs all of its lines, counted once each), 1 when left out.
    */
-  unparsed(line: number, reason: string): void;
+  unparsed(line: number, reason: string, lines?: number): void;
   /** A line recognised as a record of the format but not built, because no rule reads it (see ParserOptions.interest). */
   skipped?(line: number): void;
 }

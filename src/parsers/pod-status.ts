@@ -39,3 +39,17 @@ export function placePodStatus(record: PodStatusRecord, pod: string | null | und
   if (pod) record.pod = pod;
   if (namespace) record.namespace = namespace;
 }
+
+/** The largest Kubernetes count: Event.count and ContainerStatus.restartCount are int32 in the API. */
+export const MAX_KUBE_COUNT = 2 ** 31 - 1;
+
+/**
+ * A count as Kubernetes can hold it: a whole number in [0, MAX_KUBE_COUNT]. Larger values (an
+ * event with `count: 1.7e308`, a row with 400 digits) are not Kubernetes's and would sum to
+ * Infinity in a rule, which a report and a baseline write as null (issue 44): they are clamped
+ * where they enter, so any sum of them stays a finite number.
+ */
+export function kubeCount(n: number): number {
+  if (Number.isNaN(n) || n <= 0) return 0;
+  return n >= MAX_KUBE_COUNT ? MAX_KUBE_COUNT : Math.floor(n);
+}

@@ -1,6 +1,7 @@
 // The line lexer of the Prometheus text and OpenMetrics formats: one sample line into its name,
 // labels, value, timestamp and exemplar, plus the grammar constants the parser and the
 // OpenMetrics checker share.
+import { dict, lookupTable } from '../util/dict.js';
 
 const LEGACY_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -20,7 +21,7 @@ export const TEXT_TYPES = new Set<string>([...OM_TYPES, 'untyped']);
 export const EXEMPLAR_MAX_CODE_POINTS = 128;
 
 /** Sample-name suffixes each family type owns, as OpenMetrics names them. */
-export const TYPE_SUFFIXES: Record<string, readonly string[]> = {
+export const TYPE_SUFFIXES: Record<string, readonly string[]> = lookupTable({
   counter: ['_total', '_created'],
   histogram: ['_bucket', '_count', '_sum', '_created'],
   gaugehistogram: ['_bucket', '_gcount', '_gsum'],
@@ -30,7 +31,7 @@ export const TYPE_SUFFIXES: Record<string, readonly string[]> = {
   gauge: [''],
   unknown: [''],
   untyped: [''],
-};
+});
 
 /**
  * The violations of a line that has none, shared by such lines (frozen: nothing may add to it).
@@ -88,7 +89,7 @@ export function lexSample(text: string, previous: SamplePrefix | null = null): L
   const violations: string[] = [];
   let pos = 0;
   let name = '';
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = dict();
   const labelNames: string[] = [];
   let reusable: SamplePrefix | undefined;
   if (text.charCodeAt(0) !== 123 /* { */) {
@@ -144,7 +145,7 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   const full = previous.block;
   if (text.slice(pos, pos + full.length) === full) {
     const end = pos + full.length;
-    const sample = lexValueAndRest(text, end, end, name, { ...previous.labels }, previous.labelNames, NO_VIOLATIONS);
+    const sample = lexValueAndRest(text, end, end, name, Object.assign(dict<string>(), previous.labels), previous.labelNames, NO_VIOLATIONS);
     if (typeof sample === 'string') return null;
     sample.reusable = previous;
     return sample;
@@ -156,7 +157,7 @@ function lexSameBlock(text: string, pos: number, name: string, previous: SampleP
   // Built label by label: deleting the last label of a copy would leave the object in
   // dictionary mode, slow for every rule that reads it.
   const labelNames = previous.labelNames.slice(0, -1);
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = dict();
   for (const labelName of labelNames) labels[labelName] = previous.labels[labelName]!;
   const end = pos + shorter + 1;
   const sample = lexValueAndRest(text, end, end, name, labels, labelNames, NO_VIOLATIONS);
@@ -187,7 +188,7 @@ function lexAfterPrefix(text: string, previous: SamplePrefix): LexedSample | nul
   if (typeof value === 'string') return null;
   pos = value.end;
   if (text.charCodeAt(pos) !== 125 /* } */) return null;
-  const labels = { ...previous.labels };
+  const labels = Object.assign(dict<string>(), previous.labels);
   labels[lastName] = value.value;
   const sample = lexValueAndRest(text, pos + 1, pos + 1, previous.name, labels, previous.labelNames, NO_VIOLATIONS);
   if (typeof sample === 'string') return null;
@@ -278,7 +279,7 @@ function lexExemplar(text: string, pos: number, violations: string[]): NonNullab
     violations.push('exemplar without a label set');
     return { labels: {}, value: NaN, timestamp: null, codePoints: 0 };
   }
-  const labels: Record<string, string> = {};
+  const labels: Record<string, string> = dict();
   const names: string[] = [];
   const block = lexLabelBlock(text, pos, labels, names, violations, false, null, null);
   if (typeof block === 'string') return `exemplar: ${block}`;

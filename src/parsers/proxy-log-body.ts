@@ -5,6 +5,7 @@ import type { LogSpan } from '../core/types.js';
 import { forgetDerivations, shareFields } from '../util/body-memo.js';
 import { HitRateGate } from '../util/hit-rate-gate.js';
 import type { Parsed } from './proxy-log-parsed.js';
+import { dict } from '../util/dict.js';
 
 type Body = Pick<Parsed, 'spans' | 'target' | 'message' | 'fields'>;
 
@@ -193,7 +194,7 @@ export function matchingBrace(s: string, open: number): number {
  * `/(?:^| )([A-Za-z_][\w.]*)=/g`, scanned by hand: this runs for every span of every record).
  */
 export function parseSpanFields(text: string): Record<string, string> {
-  const fields: Record<string, string> = {};
+  const fields: Record<string, string> = dict();
   let keyStart = nextFieldKey(text, 0);
   while (keyStart !== -1) {
     // keyAt() checked that the key's characters run up to an `=`, so the first `=` ends it.
@@ -224,7 +225,7 @@ const MESSAGE_FIELD = / ([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)=/g;
 
 /** `message key=value …`: `error.sources=[…]` is bracketed and may contain anything. */
 function splitMessage(rest: string): { message: string; fields: Record<string, string> } {
-  const fields: Record<string, string> = {};
+  const fields: Record<string, string> = dict();
   MESSAGE_FIELD.lastIndex = 0;
   const first = MESSAGE_FIELD.exec(rest);
   if (!first) return { message: rest, fields };

@@ -7,12 +7,13 @@ import { parseSpansTargetMessage, skipSpaces } from './proxy-log-body.js';
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
 import type { ParseContext } from './context.js';
 import { isLowerIdentStart, parseAfterUptime, parseLegacyBody, parseProxyLogPayload, threadNumber } from './proxy-log-payload.js';
+import { lookupTable } from '../util/dict.js';
 
 /** `describe pod` shows a container's last words after `Message:`; they are often proxy lines. */
 const DESCRIBE_MESSAGE = /^(?:Message|message):\s+/;
 /** The 2018 Conduit layout: level letter, a tab, `file.rs:line]`, then `target: message`. */
 const GLOG = /^([EWIDT])[\t ]+[\w./-]+\.rs:\d+\] /;
-const GLOG_LEVELS: Record<string, LogLevel> = { E: 'ERROR', W: 'WARN', I: 'INFO', D: 'DEBUG', T: 'TRACE' };
+const GLOG_LEVELS: Record<string, LogLevel> = lookupTable({ E: 'ERROR', W: 'WARN', I: 'INFO', D: 'DEBUG', T: 'TRACE' });
 /** An uptime that lost a bracket in the paste: `78.195241119s]  WARN`, `[  4.1s  WARN`. */
 const LOOSE_UPTIME = /^(?:\[\s*(\d+)\.(\d+)s?\]?|(\d+)\.(\d+)s\])\s+(?=(?:TRACE|DEBUG|INFO|WARN|ERROR) )/;
 

@@ -9,8 +9,9 @@ import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
 import { parseJson, parseLogfmt } from './proxy-log-structured.js';
 import { looksLikeKlog, parseGoStd, parseKlog } from './go-log.js';
 import type { ParseContext } from './context.js';
+import { lookupTable } from '../util/dict.js';
 
-const LEGACY_LEVELS: Record<string, LogLevel> = { 'ERR!': 'ERROR', WARN: 'WARN', INFO: 'INFO', DBUG: 'DEBUG', TRCE: 'TRACE' };
+const LEGACY_LEVELS: Record<string, LogLevel> = lookupTable({ 'ERR!': 'ERROR', WARN: 'WARN', INFO: 'INFO', DBUG: 'DEBUG', TRCE: 'TRACE' });
 
 /**
  * Reads `  123.456789` up to `s]` the way parseUptime does (same arithmetic, so the same double),

@@ -7,8 +7,9 @@ import { goJsonRecord } from './go-log.js';
 import { boundedJson } from './pasted.js';
 import { LEVELS, parseUptime, type Parsed } from './proxy-log-parsed.js';
 import type { ParseContext } from './context.js';
+import { dict, lookupTable } from '../util/dict.js';
 
-const LOGFMT_LEVELS: Record<string, LogLevel> = {
+const LOGFMT_LEVELS: Record<string, LogLevel> = lookupTable({
   trace: 'TRACE',
   debug: 'DEBUG',
   info: 'INFO',
@@ -17,7 +18,7 @@ const LOGFMT_LEVELS: Record<string, LogLevel> = {
   error: 'ERROR',
   fatal: 'ERROR',
   panic: 'ERROR',
-};
+});
 
 export function parseJson(content: string, context: ParseContext | null = null): Parsed | null {
   let doc: unknown;
@@ -33,13 +34,13 @@ export function parseJson(content: string, context: ParseContext | null = null):
   const level = typeof d.level === 'string' ? d.level.toUpperCase() : '';
   if (!LEVELS.has(level)) return null;
   const rawFields = d.fields && typeof d.fields === 'object' ? (d.fields as Record<string, unknown>) : {};
-  const fields: Record<string, string> = {};
+  const fields: Record<string, string> = dict();
   for (const [k, v] of Object.entries(rawFields)) if (k !== 'message') fields[k] = stringify(v);
   const spans: LogSpan[] = Array.isArray(d.spans)
     ? d.spans
         .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
         .map((s) => {
-          const spanFields: Record<string, string> = {};
+          const spanFields: Record<string, string> = dict();
           for (const [k, v] of Object.entries(s)) if (k !== 'name') spanFields[k] = stringify(v);
           return { name: String(s.name ?? ''), fields: spanFields };
         })
@@ -75,7 +76,7 @@ function stringify(v: unknown): string {
 const LOGFMT_PAIR = /(?<![\w.-])([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/g;
 
 export function parseLogfmt(content: string, context: ParseContext | null = null): Parsed | null {
-  const pairs: Record<string, string> = {};
+  const pairs: Record<string, string> = dict();
   LOGFMT_PAIR.lastIndex = 0;
   for (let m = LOGFMT_PAIR.exec(content); m; m = LOGFMT_PAIR.exec(content)) {
     pairs[m[1]!] = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '');

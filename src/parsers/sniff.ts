@@ -40,7 +40,8 @@ export class SniffWindow {
 const SOURCE_CODE =
   /^\s*(?:(?:import|export|const|let|var|function|class|interface|type|enum|package|func|fn|pub|use|mod|impl|def|from|return|if|for|while|switch|case|async|await|describe|it|test)\b|\/\/|\/\*|\*(?:\s|\/|$)|#include\b|#!\/|[)}\]][)}\];,]*$|[{([]$|\{\s*[A-Za-z_$][\w$]*:\s|[A-Za-z_$][\w$]*:\s.*,$)/;
 
-const JSON_PUNCTUATION = /^[[\]{},]*$/;
+/** A line of JSON brackets and commas alone. */
+const JSON_PUNCTUATION = /^[{}[\],]+$/;
 
 /** Every format's sniff tests, in the order they run. */
 const LINE_TESTS: readonly SniffTest[] = FORMAT_SNIFFS.flatMap((f) => f.tests.filter((t) => t.on === 'line')).sort((a, b) => a.order - b.order);
@@ -82,22 +83,23 @@ export function sniffKind(lines: readonly string[]): InputKind {
         nonBlank++;
         add(firstClaim(JSON_TESTS, assembled.text));
       } else if (assembled.done === 'abandoned') {
-        for (const l of assembled.lines) scoreJsonLine(l.text.trim());
+        for (const l of assembled.lines) scoreOne(l.text.trim(), true);
       }
       return;
     }
     scoreOne(line);
   };
   let sourceLines = 0;
-  const scoreOne = (line: string) => {
+  /**
+   * `jsonPart`: a line of a JSON document longer than the window (a whole `kubectl get pod -o json`):
+   * its lines of brackets alone are the JSON's, not program source's, and say nothing either way.
+   */
+  const scoreOne = (line: string, jsonPart = false) => {
     if (line === '') return;
+    if (jsonPart && JSON_PUNCTUATION.test(line)) return;
     nonBlank++;
     if (SOURCE_CODE.test(line)) sourceLines++;
     else add(firstClaim(LINE_TESTS, line));
-  };
-  /** A line of a JSON document that did not close (pasted with parts elided): its brackets alone say nothing, neither JSON nor source. */
-  const scoreJsonLine = (line: string) => {
-    if (!JSON_PUNCTUATION.test(line)) scoreOne(line);
   };
   lines.forEach((raw, i) => {
     const collected = prefixes.feed(i === 0 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw, i + 1);
@@ -105,7 +107,7 @@ export function sniffKind(lines: readonly string[]): InputKind {
     if (displaced) scoreLine(displaced.content);
     if (collected) scoreLine(collected.content);
   });
-  for (const l of json.flush()) scoreJsonLine(l.text.trim());
+  for (const l of json.flush()) scoreOne(l.text.trim(), true);
   if (nonBlank > 0) for (const [kind, count] of onlyIfAll) if (count === nonBlank) return kind;
   // Program source quotes a log line here and there; output whose own lines say what it is (check
   // lines of `linkerd check` among `* pod` lists, JSON keys among brackets) is not source.

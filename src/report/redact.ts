@@ -16,6 +16,7 @@
 
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Report } from './report.js';
+import { lookupTable } from '../util/dict.js';
 
 type Category = 'ip' | 'pod' | 'ns' | 'workload' | 'container' | 'host' | 'uid' | 'hash' | 'file' | 'account' | 'email';
 
@@ -113,7 +114,7 @@ const FILE_ENDINGS = new Set([
 ]);
 
 /** Object keys whose string values name a thing of that category. */
-const KEY_CATEGORIES: Record<string, Category> = {
+const KEY_CATEGORIES: Record<string, Category> = lookupTable({
   pod: 'pod',
   pods: 'pod',
   namespace: 'ns',
@@ -121,7 +122,7 @@ const KEY_CATEGORIES: Record<string, Category> = {
   workloads: 'workload',
   container: 'container',
   templateHash: 'hash',
-};
+});
 
 /** Kubernetes object references in text: `deployment shop/search`, `deployment/shop/search`. */
 const KIND_REFERENCE =
@@ -196,7 +197,7 @@ const IPV6_ZONE = '(?:%[0-9A-Za-z_.-]{1,64})?';
 const IPV4_MAPPED = /^(?:0{0,4}:){0,5}(?::|0{0,4}:)?ffff:((?:\d{1,3}\.){3}\d{1,3})$/i;
 const FQDN = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){2,}[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?';
 
-const LABEL_CATEGORY: Record<string, Category> = {
+const LABEL_CATEGORY: Record<string, Category> = lookupTable({
   namespace: 'ns',
   pod: 'pod',
   deployment: 'workload',
@@ -209,7 +210,7 @@ const LABEL_CATEGORY: Record<string, Category> = {
   node: 'host',
   host: 'host',
   hostname: 'host',
-};
+});
 
 const REDACTED = '[redacted]';
 

@@ -72,6 +72,53 @@ export function keepTop<K, V>(map: Map<K, V>, cap: number, measure: (value: V) =
   return ranked.length - cap;
 }
 
+/** What keepWorst dropped: keys that held nothing against the verdict, and keys that did. */
+export interface DroppedKeys {
+  /** Keys whose rank was 0: nothing in them could raise the verdict; they are only counted. */
+  healthy: number;
+  /** Keys that held a signal (rank above 0): more of them than the cap, the weakest went. */
+  signal: number;
+}
+
+export function droppedKeys(): DroppedKeys {
+  return { healthy: 0, signal: 0 };
+}
+
+export function addDropped(into: DroppedKeys, from: DroppedKeys): void {
+  into.healthy += from.healthy;
+  into.signal += from.signal;
+}
+
+/**
+ * Bounds a rule's per-key state without ever hiding a failure: once `map` holds 2 × `cap` keys, the
+ * `cap` keys of highest `rank` stay (ties: the earlier key) and the others are counted in
+ * `dropped`. `rank` is 0 for a key that cannot raise the verdict (a healthy container), higher for a
+ * key that can (a failure, or part of one), highest for the worst: failures come first and healthy
+ * keys are only counted, so a failure is dropped only when more than `cap` keys rank above it, and
+ * the verdict does not depend on the order of the input. Call it before inserting a key (and after a
+ * merge); like keepTop it sorts once per `cap` new keys.
+ */
+export function keepWorst<K, V>(map: Map<K, V>, cap: number, rank: (value: V) => number, dropped: DroppedKeys, onDrop?: (value: V) => void): void {
+  if (map.size < 2 * cap) return;
+  const ranked = [...map].map(([key, value], order) => ({ key, value, rank: rank(value), order }));
+  ranked.sort((a, b) => b.rank - a.rank || a.order - b.order);
+  for (let i = cap; i < ranked.length; i++) {
+    map.delete(ranked[i]!.key);
+    onDrop?.(ranked[i]!.value);
+    if (ranked[i]!.rank > 0) dropped.signal++;
+    else dropped.healthy++;
+  }
+}
+
+/** The sentence a finding adds when its rule dropped keys to stay bounded; '' when none. */
+export function droppedSentence(dropped: DroppedKeys, what: string): string {
+  if (dropped.healthy + dropped.signal === 0) return '';
+  const parts: string[] = [];
+  if (dropped.healthy > 0) parts.push(`${dropped.healthy} that showed nothing wrong were only counted`);
+  if (dropped.signal > 0) parts.push(`${dropped.signal} with a weaker signal than the ones reported were dropped`);
+  return `The input held more ${what} than the rule keeps: ${parts.join(', and ')}.`;
+}
+
 /**
  * Counts per key for the keys with the highest counts, with keepTop's rule (once 2 × `cap` keys
  * are held, a new key first drops all but the `cap` highest, ties keeping the earlier key), in

@@ -4,6 +4,7 @@
 // CR or backspace overwrites what was printed. Every such character is shown as a visible `\xNN`
 // (`\u202e` for bidirectional overrides) instead, so the sequence is inert and the reader sees
 // that it was there. Without its ESC/CSI introducer, the rest of a sequence is plain text.
+import { dict } from './dict.js';
 
 // C0 controls, DEL, C1 controls (U+0080-U+009F, e.g. the 8-bit CSI U+009B), and the bidi
 // overrides/isolates that reorder what is shown ("Trojan source").
@@ -40,7 +41,7 @@ function mapStrings(value: unknown, key: string | undefined): unknown {
   if (typeof value === 'string') return terminalSafe(value, key === undefined || !PROSE_KEYS.has(key));
   if (Array.isArray(value)) return value.map((v) => mapStrings(v, key));
   if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = dict();
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[terminalSafe(k, true)] = mapStrings(v, k);
   return out;
 }

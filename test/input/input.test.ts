@@ -99,7 +99,10 @@ describe('kind sniffing', () => {
       sniffKind(['[INFO] 10.2.3.4:53000 - 12345 "SRV IN linkerd-dst-headless.linkerd.svc.cluster.local. udp 78 false 1232" NOERROR qr,aa,rd 449 0.000123s']),
       'coredns-log',
     );
-    assert.equal(sniffKind(['apiVersion: v1', 'kind: Pod']), 'unknown');
+    // A Pod is known by its kind wherever its status sits (issue 44: a real pod's status starts past
+    // the lines the sniffer reads); a manifest of another kind is not kubectl output.
+    assert.equal(sniffKind(['apiVersion: v1', 'kind: Pod']), 'kubectl');
+    assert.equal(sniffKind(['apiVersion: v1', 'kind: ConfigMap']), 'unknown');
   });
 });
 
@@ -198,7 +201,7 @@ describe('input pipeline', () => {
 
   it('reports a directory with nothing recognisable in it', async () => {
     const dir = tmp();
-    writeFileSync(path.join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\n');
+    writeFileSync(path.join(dir, 'config.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
     const { errors } = await read([dir]);
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.path, dir);

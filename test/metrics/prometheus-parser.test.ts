@@ -97,7 +97,7 @@ describe('prometheus parser', () => {
     assert.deepEqual(unparsed, []);
     const [counter, nan, pinf, ninf] = samples;
     assert.equal(counter!.timestamp, 1700000000.5);
-    assert.deepEqual(counter!.exemplar, { labels: { trace_id: 'abc' }, value: 0.5, timestamp: 1700000000.1 });
+    assert.deepEqual(structuredClone(counter!.exemplar), { labels: { trace_id: 'abc' }, value: 0.5, timestamp: 1700000000.1 });
     assert.ok(Number.isNaN(nan!.value));
     assert.equal(nan!.valueText, 'NaN');
     assert.equal(pinf!.value, Infinity);
@@ -148,7 +148,7 @@ describe('prometheus parser', () => {
     const { samples, unparsed } = await parseDump('{"my.metric", "label.x"="v", y="w"} 1\n{"höhe.m"} 2\n');
     assert.deepEqual(unparsed, []);
     assert.equal(samples[0]!.name, 'my.metric');
-    assert.deepEqual(samples[0]!.labels, { 'label.x': 'v', y: 'w' });
+    assert.deepEqual(structuredClone(samples[0]!.labels), { 'label.x': 'v', y: 'w' });
     assert.equal(samples[1]!.name, 'höhe.m');
   });
 
@@ -367,7 +367,7 @@ describe('prometheus lexer: lines that repeat the previous line up to its last l
       samples.map((s) => s.duplicate === true),
       [false, false, false, true, false],
     );
-    assert.deepEqual(samples[3]!.labels, { a: '1', b: '2', le: '1' });
+    assert.deepEqual(structuredClone(samples[3]!.labels), { a: '1', b: '2', le: '1' });
   });
 
   it('matches the full lexer on random sequences of lines (fast-check, fixed seed)', async () => {

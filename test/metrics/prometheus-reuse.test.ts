@@ -34,7 +34,7 @@ function assertSameReadings(lines: readonly string[]): void {
     const next = `${handed.prefix}${handed.lastName}="v"} 1`;
     const viaPrefix = lexSample(next, handed);
     assert.deepEqual(reading(viaPrefix), reading(lexSample(next)), `after ${line}`);
-    assert.deepEqual((viaPrefix as LexedSample).labels, { ...handed.labels, [handed.lastName]: 'v' }, `after ${line}`);
+    assert.deepEqual(structuredClone((viaPrefix as LexedSample).labels), { ...handed.labels, [handed.lastName]: 'v' }, `after ${line}`);
   });
 }
 
@@ -79,8 +79,8 @@ describe('label reuse between sample lines', () => {
     const lines = ['m{a="1",b="2",c="3"} 1', 'm{a="12",b="2",c="3"} 1', 'm{a="1",b="2x",c="3"} 1', 'm{a="1",b="2"x,c="3"} 1'];
     assertSameReadings(lines);
     const { inContext } = bothWays(lines);
-    assert.deepEqual((inContext[1] as LexedSample).labels, { a: '12', b: '2', c: '3' });
-    assert.deepEqual((inContext[2] as LexedSample).labels, { a: '1', b: '2x', c: '3' });
+    assert.deepEqual(structuredClone((inContext[1] as LexedSample).labels), { a: '12', b: '2', c: '3' });
+    assert.deepEqual(structuredClone((inContext[2] as LexedSample).labels), { a: '1', b: '2x', c: '3' });
     assert.equal(typeof inContext[3], 'string', 'text after a quoted value is still rejected');
   });
 

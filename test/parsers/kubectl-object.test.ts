@@ -155,6 +155,6 @@ describe('kubectl -o json / -o yaml objects', () => {
     assert.equal(records.length, 0);
     assert.equal(errors.length, 1);
     assert.deepEqual(errors[0]![0], 1);
-    assert.match(errors[0]![1], /larger than 8 MiB/);
+    assert.match(errors[0]![1], new RegExp(`larger than ${MAX_DOCUMENT_BYTES >> 20} MiB`));
   });
 });

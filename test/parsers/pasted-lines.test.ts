@@ -103,8 +103,8 @@ describe('pasted proxy lines', () => {
         ['legacy', 'WARN', 'conduit_proxy::telemetry', 'metrics server failed', null],
       ],
     );
-    assert.deepEqual(records[0]!.spans, [{ name: 'proxy', fields: { server: 'out', listen: '127.0.0.1:4140' } }]);
-    assert.deepEqual(records[1]!.spans, [{ name: 'admin', fields: { bg: 'resolver' } }]);
+    assert.deepEqual(structuredClone(records[0]!.spans), [{ name: 'proxy', fields: { server: 'out', listen: '127.0.0.1:4140' } }]);
+    assert.deepEqual(structuredClone(records[1]!.spans), [{ name: 'admin', fields: { bg: 'resolver' } }]);
   });
 
   it('reads a fragment without level as INFO marked levelAbsent, and keeps prose and describe lines out', async () => {

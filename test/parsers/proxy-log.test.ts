@@ -34,7 +34,7 @@ describe('proxy-log parser: plain tracing format', () => {
   it('reads a 7-digit uptime and keeps `: ` inside error text out of the span list', async () => {
     const { records } = await parse(`${SEED_POLICY}\n${GRPC_UNAVAILABLE}\n`);
     assert.equal(records[0]!.uptime, 1210272.776747);
-    assert.deepEqual(records[0]!.spans[0], { name: 'watch', fields: { port: '8443' } });
+    assert.deepEqual(structuredClone(records[0]!.spans[0]), { name: 'watch', fields: { port: '8443' } });
     const grpc = records[1]!;
     assert.equal(grpc.target, 'linkerd_app_core::errors::respond');
     assert.equal(grpc.message, 'gRPC request failed');
@@ -59,7 +59,7 @@ describe('proxy-log parser: plain tracing format', () => {
       ['daemon', 'identity'],
     );
     assert.equal(records[1]!.target, 'linkerd_app_core::control');
-    assert.deepEqual(records[2]!.spans[2], { name: 'service', fields: { ns: '', name: 'service', port: '0' } });
+    assert.deepEqual(structuredClone(records[2]!.spans[2]), { name: 'service', fields: { ns: '', name: 'service', port: '0' } });
     assert.equal(records[2]!.fields.addr, '10.0.0.9:80');
   });
 

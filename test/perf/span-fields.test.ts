@@ -37,7 +37,8 @@ it('span fields split like /(?:^| )([A-Za-z_][\\w.]*)=/g', () => {
     '[  1.5s]  WARN ThreadId(01) outbound:proxy{addr=10.0.0.1:80}:service{ns= name=service port=0}: linkerd_reconnect: Failed to connect',
   );
   assert.deepEqual(
-    real?.spans.map((s) => s.fields),
+    // Field objects have no prototype (names from the input are data, issue 44): compared as plain copies.
+    real?.spans.map((s) => ({ ...s.fields })),
     [{}, { addr: '10.0.0.1:80' }, { ns: '', name: 'service', port: '0' }],
   );
 });

@@ -28,7 +28,7 @@ describe('terminalSafe', () => {
 
   it('maps every string of a model, keys included, keeping newlines only in prose fields', () => {
     const model = terminalSafeDeep({ path: `a\nb${ESC}`, message: `one\ntwo${ESC}`, nested: [{ [`k${ESC}`]: `v\r` }], n: 3 });
-    assert.deepEqual(model, { path: 'a\\nb\\x1b', message: 'one\ntwo\\x1b', nested: [{ 'k\\x1b': 'v\\r' }], n: 3 });
+    assert.deepEqual(structuredClone(model), { path: 'a\\nb\\x1b', message: 'one\ntwo\\x1b', nested: [{ 'k\\x1b': 'v\\r' }], n: 3 });
   });
 
   it('keeps a linkerd-doctor message to one line on stderr', () => {

@@ -3,6 +3,7 @@
 import { docsUrlFor, TOOL_NAME } from '../../core/docs.js';
 import type { Severity } from '../../core/types.js';
 import type { AlertingRule, ExportSettings } from './types.js';
+import { lookupTable } from '../../util/dict.js';
 
 /** Label every exported alert carries, so an alert can be traced back to `linkerd-doctor explain <id>`. */
 export const RULE_ID_LABEL = 'linkerd_doctor_rule';
@@ -85,7 +86,7 @@ function unique(labels: readonly string[]): string[] {
  */
 // eslint-disable-next-line no-control-regex -- control characters are what it escapes.
 const NEEDS_ESCAPE = /[\\"\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const SHORT_ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const SHORT_ESCAPES: Record<string, string> = lookupTable({ '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' });
 
 /**
  * A value as a double-quoted PromQL/LogQL string literal. Both parse it with Go's strconv.Unquote;

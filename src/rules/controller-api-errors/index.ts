@@ -16,7 +16,7 @@
 import { defineRule, type FindingDraft, type KubeEventRecord, type ProxyLogRecord, type SampleLine, type SourceLocation } from '../../core/types.js';
 import { goLineText, isGoLog } from '../../kit/go-log.js';
 import { workloadOfPod } from '../../util/path-meta.js';
-import { detach, mergeKeyed } from '../../util/stats.js';
+import { addDropped, detach, droppedKeys, droppedSentence, type DroppedKeys, keepWorst, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 
@@ -41,6 +41,9 @@ interface ProblemState {
 
 interface State {
   problems: Map<string, ProblemState>;
+  minApiErrors: number;
+  /** Problems let go to stay within MAX_PROBLEMS, those short of a finding first (keepWorst). */
+  dropped: DroppedKeys;
 }
 
 const MAX_PROBLEMS = stateCap(1_000);
@@ -79,7 +82,7 @@ export default defineRule<ControllerApiErrorsOptions, State>({
     },
   },
 
-  createState: () => ({ problems: new Map() }),
+  createState: (options) => ({ problems: new Map(), minApiErrors: options.minApiErrors, dropped: droppedKeys() }),
 
   visitors: {
     'proxy-log'(state, record: ProxyLogRecord) {
@@ -129,17 +132,14 @@ export default defineRule<ControllerApiErrorsOptions, State>({
   },
 
   merge(into, from) {
-    mergeKeyed(
-      into.problems,
-      from.problems,
-      (mine, theirs) => {
-        mine.count += theirs.count;
-        for (const pod of theirs.pods) if (mine.pods.length < MAX_PODS && !mine.pods.includes(pod)) mine.pods.push(pod);
-        for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
-        mine.namespace ??= theirs.namespace;
-      },
-      MAX_PROBLEMS,
-    );
+    mergeKeyed(into.problems, from.problems, (mine, theirs) => {
+      mine.count += theirs.count;
+      for (const pod of theirs.pods) if (mine.pods.length < MAX_PODS && !mine.pods.includes(pod)) mine.pods.push(pod);
+      for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
+      mine.namespace ??= theirs.namespace;
+    });
+    addDropped(into.dropped, from.dropped);
+    keepWorst(into.problems, MAX_PROBLEMS, (p) => rankOf(p, into.minApiErrors), into.dropped);
   },
 
   finish(state, { options }) {
@@ -148,6 +148,12 @@ export default defineRule<ControllerApiErrorsOptions, State>({
       if (p.problem === 'api-unreachable' && p.count < options.minApiErrors) continue;
       findings.push(describe(p));
     }
+    const dropped = droppedSentence(state.dropped, 'distinct controller errors');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, problemsNotTracked: state.dropped.healthy + state.dropped.signal };
+      }
     return findings.sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0) || a.title.localeCompare(b.title));
   },
 });
@@ -165,7 +171,7 @@ function note(
   const key = `${problem}\u0000${who}\u0000${what}`;
   let p = state.problems.get(key);
   if (!p) {
-    if (state.problems.size >= MAX_PROBLEMS) return;
+    keepWorst(state.problems, MAX_PROBLEMS, (x) => rankOf(x, state.minApiErrors), state.dropped);
     p = {
       problem,
       who: detach(who),
@@ -183,6 +189,16 @@ function note(
   const pod = record.pod ?? (record.kind === 'proxy-log' ? record.path : null);
   if (pod !== null && p.pods.length < MAX_PODS && !p.pods.includes(pod)) p.pods.push(detach(pod));
   keepSample(p.samples, MAX_SAMPLES, detach(record.path), record.line, text);
+}
+
+/**
+ * How much a problem weighs against the verdict, for keepWorst: one that makes a finding (every
+ * webhook or TLS failure, API errors from minApiErrors) above those still short of it, each by its
+ * count. A thousand distinct one-off API blips never push out a failing webhook.
+ */
+function rankOf(p: ProblemState, minApiErrors: number): number {
+  const count = Math.min(p.count, 1e9);
+  return p.problem !== 'api-unreachable' || p.count >= minApiErrors ? 2e9 + count : count;
 }
 
 /** The controller a log line came from: its container, else its pod's Deployment. */

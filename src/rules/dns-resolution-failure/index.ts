@@ -23,7 +23,7 @@ import {
   windowEvidence,
   type SignalTally,
 } from '../../kit/log-signal.js';
-import { formatDuration, keepTop, mergeKeyed } from '../../util/stats.js';
+import { addDropped, droppedKeys, droppedSentence, type DroppedKeys, formatDuration, keepTop, keepWorst, mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
 import { stateCap } from '../../core/state-cap.js';
@@ -57,6 +57,8 @@ interface State {
   options: DnsResolutionFailureOptions;
   controlPlane: Map<ControllerComponent, ControlPlaneState>;
   refine: Map<string, SignalTally>;
+  /** Refined names let go past MAX_NAMES, those furthest from minRefineTimeouts first (keepWorst). */
+  refineDropped: DroppedKeys;
 }
 
 const RESOLVE = new RegExp(CONTROL_PLANE_RESOLVE);
@@ -137,7 +139,7 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, controlPlane: new Map(), refine: new Map() }),
+  createState: (options) => ({ options, controlPlane: new Map(), refine: new Map(), refineDropped: droppedKeys() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -146,7 +148,7 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       if (signal.kind === 'refine') {
         let t = state.refine.get(signal.name);
         if (!t) {
-          if (state.refine.size >= MAX_NAMES) return;
+          keepRefines(state);
           state.refine.set(signal.name, (t = signalTally()));
         }
         countLine(t, record);
@@ -183,7 +185,9 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       mine.untrackedPods += c.untrackedPods + keepTop(mine.pods, MAX_PODS, failures);
       keepTop(mine.errors, MAX_ERRORS, (n) => n);
     });
-    mergeKeyed(into.refine, from.refine, mergeTally, MAX_NAMES);
+    mergeKeyed(into.refine, from.refine, mergeTally);
+    addDropped(into.refineDropped, from.refineDropped);
+    keepRefines(into);
   },
 
   finish(state, { options }) {
@@ -197,10 +201,27 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     const refines = [...state.refine.entries()]
       .filter(([, t]) => t.count >= options.minRefineTimeouts)
       .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
-    for (const [name, t] of refines) findings.push(describeRefine(name, t, options));
+    const dropped = droppedSentence(state.refineDropped, 'names timing out in DNS refinement');
+    for (const [name, t] of refines) {
+      const f = describeRefine(name, t, options);
+      if (dropped) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, namesNotTracked: state.refineDropped.healthy + state.refineDropped.signal };
+      }
+      findings.push(f);
+    }
     return findings;
   },
 });
+
+/**
+ * Past 2 x MAX_NAMES refined names, keeps those past minRefineTimeouts first, then the most
+ * timeouts (keepWorst): a flood of names timing out once never pushes out one that keeps failing.
+ */
+function keepRefines(state: State): void {
+  const min = state.options.minRefineTimeouts;
+  keepWorst(state.refine, MAX_NAMES, (t) => (t.count >= min ? 2e9 : 0) + Math.min(t.count, 1e9), state.refineDropped);
+}
 
 const SERVICE: Record<ControllerComponent, string> = { destination: 'linkerd-dst-headless', policy: 'linkerd-policy', identity: 'linkerd-identity-headless' };
 const PORT: Record<ControllerComponent, string> = { destination: '8086', policy: '8090', identity: '8080' };

@@ -55,8 +55,11 @@ import {
   type PodBits,
   type PodSet,
   type TopCounts,
+  droppedKeys,
+  keepWorst,
 } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
+import { type Cause, MEANING, REMEDIATION, TITLE } from './text.js';
 import { ENTER_FAILFAST, EXIT_FAILFAST, FAILFAST_REQUEST, LOAD_SHED, NO_ENDPOINTS } from './patterns.js';
 import { stateCap } from '../../core/state-cap.js';
 
@@ -66,8 +69,6 @@ export interface FailfastOptions {
   sustainSeconds: number;
   errorMinPods: number;
 }
-
-type Cause = 'no endpoints' | 'controller unreachable' | 'load shedding' | 'endpoints not ready or unreachable';
 
 interface ServiceState {
   service: string;
@@ -111,8 +112,9 @@ const newTally = () => signalTally(0);
 
 interface State {
   services: Map<string, ServiceState>;
-  /** Lines about services past MAX_SERVICES, counted and not analysed. */
+  /** Lines about services let go past MAX_SERVICES (those furthest from a finding first), counted and not analysed. */
   untracked: number;
+  options: FailfastOptions;
   /**
    * Pods whose own control-plane clients failed (fail-fast or failed connects), by name id; cause
    * only. Pods past the pod-name table are not kept: no service they fail on gets that cause.
@@ -273,7 +275,7 @@ export default defineRule<FailfastOptions, State>({
     },
   },
 
-  createState: () => ({ services: new Map(), untracked: 0, controllerTrouble: podBits(), podNames: nameTable(MAX_POD_NAMES) }),
+  createState: (options) => ({ services: new Map(), untracked: 0, options, controllerTrouble: podBits(), podNames: nameTable(MAX_POD_NAMES) }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -289,10 +291,7 @@ export default defineRule<FailfastOptions, State>({
       const key = serviceKey(signal.service, signal.scope, record, pod);
       let s = state.services.get(key);
       if (!s) {
-        if (state.services.size >= MAX_SERVICES) {
-          state.untracked++;
-          return;
-        }
+        keepServices(state);
         s = newService(signal.service);
         state.services.set(key, s);
       }
@@ -323,10 +322,7 @@ export default defineRule<FailfastOptions, State>({
     for (const [key, s] of from.services) {
       let mine = into.services.get(key);
       if (!mine) {
-        if (into.services.size >= MAX_SERVICES) {
-          into.untracked += s.episodes.count + s.refused.count;
-          continue;
-        }
+        keepServices(into);
         mine = newService(s.service);
         into.services.set(key, mine);
       }
@@ -343,24 +339,45 @@ export default defineRule<FailfastOptions, State>({
       mergeCounts(mine.namespaces, s.namespaces);
     }
     mergeBits(into.controllerTrouble, into.podNames, from.controllerTrouble, from.podNames, () => undefined);
+    keepServices(into);
   },
 
   finish(state, { options }) {
     const findings: FindingDraft[] = [];
     for (const s of [...state.services.values()].sort((a, b) => a.service.localeCompare(b.service))) {
-      const pods = podsOf(s);
-      const refusalSpan = durationOf(s.refused, pods === 1);
-      // A rollout sends every client into fail-fast once; the same proxy going in again is an outage.
-      let byEpisodes = false;
-      for (const [, episodes] of topCountEntries(s.episodesByPod)) if (episodes >= options.minEpisodes) byEpisodes = true;
-      const byRefusals = s.refused.count >= options.minRefusedRequests;
-      const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || ((refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1);
+      const { byEpisodes, byRefusals, byDuration, refusalSpan } = verdictOf(s, options);
       if (!byEpisodes && !byRefusals && !byDuration) continue;
       findings.push(describe(s, state, options, { byEpisodes, byRefusals, byDuration }, refusalSpan));
     }
     return findings;
   },
 });
+
+/** Which of the rule's tests a service passes. */
+function verdictOf(s: ServiceState, options: FailfastOptions) {
+  const pods = podsOf(s);
+  const refusalSpan = durationOf(s.refused, pods === 1);
+  // A rollout sends every client into fail-fast once; the same proxy going in again is an outage.
+  let byEpisodes = false;
+  for (const [, episodes] of topCountEntries(s.episodesByPod)) if (episodes >= options.minEpisodes) byEpisodes = true;
+  const byRefusals = s.refused.count >= options.minRefusedRequests;
+  const byDuration = (s.longestSeconds ?? 0) >= options.sustainSeconds || ((refusalSpan ?? 0) >= options.sustainSeconds && s.refused.count > 1);
+  return { byEpisodes, byRefusals, byDuration, refusalSpan };
+}
+
+/**
+ * Past 2 x MAX_SERVICES, keeps the services that make a finding first, then those with the most
+ * lines (keepWorst): ten thousand targets failing fast once each never push out a service in an
+ * outage, whatever their order. The lines of a service let go are counted (`untracked`).
+ */
+function keepServices(state: State): void {
+  const rank = (s: ServiceState) => {
+    const lines = Math.min(s.episodes.count + s.refused.count, 1e9);
+    const v = verdictOf(s, state.options);
+    return v.byEpisodes || v.byRefusals || v.byDuration ? 2e9 + lines : lines;
+  };
+  keepWorst(state.services, MAX_SERVICES, rank, droppedKeys(), (s) => (state.untracked += s.episodes.count + s.refused.count));
+}
 
 function newService(service: string): ServiceState {
   return {
@@ -406,25 +423,6 @@ function causeOf(s: ServiceState, state: State): Cause {
   if (s.shed > 0 && s.shed * 2 >= s.refused.count) return 'load shedding';
   return 'endpoints not ready or unreachable';
 }
-
-/** What failed, in the words of whoever calls the service; the mechanism (fail-fast) is in the message. */
-const TITLE: Record<Cause, (service: string) => string> = {
-  'no endpoints': (service) => `Requests to ${service} fail: it has no endpoints`,
-  'controller unreachable': (service) => `Requests to ${service} fail: the calling proxies lost their control plane`,
-  'load shedding': (service) => `Requests to ${service} refused: its backends are saturated (load shedding)`,
-  'endpoints not ready or unreachable': (service) => `Requests to ${service} fail: none of its endpoints answers`,
-};
-
-const MEANING: Record<Cause, string> = {
-  'no endpoints':
-    'The destination controller reports no endpoints for it: no pod of the service is ready, the selector matches none, or the Service has no ports matching the target port.',
-  'controller unreachable':
-    'The same proxies cannot reach their own control plane (their destination/policy clients fail too), so they have no discovery for the service: the cause is the control plane, not the service (reconnect-storm and control-plane-unavailable report it when the logs hold enough of the outage).',
-  'load shedding':
-    'The proxies shed load: the in-flight or concurrency limit in front of the service is reached, so the backends are too slow or too few for the traffic.',
-  'endpoints not ready or unreachable':
-    'Endpoints are known but none answered within the fail-fast timeout: the pods are not ready, crash, or cannot be reached on the target port.',
-};
 
 function describe(
   s: ServiceState,
@@ -479,22 +477,3 @@ function describe(
     keyFigure: { name: 'lines', value: s.episodes.count + s.refused.count },
   };
 }
-
-const REMEDIATION: Record<Cause, string> = {
-  'no endpoints': [
-    "1. Check the service has ready endpoints: kubectl get endpointslices -l kubernetes.io/service-name=<svc> -n <ns>; fix the selector, the target port or the pods' readiness.",
-    "2. If the endpoints exist but the controller says none, look at the destination controller's logs (kubectl logs deploy/linkerd-destination -c destination) for watch errors.",
-  ].join('\n'),
-  'controller unreachable': [
-    '1. Restore the control plane first, since proxies without discovery fail every service fast: kubectl -n linkerd get pods -o wide (restarts, OOMKilled, readiness of linkerd-destination), then kubectl -n linkerd logs deploy/linkerd-destination -c destination; the reconnect-storm and control-plane-unavailable findings, when present, say which controller failed and how.',
-    '2. Then restart the proxies that stayed in fail-fast if they do not recover on their own (kubectl rollout restart).',
-  ].join('\n'),
-  'load shedding': [
-    '1. Scale the backend out or make it faster; the proxies are refusing requests because the in-flight limit is reached.',
-    '2. On proxies ≤ 2.10 the router capacity (100 concurrent targets) could be reached by clients that spread requests over many distinct hosts; upgrade, or route by Service name.',
-  ].join('\n'),
-  'endpoints not ready or unreachable': [
-    '1. Check the backend pods: kubectl get pods and describe them (readiness failing, restarts, OOMKilled); check NetworkPolicies between client and server.',
-    '2. If only a rollout caused it, use a readiness probe and maxUnavailable so ready endpoints are always left.',
-  ].join('\n'),
-};

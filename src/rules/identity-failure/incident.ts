@@ -1,13 +1,14 @@
 import { evidenceNumber, evidenceString } from '../../core/evidence.js';
 import type { RuleIncidentKnowledge } from '../../kit/incident.js';
+import { lookupTable } from '../../util/dict.js';
 
-const WHAT: Readonly<Record<string, string>> = {
+const WHAT: Readonly<Record<string, string>> = lookupTable({
   certify: 'failing to obtain a certificate',
   'trust-anchor': 'rejecting peers from an unknown issuer (trust-anchor mismatch)',
   'tls-alert': 'refusing TLS handshakes',
   'not-ready': 'still waiting for identity',
   expiry: 'with certificates expired or about to expire',
-};
+});
 
 export const identityFailureIncident: RuleIncidentKnowledge = {
   causes: [

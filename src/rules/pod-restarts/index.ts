@@ -13,7 +13,7 @@
 
 import { defineRule, type KubeEventRecord, type PodStatusRecord, type ProxyLogRecord } from '../../core/types.js';
 import { workloadOfPod } from '../../util/path-meta.js';
-import { detach, mergeKeyed } from '../../util/stats.js';
+import { addDropped, detach, droppedKeys, droppedSentence, type DroppedKeys, keepWorst, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import {
   CNI_NO_RESULT,
@@ -38,6 +38,9 @@ export type { PodRestartsOptions } from './model.js';
 
 interface State {
   containers: Map<string, ContainerState>;
+  options: PodRestartsOptions;
+  /** Containers let go to stay within MAX_CONTAINERS: the healthy ones first (keepWorst). */
+  dropped: DroppedKeys;
 }
 
 export default defineRule<PodRestartsOptions, State>({
@@ -80,7 +83,7 @@ export default defineRule<PodRestartsOptions, State>({
     },
   },
 
-  createState: () => ({ containers: new Map() }),
+  createState: (options) => ({ containers: new Map(), options, dropped: droppedKeys() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -91,7 +94,6 @@ export default defineRule<PodRestartsOptions, State>({
       const cause = INIT_CAUSES.find(([pattern]) => pattern.test(text))?.[1];
       if (!cause) return;
       const c = containerOf(state, record.namespace ?? null, record.pod ?? null, container, record);
-      if (!c) return;
       c.containerKind = 'init';
       // The first specific cause wins over the generic abort that follows it.
       if (c.initCause === null || c.initCause === 'iptables-failed') c.initCause = cause;
@@ -110,7 +112,6 @@ export default defineRule<PodRestartsOptions, State>({
         (record.lastMessage !== null && PROXY_LOG_TEXT.test(record.lastMessage) ? PROXY_CONTAINER : null);
       if (!container || roleOf(container, record.containerKind) === null) return;
       const c = containerOf(state, record.namespace ?? null, record.pod ?? null, container, record);
-      if (!c) return;
       // The last listing of a container wins (a bundle may hold an older describe first), counts never go down.
       c.state = record.state ?? c.state;
       c.reason = record.reason ?? (record.state === null ? c.reason : null);
@@ -137,7 +138,6 @@ export default defineRule<PodRestartsOptions, State>({
         // The CNI plugin runs in the kubelet's sandbox set-up, not in a container: the event is all there is.
         const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
         const c = containerOf(state, record.namespace ?? null, pod, LINKERD_CNI, record);
-        if (!c) return;
         c.containerKind = 'init';
         const cause = INIT_CAUSES.find(([pattern]) => pattern.test(record.message))?.[1] ?? 'cni-plugin-failed';
         if (c.initCause === null || c.initCause === 'iptables-failed' || c.initCause === 'cni-plugin-failed') c.initCause = cause;
@@ -154,7 +154,6 @@ export default defineRule<PodRestartsOptions, State>({
       // A describe cut above its Name: names the pod only through the input's path.
       const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
       const c = containerOf(state, record.namespace ?? null, pod, attributed.container, record);
-      if (!c) return;
       if (attributed.kind === 'oom') c.oomEvents += record.count;
       else if (attributed.kind === 'backoff') c.backOffEvents += record.count;
       else c.livenessKills += record.count;
@@ -169,29 +168,26 @@ export default defineRule<PodRestartsOptions, State>({
   },
 
   merge(into, from) {
-    mergeKeyed(
-      into.containers,
-      from.containers,
-      (mine, theirs) => {
-        mine.namespace = mine.namespace ?? theirs.namespace;
-        mine.state = theirs.state ?? mine.state;
-        mine.reason = theirs.state !== null ? theirs.reason : mine.reason;
-        mine.lastReason = theirs.lastReason ?? mine.lastReason;
-        mine.lastExitCode = theirs.lastExitCode ?? mine.lastExitCode;
-        mine.restartCount = Math.max(mine.restartCount, theirs.restartCount);
-        mine.lastRestartAgoSeconds = theirs.lastRestartAgoSeconds ?? mine.lastRestartAgoSeconds;
-        mine.memoryLimit = theirs.memoryLimit ?? mine.memoryLimit;
-        mine.lastFinished = theirs.lastFinished ?? mine.lastFinished;
-        mine.image = theirs.image ?? mine.image;
-        mine.containerKind = theirs.containerKind ?? mine.containerKind;
-        mine.oomEvents += theirs.oomEvents;
-        mine.backOffEvents += theirs.backOffEvents;
-        mine.livenessKills += theirs.livenessKills;
-        if (mine.initCause === null || mine.initCause === 'iptables-failed') mine.initCause = theirs.initCause ?? mine.initCause;
-        for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
-      },
-      MAX_CONTAINERS,
-    );
+    mergeKeyed(into.containers, from.containers, (mine, theirs) => {
+      mine.namespace = mine.namespace ?? theirs.namespace;
+      mine.state = theirs.state ?? mine.state;
+      mine.reason = theirs.state !== null ? theirs.reason : mine.reason;
+      mine.lastReason = theirs.lastReason ?? mine.lastReason;
+      mine.lastExitCode = theirs.lastExitCode ?? mine.lastExitCode;
+      mine.restartCount = Math.max(mine.restartCount, theirs.restartCount);
+      mine.lastRestartAgoSeconds = theirs.lastRestartAgoSeconds ?? mine.lastRestartAgoSeconds;
+      mine.memoryLimit = theirs.memoryLimit ?? mine.memoryLimit;
+      mine.lastFinished = theirs.lastFinished ?? mine.lastFinished;
+      mine.image = theirs.image ?? mine.image;
+      mine.containerKind = theirs.containerKind ?? mine.containerKind;
+      mine.oomEvents += theirs.oomEvents;
+      mine.backOffEvents += theirs.backOffEvents;
+      mine.livenessKills += theirs.livenessKills;
+      if (mine.initCause === null || mine.initCause === 'iptables-failed') mine.initCause = theirs.initCause ?? mine.initCause;
+      for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
+    });
+    addDropped(into.dropped, from.dropped);
+    keepWorst(into.containers, MAX_CONTAINERS, (c) => rankOf(c, into.options), into.dropped);
   },
 
   finish(state, { options }) {
@@ -205,6 +201,12 @@ export default defineRule<PodRestartsOptions, State>({
       else groups.set(key, [verdict]);
     }
     const findings = [...groups.values()].map((verdicts) => describe(verdicts));
+    const dropped = droppedSentence(state.dropped, 'Linkerd containers');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, containersNotTracked: state.dropped.healthy + state.dropped.signal };
+      }
     return findings.sort(
       (a, b) =>
         SEVERITY_RANK[b.severity!] - SEVERITY_RANK[a.severity!] || (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0) || a.title.localeCompare(b.title),
@@ -230,7 +232,7 @@ function containerOf(
   pod: string | null,
   container: string,
   at: PodStatusRecord | KubeEventRecord | ProxyLogRecord,
-): ContainerState | null {
+): ContainerState {
   // By pod name, not namespace: `kubectl get pods -n x` and `get events -n x` print no namespace,
   // and a describe of the same pod must meet them. Pod names rarely repeat across namespaces.
   // A paste that names no pod is its own pod: two such pastes are not the same container.
@@ -240,7 +242,7 @@ function containerOf(
     if (c.namespace === null && namespace !== null) c.namespace = detach(namespace);
     return c;
   }
-  if (state.containers.size >= MAX_CONTAINERS) return null;
+  keepWorst(state.containers, MAX_CONTAINERS, (x) => rankOf(x, state.options), state.dropped);
   c = {
     namespace: namespace === null ? null : detach(namespace),
     pod: pod === null ? null : detach(pod),
@@ -264,6 +266,17 @@ function containerOf(
   };
   state.containers.set(detach(key), c);
   return c;
+}
+
+/**
+ * How much a container weighs against the verdict, for keepWorst: its finding's severity when it has
+ * one, 1 while it holds part of a signal (restarts, back-offs, liveness kills below the thresholds),
+ * 0 when nothing in it is wrong. A capped table keeps the failures and only counts healthy pods.
+ */
+function rankOf(c: ContainerState, options: PodRestartsOptions): number {
+  const verdict = judge(c, options);
+  if (verdict) return 1 + SEVERITY_RANK[verdict.severity];
+  return c.restartCount > 0 || c.backOffEvents > 0 || c.livenessKills > 0 || c.oomEvents > 0 ? 1 : 0;
 }
 
 /**

@@ -3,6 +3,7 @@
 
 import type { PodStatusRecord, SampleLine, Severity, SourceLocation } from '../../core/types.js';
 import { stateCap } from '../../core/state-cap.js';
+import { lookupTable } from '../../util/dict.js';
 
 export interface PodRestartsOptions {
   minRestarts: number;
@@ -12,7 +13,7 @@ export interface PodRestartsOptions {
 }
 
 /** Controller containers of the Linkerd control plane, and which proxies depend on each. */
-export const CONTROLLERS: Readonly<Record<string, { serves: 'destination' | 'policy' | 'identity' | null; role: string }>> = {
+export const CONTROLLERS: Readonly<Record<string, { serves: 'destination' | 'policy' | 'identity' | null; role: string }>> = lookupTable({
   destination: { serves: 'destination', role: 'service discovery for every proxy' },
   policy: { serves: 'policy', role: 'authorization policy for every proxy' },
   identity: { serves: 'identity', role: 'the certificates every proxy needs to start and to renew' },
@@ -22,15 +23,15 @@ export const CONTROLLERS: Readonly<Record<string, { serves: 'destination' | 'pol
     serves: null,
     role: 'the public API that the CLI, the dashboard and `linkerd check` call (the linkerd-controller Deployment of Linkerd 2.9 and older)',
   },
-};
+});
 export const PROXY_CONTAINER = 'linkerd-proxy';
 export const INIT_CONTAINERS = new Set(['linkerd-init', 'linkerd-network-validator']);
 /** Control-plane pods by their Deployment, for `get pods` rows that name no container. */
 export const CONTROL_PLANE_POD = /^linkerd-(destination|identity|proxy-injector|controller)-[a-z0-9]{8,10}-[a-z0-9]{5}$/;
 /** The main container of a control-plane Deployment whose name is not its container's. */
-export const DEPLOYMENT_CONTAINER: Readonly<Record<string, string>> = { controller: 'public-api' };
+export const DEPLOYMENT_CONTAINER: Readonly<Record<string, string>> = lookupTable({ controller: 'public-api' });
 /** Process names in kernel OOM messages (node-problem-detector's OOMKilling events). */
-export const OOM_PROCESSES: Readonly<Record<string, string>> = { 'linkerd2-proxy': PROXY_CONTAINER, 'policy-controller': 'policy' };
+export const OOM_PROCESSES: Readonly<Record<string, string>> = lookupTable({ 'linkerd2-proxy': PROXY_CONTAINER, 'policy-controller': 'policy' });
 export const MAX_CONTAINERS = stateCap(10_000);
 export const MAX_SAMPLES = 3;
 

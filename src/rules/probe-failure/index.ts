@@ -23,9 +23,10 @@ import {
   type SourceLocation,
 } from '../../core/types.js';
 import { workloadOfPod } from '../../util/path-meta.js';
-import { detach, mergeKeyed } from '../../util/stats.js';
+import { addDropped, detach, droppedKeys, droppedSentence, type DroppedKeys, keepTop, keepWorst, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
+import { lookupTable } from '../../util/dict.js';
 
 export interface ProbeFailureOptions {
   minFailures: number;
@@ -34,11 +35,11 @@ export interface ProbeFailureOptions {
 const PROXY_CONTAINER = 'linkerd-proxy';
 const PROXY_ADMIN_PORT = '4191';
 /** Admin ports of the controllers, per control-plane Deployment (their probes hit /ready and /ping there). */
-const CONTROLLER_PORTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'linkerd-destination': { '9996': 'destination', '9990': 'policy', '9997': 'sp-validator' },
-  'linkerd-identity': { '9990': 'identity' },
-  'linkerd-proxy-injector': { '9995': 'proxy-injector' },
-};
+const CONTROLLER_PORTS: Readonly<Record<string, Readonly<Record<string, string>>>> = lookupTable({
+  'linkerd-destination': lookupTable({ '9996': 'destination', '9990': 'policy', '9997': 'sp-validator' }),
+  'linkerd-identity': lookupTable({ '9990': 'identity' }),
+  'linkerd-proxy-injector': lookupTable({ '9995': 'proxy-injector' }),
+});
 const MAX_KEYS = stateCap(10_000);
 const MAX_MESHED = stateCap(50_000);
 const MAX_SAMPLES = 3;
@@ -72,6 +73,11 @@ interface State {
   meshed: Set<string>;
   /** Liveness kills per pod/container (`Container X failed liveness probe, will be restarted`). */
   kills: Map<string, number>;
+  minFailures: number;
+  /** Probe keys and kills let go to stay within MAX_KEYS, the weakest first (keepWorst). */
+  dropped: DroppedKeys;
+  /** Meshed pods past MAX_MESHED: a 403 on a pod not in `meshed` may then be on a meshed one. */
+  meshedUntracked: number;
 }
 
 /** `Readiness probe failed: …` (also `Liveness`, `Startup`), as the kubelet's prober words it. */
@@ -129,19 +135,26 @@ export default defineRule<ProbeFailureOptions, State>({
     },
   },
 
-  createState: () => ({ probes: new Map(), meshed: new Set(), kills: new Map() }),
+  createState: (options) => ({
+    probes: new Map(),
+    meshed: new Set(),
+    kills: new Map(),
+    minFailures: options.minFailures,
+    dropped: droppedKeys(),
+    meshedUntracked: 0,
+  }),
 
   visitors: {
     'pod-status'(state, record: PodStatusRecord) {
-      if (record.container === PROXY_CONTAINER && record.pod && state.meshed.size < MAX_MESHED) state.meshed.add(detach(record.pod));
+      if (record.container === PROXY_CONTAINER && record.pod) addMeshed(state, record.pod);
     },
     'kube-event'(state, record: KubeEventRecord) {
       const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
-      if (pod && /\bcontainer:? "?linkerd-(?:proxy|init)\b/.test(record.message) && state.meshed.size < MAX_MESHED) state.meshed.add(detach(pod));
+      if (pod && /\bcontainer:? "?linkerd-(?:proxy|init)\b/.test(record.message)) addMeshed(state, pod);
       if (record.reason === 'Killing') {
         const kill = KILLED.exec(record.message);
         const key = kill && pod ? `${pod}/${kill[1]}` : null;
-        if (key !== null && (state.kills.has(key) || state.kills.size < MAX_KEYS)) state.kills.set(detach(key), (state.kills.get(key) ?? 0) + record.count);
+        if (key !== null) addKills(state, key, record.count);
         return;
       }
       if (record.reason !== 'Unhealthy') return;
@@ -152,7 +165,7 @@ export default defineRule<ProbeFailureOptions, State>({
       const key = `${pod ?? record.path}/${container ?? ''}/${cause}`;
       let p = state.probes.get(key);
       if (!p) {
-        if (state.probes.size >= MAX_KEYS) return;
+        keepWorst(state.probes, MAX_KEYS, (x) => rankOf(x, state.minFailures), state.dropped);
         p = {
           namespace: record.namespace ? detach(record.namespace) : null,
           pod: pod ? detach(pod) : null,
@@ -178,20 +191,18 @@ export default defineRule<ProbeFailureOptions, State>({
   },
 
   merge(into, from) {
-    mergeKeyed(
-      into.probes,
-      from.probes,
-      (mine, theirs) => {
-        mine.failures += theirs.failures;
-        mine.livenessFailures += theirs.livenessFailures;
-        for (const probe of theirs.probes) if (!mine.probes.includes(probe)) mine.probes.push(probe);
-        for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
-        mine.namespace ??= theirs.namespace;
-      },
-      MAX_KEYS,
-    );
-    for (const pod of from.meshed) if (into.meshed.size < MAX_MESHED) into.meshed.add(pod);
-    for (const [k, n] of from.kills) if (into.kills.has(k) || into.kills.size < MAX_KEYS) into.kills.set(k, (into.kills.get(k) ?? 0) + n);
+    mergeKeyed(into.probes, from.probes, (mine, theirs) => {
+      mine.failures += theirs.failures;
+      mine.livenessFailures += theirs.livenessFailures;
+      for (const probe of theirs.probes) if (!mine.probes.includes(probe)) mine.probes.push(probe);
+      for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
+      mine.namespace ??= theirs.namespace;
+    });
+    addDropped(into.dropped, from.dropped);
+    keepWorst(into.probes, MAX_KEYS, (x) => rankOf(x, into.minFailures), into.dropped);
+    into.meshedUntracked += from.meshedUntracked;
+    for (const pod of from.meshed) addMeshed(into, pod);
+    for (const [k, n] of from.kills) addKills(into, k, n);
   },
 
   finish(state, { options }) {
@@ -209,7 +220,8 @@ export default defineRule<ProbeFailureOptions, State>({
       p.livenessKills = p.pod && p.container ? (state.kills.get(`${p.pod}/${p.container}`) ?? 0) : 0;
       const meshed = p.pod !== null && state.meshed.has(p.pod);
       // Without Linkerd in the pod a 403 is the application's own answer: not this rule's story.
-      if (p.cause === 'policy-denied' && !meshed && p.container !== null) continue;
+      // Once more pods were meshed than the rule keeps, a pod it has not kept may be meshed: reported.
+      if (p.cause === 'policy-denied' && !meshed && p.container !== null && state.meshedUntracked === 0) continue;
       // Liveness probes start after the start-up delay and a failing one gets the container killed:
       // a controller failing its liveness probe is no start-up blip, unlike a readiness failure or two.
       const controller = p.cause === 'controller-not-ready' || p.cause === 'controller-timeout';
@@ -221,9 +233,43 @@ export default defineRule<ProbeFailureOptions, State>({
       if (list) list.push({ p, meshed });
       else groups.set(key, [{ p, meshed }]);
     }
-    return [...groups.values()].map(describe).sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0) || a.title.localeCompare(b.title));
+    const findings = [...groups.values()].map(describe);
+    const dropped = droppedSentence(state.dropped, 'failing probes and liveness kills');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, probesNotTracked: state.dropped.healthy + state.dropped.signal };
+      }
+    return findings.sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0) || a.title.localeCompare(b.title));
   },
 });
+
+/**
+ * How much a probe key weighs against the verdict, for keepWorst: a decisive cause (a 403 from
+ * policy, a controller that cannot start) above everything, then keys past minFailures, then the
+ * rest by their failures. Start-up blips of ten thousand pods never push out one 403.
+ */
+function rankOf(p: ProbeState, minFailures: number): number {
+  const failures = Math.min(p.failures, 1e9);
+  if (p.cause === 'policy-denied' || p.cause === 'controller-not-ready') return 3e9 + failures;
+  return p.failures >= minFailures ? 2e9 + failures : failures;
+}
+
+/** Liveness kills by pod/container: every kill is a failure, so the most-killed stay past the cap. */
+function addKills(state: State, key: string, count: number): void {
+  const had = state.kills.get(key);
+  if (had !== undefined) state.kills.set(key, had + count);
+  else {
+    state.dropped.signal += keepTop(state.kills, MAX_KEYS, (n) => n);
+    state.kills.set(detach(key), count);
+  }
+}
+
+function addMeshed(state: State, pod: string): void {
+  if (state.meshed.has(pod)) return;
+  if (state.meshed.size < MAX_MESHED) state.meshed.add(detach(pod));
+  else state.meshedUntracked++;
+}
 
 /** The container a probe on this port belongs to when the event does not name it. */
 function containerByPort(pod: string | null, port: string | null): string | null {

@@ -21,6 +21,7 @@ import { cappedSet, cappedAdd, mergeCappedSet, type CappedSet } from '../../kit/
 import { mergeKeyed } from '../../util/stats.js';
 import { toTimeline } from '../../util/timeline.js';
 import { PROTOCOL_DETECT_TIMEOUT } from './patterns.js';
+import { lookupTable } from '../../util/dict.js';
 
 export interface ProtocolDetectionTimeoutOptions {
   minTimeouts: number;
@@ -28,7 +29,7 @@ export interface ProtocolDetectionTimeoutOptions {
 }
 
 /** Protocols on their usual ports where the proxy cannot detect, most because the server speaks first. */
-export const NON_DETECTABLE_PORTS: Readonly<Record<string, string>> = {
+export const NON_DETECTABLE_PORTS: Readonly<Record<string, string>> = lookupTable({
   '21': 'FTP (server speaks first)',
   '22': 'SSH (server speaks first)',
   '25': 'SMTP (server speaks first)',
@@ -43,7 +44,7 @@ export const NON_DETECTABLE_PORTS: Readonly<Record<string, string>> = {
   '9300': 'Elasticsearch transport (non-HTTP)',
   '11211': 'Memcached (non-HTTP)',
   '27017': 'MongoDB (non-HTTP)',
-};
+});
 
 /** Linkerd's default opaque-ports list (proxy.opaquePorts / the injector's default). */
 export const DEFAULT_OPAQUE_PORTS = ['25', '587', '3306', '4444', '5432', '6379', '9300', '11211'];

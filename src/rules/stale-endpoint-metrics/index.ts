@@ -11,9 +11,21 @@
 // endpoints it uses.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
-import { cappedBump, type CappedCounts, cappedCounts, detach, keepTop, mergeCapped, mergeKeyed } from '../../util/stats.js';
+import {
+  cappedBump,
+  type CappedCounts,
+  cappedCounts,
+  detach,
+  droppedKeys,
+  type DroppedKeys,
+  keepTop,
+  keepWorst,
+  mergeCapped,
+  mergeKeyed,
+} from '../../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity, keyMemo, type KeyMemo } from '../../kit/metric-proxy.js';
 import { stateCap } from '../../core/state-cap.js';
+import { NO_OWNER, type OwnerKey, releaseHealthy, workloadKey } from './state.js';
 
 export interface StaleEndpointOptions {
   maxTemplateHashes: number;
@@ -98,6 +110,9 @@ interface State {
   last: LastSample | null;
   /** The last workload key built; a memo in the run's own state, not at module level (issue 30). */
   lastOwner: OwnerKey;
+  options: StaleEndpointOptions;
+  /** Workloads let go past MAX_WORKLOADS of a proxy, those without stale generations first (keepWorst). */
+  droppedWorkloads: DroppedKeys;
 }
 
 export default defineRule<StaleEndpointOptions, State>({
@@ -136,7 +151,15 @@ export default defineRule<StaleEndpointOptions, State>({
     },
   },
 
-  createState: () => ({ proxies: new Map(), untrackedProxies: 0, last: null, lastOwner: NO_OWNER, keys: keyMemo() }),
+  createState: (options) => ({
+    proxies: new Map(),
+    untrackedProxies: 0,
+    last: null,
+    lastOwner: NO_OWNER,
+    keys: keyMemo(),
+    options,
+    droppedWorkloads: droppedKeys(),
+  }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -175,7 +198,7 @@ export default defineRule<StaleEndpointOptions, State>({
       const wKey = workloadKey(state, namespace, owner);
       let w = proxy.workloads.get(wKey);
       if (!w) {
-        if (proxy.workloads.size >= MAX_WORKLOADS) return;
+        keepWorkloads(state, proxy);
         w = {
           owner: owner.kind,
           name: detach(owner.name),
@@ -189,13 +212,13 @@ export default defineRule<StaleEndpointOptions, State>({
       }
       const hash = labels.dst_pod_template_hash ?? hashFromPodName(owner, pod);
       if (open) {
-        const g = addSamples(proxy, w, pod, hash, 1);
+        const g = addSamples(state, proxy, w, pod, hash, 1);
         if (g === undefined) return;
         cappedBump(w.connectedPods, pod, record.value);
         if (g) g.openConnections += record.value;
         return;
       }
-      addSamples(proxy, w, pod, hash, 1);
+      addSamples(state, proxy, w, pod, hash, 1);
       state.last = {
         key,
         pod,
@@ -228,6 +251,9 @@ export default defineRule<StaleEndpointOptions, State>({
       });
     });
     into.untrackedProxies += from.untrackedProxies + keepTop(into.proxies, MAX_PROXIES, endpointSeries);
+    into.droppedWorkloads.healthy += from.droppedWorkloads.healthy;
+    into.droppedWorkloads.signal += from.droppedWorkloads.signal;
+    for (const proxy of into.proxies.values()) keepWorkloads(into, proxy);
   },
 
   finish(state, { options }) {
@@ -238,29 +264,13 @@ export default defineRule<StaleEndpointOptions, State>({
       if (verdicts.length === 0) continue;
       const finding = describe(proxy, verdicts);
       if (state.untrackedProxies > 0) finding.evidence.proxiesNotTracked = state.untrackedProxies;
+      const dropped = state.droppedWorkloads.healthy + state.droppedWorkloads.signal;
+      if (dropped > 0) finding.evidence.workloadsNotTracked = dropped;
       findings.push(finding);
     }
     return findings.sort((a, b) => (b.keyFigure?.value ?? 0) - (a.keyFigure?.value ?? 0));
   },
 });
-
-interface OwnerKey {
-  namespace: string | null;
-  kind: string;
-  name: string;
-  key: string;
-}
-
-const NO_OWNER: OwnerKey = Object.freeze({ namespace: null, kind: '', name: '', key: '' });
-
-/** `namespace/kind/name`; samples of one destination come in runs, so the last key is reused. */
-function workloadKey(state: State, namespace: string | null, owner: { kind: string; name: string }): string {
-  const last = state.lastOwner;
-  if (last.namespace === namespace && last.kind === owner.kind && last.name === owner.name) return last.key;
-  const key = `${namespace ?? ''}/${owner.kind}/${owner.name}`;
-  state.lastOwner = { namespace, kind: owner.kind, name: owner.name, key };
-  return key;
-}
 
 /** The first `dst_<kind>` label with a value, without building anything per sample. */
 function ownerLabelOf(labels: MetricSampleRecord['labels']): string | null {
@@ -273,13 +283,14 @@ function ownerLabelOf(labels: MetricSampleRecord['labels']): string | null {
  * would: the generation it falls in, or null when there are too many generations, or undefined
  * when the pod budget of the proxy is spent (nothing is counted for the pod then).
  */
-function addSamples(proxy: ProxyState, w: WorkloadState, pod: string, hash: string, n: number): Generation | null | undefined {
+function addSamples(state: State, proxy: ProxyState, w: WorkloadState, pod: string, hash: string, n: number): Generation | null | undefined {
   if (!w.pods.counts.has(pod)) {
     // A pod not yet counted changes the budgets with every sample: take them one at a time.
     let g: Generation | null | undefined;
     for (let i = 0; i < n; i++) {
       w.series++;
       if (!w.pods.counts.has(pod)) {
+        if (proxy.trackedPods >= MAX_PODS_PER_PROXY) releasePods(state, proxy, w);
         if (proxy.trackedPods >= MAX_PODS_PER_PROXY) {
           w.pods.overflow++;
           g = undefined;
@@ -306,6 +317,22 @@ function addSamples(proxy: ProxyState, w: WorkloadState, pod: string, hash: stri
   return g;
 }
 
+/** Stale destinations outrank healthy ones when a proxy's workloads or pod budget are full (state.ts). */
+function keepWorkloads(state: State, proxy: ProxyState): void {
+  const rank = (w: WorkloadState) => (judge(w, state.options) ? 1 + Math.min(w.series, 1e9) : 0);
+  keepWorst(proxy.workloads, MAX_WORKLOADS, rank, state.droppedWorkloads, (w) => forget(state, proxy, w));
+}
+
+function forget(state: State, proxy: ProxyState, w: WorkloadState): void {
+  proxy.trackedPods -= w.pods.counts.size;
+  if (state.last?.w === w) state.last = null;
+}
+
+function releasePods(state: State, proxy: ProxyState, keep: WorkloadState): void {
+  const isStale = (w: WorkloadState) => judge(w, state.options) !== null;
+  state.droppedWorkloads.healthy += releaseHealthy(proxy, keep, MAX_PODS_PER_PROXY / 2, isStale, (w) => forget(state, proxy, w));
+}
+
 function generationOf(w: WorkloadState, hash: string): Generation | null {
   let g = w.generations.get(hash);
   if (!g && w.generations.size < MAX_GENERATIONS) {
@@ -319,7 +346,7 @@ function generationOf(w: WorkloadState, hash: string): Generation | null {
 function flushRepeats(state: State): void {
   const last = state.last;
   state.last = null;
-  if (last !== null && last.repeats > 0) addSamples(last.proxy, last.w, last.pod, last.podHash, last.repeats);
+  if (last !== null && last.repeats > 0) addSamples(state, last.proxy, last.w, last.pod, last.podHash, last.repeats);
 }
 
 interface Verdict {
