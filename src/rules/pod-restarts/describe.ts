@@ -201,7 +201,7 @@ function remediationFor(problem: Problem, role: Role, container: string, pod: st
     );
   } else if (role === 'init' && initCause === 'cni-not-ready') {
     steps.push(
-      '1. Make sure the linkerd-cni DaemonSet runs on the node and that its plugin is chained after the cluster CNI (`kubectl -n linkerd-cni logs ds/linkerd-cni`); the validator (Linkerd 2.13+) fails the pod precisely so it is retried once the node is configured, so a pod created before the DaemonSet was ready just needs a restart.',
+      '1. Make sure the linkerd-cni DaemonSet runs on the node and that its plugin is chained after the cluster CNI (`kubectl -n linkerd-cni logs ds/linkerd-cni`; `/etc/cni/net.d/*.conflist` on the node must list linkerd-cni); after a node restart or a restart of the cluster CNI, restart the linkerd-cni pod on that node so it writes its entry again. The validator (Linkerd 2.13+) fails the pod precisely so it is retried once the node is configured, so a pod created before that just needs a restart; the CNI repair controller (`repairController.enabled=true`) does it for you.',
     );
   }
   if (steps.length > 0) {

@@ -113,7 +113,7 @@ export const INIT_CAUSE_TEXT: Record<InitCause, string> = {
   capabilities: 'iptables was refused: the container lacks NET_ADMIN/NET_RAW (a PodSecurity or PSP policy, or a runtime that drops them)',
   'iptables-mode': "iptables cannot use the node's packet filter: the iptables mode (legacy or nft) does not match the node kernel",
   'cni-not-ready':
-    'the network validator saw no redirect: linkerd-cni has not configured the node (CNI plugin ordering, or the DaemonSet not yet running there)',
+    "the network validator saw no redirect: linkerd-cni has not configured the node: its DaemonSet is not yet running there (a new node), a node restart left /etc/cni/net.d without linkerd-cni's configuration until the linkerd-cni pod restarts (linkerd2 #12490), or another CNI rewrote the chain without it (calico-node restarting, Cilium in exclusive mode: linkerd2 #11228, #11735)",
   'iptables-failed': 'the iptables rules could not be applied',
   'cni-plugin-failed':
     "the linkerd-cni plugin failed while the kubelet set up the pod's network (it could not read the pod from the API server or apply its iptables rules), so the pod sandbox is not created",
