@@ -223,6 +223,9 @@ function nothingCheckedError(configured: readonly string[], disabled: readonly s
  * --all-containers`) are not the proxy's and are expected to stay unread.
  */
 export function notUnderstood(i: Pick<InputStats, 'kind' | 'records' | 'unparsed' | 'lines'>): boolean {
+  // A format was recognised but nothing in it was evidence (a Pod manifest without its status):
+  // nothing was judged, so "no finding" says nothing. Unknown inputs are told apart elsewhere.
+  if (i.kind !== 'unknown' && i.records === 0 && i.lines > 0) return true;
   if (i.unparsed === 0) return false;
   if (i.records === 0) return true;
   if (i.kind === 'proxy-log') return false;

@@ -170,12 +170,22 @@ describe('analyze: bad input exits 2 with one line naming the file', () => {
   });
 
   it('a directory with nothing recognisable in it', () => {
-    const empty = path.join(dir, 'manifests');
+    const empty = path.join(dir, 'notes');
     mkdirSync(empty);
-    writeFileSync(path.join(empty, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\n');
+    writeFileSync(path.join(empty, 'todo.txt'), 'call the on-call engineer\nthen check the mesh\n');
     const run = cli(['analyze', empty]);
-    assertOneLineError(run, 'manifests');
+    assertOneLineError(run, 'notes');
     assert.match(run.stderr, /nothing recognisable/);
+  });
+
+  it('a Pod manifest without its status is read, but never a plain pass: nothing in it was judged', () => {
+    const manifests = path.join(dir, 'manifests');
+    mkdirSync(manifests);
+    writeFileSync(path.join(manifests, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\n');
+    const run = cli(['analyze', manifests, '--no-fail-on-unread']);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout.replace(/\n/g, ' '), /INCOMPLETE · 1 input not understood/);
+    assert.equal(cli(['analyze', manifests, '--fail-on-unread']).status, 1);
   });
 
   // root reads anything, so as root the CLI runs as user nobody, who must be able to reach the

@@ -63,6 +63,8 @@ describe('inputs not understood', () => {
   it('a file where nothing was read is not understood, whatever its kind', () => {
     assert.equal(notUnderstood(input({ kind: 'proxy-log', unparsed: 3, lines: 3 })), true);
     assert.equal(notUnderstood(input({ kind: 'kubectl', unparsed: 1, lines: 1 })), true);
+    // A Pod manifest without status: recognised, every line taken, nothing in it to judge.
+    assert.equal(notUnderstood(input({ kind: 'kubectl', records: 0, unparsed: 0, lines: 2 })), true);
   });
 
   it("an app's own lines inside a proxy log bundle (kubectl logs --all-containers) are no reason", () => {
