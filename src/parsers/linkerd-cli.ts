@@ -18,7 +18,7 @@
 // Colour codes are removed, and of a line redrawn by the spinner (`\r`) only the last drawing is kept.
 // Grammar notes: docs/parse-format.md.
 
-import type { CheckStatus, CliTable, InputInfo, LdRecord, LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from '../core/types.js';
+import type { CliTable, InputInfo, LdRecord, LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from '../core/types.js';
 import { cliTableHeader, cliTableRow, tapEvent, type TableHeader } from './linkerd-cli-table.js';
 import { cleanCliLine, linkerdCommandOf, parseCheckLine, parseHint } from './linkerd-cli-lines.js';
 
@@ -37,15 +37,8 @@ const EQUALS = /^={3,}$/;
 const NOTHING_FOUND = /^No (?:endpoints|traffic) found\.?$/;
 const JSON_RESULT = /^"result": "(?:success|warning|error)"$/;
 const SUMMARY = /^Status check results are\s/;
-interface OpenCheck {
-  line: number;
-  category: string | null;
-  description: string;
-  status: CheckStatus;
-  details: string[];
-  hint: string | null;
-  hintVersion: string | null;
-}
+/** A check being read: its record's fields so far. */
+type OpenCheck = Pick<LinkerdCheckRecord, 'line' | 'category' | 'description' | 'status' | 'details' | 'hint' | 'hintVersion'>;
 
 /** The value of a `"key": value,` line of a pretty-printed JSON document; null when it is not one. */
 function jsonField(text: string): { key: string; value: unknown } | null {
