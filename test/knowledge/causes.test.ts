@@ -11,6 +11,7 @@ import type { Inventory, InventoryEntry } from '../../scripts/inventory/extract.
 import { VERDICT_RULES } from '../../scripts/inventory/verdicts.js';
 import { CHECK_KNOWLEDGE, CURATED_KNOWLEDGE, knowledgeOf } from '../../src/knowledge/causes/index.js';
 import knownSignature, { SIGNATURES } from '../../src/rules/known-signature/index.js';
+import { compileKnowledge, likelyCause } from '../../src/rules/known-signature/causes.js';
 import { actionProblem } from '../support/actions.js';
 import { runRule } from '../support/rule-tester.js';
 
@@ -274,6 +275,21 @@ describe('findings name the likely cause, given the context', () => {
       'level=error msg="Failed to patch link status linkerd-multicluster/c1: Link.multicluster.linkerd.io \\"c1\\" is invalid: [status.federatedServices[1].conditions[0]: Required value]" cluster=c1',
     ]);
     assert.equal(alone.find((f) => f.evidence.signature === 'service-mirror-link-status-rejected')?.evidence.likelyCause, undefined);
+  });
+
+  it('names the tell that matched, when a cause has several line tells', () => {
+    const knowledge = compileKnowledge(BY_ID.get('connection-closed-before-message-completed')!).knowledge;
+    const tells = [
+      { says: 'first', line: 'alpha' },
+      { says: 'second', line: 'beta' },
+    ];
+    const compiled = {
+      knowledge: { ...knowledge, causes: [{ ...knowledge.causes[0]!, tells }] },
+      lineTells: tells.map((tell) => ({ tell, pattern: new RegExp(tell.line, 'i') })),
+    };
+    assert.equal(likelyCause(compiled, 0b10, new Set())?.tell.says, 'second');
+    assert.equal(likelyCause(compiled, 0b01, new Set())?.tell.says, 'first');
+    assert.equal(likelyCause(compiled, 0, new Set()), null);
   });
 
   it('covers every curated cause that has a line tell with a case that names it', () => {

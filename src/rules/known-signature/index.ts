@@ -180,7 +180,7 @@ interface SignatureTally {
   pods: Map<number, number>;
   /** Lines of pods beyond MAX_PODS_PER_SIGNATURE or MAX_SOURCES. */
   uncountedPodLines: number;
-  /** Bit i set: a line of this signature showed a tell of its knowledge's cause i. */
+  /** Bit i set: a line of this signature showed line tell i of its knowledge (causes.ts). */
   told: number;
 }
 
@@ -211,8 +211,9 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
   }
   t.lines++;
   // Tells are tested until each has been seen once: a storm's millionth line adds nothing.
-  for (const { cause, pattern } of BY_ID.get(signature.id)!.knowledge.lineTells) {
-    if ((t.told & (1 << cause)) === 0 && pattern.test(text)) t.told |= 1 << cause;
+  const tells = BY_ID.get(signature.id)!.knowledge.lineTells;
+  for (let i = 0; i < tells.length; i++) {
+    if ((t.told & (1 << i)) === 0 && tells[i]!.pattern.test(text)) t.told |= 1 << i;
   }
   if (record.time !== null) {
     if (t.firstTime === null || record.time < t.firstTime) t.firstTime = record.time;
@@ -349,7 +350,7 @@ export default defineRule<KnownSignatureOptions, State>({
       const { entry: signature, knowledge } = BY_ID.get(t.id)!;
       const pods = podTallies(state, t);
       const reported = signature.background ? onlyFromExcerpts(t, pods, fullLogs) : { t, pods };
-      return reported ? [findingFor(signature, reported.t, reported.pods, options, likelyCause(knowledge.knowledge, t.told, seen))] : [];
+      return reported ? [findingFor(signature, reported.t, reported.pods, options, likelyCause(knowledge, t.told, seen))] : [];
     });
   },
 });
