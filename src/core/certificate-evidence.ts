@@ -15,4 +15,10 @@ export interface CertificateEvidenceRecord {
   failure: 'unknown-authority' | 'expired' | 'name-mismatch' | 'bad-certificate' | 'verify-failed';
   /** The line from the words on (at most 400 characters). */
   text: string;
+  /**
+   * What the line says before the words (at most 160 characters), which tells who rejected whom:
+   * `http: TLS handshake error from …: remote error:` (the peer rejected this server's certificate),
+   * `failed to verify client's certificate:` (this server rejected its client's).
+   */
+  lead?: string;
 }

@@ -16,6 +16,7 @@ export type CertificateRole =
   | 'sp-validator-webhook'
   | 'policy-validator-webhook'
   | 'tap-apiservice'
+  | 'aggregator-client'
   | 'multicluster-gateway'
   | 'webhook'
   | 'unknown';
@@ -172,7 +173,11 @@ export function classifyCertificateText(raw: string, role: CertificateRole | nul
   const name = CANDIDATE.exec(text)?.[1] ?? WEBHOOK.exec(text)?.[1] ?? validForHost(text);
   // `invalid issuer credentials: x509: … candidate authority certificate "identity.linkerd…"`: the
   // issuer is what failed to verify, the name is the root it was checked against.
-  const issuer = lower.includes('issuer credentials') || lower.includes('issuer cert') || lower.includes('issuer certificate') ? 'identity-issuer' : null;
+  // Identity's `could not process CSR because of CA cert validation failure` is about the issuer it signs with.
+  const issuer =
+    lower.includes('issuer credentials') || lower.includes('issuer cert') || lower.includes('issuer certificate') || lower.includes('ca cert validation')
+      ? 'identity-issuer'
+      : null;
   const resolved = role ?? issuer ?? (name !== null ? roleOfName(name) : null) ?? roleOfName(text.slice(0, 1000)) ?? 'unknown';
   const skewMinutes = problem === 'not-yet-valid' ? minutesBetween(currentTime, notBefore) : null;
   return {
@@ -194,6 +199,7 @@ const LABELS: Readonly<Record<CertificateRole, string>> = {
   'sp-validator-webhook': "the sp-validator webhook's serving certificate",
   'policy-validator-webhook': "the policy-validator webhook's serving certificate",
   'tap-apiservice': "the tap API server's serving certificate",
+  'aggregator-client': "the API server's front-proxy client certificate",
   'multicluster-gateway': "the multicluster gateway's certificate",
   webhook: "a Linkerd webhook's serving certificate",
   unknown: 'a certificate',
@@ -208,6 +214,7 @@ const CLIENTS: Readonly<Record<CertificateRole, string>> = {
   'sp-validator-webhook': 'the Kubernetes API server',
   'policy-validator-webhook': 'the Kubernetes API server',
   'tap-apiservice': "the Kubernetes API server's aggregation layer",
+  'aggregator-client': 'the tap server',
   'multicluster-gateway': "the source cluster's proxies",
   webhook: 'the Kubernetes API server',
   unknown: 'the client',
@@ -227,6 +234,7 @@ export const CERTIFICATE_TARGETS: Readonly<Record<CertificateRole, string | null
   'sp-validator-webhook': 'linkerd-sp-validator.linkerd.io',
   'policy-validator-webhook': 'linkerd-policy-validator.linkerd.io',
   'tap-apiservice': 'v1alpha1.tap.linkerd.io',
+  'aggregator-client': 'v1alpha1.tap.linkerd.io',
   'multicluster-gateway': 'linkerd-gateway',
   webhook: null,
   unknown: null,
@@ -261,7 +269,7 @@ export function describeCertificate(c: CertificateFinding): string {
     case 'unknown-authority':
       if (c.role === 'identity-issuer')
         return `${label} is not signed by the trust anchors given${c.name ? ` (checked against ${c.name})` : ''}: a new trust anchor must be a bundle that contains the current root as well until the issuer is re-issued from the new one`;
-      return `${CLIENTS[c.role]} does not trust ${label}: the CA bundle it holds and the certificate are out of sync${c.name ? ` (candidate authority ${c.name})` : ''}`;
+      return `${CLIENTS[c.role]} does not trust ${label}: the CA bundle it holds and the certificate are out of sync${c.name ? ` (${c.name})` : ''}`;
     case 'bad-signature':
       return `${CLIENTS[c.role]} cannot verify ${label}: the CA bundle and the certificate are out of sync`;
     case 'name-mismatch':
@@ -320,6 +328,8 @@ export function rotation(c: Pick<CertificateFinding, 'role' | 'problem'>, setup:
       if (setup === 'cert-manager')
         return 'Make cert-manager re-issue tap-k8s-tls (kubectl -n linkerd-viz get certificates) and check that the tap APIService caBundle was patched';
       return "Regenerate tap's certificate and the APIService's caBundle together: linkerd viz install | kubectl apply -f - (Helm: helm upgrade linkerd-viz linkerd/linkerd-viz -n linkerd-viz --reuse-values)";
+    case 'aggregator-client':
+      return "Nothing to re-issue on Linkerd's side: the API server's front-proxy CA (requestheader-client-ca-file in the kube-system/extension-apiserver-authentication ConfigMap) changed, and tap reads it only at start";
     case 'proxy-leaf':
       return "A proxy renews its certificate from identity every day: restore the issuer (linkerd check's linkerd-identity section) and identity's reachability; the proxy then gets a new one";
     case 'multicluster-gateway':
@@ -343,6 +353,7 @@ export function restartAfter(role: CertificateRole): string {
     case 'webhook':
       return 'kubectl -n linkerd rollout restart deploy/linkerd-proxy-injector deploy/linkerd-destination';
     case 'tap-apiservice':
+    case 'aggregator-client':
       return 'kubectl -n linkerd-viz rollout restart deploy/tap (older releases: deploy/linkerd-tap in linkerd)';
     case 'proxy-leaf':
       return 'kubectl rollout restart of the workload whose proxy holds it';

@@ -25,7 +25,14 @@ export const COLLECTOR_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:
 // `stern --all-namespaces` `<namespace> <pod> <container> `. stern --timestamps puts its timestamp
 // after that prefix.
 const TAILER =
-  /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) (?=\S+ \S+ ))?([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)/;
+  /^(?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) (?=\S+ \S+ ))?([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) (?:([a-z0-9](?:[-a-z0-9]*[a-z0-9])?) )?(?=\[ *\d|\{"|time=|(?:ERR!|WARN|INFO|DBUG|TRCE) \[|\[(?:INFO|WARNING|ERROR|DEBUG)\] |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d )/;
+
+/**
+ * `linkerd logs` of 2019-2020 (built on stern) bracketed the origin: `[linkerd-tap-86c9f7cc98-p49b5 tap] 2019/09/30 …`
+ * (linkerd/linkerd2#3497). A lower-case letter after the bracket tells it from a proxy's `[  0.1s]`
+ * uptime and CoreDNS's `[INFO]`.
+ */
+const BRACKETED_TAILER = /^\[([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?) ([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\] /;
 
 /** `kubectl logs --prefix` (kubectl 1.17+, for several pods or containers at once): `[pod/<pod>/<container>] `. */
 const KUBECTL_PREFIX = /^\[pod\/([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\/([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\] /;
@@ -190,6 +197,13 @@ function withTailer(content: string, time: number | null, line: number, times: T
   if (first === 91 /* [ */ && content.startsWith('[pod/')) {
     const prefixed = KUBECTL_PREFIX.exec(content);
     if (prefixed) return withTimestamp(content.slice(prefixed[0].length), time, line, times, { pod: prefixed[1]!, container: prefixed[2]! });
+  }
+  if (first === 91 /* [ */) {
+    const second = content.charCodeAt(1);
+    if (second >= 97 && second <= 122) {
+      const bracketed = BRACKETED_TAILER.exec(content);
+      if (bracketed) return withTimestamp(content.slice(bracketed[0].length), time, line, times, { pod: bracketed[1]!, container: bracketed[2]! });
+    }
   }
   // Fast path: payloads that start like a log line need no tailer check.
   if (first === 91 /* [ */ || first === 123 /* { */ || first === 32) return { time, content, line };

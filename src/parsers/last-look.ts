@@ -207,6 +207,8 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
         failure: CERTIFICATE_FAILURES.find(([p]) => p.test(text))?.[1] ?? 'verify-failed',
         text,
       };
+      const lead = m.input.slice(Math.max(0, m.index - 160), m.index).trimEnd();
+      if (lead !== '') record.lead = lead;
       const pod = at.pod ?? at.input.pod;
       if (pod) record.pod = pod;
       const namespace = at.namespace ?? at.input.namespace;

@@ -15,6 +15,7 @@ const RULE_FOLDERS = [
   'reconnect-storm',
   'control-plane-unavailable',
   'controller-api-errors',
+  'certificate-failure',
   'metric-cardinality',
   'stale-endpoint-metrics',
   'ingress-pod-ip-bypass',

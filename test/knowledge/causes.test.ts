@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Inventory, InventoryEntry } from '../../scripts/inventory/extract.js';
 import { VERDICT_RULES } from '../../scripts/inventory/verdicts.js';
-import { CHECK_KNOWLEDGE, CURATED_KNOWLEDGE, knowledgeOf } from '../../src/knowledge/causes/index.js';
+import { CERTIFICATE_CONTEXTS, CERTIFICATE_KNOWLEDGE, CHECK_KNOWLEDGE, CURATED_KNOWLEDGE, knowledgeOf } from '../../src/knowledge/causes/index.js';
 import knownSignature, { SIGNATURES } from '../../src/rules/known-signature/index.js';
 import { compileKnowledge, likelyCause } from '../../src/rules/known-signature/causes.js';
 import { actionProblem } from '../support/actions.js';
@@ -90,6 +90,29 @@ describe('knowledge base of causes', () => {
       return echoed ? [s.id] : [];
     });
     assert.deepEqual(echoes, []);
+  });
+
+  it('certificate entries: unique ids, actions to take, trusted sources, tells the rule can test', () => {
+    const contexts = new Set<string>(Object.values(CERTIFICATE_CONTEXTS));
+    const ids = new Set(CURATED_KNOWLEDGE.flatMap((k) => k.causes.map((c) => c.id)));
+    assert.ok(CERTIFICATE_KNOWLEDGE.length >= 6);
+    for (const k of CERTIFICATE_KNOWLEDGE) {
+      assert.match(k.signature, /^certificate:[a-z-]+$/);
+      assert.ok(k.causes.length > 0, k.signature);
+      const lineTells = k.causes.flatMap((c) => c.tells.filter((t) => t.line !== undefined));
+      assert.ok(lineTells.length <= 31, `${k.signature}: one bit per line tell`);
+      for (const c of k.causes) {
+        assert.ok(!ids.has(c.id), `duplicate cause id ${c.id}`);
+        ids.add(c.id);
+        // `{rotation}` is filled with the rotation procedure for the setup, which starts with a verb.
+        if (c.action !== '{rotation}') assert.equal(actionProblem(`${c.action.replace(/\{\w+\}/g, 'x')}.`), null, `${c.id}: ${c.action}`);
+        assert.ok(c.sources.length > 0 && c.sources.every((s) => TRUSTED.test(s.url) && s.versions !== ''), `${c.id}: sources`);
+        for (const tell of c.tells) {
+          assert.ok(tell.line !== undefined || (tell.context !== undefined && contexts.has(tell.context)), `${c.id}: a tell with nothing to test`);
+          if (tell.line !== undefined) assert.doesNotMatch(tell.line, /[*+?{}()[\]^$\\]/, `${c.id}: tell ${tell.line}`);
+        }
+      }
+    }
   });
 
   it('curated entries: known signatures, unique ids, actions to take, trusted sources, linear literal tells', () => {

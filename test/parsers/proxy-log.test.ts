@@ -181,6 +181,24 @@ describe('proxy-log parser: collector prefixes', () => {
     assert.equal(records[2]!.time, Date.parse('2024-06-06T11:01:39.5Z'));
   });
 
+  it("takes pod and container from the bracketed prefix of 2019-2020 `linkerd logs`, and from a tailer before Go's standard logger", async () => {
+    // linkerd/linkerd2#3497 (stable-2.5) and #4988 (2.8): the tap server's Go log through `linkerd logs`.
+    const { records } = await parse(
+      [
+        '[linkerd-tap-86c9f7cc98-p49b5 tap] 2019/09/30 14:58:25 http: TLS handshake error from 127.0.0.1:33188: remote error: tls: bad certificate',
+        'linkerd-tap-6fb6d7d7-b22pk tap 2020/09/21 07:39:30 http: TLS handshake error from 127.0.0.1:50466: remote error: tls: bad certificate',
+      ].join('\n') + '\n',
+      'tap.log',
+    );
+    assert.deepEqual(
+      records.map((r) => [r.pod, r.container, r.format, r.message]),
+      [
+        ['linkerd-tap-86c9f7cc98-p49b5', 'tap', 'go-std', 'http: TLS handshake error from 127.0.0.1:33188: remote error: tls: bad certificate'],
+        ['linkerd-tap-6fb6d7d7-b22pk', 'tap', 'go-std', 'http: TLS handshake error from 127.0.0.1:50466: remote error: tls: bad certificate'],
+      ],
+    );
+  });
+
   it('reads Docker json-file lines', async () => {
     const { records } = await parse(JSON.stringify({ log: `${SEED_POLICY}\n`, stream: 'stdout', time: '2021-03-19T13:37:56.123456789Z' }) + '\n');
     assert.equal(records[0]!.message, 'Failed to connect');

@@ -21,6 +21,8 @@ export interface CauseTell {
   line?: string;
   /** Another catalogue signature seen in the same run. */
   withSignature?: string;
+  /** A fact the rule derives from the run rather than from one line (certificates.ts CERTIFICATE_CONTEXTS). */
+  context?: string;
 }
 
 export interface Cause {

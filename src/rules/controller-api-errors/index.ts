@@ -221,10 +221,14 @@ function component(account: string): string {
 
 function describe(p: ProblemState): FindingDraft {
   const samples = p.samples;
+  // A certificate the API server does not trust is certificate-failure's to name (which one, why,
+  // the rotation): when it reported, this finding is listed under it instead of beside it.
+  const certificate = p.problem === 'webhook-tls' || (p.problem === 'webhook-failed' && p.what === 'certificate not trusted');
   const base = {
     subject: { ...(p.namespace ? { namespace: p.namespace } : {}), ...(p.pods.length === 1 ? { pod: p.pods[0] } : {}), target: p.who },
     locations: [p.location],
     keyFigure: { name: 'errors', value: p.count },
+    ...(certificate ? { foldsInto: ['certificate-failure'] } : {}),
   };
   const evidence = { problem: p.problem, who: p.who, what: p.what, errors: p.count, pods: p.pods.map((pod) => ({ pod })), samples };
   switch (p.problem) {

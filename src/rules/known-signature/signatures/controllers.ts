@@ -325,6 +325,9 @@ export const CONTROLLER_SIGNATURES: readonly KnownSignature[] = [
           "Run `linkerd check --proxy` (identity section), inspect `kubectl -n linkerd get secret linkerd-identity-issuer -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -dates -issuer`, and re-issue the issuer from the current trust anchor.",
       },
     ],
+    // When its line names the x509 failure (expired, not yet valid, not signed by the anchors),
+    // certificate-failure names the certificate with its dates and the rotation.
+    coveredBy: ['certificate-failure'],
     references: [`${L2}3414`, `${L2}3980`, `${L2}15109`, `${L2}6427`],
     examples: [
       {
