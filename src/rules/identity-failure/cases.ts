@@ -66,6 +66,29 @@ export const cases: RuleCases = {
       },
     },
     {
+      name: 'a proxy rejects the certificate identity issued it as not valid yet (linkerd2 #6427): clock skew between nodes, not an unreachable identity',
+      expect: [{ severity: 'error', kind: 'certify', subject: { namespace: 'shop', pod: 'web-7d9f8c6b5-x2x8k', target: 'linkerd-identity-headless:8080' } }],
+      inputs: [
+        proxyLog('shop/web-7d9f8c6b5-x2x8k/linkerd-proxy.log', T0, [
+          ...startup(ID('web', 'shop')),
+          // The 2.9 wording, typo included.
+          ...every(
+            0.02,
+            10.1,
+            6,
+            'ERROR',
+            'daemon:identity: linkerd2_proxy_identity::certify: Received invalid ceritficate: invalid certificate: CertNotValidYet',
+          ),
+        ]),
+      ],
+      check: (findings) => {
+        const f = findings[0]!;
+        assert.match(f.title, /reject the certificate identity issued them: not valid yet, clock skew/);
+        assert.match(f.remediation, /^1\. Synchronise the clocks/);
+        assert.equal((f.evidence.certificate as { problem: string }).problem, 'not-yet-valid');
+      },
+    },
+    {
       name: 'trust-anchor mismatch: two proxies get UnknownIssuer from both destination pods on every retry',
       expect: [{ severity: 'error', kind: 'trust-anchor', subject: { namespace: 'shop', target: 'linkerd-identity-headless:8080' } }],
       inputs: ['web-7d9f8c6b5-x2x8k', 'traefik-6b9c8d7f5-k8s9t'].map((pod, i) =>

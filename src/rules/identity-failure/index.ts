@@ -28,6 +28,7 @@ import { stateCap } from '../../core/state-cap.js';
 import { toTimeline } from '../../util/timeline.js';
 import { CERT_EXPIRY_METRIC, CERTIFY_FAILURE, IDENTITY_NOT_READY, TLS_ALERT, TRUST_ANCHOR_MISMATCH } from './patterns.js';
 import { controlPlaneLocation } from '../../knowledge/control-plane.js';
+import { certificateLabel, classifyCertificateText, type CertificateFinding } from '../../knowledge/certificates.js';
 
 export interface IdentityFailureOptions {
   minCertifyFailures: number;
@@ -302,10 +303,28 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
   };
   const namespaces = [...new Set(pods.map((p) => p.namespace).filter((n): n is string => !!n))];
   const timeline = toTimeline(merged.perMinute, `${kind} identity failures per minute`);
+  // A certificate identity issued that the proxy itself rejects (`Received invalid certificate:
+  // CertNotValidYet` / `CertExpired`) is about dates, not about reaching identity: say which.
+  const dated = kind === 'certify' ? datedLeaf(merged.samples.map((x) => x.text)) : null;
+  if (dated) {
+    messages.certify += ` The proxy rejects the certificate identity issued it as ${dated.problem === 'expired' ? 'expired' : 'not valid yet'}: ${
+      dated.problem === 'expired'
+        ? "a workload certificate is valid for 24 h from its issuance, so an expired one means the issuer's own validity ended first or a clock runs ahead by a day"
+        : "identity stamps a certificate with its own clock, so the proxy's node runs behind the identity controller's node"
+    }.`;
+    remediation.certify = [
+      dated.problem === 'expired'
+        ? "1. Check the issuer's dates (`linkerd check` identity section, or kubectl -n linkerd get secret linkerd-identity-issuer -o jsonpath='{.data.crt\\.pem}' | base64 -d | openssl x509 -noout -dates) and re-issue it if it expired; then compare `date -u` on the nodes."
+        : '1. Synchronise the clocks: compare `date -u` (timedatectl status) on the node of this proxy and on the node of linkerd-identity, and fix NTP (chronyd, systemd-timesyncd) where they drift.',
+      '2. Then restart the stuck workloads (kubectl rollout restart) so they request a new certificate at once.',
+    ].join('\n');
+  }
   return {
     severity: kind === 'tls-alert' || kind === 'not-ready' ? 'warning' : 'error',
     kind,
-    title: TITLES[kind],
+    title: dated
+      ? `Proxies reject the certificate identity issued them: ${dated.problem === 'expired' ? 'it expired' : 'not valid yet, clock skew between nodes'}`
+      : TITLES[kind],
     message: messages[kind],
     subject: {
       ...(namespaces.length === 1 ? { namespace: namespaces[0] } : {}),
@@ -322,6 +341,7 @@ function describeLogs(kind: Kind, pods: PodSignals[], options: IdentityFailureOp
       ...(kind === 'tls-alert' ? { accessDenied, badCertificate, alertsDuringStartup: pods.reduce((n, p) => n + p.tlsAlertsDuringStartup, 0) } : {}),
       samples: merged.samples,
       ...(timeline ? { timeline } : {}),
+      ...(dated ? { certificate: { which: certificateLabel(dated.role), ...dated } } : {}),
     },
     locations: locationsOf(merged),
     remediation: remediation[kind],
@@ -378,4 +398,13 @@ function describeExpiry(state: State, options: IdentityFailureOptions): FindingD
     ].join('\n'),
     keyFigure: { name: 'proxies', value: rows.length },
   };
+}
+
+/** The workload certificate a proxy rejected on receipt, when its lines say it is expired or not valid yet. */
+function datedLeaf(lines: readonly string[]): CertificateFinding | null {
+  for (const line of lines) {
+    const cert = classifyCertificateText(line, 'proxy-leaf');
+    if (cert && (cert.problem === 'expired' || cert.problem === 'not-yet-valid')) return cert;
+  }
+  return null;
 }
