@@ -4,6 +4,7 @@
 import { InputError, describeSystemError } from '../core/errors.js';
 import type { InputKind, InputStats, LdRecord } from '../core/types.js';
 import { LineSplitter } from '../input/lines.js';
+import { WrappedJsonJoiner } from '../input/wrapped-json.js';
 import { metaFromPath } from '../util/path-meta.js';
 import type { InputEntry } from '../input/open.js';
 import { SNIFF_LINES, SniffWindow, sniffKind } from '../parsers/sniff.js';
@@ -123,18 +124,24 @@ export async function readEntry(
   let lastLookLines = 0;
   if (slice) start(slice.kind);
 
-  const onLine = (text: string) => {
-    lineNo++;
-    if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const deliver = (text: string, line: number) => {
     if (sniffBuffer) {
-      sniffBuffer.push({ text, line: lineNo });
+      sniffBuffer.push({ text, line });
       if (sniffWindow.add(text)) flushSniff();
       return;
     }
-    read(text, lineNo);
+    read(text, line);
+  };
+  // A JSON log line a terminal wrapped is joined back before sniffing and parsing (input/wrapped-json.ts).
+  const joiner = new WrappedJsonJoiner(deliver);
+  const onLine = (text: string) => {
+    lineNo++;
+    if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    joiner.feed(text, lineNo);
   };
   // Inputs of unknown kind are not analysed, so only a parsed kind counts an overlong line as unparsed.
   const onOverlong = () => {
+    joiner.end();
     lineNo++;
     if (sniffBuffer) {
       sniffBuffer.push({ text: '', line: lineNo, overlong: true });
@@ -166,6 +173,7 @@ export async function readEntry(
     error = err instanceof InputError ? err : new InputError(entry.path, reason, lineNo + 1);
   } finally {
     stats.lines = lineNo - firstLine;
+    joiner.end();
     if (sniffBuffer) flushSniff();
     (parser as LineParser | null)?.end();
   }

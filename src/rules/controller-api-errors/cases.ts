@@ -12,6 +12,8 @@ const rbac = read('test/data/go-logs/destination-rbac-forbidden.log');
 const refused = read('test/data/go-logs/destination-apiserver-refused-klog.log');
 const webhookEvent = read('test/data/kubectl/events-webhook-timeout.txt');
 const injectorTls = read('test/data/go-logs/injector-tls-bad-certificate.log');
+/** linkerd/linkerd2#14605: the destination controller's JSON line as pasted from a terminal, broken at its width. */
+const wrappedRbac = read('test/data/go-logs/destination-rbac-json-wrapped.log');
 
 export const cases: RuleCases = {
   fires: [
@@ -32,6 +34,18 @@ export const cases: RuleCases = {
         assert.equal(f.evidence.errors, 2);
         assert.match(f.remediation, /kubectl auth can-i list endpointslices\.discovery\.k8s\.io --as=system:serviceaccount:linkerd:linkerd-destination/);
       },
+    },
+    {
+      name: 'a JSON line wrapped by the terminal it was copied from: the RBAC refusal is read whole (get statefulsets.apps)',
+      expect: [
+        {
+          severity: 'error',
+          kind: 'rbac-forbidden',
+          subject: { namespace: 'linkerd', pod: 'linkerd-destination-7c9d8f6b5-q2w3e', target: 'linkerd-destination' },
+        },
+      ],
+      inputs: [{ path: 'linkerd/linkerd-destination-7c9d8f6b5-q2w3e/destination.log', content: wrappedRbac }],
+      check: (findings) => assert.match(findings[0]!.title, /linkerd-destination is not allowed to get statefulsets\.apps/),
     },
     {
       name: "klog reflector failures: the API server refuses the destination controller's connections",

@@ -117,6 +117,9 @@ export default defineRule<IdentityFailureOptions, State>({
           'trust-anchor-mismatch',
           'tls-access-denied',
           'control-plane-dns-failed',
+          // The certify finding names a certificate rejected for its dates (clock skew, expiry).
+          'cert-not-valid-yet',
+          'cert-expired',
         ],
       },
     ],
