@@ -2,6 +2,7 @@
 // Records flow one way: input → parser → engine → rules → report.
 
 import type { CertificateEvidenceRecord } from './certificate-evidence.js';
+import type { MetricScrapeErrorRecord } from './scrape-error.js';
 
 export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'kubectl', 'linkerd-cli', 'unknown'] as const;
 export type InputKind = (typeof INPUT_KINDS)[number];
@@ -57,6 +58,7 @@ export interface SourceLocation {
 export type { RecordBase } from './record-base.js';
 import type { RecordBase } from './record-base.js';
 import type { LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from './cli-records.js';
+export type { MetricScrapeErrorRecord } from './scrape-error.js';
 export type { CheckStatus, CliTable, LinkerdCheckRecord, LinkerdCliMessageRecord, LinkerdCliRowRecord } from './cli-records.js';
 
 export interface LogSpan {
@@ -126,11 +128,6 @@ export interface MetricSampleRecord extends RecordBase {
 }
 
 /** A `# ERROR …` line for a pod that `linkerd diagnostics proxy-metrics` could not scrape. */
-export interface MetricScrapeErrorRecord extends RecordBase {
-  kind: 'metric-scrape-error';
-  section: string | null;
-  message: string;
-}
 
 /**
  * How dig printed a message: the default text layout, `+short` (rdata only: no owner, no TTL),

@@ -8,7 +8,7 @@
 // One literal test (WORDS) decides whether a line is looked at further: the scan costs a single
 // regex test per unread line, and nothing on lines a parser read.
 
-import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
+import type { InputInfo, KubeEventRecord, LdRecord, MetricScrapeErrorRecord, PodStatusRecord } from '../core/types.js';
 import type { CertificateEvidenceRecord } from '../core/certificate-evidence.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 
@@ -38,7 +38,15 @@ export interface LineAt {
 
 /** Every entry's words, as literals: a line without one of them is not looked at further. */
 const WORDS =
-  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp/;
+  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp|DOWN/;
+
+/** A row of Prometheus' targets page: the scrape URL, then the state. */
+const TARGET_DOWN = /(https?:\/\/[^\s|]{1,300})[\s|]+DOWN(?![\w-])/;
+/** Prometheus' scrape errors (scrape/scrape.go, net/http): what the row's Error column says. */
+const SCRAPE_ERRORS =
+  /server returned HTTP status \d{3}(?: [A-Za-z][A-Za-z ]{0,40})?|context deadline exceeded|connection refused|no route to host|i\/o timeout|EOF/;
+const LABEL_JOB = /\bjob="([^"]{1,100})"/;
+const LABEL_COMPONENT = /\bcomponent="([^"]{1,100})"/;
 
 /** `pod/name`, `pods/name` (an API path), or a name carrying a ReplicaSet's hashes. */
 const POD_NAMED = /\bpods?\/([a-z0-9][-a-z0-9.]{0,252})|(?<![-\w.])([a-z0-9][-a-z0-9]{0,200}-[a-z0-9]{8,10}-[a-z0-9]{5})(?![-a-z0-9.])/;
@@ -218,6 +226,33 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
     fires:
       'http: TLS handshake error from 10.0.1.4:53124: remote error: tls: bad certificate; x509: certificate signed by unknown authority (possibly because of "crypto/rsa: verification error")',
     quiet: 'tls: using the identity certificate issued for linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local',
+  },
+  {
+    id: 'scrape-target-down',
+    owner: 'scrape-failure',
+    source:
+      "Prometheus' targets page (web/ui: Endpoint, State, Labels, Last Scrape, Scrape Duration, Error columns; State UP/DOWN/UNKNOWN) and its scrape errors (prometheus scrape/scrape.go: `server returned HTTP status %s`; Go net: `connection refused`, `i/o timeout`)",
+    pattern: TARGET_DOWN,
+    build: (at, m) => {
+      const rest = at.text.slice(m.index + m[0].length);
+      const record: MetricScrapeErrorRecord = {
+        kind: 'metric-scrape-error',
+        path: at.input.path,
+        line: at.line,
+        section: null,
+        message: (SCRAPE_ERRORS.exec(rest)?.[0] ?? rest.replace(/[|\t]/g, ' ').trim()).slice(0, 300),
+        source: 'prometheus-targets',
+        target: m[1]!,
+      };
+      const job = LABEL_JOB.exec(rest)?.[1];
+      if (job) record.job = job;
+      const component = LABEL_COMPONENT.exec(rest)?.[1];
+      if (component) record.component = component;
+      return record;
+    },
+    fires:
+      'http://10.42.10.118:9990/metrics | DOWN | component="policy" instance="10.42.10.118:9990" job="linkerd-controller" | 5.354s ago | 2.33ms | server returned HTTP status 404 Not Found',
+    quiet: 'http://10.42.10.118:4191/metrics | UP | instance="10.42.10.118:4191" job="linkerd-proxy" | 3.1s ago | 12.4ms |',
   },
 ];
 

@@ -128,6 +128,7 @@ export class PrometheusParser implements LineParser {
           ...this.podFields(),
           section: this.section.name,
           message: err[1]!.trim(),
+          source: 'proxy-metrics',
         });
         return;
       }

@@ -20,6 +20,7 @@ const RULE_FOLDERS = [
   'stale-endpoint-metrics',
   'ingress-pod-ip-bypass',
   'fd-exhaustion',
+  'scrape-failure',
   'dns-ttl-zero',
   'dns-query-storm',
   'identity-failure',
