@@ -4,7 +4,8 @@
 // (`kubectl logs --prefix -l …` of a whole namespace) never reached it, and the finding did not say
 // that proxies had gone. The caps are shrunk as in caps-keep-failures-scaled.test.ts (4 proxies
 // held, 2 kept); the dumps have the label layout of real proxies (test/metrics/helpers.ts) and the
-// log lines the span layout of linkerd2-proxy's forward stack.
+// log lines the span layout of linkerd2-proxy's forward stack. authorization-denied kept a server per
+// name without bound; it now keeps the servers with the most denials.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import type { Finding } from '../../src/core/types.js';
 process.env.LINKERD_DOCTOR_STATE_CAP_SCALE = '0.002';
 const { default: metricCardinality } = await import('../../src/rules/metric-cardinality/index.js');
 const { default: ingressPodIpBypass } = await import('../../src/rules/ingress-pod-ip-bypass/index.js');
+const { default: authorizationDenied } = await import('../../src/rules/authorization-denied/index.js');
 const { endpoints, legacyEndpointDump, podSection } = await import('../support/metrics-inputs.js');
 const { runRule, runRuleMerged } = await import('../support/rule-tester.js');
 
@@ -100,6 +102,35 @@ describe('ingress-pod-ip-bypass: an ingress is kept past the cap of proxies (iss
       assert.equal(findings.length, 1, verdict(findings));
       assert.equal(findings[0]!.evidence.ingress, 'Traefik');
       assert.match(findings[0]!.message, /more proxies than the rule keeps/);
+    });
+  }
+});
+
+/** A request the proxy refused by policy, as linkerd2-proxy logs it (server/<name> since v2.178). */
+const denied = (seconds: number, server: string, client: string) =>
+  `[${seconds.toFixed(6).padStart(12)}s]  INFO ThreadId(01) inbound:server{port=8080}:rescue{client.addr=${client}:51840}: linkerd_app_core::errors::respond: HTTP/1.1 request failed error=unauthorized connection on server/${server}`;
+
+describe('authorization-denied: the servers with the most denials are kept (issue 44, item 1)', () => {
+  // minDenials 5: 300 servers named once each cannot fire; payments-api, denied 12 times, does.
+  const once = Array.from({ length: 300 }, (_, i) => denied(10 + i * 0.01, `tenant-${pad(i)}`, `10.42.1.${i % 250}`));
+  const payments = Array.from({ length: 12 }, (_, i) => denied(20 + i, 'payments-api', '10.42.7.9'));
+  for (const [order, lines] of [
+    ['after', [...once, ...payments]],
+    ['before', [...payments, ...once]],
+    ['amid', [...once.slice(0, 150), ...payments, ...once.slice(150)]],
+  ] as const) {
+    it(`a server denied 12 times ${order} 300 servers denied once is reported, and the others counted`, async () => {
+      const { findings } = await runRule(
+        authorizationDenied,
+        [{ path: 'shop/payments-api-7f9c8d6b5-zq2xw/linkerd-proxy.log', content: `${lines.join('\n')}\n` }],
+        {
+          minDenials: 5,
+        },
+      );
+      assert.equal(findings.length, 1, verdict(findings));
+      assert.equal(findings[0]!.evidence.server, 'payments-api');
+      assert.equal(findings[0]!.evidence.denials, 12);
+      assert.match(findings[0]!.message, /more servers than the rule keeps: \d+ that showed nothing wrong were only counted/);
     });
   }
 });
