@@ -209,7 +209,7 @@ export default defineRule<DnsQueryStormOptions, State>({
         description: 'Fast repeats within one window that count the window as a loop burst for the periodic check.',
       },
       controlPlaneNames: { type: 'string', description: 'Comma-separated Linkerd Service names whose storms are errors.' },
-      maxNames: { type: 'integer', minimum: 1, description: 'Distinct (name, type) pairs tracked; beyond this they are only counted.' },
+      maxNames: { type: 'integer', minimum: 1, description: 'Distinct (name, type) pairs held; past this, names no client re-asked fast go first.' },
       maxHotSeconds: { type: 'integer', minimum: 1, description: 'Busy seconds kept per name.' },
     },
   },

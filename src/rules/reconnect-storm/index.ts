@@ -98,11 +98,15 @@ export default defineRule<ReconnectStormOptions, State>({
         description: 'Pods failing towards one target, each for clusterRunSeconds, that fire the rule even when no single loop is sustained.',
       },
       errorMinPods: { type: 'integer', minimum: 1, description: 'Affected pods from which a control-plane storm is an error rather than a warning.' },
-      maxLoops: { type: 'integer', minimum: 1, description: 'Reconnect loops tracked individually; beyond this only totals are kept.' },
+      maxLoops: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Reconnect loops tracked individually; when full, half are let go, the shortest runs first (their lines only counted).',
+      },
       maxTargets: {
         type: 'integer',
         minimum: 1,
-        description: 'Distinct controller/endpoint targets analysed; lines towards further targets are only counted.',
+        description: 'Distinct controller/endpoint targets analysed; when full, half are let go, the shortest runs first (their lines only counted).',
       },
       staleEndpointSeconds: {
         type: 'number',
