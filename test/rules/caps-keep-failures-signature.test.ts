@@ -33,7 +33,7 @@ describe('known-signature: an excerpt is diagnosed after any number of full logs
     ['before', [paste, ...logs]],
   ] as const) {
     it(`the pasted excerpt ${order} 15 full pod logs is reported, counting only the excerpt`, async () => {
-      const { findings } = await runRule(knownSignature, inputs);
+      const { findings } = await runRule(knownSignature, [...inputs]);
       assert.deepEqual(
         findings.map((f) => [f.evidence.signature, f.evidence.lines]),
         [['tls-detection-timeout', 3]],
