@@ -116,6 +116,80 @@ const LISTED_POD = (name: string, oom: boolean) =>
     '          startedAt: "2026-12-07T01:02:03Z"',
   ].join('\n');
 
+/**
+ * One Pod of just under 1 MiB as `kubectl get pod -o yaml` / `-o json` prints it, grown the way real
+ * pods grow (managedFields, the last-applied annotation, a long env list), its proxy OOMKilled.
+ */
+function bigPod(format: 'yaml' | 'json'): string {
+  const managedFields: object[] = [];
+  const env: object[] = [];
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ spec: { note: 'x'.repeat(20_000) } }) },
+      managedFields,
+      name: 'web-6d4cf56db6-oomed',
+      namespace: 'shop',
+    },
+    spec: {
+      containers: [
+        { env, image: 'ghcr.io/example/web:1.4.2', name: 'app' },
+        { image: 'cr.l5d.io/linkerd/proxy:stable-2.14.10', name: 'linkerd-proxy', resources: { limits: { memory: '250Mi' } } },
+      ],
+    },
+    status: {
+      containerStatuses: [
+        {
+          lastState: { terminated: { exitCode: 137, finishedAt: '2026-12-07T01:12:01Z', reason: 'OOMKilled' } },
+          name: 'linkerd-proxy',
+          ready: true,
+          restartCount: 4,
+          state: { running: { startedAt: '2026-12-07T01:12:03Z' } },
+        },
+      ],
+    },
+  };
+  // go-yaml quotes a string only when it could be read as something else.
+  const scalar = (v: unknown) =>
+    typeof v === 'string' && /^[A-Za-z][\w./-]*$/.test(v) && !/^(?:true|false|null|yes|no|on|off)$/i.test(v) ? v : JSON.stringify(v);
+  const print = (o: unknown, indent: string): string[] => {
+    // go-yaml's layout: a list's `- ` at its key's indent, keys in the order given.
+    if (Array.isArray(o)) return o.flatMap((item) => print(item, `${indent}  `).map((l, i) => (i === 0 ? `${indent}- ${l.trimStart()}` : l)));
+    if (o !== null && typeof o === 'object') {
+      return Object.entries(o).flatMap(([k, v]) =>
+        v !== null && typeof v === 'object' && Object.keys(v).length > 0
+          ? [`${indent}${k}:`, ...print(v, Array.isArray(v) ? indent : `${indent}  `)]
+          : [`${indent}${k}: ${scalar(v)}`],
+      );
+    }
+    return [`${indent}${scalar(o)}`];
+  };
+  const text = () => (format === 'json' ? `${JSON.stringify(pod, null, 4)}\n` : `${print(pod, '').join('\n')}\n`);
+  const grow = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      managedFields.push({
+        apiVersion: 'v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:labels': { [`f:tenant-${i}`]: {} } } },
+        manager: 'kubectl',
+        operation: 'Update',
+      });
+      env.push({ name: `FEATURE_FLAG_${i}`, value: `enabled-for-tenant-${i}` });
+    }
+  };
+  // The size grows linearly with the entries: measure 500, jump close under the size, then step up to it.
+  const empty = text().length;
+  grow(0, 500);
+  const perEntry = (text().length - empty) / 500;
+  let n = Math.max(500, Math.floor(((1000 << 10) - empty) / perEntry) - 100);
+  grow(500, n);
+  while (text().length <= 1000 << 10) grow(n, (n += 20));
+  managedFields.length = n - 20;
+  env.length = n - 20;
+  return text();
+}
+
 /** Streams `count` generated lines to a file in 1 MiB batches, with back-pressure. */
 async function writeLines(file: string, count: number, line: (i: number) => string, gzip = false): Promise<void> {
   const out = createWriteStream(file);
@@ -963,6 +1037,17 @@ const CASES: Case[] = [
       readFileSync(path.join(dir, 'big.json'), 'utf8').includes('"pod-restarts"') ? null : 'the OOMKilled proxy after the large document is not reported',
     ...HOSTILE_BOUNDS(8),
   },
+  ...(['yaml', 'json'] as const).map((format) => ({
+    name: `kube-object-1mib-${format}`,
+    what: `issue 44: one Pod of just under 1 MiB as \`kubectl get pod -o ${format}\` prints it (managedFields, env, last-applied), its proxy OOMKilled (~2 s of CPU and 165 MB before the reader cut what it never reads)`,
+    prepare: (dir: string) => writeFileSync(path.join(dir, `pod.${format}`), bigPod(format)),
+    args: ['analyze', `pod.${format}`, '--format', 'json', '--output', 'report.json'],
+    exit: [1],
+    check: (dir: string) =>
+      readFileSync(path.join(dir, 'report.json'), 'utf8').includes('"OOMKilled"') ? null : 'the OOMKilled proxy of the large pod is not reported',
+    ...HOSTILE_BOUNDS(1),
+    rssLimitMb: 130,
+  })),
   {
     name: 'table-wide-header',
     what: "issue 44: a `get events` header of 200,000 columns, then 20,000 short rows, gzipped (83 s when a row cost its header's width)",

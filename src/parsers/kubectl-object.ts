@@ -3,7 +3,7 @@
 // document are buffered (at most MAX_DOCUMENT_BYTES: these are small objects; a larger one is
 // reported and skipped, never held) and parsed with the `yaml` library, which reads JSON too;
 // each container status becomes a pod-status record and each event a kube-event record, with the
-// line it starts on.
+// line it starts on. What the reader never looks at is cut before the library parses it (kube-prune.ts).
 
 import type { Node } from 'yaml';
 import { yamlLibrary } from '../util/yaml.js';
@@ -13,6 +13,7 @@ import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { JsonBracketDepth } from '../util/json-bracket-depth.js';
 import { lookupTable } from '../util/dict.js';
 import { kubernetesName } from '../util/path-meta.js';
+import { pruneObject } from './kube-prune.js';
 
 /**
  * Largest document (or List item) buffered and parsed. A Pod as `kubectl get pod -o yaml` prints it
@@ -255,6 +256,7 @@ export class KubeObjectReader {
       const below = c.lines[1]!.length - c.lines[1]!.trimStart().length;
       if (below > 2) c.lines[0] = ' '.repeat(below - 2) + c.lines[0];
     }
+    pruneObject(c.lines, jsonItem || member || c.lines[0]!.trimStart().startsWith('{'));
     // A member cut out of its object is read as the object of that one member (its line numbers kept: the brace takes no line).
     const text = member ? `{${c.lines.join('\n').replace(/,\s*$/, '')}}` : c.lines.join('\n');
     const { LineCounter, parseDocument } = yamlLibrary();

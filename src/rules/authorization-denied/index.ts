@@ -12,7 +12,20 @@
 import { type FindingDraft, type ProxyLogRecord, defineRule } from '../../core/types.js';
 import { perBody } from '../../util/body-memo.js';
 import { bodyText, countLine, locationsOf, mergeTally, plural, signalTally, windowEvidence, type SignalTally } from '../../kit/log-signal.js';
-import { bump, cappedBump, cappedCounts, mergeCapped, mergeCounts, mergeKeyed, topEntries, type CappedCounts } from '../../util/stats.js';
+import {
+  addDropped,
+  cappedBump,
+  cappedCounts,
+  droppedKeys,
+  droppedSentence,
+  type DroppedKeys,
+  keepWorst,
+  mergeCapped,
+  mergeKeyed,
+  topEntries,
+  type CappedCounts,
+} from '../../util/stats.js';
+import { stateCap } from '../../core/state-cap.js';
 import { toTimeline } from '../../util/timeline.js';
 import { AUTHZ_DENIED } from './patterns.js';
 
@@ -29,12 +42,35 @@ interface ServerState {
   meshed: number;
   clients: CappedCounts;
   identities: CappedCounts;
-  routes: Map<string, number>;
-  ports: Map<string, number>;
+  routes: CappedCounts;
+  ports: CappedCounts;
 }
 
 interface State {
+  options: AuthorizationDeniedOptions;
   servers: Map<string, ServerState>;
+  /** Servers let go to stay within MAX_SERVERS: those below minDenials are only counted (keepWorst). */
+  dropped: DroppedKeys;
+}
+
+/**
+ * Servers kept after a sweep (twice this at most between sweeps): a log of a million distinct
+ * server names must not grow the map (issue 44). The fewest denials go first, so a server over
+ * minDenials is never let go for servers named once.
+ */
+const MAX_SERVERS = stateCap(1_000);
+
+function dropServers(state: State): void {
+  keepWorst(
+    state.servers,
+    MAX_SERVERS,
+    (x) => x.tally.count,
+    droppedKeys(),
+    (x) => {
+      if (x.tally.count >= state.options.minDenials) state.dropped.signal++;
+      else state.dropped.healthy++;
+    },
+  );
 }
 
 const DENIED = new RegExp(AUTHZ_DENIED);
@@ -109,7 +145,7 @@ export default defineRule<AuthorizationDeniedOptions, State>({
     },
   },
 
-  createState: () => ({ servers: new Map() }),
+  createState: (options) => ({ options, servers: new Map(), dropped: droppedKeys() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -118,6 +154,7 @@ export default defineRule<AuthorizationDeniedOptions, State>({
       const key = `${record.namespace ?? ''}\u0000${d.server}`;
       let s = state.servers.get(key);
       if (!s) {
+        dropServers(state);
         s = {
           server: d.server,
           namespace: record.namespace,
@@ -126,8 +163,8 @@ export default defineRule<AuthorizationDeniedOptions, State>({
           meshed: 0,
           clients: cappedCounts(1000),
           identities: cappedCounts(200),
-          routes: new Map(),
-          ports: new Map(),
+          routes: cappedCounts(200),
+          ports: cappedCounts(100),
         };
         state.servers.set(key, s);
       }
@@ -138,8 +175,8 @@ export default defineRule<AuthorizationDeniedOptions, State>({
         cappedBump(s.identities, d.identity);
       }
       if (d.clientIp) cappedBump(s.clients, d.clientIp);
-      if (d.route) bump(s.routes, d.route);
-      if (d.port) bump(s.ports, d.port);
+      if (d.route) cappedBump(s.routes, d.route);
+      if (d.port) cappedBump(s.ports, d.port);
     },
   },
 
@@ -150,9 +187,11 @@ export default defineRule<AuthorizationDeniedOptions, State>({
       mine.meshed += s.meshed;
       mergeCapped(mine.clients, s.clients);
       mergeCapped(mine.identities, s.identities);
-      mergeCounts(mine.routes, s.routes);
-      mergeCounts(mine.ports, s.ports);
+      mergeCapped(mine.routes, s.routes);
+      mergeCapped(mine.ports, s.ports);
     });
+    addDropped(into.dropped, from.dropped);
+    dropServers(into);
   },
 
   finish(state, { options }) {
@@ -161,6 +200,12 @@ export default defineRule<AuthorizationDeniedOptions, State>({
       if (s.tally.count < options.minDenials) continue;
       findings.push(describe(s, options));
     }
+    const dropped = droppedSentence(state.dropped, 'servers');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, serversNotTracked: state.dropped.healthy + state.dropped.signal };
+      }
     return findings;
   },
 });
@@ -169,7 +214,7 @@ function describe(s: ServerState, options: AuthorizationDeniedOptions): FindingD
   const probe = s.probeLike / s.tally.count >= options.probeShare;
   const pods = s.tally.pods.counts.size;
   const clients = s.clients.counts.size + (s.clients.overflow > 0 ? 1 : 0);
-  const port = topEntries(s.ports, 1)[0]?.key;
+  const port = topEntries(s.ports.counts, 1)[0]?.key;
   const where = `server ${s.server}${port && !s.server.startsWith('port ') ? ` (port ${port})` : ''}`;
   const timeline = toTimeline(s.tally.perMinute, `denials ${s.server} per minute`);
   const story = probe
@@ -194,8 +239,8 @@ function describe(s: ServerState, options: AuthorizationDeniedOptions): FindingD
       distinctClients: clients,
       topClients: topEntries(s.clients.counts, 10).map((e) => ({ client: e.key, denials: e.count })),
       topIdentities: topEntries(s.identities.counts, 5).map((e) => ({ identity: e.key, denials: e.count })),
-      routes: Object.fromEntries(topEntries(s.routes, 5).map((e) => [e.key, e.count])),
-      ports: Object.fromEntries(topEntries(s.ports, 3).map((e) => [e.key, e.count])),
+      routes: Object.fromEntries(topEntries(s.routes.counts, 5).map((e) => [e.key, e.count])),
+      ports: Object.fromEntries(topEntries(s.ports.counts, 3).map((e) => [e.key, e.count])),
       window: windowEvidence(s.tally, pods === 1),
       samples: s.tally.samples,
       ...(timeline ? { timeline } : {}),

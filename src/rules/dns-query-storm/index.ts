@@ -12,13 +12,18 @@
 
 import { type CorednsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
 import {
+  addDropped,
   bump,
   cappedBump,
   type CappedCounts,
   cappedCounts,
   compact,
+  droppedKeys,
+  droppedSentence,
+  type DroppedKeys,
   earliest,
   formatDuration,
+  keepWorst,
   latest,
   median,
   mergeCapped,
@@ -29,7 +34,7 @@ import {
 import { addToBuckets, mergeBuckets, timeBuckets, toTimeline, type TimeBuckets } from '../../util/timeline.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../../knowledge/control-plane-dns.js';
 import { keepSample } from '../../core/evidence.js';
-import { stateCap } from '../../core/state-cap.js';
+import { clientMemory, type ClientMemory, MAX_LAST_SEEN, namesKept, rankName, seen } from './bounds.js';
 
 export interface DnsQueryStormOptions {
   burstWindowSeconds: number;
@@ -44,11 +49,10 @@ export interface DnsQueryStormOptions {
   maxHotSeconds: number;
 }
 
-// Names are taken first come (maxNames; 8,000 keeps a flood of 5 M distinct names under 300 MB
-// peak RSS, each name holding a few maps); the ones past the cap are counted in namesNotTracked.
+// At most maxNames names are held (8,000: a flood of 5 M distinct names under 300 MB peak RSS);
+// then half are let go, those that cannot make a storm first (bounds.ts).
 /** Seconds still open per name while an input streams; later records rarely arrive further out of order. */
 const OPEN_SECONDS = 8;
-const MAX_LAST_SEEN = stateCap(50_000);
 const SAMPLES = 3;
 
 interface NameStats {
@@ -71,14 +75,18 @@ interface NameStats {
 
 interface InputScan {
   path: string | null;
-  lastSeen: Map<string, number>;
+  clients: ClientMemory;
   open: Map<string, Map<number, [number, number]>>;
 }
 
 interface State {
   options: DnsQueryStormOptions;
+  services: Set<string>;
   names: Map<string, NameStats>;
-  droppedNames: number;
+  /** Names let go to stay within maxNames (keepWorst, quiet names first). */
+  dropped: DroppedKeys;
+  /** Clients let go within minHealthyTtlSeconds of their last query (ClientMemory.forgotten). */
+  forgottenClients: number;
   untimed: number;
   timed: number;
   scan: InputScan;
@@ -93,18 +101,21 @@ interface Burst {
 }
 
 function newScan(): InputScan {
-  return { path: null, lastSeen: new Map(), open: new Map() };
+  return { path: null, clients: clientMemory(), open: new Map() };
 }
 
-function statsFor(state: State, record: CorednsQueryRecord): NameStats | null {
+function statsFor(state: State, record: CorednsQueryRecord): NameStats {
   const name = normaliseName(record.name);
   const key = `${name} ${record.type}`;
   let s = state.names.get(key);
   if (!s) {
-    if (state.names.size >= state.options.maxNames) {
-      state.droppedNames++;
-      return null;
-    }
+    keepWorst(
+      state.names,
+      namesKept(state.options.maxNames),
+      (x) => rankName(state.services, x),
+      state.dropped,
+      (x) => state.scan.open.delete(x.key),
+    );
     s = {
       key,
       name,
@@ -152,6 +163,7 @@ function settleOpen(state: State, key: string, olderThan: number): void {
 
 function endInput(state: State): void {
   for (const key of [...state.scan.open.keys()]) settleOpen(state, key, Infinity);
+  state.forgottenClients += state.scan.clients.forgotten;
   state.scan = newScan();
 }
 
@@ -197,12 +209,21 @@ export default defineRule<DnsQueryStormOptions, State>({
         description: 'Fast repeats within one window that count the window as a loop burst for the periodic check.',
       },
       controlPlaneNames: { type: 'string', description: 'Comma-separated Linkerd Service names whose storms are errors.' },
-      maxNames: { type: 'integer', minimum: 1, description: 'Distinct (name, type) pairs tracked; beyond this they are only counted.' },
+      maxNames: { type: 'integer', minimum: 1, description: 'Distinct (name, type) pairs held; past this, names no client re-asked fast go first.' },
       maxHotSeconds: { type: 'integer', minimum: 1, description: 'Busy seconds kept per name.' },
     },
   },
 
-  createState: (options) => ({ options, names: new Map(), droppedNames: 0, untimed: 0, timed: 0, scan: newScan() }),
+  createState: (options) => ({
+    options,
+    services: serviceSet(options.controlPlaneNames),
+    names: new Map(),
+    dropped: droppedKeys(),
+    forgottenClients: 0,
+    untimed: 0,
+    timed: 0,
+    scan: newScan(),
+  }),
 
   visitors: {
     'coredns-query'(state, record) {
@@ -211,7 +232,6 @@ export default defineRule<DnsQueryStormOptions, State>({
         state.scan.path = record.path;
       }
       const s = statsFor(state, record);
-      if (!s) return;
       s.queries++;
       cappedBump(s.clients, record.client);
       bump(s.rcodes, record.rcode);
@@ -233,10 +253,7 @@ export default defineRule<DnsQueryStormOptions, State>({
       s.lastTime = latest(s.lastTime, record.time);
 
       const clientKey = `${record.client}\u0000${s.key}`;
-      const previous = state.scan.lastSeen.get(clientKey);
-      const repeat = previous !== undefined && record.time >= previous && record.time - previous < state.options.minHealthyTtlSeconds * 1000;
-      if (state.scan.lastSeen.size >= MAX_LAST_SEEN && previous === undefined) state.scan.lastSeen.clear();
-      state.scan.lastSeen.set(clientKey, record.time);
+      const repeat = seen(state.scan.clients, clientKey, record.time, state.options.minHealthyTtlSeconds * 1000);
       if (repeat) s.fastRepeats++;
 
       const second = Math.floor(record.time / 1000);
@@ -259,29 +276,25 @@ export default defineRule<DnsQueryStormOptions, State>({
   merge(into, from) {
     endInput(into);
     endInput(from);
-    mergeKeyed(
-      into.names,
-      from.names,
-      (e, s) => {
-        e.queries += s.queries;
-        e.timedQueries += s.timedQueries;
-        e.fastRepeats += s.fastRepeats;
-        mergeCapped(e.clients, s.clients);
-        mergeCounts(e.rcodes, s.rcodes);
-        mergeKeyed(e.hot, s.hot, (mine, bucket) => {
-          mine[0] += bucket[0];
-          mine[1] += bucket[1];
-        });
-        e.hotDropped += s.hotDropped;
-        mergeBuckets(e.perMinute, s.perMinute);
-        e.firstTime = earliest(e.firstTime, s.firstTime);
-        e.lastTime = latest(e.lastTime, s.lastTime);
-        e.samples.push(...s.samples.slice(0, SAMPLES - e.samples.length));
-      },
-      into.options.maxNames,
-      () => into.droppedNames++,
-    );
-    into.droppedNames += from.droppedNames;
+    mergeKeyed(into.names, from.names, (e, s) => {
+      e.queries += s.queries;
+      e.timedQueries += s.timedQueries;
+      e.fastRepeats += s.fastRepeats;
+      mergeCapped(e.clients, s.clients);
+      mergeCounts(e.rcodes, s.rcodes);
+      mergeKeyed(e.hot, s.hot, (mine, bucket) => {
+        mine[0] += bucket[0];
+        mine[1] += bucket[1];
+      });
+      e.hotDropped += s.hotDropped;
+      mergeBuckets(e.perMinute, s.perMinute);
+      e.firstTime = earliest(e.firstTime, s.firstTime);
+      e.lastTime = latest(e.lastTime, s.lastTime);
+      e.samples.push(...s.samples.slice(0, SAMPLES - e.samples.length));
+    });
+    addDropped(into.dropped, from.dropped);
+    keepWorst(into.names, namesKept(into.options.maxNames), (x) => rankName(into.services, x), into.dropped);
+    into.forgottenClients += from.forgottenClients;
     into.untimed += from.untimed;
     into.timed += from.timed;
   },
@@ -296,7 +309,7 @@ export default defineRule<DnsQueryStormOptions, State>({
       const big = bursts.filter((b) => b.peakWindowQueries >= options.burstQueries && b.repeats * 2 >= b.queries);
       const period = lockStep(bursts, options);
       if (big.length === 0 && !period) continue;
-      findings.push(describeStorm(state.droppedNames, s, bursts, big, period, controlPlaneService(s.name, services), options));
+      findings.push(describeStorm(state, s, bursts, big, period, controlPlaneService(s.name, services), options));
     }
     if (state.timed === 0 && state.untimed > 0) {
       const top = [...state.names.values()].sort((a, b) => b.queries - a.queries)[0];
@@ -363,7 +376,7 @@ function lockStep(bursts: readonly Burst[], options: DnsQueryStormOptions): { pe
 }
 
 function describeStorm(
-  droppedNames: number,
+  state: State,
   s: NameStats,
   bursts: Burst[],
   big: Burst[],
@@ -387,7 +400,8 @@ function describeStorm(
     `${s.name} ${s.type} was queried ${compact(s.timedQueries)} times by ${clients} client${clients === 1 ? '' : 's'} over ${formatDuration(spanSeconds)}; ${shape}. ` +
     `In the largest burst about ${burstClients} clients sent ${compact(largest.queries)} queries in ${burstSeconds} s, ${perClient} each, ` +
     `where a client honouring any healthy TTL (≥ ${ttlSeconds} s) asks once.` +
-    (service ? ` This is the ${service} control-plane Service: proxies re-resolving on TTL 0 (linkerd2#13508).` : '');
+    (service ? ` This is the ${service} control-plane Service: proxies re-resolving on TTL 0 (linkerd2#13508).` : '') +
+    notTracked(state);
   const evidence: FindingDraft['evidence'] = {
     name: s.name,
     type: s.type,
@@ -418,7 +432,8 @@ function describeStorm(
     samples: s.samples,
   };
   if (s.hotDropped > 0) evidence.queriesNotBucketed = s.hotDropped;
-  if (droppedNames > 0) evidence.namesNotTracked = droppedNames;
+  if (state.dropped.healthy + state.dropped.signal > 0) evidence.namesNotTracked = state.dropped.healthy + state.dropped.signal;
+  if (state.forgottenClients > 0) evidence.clientsForgottenWithinTtl = state.forgottenClients;
   // Lines from inputs without timestamps are counted but cannot be placed in a burst.
   if (s.queries > s.timedQueries) evidence.queriesWithoutTime = s.queries - s.timedQueries;
   const timeline = toTimeline(s.perMinute, `${s.name} ${s.type} queries per minute`);
@@ -471,3 +486,13 @@ const OTHER_STORM_REMEDIATION = [
   'Find the clients in topClients and why they re-ask sooner than the TTL: TTL-0 answers from a cache (see dns-ttl-zero), an application without a DNS cache resolving on every request, or a retry loop on NXDOMAIN/SERVFAIL (see rcodes).',
   'Cache-side fixes: `keepttl` / `serve_stale … verify` in CoreDNS; client-side: reuse connections or add a resolver cache.',
 ].join('\n');
+
+/** What the rule let go to stay bounded, as sentences for a finding's message ('' when nothing). */
+function notTracked(state: State): string {
+  const names = droppedSentence(state.dropped, '(name, type) pairs');
+  const clients =
+    state.forgottenClients > 0
+      ? ` ${state.forgottenClients} clients were forgotten within ${state.options.minHealthyTtlSeconds} s of their last query to stay within ${MAX_LAST_SEEN} tracked clients, so a few fast repeats may be uncounted.`
+      : '';
+  return (names ? ` ${names}` : '') + clients;
+}

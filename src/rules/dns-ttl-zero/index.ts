@@ -7,7 +7,7 @@
 // an entry, not a fault, so only 0 fires.
 
 import { type DnsAnswerRecord, type DnsQueryRecord, type FindingDraft, type SampleLine, defineRule } from '../../core/types.js';
-import { earliest, latest, mergeKeyed } from '../../util/stats.js';
+import { addDropped, droppedKeys, droppedSentence, type DroppedKeys, earliest, keepWorst, latest, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 import { controlPlaneService, DEFAULT_CONTROL_PLANE_NAMES, normaliseName, serviceSet } from '../../knowledge/control-plane-dns.js';
@@ -67,7 +67,11 @@ interface OpenMessage {
 
 interface State {
   options: DnsTtlZeroOptions;
+  /** The control-plane Services of the options, for ranking names while the input streams. */
+  services: Set<string>;
   names: Map<string, NameState>;
+  /** Names let go to stay within MAX_NAMES: those never answered with 0 first (keepWorst). */
+  dropped: DroppedKeys;
   negative: Map<string, NegativeState>;
   open: OpenMessage | null;
   answersWithoutTtl: number;
@@ -108,8 +112,13 @@ export function describeRuns(runs: readonly TtlRun[], truncated = 0): string {
   return parts.join(' → ') + (truncated > 0 ? ` (… ${truncated} more)` : '');
 }
 
-/** Owner names tracked; a capture of a whole zone (AXFR) would otherwise add every record's owner. */
-const MAX_NAMES = stateCap(50_000);
+/**
+ * Owner names kept after a sweep (at most twice this between sweeps); a capture of a whole zone
+ * (AXFR) would otherwise add every record's owner. Names answered with 0 are kept first (control-plane
+ * ones before others), names never answered with 0 are only counted: a zone of healthy names before
+ * or after one TTL-0 answer gives the same finding (issue 44).
+ */
+const MAX_NAMES = stateCap(25_000);
 /**
  * Capture files whose TTL sequence is kept per name: one dig loop per pod gives one file each, so a
  * bundle of 4,000 pods would keep 4,000 sequences per name. The first files seen are kept; the
@@ -117,11 +126,20 @@ const MAX_NAMES = stateCap(50_000);
  */
 const MAX_SERIES_PER_NAME = stateCap(1_000);
 
-function nameState(state: State, name: string, zero: boolean): NameState | null {
+/**
+ * How much a name weighs against the verdict, for keepWorst: a control-plane name answered with 0
+ * (an error) above any other name answered with 0 (a warning), more zero answers above fewer; a
+ * name never answered with 0 cannot fire and ranks 0.
+ */
+function rankName(services: ReadonlySet<string>, s: NameState): number {
+  if (s.zeroCaptures === 0) return 0;
+  return (controlPlaneService(s.name, services) ? 2e9 : 1) + Math.min(s.zeroCaptures, 1e9);
+}
+
+function nameState(state: State, name: string): NameState {
   let s = state.names.get(name);
   if (!s) {
-    // Past the cap only names answered with 0 — the ones a finding is about — are still tracked.
-    if (state.names.size >= MAX_NAMES && !zero) return null;
+    keepWorst(state.names, MAX_NAMES, (x) => rankName(state.services, x), state.dropped);
     s = {
       name,
       types: new Set(),
@@ -147,8 +165,7 @@ function closeMessage(state: State): void {
   const { query } = msg;
   const everyRecordZero = msg.ttlRecords > 0 && msg.zeroRecords === msg.ttlRecords;
   for (const [owner, first] of msg.owners) {
-    const s = nameState(state, owner, first.ttl === 0);
-    if (!s) continue;
+    const s = nameState(state, owner);
     s.captures++;
     s.types.add(first.type);
     if (query.server && s.servers.size < 20) s.servers.add(query.server);
@@ -172,8 +189,11 @@ function closeMessage(state: State): void {
   const negative = query.status === 'NXDOMAIN' || (query.status === 'NOERROR' && msg.answerSection === 0);
   if (negative && msg.negativeTtl?.ttl === 0 && query.name) {
     const name = normaliseName(query.name);
+    // Only a control-plane name's negative TTL 0 makes a finding: other names are not kept.
+    if (!controlPlaneService(name, state.services)) return;
     let n = state.negative.get(name);
     if (!n) {
+      keepWorst(state.negative, MAX_NAMES, (x) => x.captures, state.dropped);
       n = { name, captures: 0, status: query.status!, samples: [] };
       state.negative.set(name, n);
     }
@@ -205,7 +225,16 @@ export default defineRule<DnsTtlZeroOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, names: new Map(), negative: new Map(), open: null, answersWithoutTtl: 0, answersWithTtl: 0 }),
+  createState: (options) => ({
+    options,
+    services: serviceSet(options.controlPlaneNames),
+    names: new Map(),
+    dropped: droppedKeys(),
+    negative: new Map(),
+    open: null,
+    answersWithoutTtl: 0,
+    answersWithTtl: 0,
+  }),
 
   visitors: {
     'dns-query'(state, record) {
@@ -262,6 +291,9 @@ export default defineRule<DnsTtlZeroOptions, State>({
       e.captures += n.captures;
       e.samples.push(...n.samples.slice(0, SAMPLES - e.samples.length));
     });
+    addDropped(into.dropped, from.dropped);
+    keepWorst(into.names, MAX_NAMES, (x) => rankName(into.services, x), into.dropped);
+    keepWorst(into.negative, MAX_NAMES, (x) => x.captures, into.dropped);
     into.answersWithoutTtl += from.answersWithoutTtl;
     into.answersWithTtl += from.answersWithTtl;
   },
@@ -282,6 +314,12 @@ export default defineRule<DnsTtlZeroOptions, State>({
       const service = controlPlaneService(n.name, services);
       if (service) findings.push(describeNegative(n, service));
     }
+    const dropped = droppedSentence(state.dropped, 'names');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, namesNotTracked: state.dropped.healthy + state.dropped.signal };
+      }
     if (findings.length === 0 && state.answersWithTtl === 0 && state.answersWithoutTtl > 0) {
       findings.push({
         severity: 'info',

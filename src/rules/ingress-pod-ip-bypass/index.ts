@@ -9,7 +9,19 @@
 import { type FindingDraft, type MetricSampleRecord, type ProxyLogRecord, type SampleLine, defineRule } from '../../core/types.js';
 import { workloadOfPod } from '../../util/path-meta.js';
 import { perBody } from '../../util/body-memo.js';
-import { cappedBump, type CappedCounts, cappedCounts, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
+import {
+  addDropped,
+  cappedBump,
+  type CappedCounts,
+  cappedCounts,
+  droppedKeys,
+  droppedSentence,
+  type DroppedKeys,
+  keepWorst,
+  mergeCapped,
+  mergeKeyed,
+  topEntries,
+} from '../../util/stats.js';
 import {
   cappedAdd,
   cappedSet,
@@ -100,8 +112,8 @@ interface State {
   keys: KeyMemo;
   proxies: Map<string, ProxyState>;
   minEndpoints: number;
-  /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
-  untrackedProxies: number;
+  /** Proxies let go to bound memory (see dropUntracked): below minEndpoints targets, or above. */
+  dropped: DroppedKeys;
   /** One-entry memos of familyOf and destinationKey, in the run's own state rather than at module level (issue 30). */
   lastFamily: FamilyFacts;
   lastDestination: DestinationKey;
@@ -109,8 +121,7 @@ interface State {
 
 /**
  * Proxies tracked at once. A dump of a million `# POD` sections would otherwise keep several sets
- * per pod; past this, the proxies that cannot fire yet (fewer than minEndpoints targets) are
- * dropped and counted, then the ones with the fewest targets.
+ * per pod; past this, half are let go, the ones with the fewest targets first (dropUntracked).
  */
 const MAX_TRACKED_PROXIES = stateCap(2_000);
 
@@ -146,7 +157,7 @@ export default defineRule<IngressBypassOptions, State>({
   createState: (options) => ({
     proxies: new Map(),
     minEndpoints: options.minEndpoints,
-    untrackedProxies: 0,
+    dropped: droppedKeys(),
     lastFamily: NO_FAMILY,
     lastDestination: NO_DESTINATION,
     keys: keyMemo(),
@@ -215,17 +226,22 @@ export default defineRule<IngressBypassOptions, State>({
       mine.ingressSpanLines += p.ingressSpanLines;
       mine.samples.push(...p.samples.slice(0, SAMPLE_LINES - mine.samples.length));
     });
-    into.untrackedProxies += from.untrackedProxies;
-    if (into.proxies.size > MAX_TRACKED_PROXIES) dropUntracked(into, null);
+    addDropped(into.dropped, from.dropped);
+    dropUntracked(into);
   },
 
   finish(state, { options }) {
     const findings: FindingDraft[] = [];
     for (const p of state.proxies.values()) {
       const f = judge(p, options);
-      if (f && state.untrackedProxies > 0) f.evidence.proxiesNotTracked = state.untrackedProxies;
       if (f) findings.push(f);
     }
+    const dropped = droppedSentence(state.dropped, 'proxies');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence.proxiesNotTracked = state.dropped.healthy + state.dropped.signal;
+      }
     return findings;
   },
 });
@@ -275,28 +291,25 @@ function destinationKey(state: State, namespace: string | undefined, owner: stri
 
 const targetsOf = (p: ProxyState) => Math.max(p.targets?.noServiceTargets.values.size ?? 0, p.forwardAddrs?.values.size ?? 0);
 
-function dropUntracked(state: State, keep: string | null): void {
-  for (const [key, p] of state.proxies) {
-    if (key !== keep && targetsOf(p) < state.minEndpoints) {
-      state.proxies.delete(key);
-      state.untrackedProxies++;
-    }
-  }
-  const excess = state.proxies.size - MAX_TRACKED_PROXIES / 2;
-  if (excess <= 0) return;
-  const fewest = [...state.proxies]
-    .filter(([key]) => key !== keep)
-    .sort((a, b) => targetsOf(a[1]) - targetsOf(b[1]))
-    .slice(0, excess);
-  for (const [key] of fewest) state.proxies.delete(key);
-  state.untrackedProxies += fewest.length;
+/**
+ * Lets go of half the proxies once MAX_TRACKED_PROXIES are held (keepWorst): those with the fewest
+ * distinct pod-IP targets first, so a proxy with none (balanced traffic only: it cannot fire) is
+ * only counted, and an ingress whose forwarded lines are interleaved with thousands of other pods'
+ * keeps its targets until it has enough to fire (issue 44: every proxy below minEndpoints used to
+ * be dropped at each sweep, however close it was).
+ */
+function dropUntracked(state: State): void {
+  keepWorst(state.proxies, MAX_TRACKED_PROXIES / 2, targetsOf, droppedKeys(), (p) => {
+    if (targetsOf(p) >= state.minEndpoints) state.dropped.signal++;
+    else state.dropped.healthy++;
+  });
 }
 
 function proxyFor(state: State, record: MetricSampleRecord | ProxyLogRecord): ProxyState {
   const key = podKeyOf(record, state.keys);
   let p = state.proxies.get(key);
   if (!p) {
-    if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
+    dropUntracked(state);
     p = {
       id: identityOf(record),
       endpointSeries: 0,

@@ -10,6 +10,7 @@ import { goLineText, isGoLog } from '../../kit/go-log.js';
 import { KNOWN_FIXES } from '../../knowledge/fixes.js';
 import type { Cause, CauseTell } from '../../knowledge/causes/index.js';
 import { compileKnowledge, likelyCause } from './causes.js';
+import { firstAction, podLabel } from './action.js';
 import { perBody } from '../../util/body-memo.js';
 import { literalRegex } from '../../util/literal-regex.js';
 import { EXCERPT_MAX_LINES, SIGNATURES, type KnownSignature } from './catalogue.js';
@@ -182,6 +183,8 @@ interface SignatureTally {
   uncountedPodLines: number;
   /** Bit i set: a line of this signature showed line tell i of its knowledge (causes.ts). */
   told: number;
+  /** State.fullLogs when `pods` was last swept of sources known to be full logs (background signatures). */
+  sweptAt: number;
 }
 
 interface State {
@@ -192,6 +195,13 @@ interface State {
   sampleCap: number;
   /** sourceKey's one-entry memo, in the run's own state rather than at module level (issue 30). */
   lastSource: SourceKey;
+  /**
+   * 1 for a source with a matched line past EXCERPT_MAX_LINES: a full log, whose background lines
+   * are never reported, so it is the first to make room for a possible excerpt (issue 44).
+   */
+  fullSources: Uint8Array;
+  /** How many sources are marked in fullSources. */
+  fullLogs: number;
 }
 
 interface SourceKey {
@@ -206,7 +216,7 @@ type MatchedRecord = ProxyLogRecord | CorednsMessageRecord | CorednsQueryRecord;
 function tally(state: State, signature: KnownSignature, record: MatchedRecord, text: string): void {
   let t = state.tallies.get(signature.id);
   if (!t) {
-    t = { id: signature.id, lines: 0, firstTime: null, lastTime: null, samples: [], pods: new Map(), uncountedPodLines: 0, told: 0 };
+    t = { id: signature.id, lines: 0, firstTime: null, lastTime: null, samples: [], pods: new Map(), uncountedPodLines: 0, told: 0, sweptAt: 0 };
     state.tallies.set(signature.id, t);
   }
   t.lines++;
@@ -220,13 +230,41 @@ function tally(state: State, signature: KnownSignature, record: MatchedRecord, t
     if (t.lastTime === null || record.time > t.lastTime) t.lastTime = record.time;
   }
   keepSample(t.samples, state.sampleCap, record.path, record.line, text);
-  countLines(t, sourceOf(state, record), 1);
+  const source = sourceOf(state, record);
+  if (record.line > EXCERPT_MAX_LINES) markFull(state, source);
+  countLines(state, t, source, 1);
 }
 
-function countLines(t: SignatureTally, source: number, lines: number): void {
+function markFull(state: State, source: number): void {
+  if (source < 0 || state.fullSources[source] === 1) return;
+  state.fullSources[source] = 1;
+  state.fullLogs++;
+}
+
+function countLines(state: State, t: SignatureTally, source: number, lines: number): void {
   const known = t.pods.get(source);
-  if (known !== undefined) t.pods.set(source, known + lines);
-  else if (source >= 0 && t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(source, lines);
+  if (known !== undefined) {
+    t.pods.set(source, known + lines);
+    return;
+  }
+  // A background signature is reported only from excerpts: a source that may be one is never left
+  // uncounted while a full log's source holds a place (issue 44: 2,000 full logs before an excerpt
+  // hid it). The sweep runs only when sources were found to be full logs since the last one.
+  if (
+    source >= 0 &&
+    t.pods.size >= MAX_PODS_PER_SIGNATURE &&
+    state.fullSources[source] !== 1 &&
+    state.fullLogs > t.sweptAt &&
+    BY_ID.get(t.id)!.entry.background
+  ) {
+    t.sweptAt = state.fullLogs;
+    for (const [id, n] of t.pods) {
+      if (state.fullSources[id] !== 1) continue;
+      t.pods.delete(id);
+      t.uncountedPodLines += n;
+    }
+  }
+  if (source >= 0 && t.pods.size < MAX_PODS_PER_SIGNATURE) t.pods.set(source, lines);
   else t.uncountedPodLines += lines;
 }
 
@@ -300,7 +338,15 @@ export default defineRule<KnownSignatureOptions, State>({
     },
   },
 
-  createState: (options) => ({ tallies: new Map(), sources: nameTable(MAX_SOURCES), sourceInfo: [], sampleCap: options.samples, lastSource: NO_SOURCE }),
+  createState: (options) => ({
+    tallies: new Map(),
+    sources: nameTable(MAX_SOURCES),
+    sourceInfo: [],
+    sampleCap: options.samples,
+    lastSource: NO_SOURCE,
+    fullSources: new Uint8Array(MAX_SOURCES),
+    fullLogs: 0,
+  }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -328,7 +374,7 @@ export default defineRule<KnownSignatureOptions, State>({
     for (const [id, t] of from.tallies) {
       let mine = into.tallies.get(id);
       if (!mine) {
-        mine = { ...t, lines: 0, samples: [], pods: new Map(), uncountedPodLines: 0, told: 0 };
+        mine = { ...t, lines: 0, samples: [], pods: new Map(), uncountedPodLines: 0, told: 0, sweptAt: 0 };
         into.tallies.set(id, mine);
       }
       mine.lines += t.lines;
@@ -338,7 +384,11 @@ export default defineRule<KnownSignatureOptions, State>({
       mine.samples.push(...t.samples.slice(0, Math.max(0, into.sampleCap - mine.samples.length)));
       mine.uncountedPodLines += t.uncountedPodLines;
       // The other state's sources, numbered as this state numbers them.
-      for (const [source, lines] of t.pods) countLines(mine, sourceId(into, from.sources.names[source]!, from.sourceInfo[source]!), lines);
+      for (const [source, lines] of t.pods) {
+        const id = sourceId(into, from.sources.names[source]!, from.sourceInfo[source]!);
+        if (from.fullSources[source] === 1) markFull(into, id);
+        countLines(into, mine, id, lines);
+      }
     }
   },
 
@@ -364,52 +414,6 @@ function onlyFromExcerpts(t: SignatureTally, all: PodTally[], fullLogs: Readonly
   const lines = pods.reduce((sum, p) => sum + p.lines, 0);
   // First and last times are not kept per source; without them the finding states no window.
   return { t: { ...t, samples, lines, uncountedPodLines: 0, firstTime: null, lastTime: null }, pods };
-}
-
-function podLabel(p: PodTally): string {
-  if (!p.pod) return p.path;
-  return p.namespace ? `${p.namespace}/${p.pod}` : p.pod;
-}
-
-/**
- * The step to take now, first in the remediation (every report shows a finding's first remediation
- * line as its action): the catalogue's first fix, its `…` placeholders filled from the first sample
- * that has the span they stand for (`controller{addr=…}` → `controller{addr=localhost:8086}`), and
- * where the lines were seen.
- */
-export function firstAction(
-  signature: KnownSignature,
-  t: Pick<SignatureTally, 'samples' | 'uncountedPodLines'>,
-  pods: readonly PodTally[],
-  cause?: Cause,
-): string {
-  const action = fillFromSamples(cause?.action ?? signature.fix[0]?.action ?? `Read \`linkerd-doctor explain ${signature.id}\` for what to check.`, t.samples);
-  const named = pods.filter((p) => p.pod);
-  const more = pods.length - named.length + (t.uncountedPodLines > 0 ? 1 : 0);
-  if (named.length === 0) return action;
-  const shown = named.slice(0, 3).map(podLabel);
-  const rest = named.length - shown.length + more;
-  return `${action} Seen in ${named.length === 1 && more === 0 ? 'pod' : 'pods'} ${shown.join(', ')}${rest > 0 ? ` and ${rest} more` : ''}.`;
-}
-
-/** Backticked span templates with `…` for a value: `controller{addr=…}`, `service{ns=… name=… port=…}`. */
-const SPAN_TEMPLATE = /`([a-z_]+)\{([^`{}…]*…[^`{}]*)\}`/g;
-
-function fillFromSamples(action: string, samples: readonly SampleLine[]): string {
-  return action.replace(SPAN_TEMPLATE, (whole, name: string, fields: string) => {
-    // Each `…` stands for one value without spaces or braces; the rest is taken literally.
-    const source = `${name}\\{${fields.split('…').map(escapeRegex).join('[^\\s{}]+')}\\}`;
-    const pattern = new RegExp(source);
-    for (const s of samples) {
-      const m = pattern.exec(s.text);
-      if (m) return `\`${m[0]}\``;
-    }
-    return whole;
-  });
-}
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function findingFor(

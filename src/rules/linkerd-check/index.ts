@@ -17,6 +17,7 @@ import {
 } from '../../core/types.js';
 import { rowFinding, tapFailure, tapFinding, type AnswerOptions, type TapTally } from './answers.js';
 import { stateCap } from '../../core/state-cap.js';
+import { addDropped, droppedKeys, droppedSentence, type DroppedKeys, keepWorst } from '../../util/stats.js';
 import {
   CERTIFICATE_CONTROLLERS,
   CERTIFICATE_TARGETS,
@@ -53,7 +54,19 @@ interface State {
   order: number;
   /** Commands and details that tell how certificates are managed. */
   setupText: string;
-  dropped: number;
+  /** Checks and failing rows let go to stay within MAX_CHECKS: passing checks first (keepWorst). */
+  dropped: DroppedKeys;
+}
+
+/**
+ * How much a check weighs against the verdict, for keepWorst: a failed check above a warning above
+ * a CLI message (which may be an error), a passing check 0: 2,000 passing checks before or after one
+ * failure never push it out (issue 44: checks were taken first come).
+ */
+function rankOf(seen: Seen): number {
+  const r = seen.record;
+  if (r.kind === 'linkerd-cli-message') return 1;
+  return r.status === 'fail' ? 3 : r.status === 'ok' ? 0 : 2;
 }
 
 function keyOf(r: LinkerdCheckRecord | LinkerdCliMessageRecord): string {
@@ -88,7 +101,7 @@ export default defineRule<AnswerOptions, State>({
     },
   },
 
-  createState: () => ({ checks: new Map(), rows: [], tapIds: new Map(), taps: new Map(), order: 0, setupText: '', dropped: 0 }),
+  createState: () => ({ checks: new Map(), rows: [], tapIds: new Map(), taps: new Map(), order: 0, setupText: '', dropped: droppedKeys() }),
 
   visitors: {
     'linkerd-check'(state, record) {
@@ -102,20 +115,18 @@ export default defineRule<AnswerOptions, State>({
     'linkerd-cli-row'(state, record) {
       if (record.table === 'tap') tapRow(state, record);
       else if (state.rows.length < MAX_CHECKS) state.rows.push(record);
-      else state.dropped++;
+      else state.dropped.signal++;
     },
   },
 
   merge(into, from) {
-    for (const [key, seen] of from.checks) {
-      if (!into.checks.has(key) && into.checks.size >= MAX_CHECKS) {
-        into.dropped++;
-        continue;
-      }
-      into.checks.set(key, { record: seen.record, order: into.order + seen.order });
-    }
+    for (const [key, seen] of from.checks) into.checks.set(key, { record: seen.record, order: into.order + seen.order });
+    keepWorst(into.checks, MAX_CHECKS / 2, rankOf, into.dropped);
     into.order += from.order;
-    for (const r of from.rows) if (into.rows.length < MAX_CHECKS) into.rows.push(r);
+    for (const r of from.rows) {
+      if (into.rows.length < MAX_CHECKS) into.rows.push(r);
+      else into.dropped.signal++;
+    }
     for (const [authority, t] of from.taps) {
       const mine = into.taps.get(authority);
       if (!mine) {
@@ -127,7 +138,7 @@ export default defineRule<AnswerOptions, State>({
       for (const [k, n] of Object.entries(t.statuses)) mine.statuses[k] = (mine.statuses[k] ?? 0) + n;
     }
     noteSetup(into, from.setupText);
-    into.dropped += from.dropped;
+    addDropped(into.dropped, from.dropped);
   },
 
   finish(state, { options }) {
@@ -146,16 +157,19 @@ export default defineRule<AnswerOptions, State>({
       const finding = tapFinding(t);
       if (finding) findings.push(finding);
     }
+    const dropped = droppedSentence(state.dropped, 'checks and failing rows');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, checksNotTracked: state.dropped.healthy + state.dropped.signal };
+      }
     return findings;
   },
 });
 
 function remember(state: State, record: LinkerdCheckRecord | LinkerdCliMessageRecord): void {
   const key = keyOf(record);
-  if (!state.checks.has(key) && state.checks.size >= MAX_CHECKS) {
-    state.dropped++;
-    return;
-  }
+  if (!state.checks.has(key)) keepWorst(state.checks, MAX_CHECKS / 2, rankOf, state.dropped);
   // A later run of the same check replaces the earlier one: delete first so the order is the latest.
   state.checks.delete(key);
   state.checks.set(key, { record, order: state.order++ });

@@ -6,7 +6,21 @@
 // what the reporters of linkerd2#12916 measured with `cut -d{ -f1 | sort | uniq -c | sort -nr`.
 
 import { defineRule, type FindingDraft, type MetricSampleRecord } from '../../core/types.js';
-import { cappedBump, type CappedCounts, cappedCounts, compact, detach, mergeCapped, mergeKeyed, topEntries } from '../../util/stats.js';
+import {
+  addDropped,
+  cappedBump,
+  type CappedCounts,
+  cappedCounts,
+  compact,
+  detach,
+  droppedKeys,
+  droppedSentence,
+  type DroppedKeys,
+  keepWorst,
+  mergeCapped,
+  mergeKeyed,
+  topEntries,
+} from '../../util/stats.js';
 import { identityOf, proxyKeyOf, proxyLabel, subjectOf, type ProxyIdentity, keyMemo, type KeyMemo } from '../../kit/metric-proxy.js';
 import { stateCap } from '../../core/state-cap.js';
 
@@ -40,8 +54,7 @@ const MAX_NAMES = stateCap(4096);
 const TOP = 10;
 /**
  * Proxies tracked in full at once. A dump of a million small `# POD` sections would otherwise keep
- * a card (several maps) per proxy; past this, the finished proxies below warningSeries, which can
- * never be reported, are dropped and counted, and if that is not enough the smallest go too.
+ * a card (several maps) per proxy; past this, half are let go, the smallest first (dropUntracked).
  */
 const MAX_TRACKED_PROXIES = stateCap(2_000);
 
@@ -93,8 +106,8 @@ interface State {
   keys: KeyMemo;
   options: MetricCardinalityOptions;
   proxies: Map<string, ProxyCard>;
-  /** Proxies dropped to bound memory (see MAX_TRACKED_PROXIES). */
-  untrackedProxies: number;
+  /** Proxies let go to bound memory (see dropUntracked): below warningSeries, or above. */
+  dropped: DroppedKeys;
   /** The proxy of the last sample (see cardFor); forgotten whenever proxies are merged or dropped. */
   lastKey: string | null;
   lastCard: ProxyCard | null;
@@ -120,7 +133,7 @@ export default defineRule<MetricCardinalityOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, proxies: new Map(), untrackedProxies: 0, lastKey: null, lastCard: null, keys: keyMemo() }),
+  createState: (options) => ({ options, proxies: new Map(), dropped: droppedKeys(), lastKey: null, lastCard: null, keys: keyMemo() }),
 
   visitors: {
     'metric-sample'(state, record) {
@@ -223,8 +236,8 @@ export default defineRule<MetricCardinalityOptions, State>({
         }
       }
     });
-    into.untrackedProxies += from.untrackedProxies;
-    if (into.proxies.size > MAX_TRACKED_PROXIES) dropUntracked(into, null);
+    addDropped(into.dropped, from.dropped);
+    dropUntracked(into);
   },
 
   finish(state, { options }) {
@@ -234,7 +247,11 @@ export default defineRule<MetricCardinalityOptions, State>({
     for (const { card, series } of cards.sort((a, b) => b.series - a.series)) {
       if (series < options.warningSeries) continue;
       const finding = describe(card, series, options);
-      if (state.untrackedProxies > 0) finding.evidence.proxiesNotTracked = state.untrackedProxies;
+      const dropped = droppedSentence(state.dropped, 'proxies');
+      if (dropped) {
+        finding.message = `${finding.message} ${dropped}`;
+        finding.evidence.proxiesNotTracked = state.dropped.healthy + state.dropped.signal;
+      }
       findings.push(finding);
     }
     return findings;
@@ -289,26 +306,22 @@ function flushAllRuns(state: State): void {
   }
 }
 
-/** Drops finished proxies that cannot be reported, then the smallest, until half the budget is free. */
-function dropUntracked(state: State, keep: string | null): void {
+/**
+ * Lets go of half the proxies once MAX_TRACKED_PROXIES are held (keepWorst): the fewest series
+ * first, so those below warningSeries are only counted and, past that, the biggest are the ones
+ * reported (issue 44: every proxy below warningSeries used to go at each sweep, however close to it,
+ * and the finding did not say that anything had gone).
+ */
+function dropUntracked(state: State): void {
   state.lastKey = null;
   state.lastCard = null;
-  const seriesOf = (c: ProxyCard) => c.samples - c.duplicates;
-  for (const [key, card] of state.proxies) {
-    if (key !== keep && seriesOf(card) < state.options.warningSeries) {
-      state.proxies.delete(key);
-      state.untrackedProxies++;
-    }
-  }
-  const excess = state.proxies.size - MAX_TRACKED_PROXIES / 2;
-  if (excess <= 0) return;
-  const smallest = [...state.proxies]
-    .filter(([key]) => key !== keep)
-    .sort((a, b) => seriesOf(a[1]) - seriesOf(b[1]))
-    .slice(0, excess);
-  for (const [key] of smallest) state.proxies.delete(key);
-  state.untrackedProxies += smallest.length;
+  keepWorst(state.proxies, MAX_TRACKED_PROXIES / 2, seriesOf, droppedKeys(), (card) => {
+    if (seriesOf(card) >= state.options.warningSeries) state.dropped.signal++;
+    else state.dropped.healthy++;
+  });
 }
+
+const seriesOf = (card: ProxyCard) => card.samples - card.duplicates;
 
 function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   const key = proxyKeyOf(record, state.keys);
@@ -316,7 +329,7 @@ function cardFor(state: State, record: MetricSampleRecord): ProxyCard {
   if (key === state.lastKey && state.lastCard !== null) return state.lastCard;
   let card = state.proxies.get(key);
   if (!card) {
-    if (state.proxies.size >= MAX_TRACKED_PROXIES) dropUntracked(state, null);
+    dropUntracked(state);
     card = {
       id: identityOf(record),
       samples: 0,

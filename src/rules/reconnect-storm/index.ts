@@ -10,10 +10,14 @@ import { controllerOfAddress } from '../../knowledge/control-plane.js';
 import { perBody } from '../../util/body-memo.js';
 import { addDistinct, mergeDistinct } from '../../util/distinct.js';
 import {
+  addDropped,
   bump,
   cappedBump,
   detach,
+  droppedKeys,
+  droppedSentence,
   earliest,
+  keepWorst,
   latest,
   mergeCapped,
   mergeCounts,
@@ -33,10 +37,12 @@ import {
   addSecond,
   continuesRun,
   countUntracked,
+  dropLoop,
   gapBucket,
   groupFor,
   type GroupState,
   joinLoops,
+  kept,
   type LoopState,
   mergeSeconds,
   type ReconnectStormOptions,
@@ -92,11 +98,15 @@ export default defineRule<ReconnectStormOptions, State>({
         description: 'Pods failing towards one target, each for clusterRunSeconds, that fire the rule even when no single loop is sustained.',
       },
       errorMinPods: { type: 'integer', minimum: 1, description: 'Affected pods from which a control-plane storm is an error rather than a warning.' },
-      maxLoops: { type: 'integer', minimum: 1, description: 'Reconnect loops tracked individually; beyond this only totals are kept.' },
+      maxLoops: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Reconnect loops tracked individually; when full, half are let go, the shortest runs first (their lines only counted).',
+      },
       maxTargets: {
         type: 'integer',
         minimum: 1,
-        description: 'Distinct controller/endpoint targets analysed; lines towards further targets are only counted.',
+        description: 'Distinct controller/endpoint targets analysed; when full, half are let go, the shortest runs first (their lines only counted).',
       },
       staleEndpointSeconds: {
         type: 'number',
@@ -113,6 +123,8 @@ export default defineRule<ReconnectStormOptions, State>({
     groups: new Map(),
     droppedLoops: 0,
     droppedTargetLines: 0,
+    dropped: droppedKeys(),
+    gone: new Set(),
     recordsWithoutWallTime: 0,
     pathLabel: { path: '', label: '' },
     podNames: nameTable(MAX_POD_NAMES),
@@ -127,12 +139,8 @@ export default defineRule<ReconnectStormOptions, State>({
       const { endpoint, group } = target;
       const pod = ownedName(state.podNames, record.pod ?? pathLabelOf(state, record.path));
       let g = target.seenIn === state ? target.seenGroup : null;
-      if (g === null) {
+      if (g === null || g.evicted) {
         g = groupFor(state, group, target.controlPlane);
-        if (!g) {
-          state.droppedTargetLines++;
-          return;
-        }
         target.seenIn = state;
         target.seenGroup = g;
         target.seenPod = null;
@@ -159,21 +167,18 @@ export default defineRule<ReconnectStormOptions, State>({
       const t = record.time !== null ? record.time / 1000 : record.uptime;
       if (t === null) return countUntracked(state, g, pod, endpoint);
       let loop = target.seenPod === pod ? target.seenLoop : null;
-      if (loop === UNTRACKED) {
-        state.droppedLoops++;
-        return countUntracked(state, g, pod, endpoint);
-      }
+      if (loop !== null && loop.evicted) loop = null;
       const key = loop === null ? `${pod}\u0000${group}\u0000${endpoint ?? ''}` : '';
       loop ??= state.loops.get(key) ?? null;
       if (loop === null) {
-        if (state.loops.size >= state.options.maxLoops) {
-          // The loop table only grows: a loop not in it now never will be in this state, so its
-          // next lines skip building and hashing the key (past the cap, most lines are such).
-          target.seenPod = pod;
-          target.seenLoop = UNTRACKED;
-          state.droppedLoops++;
-          return countUntracked(state, g, pod, endpoint);
-        }
+        // Past maxLoops, the loops with the shortest runs are let go (their lines counted as untracked), never the new one.
+        keepWorst(
+          state.loops,
+          kept(state.options.maxLoops),
+          (l) => l.longestRun,
+          droppedKeys(),
+          (l) => dropLoop(state, l),
+        );
         addPod(state, g, pod);
         if (endpoint) addDistinct(g.distinctEndpoints, endpoint);
         // Detached copies: the loop outlives the record, and must not pin its log line.
@@ -200,6 +205,7 @@ export default defineRule<ReconnectStormOptions, State>({
           firstSecond: Math.floor(t),
           firstSecondCount: 0,
           secondChanges: 0,
+          evicted: false,
         };
         state.loops.set(detach(key), loop);
         target.seenPod = pod;
@@ -229,6 +235,7 @@ export default defineRule<ReconnectStormOptions, State>({
         loop.firstRunEnd = loop.runEnd;
       }
       loop.longestRun = Math.max(loop.longestRun, loop.runEnd - loop.runStart);
+      if (loop.longestRun > g.longestRun) g.longestRun = loop.longestRun;
       const second = Math.floor(t);
       if (second !== loop.currentSecond) {
         loop.currentSecond = second;
@@ -247,11 +254,8 @@ export default defineRule<ReconnectStormOptions, State>({
     // Groups are combined into one of this state's, never adopted: their pod bits are ids of the other state's names.
     for (const [target, g] of from.groups) {
       const existing = into.groups.get(target) ?? groupFor(into, target, g.controlPlane);
-      if (!existing) {
-        into.droppedTargetLines += g.lines;
-        continue;
-      }
       existing.lines += g.lines;
+      existing.longestRun = Math.max(existing.longestRun, g.longestRun);
       existing.failedToConnect += g.failedToConnect;
       existing.serviceFailed += g.serviceFailed;
       mergeTopCounts(existing.pods, g.pods, TOP_PODS, (pod) => ownedName(into.podNames, pod));
@@ -268,19 +272,32 @@ export default defineRule<ReconnectStormOptions, State>({
       existing.samples.push(...g.samples.slice(0, SAMPLE_LINES - existing.samples.length));
     }
     // After the groups, so a loop dropped here still counts towards its group's pods and endpoints.
-    mergeKeyed(
-      into.loops,
-      from.loops,
-      (existing, loop) => joinLoops(existing, loop, into.options),
-      into.options.maxLoops,
-      (loop) => {
+    // A loop whose target this state let go is not adopted: its lines were counted with the target.
+    for (const [key, loop] of from.loops) {
+      if (!into.groups.has(loop.group)) {
         into.droppedLoops += loop.count;
-        const g = into.groups.get(loop.group);
-        if (g) countUntracked(into, g, ownedName(into.podNames, loop.pod), loop.endpoint || null, loop.count);
+        from.loops.delete(key);
+      }
+    }
+    mergeKeyed(into.loops, from.loops, (existing, loop) => joinLoops(existing, loop, into.options));
+    // Runs joined across the seam may be longer than either part's.
+    for (const loop of into.loops.values()) {
+      const g = into.groups.get(loop.group);
+      if (g && loop.longestRun > g.longestRun) g.longestRun = loop.longestRun;
+    }
+    keepWorst(
+      into.loops,
+      kept(into.options.maxLoops),
+      (l) => l.longestRun,
+      droppedKeys(),
+      (l) => {
+        l.pod = ownedName(into.podNames, l.pod);
+        dropLoop(into, l);
       },
     );
     into.droppedLoops += from.droppedLoops;
     into.droppedTargetLines += from.droppedTargetLines;
+    addDropped(into.dropped, from.dropped);
     into.recordsWithoutWallTime += from.recordsWithoutWallTime;
   },
 
@@ -299,6 +316,12 @@ export default defineRule<ReconnectStormOptions, State>({
       if (sustained.length === 0 && podsWithRuns.size < options.minPods) continue;
       findings.push(describeStorm(g, loops, sustained, podsWithRuns.size, options, state.droppedLoops));
     }
+    const dropped = droppedSentence(state.dropped, 'reconnect loops and targets');
+    if (dropped)
+      for (const f of findings) {
+        f.message = `${f.message} ${dropped}`;
+        f.evidence = { ...f.evidence, loopsAndTargetsNotTracked: state.dropped.healthy + state.dropped.signal };
+      }
     return findings;
   },
 });
@@ -322,9 +345,6 @@ interface LoopTarget {
   seenPod: string | null;
   seenLoop: LoopState | null;
 }
-
-/** seenLoop of a pod whose loop towards the target was left untracked (past maxLoops). */
-const UNTRACKED = Object.freeze({}) as LoopState;
 
 const loopTargetOf = perBody((record): LoopTarget => {
   const { controller, endpoint } = loopAddresses(record);

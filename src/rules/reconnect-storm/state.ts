@@ -10,7 +10,10 @@ import {
   cappedCounts,
   type CappedCounts,
   detach,
+  droppedKeys,
+  type DroppedKeys,
   hasPod,
+  keepWorst,
   nameId,
   podSet,
   topCounts,
@@ -82,12 +85,18 @@ export interface LoopState {
   /** Failures in the first second, counted until the second changed. */
   firstSecondCount: number;
   secondChanges: number;
+  /** Let go to stay within maxLoops (its lines counted as untracked): a memo holding it must not use it. */
+  evicted: boolean;
 }
 
 export interface GroupState {
   target: string;
   controlPlane: boolean;
   lines: number;
+  /** The longest run of any of its loops, in seconds: what ranks it when targets are let go. */
+  longestRun: number;
+  /** Let go to stay within maxTargets, with its loops: a memo holding it must not use it. */
+  evicted: boolean;
   failedToConnect: number;
   serviceFailed: number;
   /**
@@ -119,8 +128,12 @@ export interface State {
   loops: Map<string, LoopState>;
   groups: Map<string, GroupState>;
   droppedLoops: number;
-  /** Lines towards targets beyond maxTargets: counted, not analysed (an address bomb must not grow memory). */
+  /** Lines towards targets let go to stay within maxTargets: counted, not analysed (an address bomb must not grow memory). */
   droppedTargetLines: number;
+  /** Loops and targets let go (keepWorst): those that never failed for clusterRunSeconds on end are only counted. */
+  dropped: DroppedKeys;
+  /** Targets just let go whose loops are still to be forgotten. */
+  gone: Set<string>;
   recordsWithoutWallTime: number;
   /** Lookup memo only (the last input path and its `(path)` label); merge ignores it. */
   pathLabel: { path: string; label: string };
@@ -220,15 +233,24 @@ export function joinLoops(a: LoopState, b: LoopState, options: ReconnectStormOpt
   a.last = Math.max(a.last, b.last);
 }
 
-export function groupFor(state: State, target: string, controlPlane: boolean): GroupState | null {
+export function groupFor(state: State, target: string, controlPlane: boolean): GroupState {
   let g = state.groups.get(target);
   if (!g) {
-    if (state.groups.size >= state.options.maxTargets) return null;
+    keepWorst(
+      state.groups,
+      kept(state.options.maxTargets),
+      (x) => x.longestRun,
+      droppedKeys(),
+      (x) => dropGroup(state, x),
+    );
+    if (state.gone.size > 0) forgetLoopsOfGone(state);
     target = detach(target);
     g = {
       target,
       controlPlane,
       lines: 0,
+      longestRun: 0,
+      evicted: false,
       failedToConnect: 0,
       serviceFailed: 0,
       pods: topCounts(),
@@ -247,4 +269,50 @@ export function groupFor(state: State, target: string, controlPlane: boolean): G
     state.groups.set(target, g);
   }
   return g;
+}
+
+/** Entries kept by a sweep: keepWorst holds twice that between sweeps, so never more than `max`. */
+export function kept(max: number): number {
+  return Math.max(1, Math.floor(max / 2));
+}
+
+/**
+ * Whether a loop or target let go could have counted towards a finding: it failed continuously for
+ * clusterRunSeconds (the shortest run the rule counts). The others are only counted.
+ */
+function counts(state: State, longestRun: number, dropped: DroppedKeys): void {
+  if (longestRun >= state.options.clusterRunSeconds) dropped.signal++;
+  else dropped.healthy++;
+}
+
+/**
+ * Lets go of a loop (keepWorst, the shortest runs first: issue 44, a storm after 25,000 loops of one
+ * line each was never timed): its lines count as untracked failures of its target, as when a merge
+ * has no room for it.
+ */
+export function dropLoop(state: State, loop: LoopState): void {
+  loop.evicted = true;
+  state.droppedLoops += loop.count;
+  counts(state, loop.longestRun, state.dropped);
+  const g = state.groups.get(loop.group);
+  if (g) countUntracked(state, g, loop.pod, loop.endpoint || null, loop.count);
+}
+
+/** Lets go of a target (keepWorst, the shortest runs first); its loops go with it (forgetLoopsOfGone). */
+function dropGroup(state: State, g: GroupState): void {
+  g.evicted = true;
+  state.droppedTargetLines += g.lines;
+  counts(state, g.longestRun, state.dropped);
+  state.gone.add(g.target);
+}
+
+/** Forgets the loops of the targets just let go, in one pass over the loops. */
+export function forgetLoopsOfGone(state: State): void {
+  for (const [key, loop] of state.loops) {
+    if (!state.gone.has(loop.group)) continue;
+    loop.evicted = true;
+    state.droppedLoops += loop.count;
+    state.loops.delete(key);
+  }
+  state.gone.clear();
 }
