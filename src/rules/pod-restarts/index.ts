@@ -36,6 +36,7 @@ import {
 } from './model.js';
 import { describe, judge, type Verdict } from './describe.js';
 import { addEviction, describeEvictions, type Evictions, isLinkerdPod, mergeEvictions } from './evicted.js';
+import { addMountFailure, describeMountFailure, isLinkerdMount, type MountFailure, mergeMountFailures } from './mount-failed.js';
 
 export type { PodRestartsOptions } from './model.js';
 
@@ -46,6 +47,8 @@ interface State {
   dropped: DroppedKeys;
   /** Linkerd pods the kubelet evicted, by workload. */
   evicted: Map<string, Evictions>;
+  /** Volumes of Linkerd pods the kubelet cannot mount, by workload and volume. */
+  mounts: Map<string, MountFailure>;
 }
 
 export default defineRule<PodRestartsOptions, State>({
@@ -88,7 +91,7 @@ export default defineRule<PodRestartsOptions, State>({
     },
   },
 
-  createState: (options) => ({ containers: new Map(), options, dropped: droppedKeys(), evicted: new Map() }),
+  createState: (options) => ({ containers: new Map(), options, dropped: droppedKeys(), evicted: new Map(), mounts: new Map() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -184,6 +187,20 @@ export default defineRule<PodRestartsOptions, State>({
           });
         return;
       }
+      if (record.reason === 'FailedMount') {
+        const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
+        if (isLinkerdMount(pod, record.namespace ?? null, record.message))
+          addMountFailure(
+            state.mounts,
+            pod,
+            record.namespace ?? null,
+            record.message,
+            record.count,
+            record,
+            `${record.type} ${record.reason} (x${record.count}): ${record.message}`,
+          );
+        return;
+      }
       if (record.reason === 'Evicted') {
         const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
         if (pod && isLinkerdPod(pod, record.namespace ?? null))
@@ -235,6 +252,7 @@ export default defineRule<PodRestartsOptions, State>({
     });
     addDropped(into.dropped, from.dropped);
     mergeEvictions(into.evicted, from.evicted);
+    mergeMountFailures(into.mounts, from.mounts);
     keepWorst(into.containers, MAX_CONTAINERS, (c) => rankOf(c, into.options), into.dropped);
   },
 
@@ -260,6 +278,7 @@ export default defineRule<PodRestartsOptions, State>({
       return describe(verdicts, workload ? (replicas.get(`${workload}/${c.container}`) ?? verdicts.length) : verdicts.length);
     });
     for (const e of state.evicted.values()) findings.push(describeEvictions(e));
+    for (const m of state.mounts.values()) findings.push(describeMountFailure(m));
     const dropped = droppedSentence(state.dropped, 'Linkerd containers');
     if (dropped)
       for (const f of findings) {
