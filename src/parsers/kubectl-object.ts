@@ -102,9 +102,14 @@ export class KubeObjectReader {
   /** Whether the line belongs to a Kubernetes object (and was taken). */
   line(text: string, lineNo: number): boolean {
     if (this.mode === null) {
-      if (this.json && ((text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') || JSON_MEMBER_START.test(text))) {
+      // `{` opens an object, `[` a list cut out of one (a pod's `containerStatuses` value pasted alone).
+      if (
+        this.json &&
+        (((text.charCodeAt(0) === 123 /* { */ || text.charCodeAt(0) === 91) /* [ */ && (text.trim() === '{' || text.trim() === '[')) ||
+          JSON_MEMBER_START.test(text))
+      ) {
         this.start('json', lineNo, 0);
-        this.member = text.trim() !== '{';
+        this.member = text.trim() !== '{' && text.trim() !== '[';
         this.jsonLine(text, lineNo);
         return true;
       }
