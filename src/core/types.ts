@@ -1,7 +1,7 @@
-// The contracts every stage shares: inputs, records, rules and findings.
-// Records flow one way: input → parser → engine → rules → report.
+// The contracts every stage shares: inputs, records, rules and findings. Records flow one way: input → parser → engine → rules → report.
 
 import type { CertificateEvidenceRecord } from './certificate-evidence.js';
+import type { ContainerSpecRecord } from './container-spec.js';
 import type { MetricScrapeErrorRecord } from './scrape-error.js';
 
 export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'kubectl', 'linkerd-cli', 'unknown'] as const;
@@ -275,7 +275,8 @@ export type LdRecord =
   | LinkerdCheckRecord
   | LinkerdCliMessageRecord
   | LinkerdCliRowRecord
-  | CertificateEvidenceRecord;
+  | CertificateEvidenceRecord
+  | ContainerSpecRecord;
 
 export type RecordKind = LdRecord['kind'];
 export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;

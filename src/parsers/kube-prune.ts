@@ -10,10 +10,14 @@
 
 /** Members of a `metadata` the reader uses. */
 const METADATA_KEEP = new Set(['name', 'namespace']);
-/** Members of a `spec` the reader uses: the container lists. */
-const SPEC_KEEP = new Set(['containers', 'initContainers', 'ephemeralContainers']);
-/** Members of a container (in a spec's container list) the reader uses. */
-const CONTAINER_KEEP = new Set(['name', 'resources', 'image']);
+/** The container lists of a pod's spec. */
+const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
+/** Members of a `spec` the reader uses: the container lists, and a workload's pod template. */
+const SPEC_KEEP = new Set([...CONTAINER_LISTS, 'template']);
+/** Members of a workload's `spec.template` the reader uses: the pod's spec. */
+const TEMPLATE_KEEP = new Set(['spec']);
+/** Members of a container (in a spec's container list) the reader uses: kubectl-pod-spec.ts reads how it may run. */
+const CONTAINER_KEEP = new Set(['name', 'resources', 'image', 'securityContext']);
 
 /** A YAML key at the start of `text` (after indent and `- `): plain, or double-quoted as JSON writes it. */
 const KEY = /^(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_][\w./-]*)):(?=\s|$)/;
@@ -27,9 +31,15 @@ interface Frame {
 /** Whether a member `key` under the keys `path` (outermost first) is never read. */
 function dropped(path: readonly Frame[], key: string): boolean {
   const depth = path.length;
-  if (depth === 1 && path[0]!.key === 'metadata') return !METADATA_KEEP.has(key);
-  if (depth === 1 && path[0]!.key === 'spec') return !SPEC_KEEP.has(key);
-  if (depth === 2 && path[0]!.key === 'spec' && SPEC_KEEP.has(path[1]!.key)) return !CONTAINER_KEEP.has(key);
+  const at = (i: number): string => path[i]!.key;
+  if (depth === 0 || (depth > 1 && at(0) !== 'spec')) return false;
+  if (depth === 1 && at(0) === 'metadata') return !METADATA_KEEP.has(key);
+  if (depth === 1 && at(0) === 'spec') return !SPEC_KEEP.has(key);
+  // A Pod's `spec.<list>[]`, a workload's `spec.template.spec`, and its `spec.template.spec.<list>[]`.
+  if (depth === 2 && CONTAINER_LISTS.has(at(1))) return !CONTAINER_KEEP.has(key);
+  if (depth === 2 && at(1) === 'template') return !TEMPLATE_KEEP.has(key);
+  if (depth === 3 && at(1) === 'template' && at(2) === 'spec') return !CONTAINER_LISTS.has(key);
+  if (depth === 4 && at(1) === 'template' && at(2) === 'spec' && CONTAINER_LISTS.has(at(3))) return !CONTAINER_KEEP.has(key);
   return false;
 }
 

@@ -12,8 +12,8 @@ import { parseRfc3339 } from './collector-prefix.js';
 import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { JsonBracketDepth } from '../util/json-bracket-depth.js';
 import { lookupTable } from '../util/dict.js';
-import { kubernetesName } from '../util/path-meta.js';
 import { pruneObject } from './kube-prune.js';
+import { asArray, asObject, type Json, labelName, num, objectName, podSpecs, str, templateSpecs, WORKLOAD_KINDS } from './kubectl-pod-spec.js';
 
 /**
  * Largest document (or List item) buffered and parsed. A Pod as `kubectl get pod -o yaml` prints it
@@ -25,7 +25,7 @@ export const MAX_DOCUMENT_BYTES = 1 << 20;
 
 /** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
 const YAML_START =
-  /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList)$|items:$|status:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$|^ *- containerID: \S|^ *(?:lastState|state):$/;
+  /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)$|items:$|status:$|spec:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$|^ *- containerID: \S|^ *(?:lastState|state):$|^ *(?:containers|initContainers|ephemeralContainers):$/;
 /**
  * A member of a pod's JSON cut out of its object: the status lists, or one container's
  * `lastState` / `state`, at any indentation (`"lastState": {`).
@@ -45,8 +45,6 @@ const SPEC_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
 const STATES: Readonly<Record<string, string>> = lookupTable({ running: 'Running', waiting: 'Waiting', terminated: 'Terminated' });
 /** `spec.containers{name}`, an event's field path. */
 const FIELD_PATH_CONTAINER = /^spec\.(?:init|ephemeral)?[cC]ontainers\{([^}]+)\}$/;
-
-type Json = Record<string, unknown>;
 
 /** Lines buffered for one document or one List item, and how many lines it took. */
 interface Chunk {
@@ -105,9 +103,14 @@ export class KubeObjectReader {
   /** Whether the line belongs to a Kubernetes object (and was taken). */
   line(text: string, lineNo: number): boolean {
     if (this.mode === null) {
-      if (this.json && ((text.charCodeAt(0) === 123 /* { */ && text.trim() === '{') || JSON_MEMBER_START.test(text))) {
+      // `{` opens an object, `[` a list cut out of one (a pod's `containerStatuses` value pasted alone).
+      if (
+        this.json &&
+        (((text.charCodeAt(0) === 123 /* { */ || text.charCodeAt(0) === 91) /* [ */ && (text.trim() === '{' || text.trim() === '[')) ||
+          JSON_MEMBER_START.test(text))
+      ) {
         this.start('json', lineNo, 0);
-        this.member = text.trim() !== '{';
+        this.member = text.trim() !== '{' && text.trim() !== '[';
         this.jsonLine(text, lineNo);
         return true;
       }
@@ -324,15 +327,20 @@ export class KubeObjectReader {
       this.emit(this.statusRecord(o, null, lineOf(node), undefined, new Map()));
       return;
     }
+    if (kind !== undefined && WORKLOAD_KINDS.has(kind)) {
+      for (const record of templateSpecs(this.input, o, node, lineOf)) this.emit(record);
+      return;
+    }
     if (kind === 'Pod' || kind === undefined) this.pod(o, node, lineOf);
   }
 
   private pod(o: Json, node: unknown, lineOf: (node: unknown) => number): void {
     const metadata = asObject(o.metadata);
+    const { isMap, isSeq } = yamlLibrary();
+    for (const record of podSpecs(this.input, o, node, lineOf)) this.emit(record);
     // A status block pasted alone has no metadata, and may lack the `status:` key itself.
     const status = asObject(o.status) ?? (hasStatusLists(o) ? o : undefined);
     if (!status) return;
-    const { isMap, isSeq } = yamlLibrary();
     const statusNode = isMap(node) && o.status ? node.get('status', true) : node;
     const limits = new Map<string, string>();
     const spec = asObject(o.spec);
@@ -453,26 +461,7 @@ function firstLine(text: string | undefined): string | null {
   return line ? line.slice(0, 1000) : null;
 }
 
-function asObject(v: unknown): Json | undefined {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
-}
-
-function asArray(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-// A value no Kubernetes object could be named (a newline forging a report line) is no name.
-const objectName = (v: unknown): string | undefined => kubernetesName(str(v), 'subdomain');
-const labelName = (v: unknown): string | undefined => kubernetesName(str(v), 'label');
 const kindName = (v: unknown): string | undefined => (/^[A-Za-z][A-Za-z0-9]{0,62}$/.test(str(v) ?? '') ? str(v) : undefined);
-
-function num(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
 
 function time(v: unknown): number | null {
   return typeof v === 'string' ? parseRfc3339(v) : null;
@@ -484,10 +473,11 @@ function time(v: unknown): number | null {
  * lines the sniffer reads (issue 44), so the object is known by its kind wherever its status sits.
  */
 const JSON_MARKERS =
-  /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList|Pod|PodList)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
+  /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList|Pod|PodList|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
 
-/** YAML lines only a Kubernetes Event prints, and the kind of a Pod or Event (a pod's status lines are kubectl.ts's markers). */
-const YAML_MARKERS = /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: (?:Event|Pod)$|^kind: (?:EventList|PodList)$/;
+/** YAML lines only a Kubernetes Event or a pod's spec prints, and the kind of a Pod or Event (a pod's status lines are kubectl.ts's markers). */
+const YAML_MARKERS =
+  /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: (?:Event|Pod)$|^kind: (?:EventList|PodList)$|^ *(?:initContainers|ephemeralContainers):$|^ *(?:- )?(?:terminationMessagePolicy: (?:File|FallbackToLogsOnError)|imagePullPolicy: (?:Always|IfNotPresent|Never)|dnsPolicy: (?:ClusterFirst|ClusterFirstWithHostNet|Default|None))$/;
 
 export function kubeObjectSniffScore(line: string): number {
   return JSON_MARKERS.test(line) || YAML_MARKERS.test(line) ? 2 : 0;
@@ -496,5 +486,9 @@ export function kubeObjectSniffScore(line: string): number {
 /** Whether an assembled JSON document is a Kubernetes object the reader takes. */
 export function isKubeObjectJson(text: string): boolean {
   // A container's status cut out of its list names its runtime's container ID.
-  return /"kind": ?"(?:Event|EventList|Pod|PodList)"/.test(text) || text.includes('ontainerStatuses"') || /"containerID": ?"[a-z-]+:\/\//.test(text);
+  return (
+    /"kind": ?"(?:Event|EventList|Pod|PodList|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)"/.test(text) ||
+    text.includes('ontainerStatuses"') ||
+    /"containerID": ?"[a-z-]+:\/\//.test(text)
+  );
 }

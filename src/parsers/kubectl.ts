@@ -12,6 +12,7 @@ import { KubeObjectReader, isKubeObjectJson, kubeObjectSniffScore } from './kube
 import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import { DESCRIBE_AGE, headerlessEventRow, headerlessPodRow, parseHumanDuration } from './kubectl-fragments.js';
+import { WrappedRows } from './kubectl-wrapped.js';
 
 export { parseHumanDuration };
 import type { FormatSniff, LineParser, ParserFactory } from './parser.js';
@@ -83,6 +84,10 @@ export class KubectlReader {
   /** `Events:` was the last key: a table header is expected. */
   private eventsNext = false;
   private readonly objects: KubeObjectReader;
+  /** The last event row, held for one line in case a terminal wrapped it (kubectl-wrapped.ts). */
+  private readonly wrapped = new WrappedRows();
+  /** The width of the line being read, for the row it may hold. */
+  private rowWidth = 0;
 
   constructor(
     private readonly input: InputInfo,
@@ -96,7 +101,11 @@ export class KubectlReader {
 
   line(raw: string, lineNo: number): boolean {
     const text = raw.endsWith('\r') ? raw.slice(0, -1).trimEnd() : raw.trimEnd();
+    // The event row before may go on on this line (wrapped by a terminal); otherwise it is complete.
+    if (this.wrapped.continues(text, lineNo)) return true;
+    this.releaseRow();
     if (text === '') return false;
+    this.rowWidth = text.length;
     if (this.objects.line(text, lineNo)) return true;
     if (this.table) {
       if (this.tableRow(text, lineNo)) return true;
@@ -144,8 +153,14 @@ export class KubectlReader {
   }
 
   end(): void {
+    this.releaseRow();
     this.closeContainer();
     this.objects.end();
+  }
+
+  private releaseRow(): void {
+    const row = this.wrapped.release();
+    if (row) this.emit(row);
   }
 
   // ------------------------------------------------------------------ describe pod
@@ -355,7 +370,7 @@ export class KubectlReader {
     // The pre-1.19 SUBOBJECT column names the container: `spec.containers{linkerd-proxy}`.
     const container = SUBOBJECT_CONTAINER.exec(cells.SUBOBJECT ?? '')?.[1];
     if (container) record.container = container;
-    this.emit(record);
+    this.wrapped.hold(record, this.rowWidth);
   }
 
   private podRow(cells: Record<string, string>, lineNo: number): boolean {

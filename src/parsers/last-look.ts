@@ -38,7 +38,7 @@ export interface LineAt {
 
 /** Every entry's words, as literals: a line without one of them is not looked at further. */
 const WORDS =
-  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp|DOWN/;
+  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp|Evicted|low on resource|FailedMount|MountVolume\.SetUp failed|DOWN/;
 
 /** A row of Prometheus' targets page: the scrape URL, then the state. */
 const TARGET_DOWN = /(https?:\/\/[^\s|]{1,300})[\s|]+DOWN(?![\w-])/;
@@ -166,6 +166,26 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
     fires:
       'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "20ecb2f5": plugin type="linkerd-cni" name="linkerd-cni" failed (add): Unauthorized',
     quiet: 'Pod sandbox changed, it will be killed and re-created.',
+  },
+  {
+    id: 'volume-mount-failed',
+    owner: 'pod-restarts',
+    source:
+      'the kubelet: event reason FailedMount, message "MountVolume.SetUp failed for volume %q : %v" (kubernetes pkg/kubelet/events/event.go, FailedMountVolume; pkg/volume/util/operationexecutor/operation_generator.go)',
+    pattern: /\b(MountVolume\.SetUp failed for volume .*)$|\bFailedMount\b/,
+    build: (at, m) => event(at, 'FailedMount', m[1] ?? at.text.trim()),
+    fires: 'MountVolume.SetUp failed for volume "identity-issuer" : secret "linkerd-identity-issuer" not found',
+    quiet: 'MountVolume.SetUp succeeded for volume "kube-api-access-5x2xq"',
+  },
+  {
+    id: 'pod-evicted',
+    owner: 'pod-restarts',
+    source:
+      'the kubelet\'s eviction manager: pod status reason and event reason "Evicted", message "The node was low on resource: %v. " (kubernetes pkg/kubelet/eviction/helpers.go, Reason and nodeLowMessageFmt)',
+    pattern: /\bEvicted\b|\bThe node was low on resource: /,
+    build: (at) => event(at, 'Evicted', at.text.trim()),
+    fires: 'linkerd-prometheus-6f44484f65-29629 Evicted: The node was low on resource: memory. Container prometheus was using 1811964Ki, request is 0.',
+    quiet: 'evictionHard: memory.available<100Mi, the kubelet starts evicting pods below it',
   },
   {
     id: 'webhook-call-failed',

@@ -9,6 +9,8 @@ import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../.
 import { readEntry } from '../../src/engine/pipeline.js';
 import { FAILURE_WORDS, lastLook } from '../../src/parsers/last-look.js';
 import { RULES } from '../../src/rules/index.js';
+import podRestarts from '../../src/rules/pod-restarts/index.js';
+import { runRule } from '../support/rule-tester.js';
 
 const input: InputInfo = { path: 'paste.txt', kind: 'unknown' };
 
@@ -124,5 +126,40 @@ describe('the scan in the pipeline', () => {
     assert.equal(stats.kind, 'unknown');
     assert.equal(stats.records, 1);
     assert.equal(stats.unparsed, 2);
+  });
+});
+
+describe('the rule that owns the words raises the finding', () => {
+  it('a FailedMount of the identity issuer Secret, pasted alone (kubelet event message): the pod cannot start', async () => {
+    const run = await runRule(podRestarts, [
+      {
+        path: 'paste.txt',
+        content:
+          'Warning  FailedMount  2m (x12 over 20m)  kubelet  MountVolume.SetUp failed for volume "identity-issuer" : secret "linkerd-identity-issuer" not found | linkerd-identity-6c86f797-4b59v\n',
+      },
+    ]);
+    assert.deepEqual(
+      run.findings.map((f) => [f.severity, f.kind, f.subject.workload]),
+      [['error', 'mount-failed/identity-issuer', 'linkerd-identity']],
+    );
+    assert.match(run.findings[0]!.title, /Secret linkerd-identity-issuer does not exist/);
+  });
+
+  it('an Evicted line of a Linkerd pod in a chat paste: evicted under node pressure', async () => {
+    const run = await runRule(podRestarts, [
+      { path: 'paste.txt', content: 'fyi linkerd-prometheus-6f44484f65-29629 got Evicted again: The node was low on resource: memory.\n' },
+    ]);
+    assert.deepEqual(
+      run.findings.map((f) => [f.severity, f.kind]),
+      [['warning', 'evicted/linkerd-prometheus']],
+    );
+    assert.match(run.findings[0]!.message, /ran short of memory/);
+  });
+
+  it("a FailedMount of an application volume is not Linkerd's", async () => {
+    const run = await runRule(podRestarts, [
+      { path: 'paste.txt', content: 'MountVolume.SetUp failed for volume "data" : configmap "web-config" not found | web-7d9f8c6b5-x2x8k\n' },
+    ]);
+    assert.deepEqual(run.findings, []);
   });
 });

@@ -43,6 +43,12 @@ const cniNoResult =
 const otherCni =
   '  Warning  FailedCreatePodSandBox  2m                     kubelet            Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "9a1f" network for pod "web-0": networkPlugin cni failed to set up pod "web-0_default" network: stat /var/lib/calico/nodename: no such file or directory\n';
 const validatorBackOff = 'Back-off restarting failed container linkerd-network-validator in pod\n';
+/** The same container in a Deployment's pod template, a mutation having replaced the drop list with ALL (test/data/kubectl/README.md). */
+const deploymentDropAll = read('test/data/kubectl/get-deployment-json-init-drop-all.json');
+/** linkerd/linkerd2#2554: one of three HA controller replicas crash-looping, three Prometheus pods evicted (test/data/kubectl/README.md). */
+const haPods = read('test/data/kubectl/l2-2554-get-pods-ha-crashloop-evicted.txt');
+/** linkerd/linkerd2#6254 (AKS): a pod spec fragment whose linkerd-init adds NET_RAW and drops it (test/data/kubectl/README.md). */
+const initDropsNetRaw = read('test/data/kubectl/l2-6254-pod-spec-fragment-init-drop-net-raw.yaml');
 const proxyOomCut = [
   '    Last State:      Terminated',
   '      Reason:        OOMKilled',
@@ -392,8 +398,82 @@ export const cases: RuleCases = {
         },
       ],
     },
+    {
+      name: 'real: linkerd2#6254 pod spec fragment: linkerd-init adds NET_RAW and drops it, the drop wins',
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-init', subject: { target: 'linkerd-init' } }],
+      inputs: [{ path: 'pod.yaml', content: initDropsNetRaw }],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /NET_RAW dropped from its capabilities/);
+        assert.match(findings[0]!.message, /adds NET_RAW but also drops NET_RAW/);
+        assert.equal(findings[0]!.evidence.initCause, 'capabilities-dropped');
+      },
+    },
+    {
+      name: "a Deployment's pod template whose linkerd-init drops ALL: both capabilities are gone, named by the workload",
+      expect: [{ severity: 'error', kind: 'init-failed/linkerd-init', subject: { namespace: 'shop', target: 'linkerd-init' } }],
+      inputs: [{ path: 'deploy.json', content: deploymentDropAll }],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /in shop\/deployment\/web: NET_ADMIN and NET_RAW dropped/);
+        assert.match(findings[0]!.message, /drops NET_ADMIN \(by ALL\) and NET_RAW \(by ALL\)/);
+      },
+    },
+    {
+      name: 'real: linkerd2#2554 get pods: one of three controller replicas crash-looping, Prometheus pods evicted',
+      expect: [
+        {
+          severity: 'error',
+          kind: 'crashloop/public-api',
+          subject: { workload: 'linkerd-controller', pod: 'linkerd-controller-695dcbdcf7-9bsvp', target: 'linkerd-controller/public-api' },
+        },
+        {
+          severity: 'warning',
+          kind: 'restarts/public-api',
+          subject: { workload: 'linkerd-controller', pod: 'linkerd-controller-695dcbdcf7-8ssrn', target: 'linkerd-controller/public-api' },
+        },
+        { severity: 'warning', kind: 'evicted/linkerd-prometheus', subject: { workload: 'linkerd-prometheus', target: 'linkerd-prometheus' } },
+      ],
+      inputs: [{ path: 'pods.txt', content: haPods }],
+      check: (findings) => {
+        assert.match(findings[0]!.message, /One of the 3 replicas is crash-looping while the other 2 run/);
+        assert.match(findings[2]!.message, /^3 linkerd-prometheus pods were evicted/);
+        assert.equal(findings[2]!.evidence.evicted, 3);
+      },
+    },
+    {
+      name: 'an Evicted event of a linkerd-viz pod names what the node ran short of',
+      expect: [
+        {
+          severity: 'warning',
+          kind: 'evicted/prometheus',
+          subject: { namespace: 'linkerd-viz', workload: 'prometheus', pod: 'prometheus-7bd8bd4b6c-x5k2p', target: 'prometheus' },
+        },
+      ],
+      inputs: [
+        {
+          path: 'events.txt',
+          content:
+            'linkerd-viz   12m   Warning   Evicted   pod/prometheus-7bd8bd4b6c-x5k2p   The node was low on resource: memory. Threshold quantity: 100Mi, available: 91300Ki. Container prometheus was using 1811964Ki, request is 0, has larger consumption of memory.\n',
+        },
+      ],
+      check: (findings) => assert.match(findings[0]!.message, /ran short of memory/),
+    },
   ],
   quiet: [
+    {
+      name: "linkerd-init as Linkerd's template writes it: NET_ADMIN and NET_RAW added, nothing dropped",
+      inputs: [{ path: 'pod.yaml', content: initDropsNetRaw.replace('        drop:\n        - NET_RAW\n', '') }],
+    },
+    {
+      name: 'a privileged linkerd-init that drops ALL keeps every capability',
+      inputs: [{ path: 'pod.yaml', content: initDropsNetRaw.replace('- NET_RAW\n      privileged: false', '- ALL\n      privileged: true') }],
+    },
+    {
+      name: "an application container dropping ALL, and an evicted pod that is not Linkerd's",
+      inputs: [
+        { path: 'deploy.json', content: deploymentDropAll.replace('"linkerd-init"', '"setup"') },
+        { path: 'pods.txt', content: 'NAME                   READY   STATUS    RESTARTS   AGE\nweb-6f44484f65-29629   0/1     Evicted   0          20h\n' },
+      ],
+    },
     { name: 'a sandbox failure of another CNI plugin (Calico not ready on the node)', inputs: [{ path: 'events.txt', content: otherCni }] },
     {
       name: 'an image pull back-off of the network validator is no crash',

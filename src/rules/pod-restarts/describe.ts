@@ -55,14 +55,17 @@ function who(v: Verdict): string {
   return 'linkerd-proxy';
 }
 
-export function describe(verdicts: Verdict[]): FindingDraft {
+const PROBLEM_WORDS: Record<Problem, string> = { oom: 'OOMKilled', crashloop: 'crash-looping', restarts: 'restarting', 'init-failed': 'failing' };
+
+/** `replicas`: pods of the same workload and container seen in the input, the failing ones among them. */
+export function describe(verdicts: Verdict[], replicas = verdicts.length): FindingDraft {
   const first = verdicts[0]!;
   const { c, role, problem } = first;
   const severity: Severity = verdicts.some((v) => v.severity === 'error') ? 'error' : first.severity;
   const workload = workloadOfPod(c.pod ?? undefined);
   const podCount = verdicts.length;
   // Without a workload the title says so once, instead of naming "a pod" twice in one sentence.
-  const where = workload ? `${c.namespace ? `${c.namespace}/` : ''}${workload}` : '';
+  const where = workload ? `${c.namespace ? `${c.namespace}/` : ''}${workload}` : c.template ? `${c.namespace ? `${c.namespace}/` : ''}${c.template}` : '';
   const inWhere = where ? ` in ${where}` : ' (pod not named in the paste)';
   const restarts = verdicts.reduce((n, v) => n + v.c.restartCount, 0);
   const ooms = verdicts.reduce((n, v) => n + Math.max(v.c.oomEvents, v.c.reason === 'OOMKilled' || v.c.lastReason === 'OOMKilled' ? 1 : 0), 0);
@@ -100,6 +103,13 @@ export function describe(verdicts: Verdict[]): FindingDraft {
       parts.push(
         'A proxy usually exits at start-up when it cannot get its identity or reach a local controller port; its last termination message tells which.',
       );
+  } else if (problem === 'init-failed' && c.initCause === 'capabilities-dropped') {
+    const dropped = c.droppedCapabilities.map((cap) => cap.replace(/ \(by ALL\)$/, ''));
+    title = `${who(first)} cannot run iptables${inWhere}: ${dropped.join(' and ')} dropped from its capabilities`;
+    parts.push(
+      `The securityContext of the ${who(first)} of ${pods}${where ? ` in ${where}` : ''} ${c.addedToo ? `adds ${dropped.join(' and ')} but also drops ${c.droppedCapabilities.join(' and ')}` : `drops ${c.droppedCapabilities.join(' and ')}`}, and it does not run privileged. ${initStory(c)}.`,
+      'Without them its iptables calls are refused, the init container fails and the pod never starts its containers. Linkerd\'s proxy-init template only adds these capabilities: the drop usually comes from a policy or a mutating admission webhook that drops NET_RAW (or ALL) from every container (Azure Policy, Gatekeeper or Kyverno mutations enforcing CIS 5.2.8 "minimize the admission of containers with NET_RAW"), or from the Helm value proxyInit.capabilities.drop.',
+    );
   } else if (problem === 'init-failed') {
     title = `${who(first)} failed${inWhere}: ${INIT_CAUSE_TITLE[c.initCause!]}`;
     parts.push(`The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} failed, so the pod never starts its containers. ${initStory(c)}`);
@@ -109,6 +119,15 @@ export function describe(verdicts: Verdict[]): FindingDraft {
       `The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} restarted ${restarts} time${restarts === 1 ? '' : 's'}${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}${verdicts.some((v) => v.c.livenessKills > 0) ? ', killed by its liveness probe' : ''}.`,
     );
     if (controller) parts.push(`It provides ${controller.role}; each restart disconnects its clients.`);
+  }
+  // Some replicas of a workload fail while others run: the workload still serves, with fewer replicas.
+  const healthy = replicas - podCount;
+  if (healthy > 0 && workload && role !== 'init') {
+    const some = podCount === 1 ? 'One' : String(podCount);
+    title = `${title} (${podCount} of ${replicas} replicas)`;
+    parts.push(
+      `${some} of the ${replicas} replicas ${podCount === 1 ? 'is' : 'are'} ${PROBLEM_WORDS[problem]} while the other ${healthy} ${healthy === 1 ? 'runs' : 'run'}: ${workload} still serves, but with fewer replicas, and requests that reach the failing ${podCount === 1 ? 'one' : 'ones'} (a CLI or dashboard call, a proxy's stream) fail until it recovers.`,
+    );
   }
   const evidence: FindingDraft['evidence'] = {
     container: c.container,
@@ -127,6 +146,7 @@ export function describe(verdicts: Verdict[]): FindingDraft {
       events: { oomKills: v.c.oomEvents, backOffs: v.c.backOffEvents, livenessKills: v.c.livenessKills },
     })),
     restarts,
+    replicas,
     oomKills: ooms,
     crashLooping,
     samples: verdicts.flatMap((v) => v.c.samples).slice(0, MAX_SAMPLES),
@@ -171,7 +191,12 @@ function remediationFor(problem: Problem, role: Role, container: string, pod: st
   const steps: string[] = [];
   // The commands name the pod and namespace when the paste did.
   const target = `${namespace ? `-n ${namespace} ` : ''}${pod ?? '<pod>'}`;
-  if (role === 'init' && initCause === 'capabilities') {
+  if (role === 'init' && initCause === 'capabilities-dropped') {
+    steps.push(
+      `1. Find what adds the drop: compare the pod's linkerd-init securityContext (\`kubectl get pod ${target} -o yaml\`) with \`linkerd inject\` output, then list the mutating webhooks (\`kubectl get mutatingwebhookconfigurations\`) and the policy assignments (Azure Policy, Gatekeeper mutations, Kyverno) that drop NET_RAW or ALL; exempt linkerd-init (or the meshed namespaces) from that mutation, or remove proxyInit.capabilities.drop from Linkerd's values.`,
+      '2. Or install linkerd-cni (`--set cniEnabled=true`): the CNI plugin configures iptables from the node, pods get no linkerd-init and need neither capability.',
+    );
+  } else if (role === 'init' && initCause === 'capabilities') {
     steps.push(
       '1. Let linkerd-init run iptables: it needs NET_ADMIN and NET_RAW. A restricted PodSecurity level or a policy engine (Kyverno, Gatekeeper) strips them; exempt the namespace, or install linkerd-cni (`--set cniEnabled=true`), which configures iptables from the node so no pod needs the capabilities.',
     );
@@ -205,7 +230,7 @@ function remediationFor(problem: Problem, role: Role, container: string, pod: st
     );
   }
   if (steps.length > 0) {
-    steps.push(`2. Read the whole failure: \`kubectl logs <pod> -c ${container}\` (and --previous).`);
+    steps.push(`${steps.length + 1}. Read the whole failure: \`kubectl logs <pod> -c ${container}\` (and --previous).`);
     steps.push('Reference: the Linkerd docs on the CNI plugin and on proxy-init\'s iptables modes (linkerd.io, "CNI Plugin" and "Proxy Init iptables modes").');
     return steps.join('\n');
   }

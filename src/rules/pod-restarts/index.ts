@@ -12,6 +12,7 @@
 //   makes a finding.
 
 import { defineRule, type KubeEventRecord, type PodStatusRecord, type ProxyLogRecord } from '../../core/types.js';
+import type { ContainerSpecRecord } from '../../core/container-spec.js';
 import { workloadOfPod } from '../../util/path-meta.js';
 import { addDropped, detach, droppedKeys, droppedSentence, type DroppedKeys, keepWorst, mergeKeyed } from '../../util/stats.js';
 import { keepSample } from '../../core/evidence.js';
@@ -29,10 +30,13 @@ import {
   OOM_PROCESSES,
   type PodRestartsOptions,
   PROXY_CONTAINER,
+  PROXY_INIT_CAPABILITIES,
   roleOf,
   SEVERITY_RANK,
 } from './model.js';
 import { describe, judge, type Verdict } from './describe.js';
+import { addEviction, describeEvictions, type Evictions, isLinkerdPod, mergeEvictions } from './evicted.js';
+import { addMountFailure, describeMountFailure, isLinkerdMount, type MountFailure, mergeMountFailures } from './mount-failed.js';
 
 export type { PodRestartsOptions } from './model.js';
 
@@ -41,6 +45,10 @@ interface State {
   options: PodRestartsOptions;
   /** Containers let go to stay within MAX_CONTAINERS: the healthy ones first (keepWorst). */
   dropped: DroppedKeys;
+  /** Linkerd pods the kubelet evicted, by workload. */
+  evicted: Map<string, Evictions>;
+  /** Volumes of Linkerd pods the kubelet cannot mount, by workload and volume. */
+  mounts: Map<string, MountFailure>;
 }
 
 export default defineRule<PodRestartsOptions, State>({
@@ -83,7 +91,7 @@ export default defineRule<PodRestartsOptions, State>({
     },
   },
 
-  createState: (options) => ({ containers: new Map(), options, dropped: droppedKeys() }),
+  createState: (options) => ({ containers: new Map(), options, dropped: droppedKeys(), evicted: new Map(), mounts: new Map() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -104,6 +112,12 @@ export default defineRule<PodRestartsOptions, State>({
       // that is the pod's Linkerd init container, not its controller.
       // A line the last look read (`… Init:CrashLoopBackOff …`) names its pod as a get-pods row does.
       const listing = record.source === 'get-pods' || record.source === 'last-look';
+      if ((record.state === 'Evicted' || record.reason === 'Evicted') && record.pod && isLinkerdPod(record.pod, record.namespace ?? null)) {
+        // A pod-level status: the kubelet evicted the whole pod (its containers are gone, not restarting).
+        const ready = record.ready === null ? '' : record.ready ? ' ready' : ' not ready';
+        addEviction(state.evicted, record.pod, record.namespace ?? null, record, `${record.pod}${ready} Evicted`, null);
+        return;
+      }
       const initFailure = listing && record.state?.startsWith('Init:') === true;
       const container =
         record.container ??
@@ -133,6 +147,30 @@ export default defineRule<PodRestartsOptions, State>({
         c.reason = record.state.replace(/^Init:/, '');
       }
     },
+    'container-spec'(state, record) {
+      // linkerd-init runs iptables in the pod's network namespace: without NET_ADMIN and NET_RAW it
+      // cannot, unless it runs privileged. The runtime applies drops after adds, so a drop of either
+      // (or of ALL) takes it away whatever `add` says. With linkerd-cni there is no linkerd-init.
+      if (record.container !== 'linkerd-init' || record.privileged === true) return;
+      const dropsAll = record.capabilitiesDrop.includes('ALL');
+      const dropped = PROXY_INIT_CAPABILITIES.filter((cap) => dropsAll || record.capabilitiesDrop.includes(cap));
+      if (dropped.length === 0) return;
+      const c = containerOf(state, record.namespace ?? null, record.pod ?? null, record.container, record);
+      c.containerKind = 'init';
+      c.droppedCapabilities = dropped.map((cap) => (dropsAll && !record.capabilitiesDrop.includes(cap) ? `${cap} (by ALL)` : cap));
+      c.addedToo = dropped.some((cap) => record.capabilitiesAdd.includes(cap) || record.capabilitiesAdd.includes('ALL'));
+      c.template = record.workload === null ? c.template : detach(record.workload);
+      c.image = record.image ?? c.image;
+      // The spec says why iptables is refused: more than the log's "Permission denied".
+      if (c.initCause === null || c.initCause === 'iptables-failed' || c.initCause === 'capabilities') c.initCause = 'capabilities-dropped';
+      keepSample(
+        c.samples,
+        MAX_SAMPLES,
+        detach(record.path),
+        record.line,
+        detach(`securityContext.capabilities of ${record.container}: add [${record.capabilitiesAdd.join(', ')}], drop [${record.capabilitiesDrop.join(', ')}]`),
+      );
+    },
     'kube-event'(state, record) {
       if (record.reason === 'FailedCreatePodSandBox' && (LINKERD_CNI_SANDBOX.test(record.message) || CNI_NO_RESULT.test(record.message))) {
         // The CNI plugin runs in the kubelet's sandbox set-up, not in a container: the event is all there is.
@@ -147,6 +185,26 @@ export default defineRule<PodRestartsOptions, State>({
             line: record.line,
             text: detach(`${record.type} ${record.reason} (x${record.count}): ${record.message}`.slice(0, 400)),
           });
+        return;
+      }
+      if (record.reason === 'FailedMount') {
+        const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
+        if (isLinkerdMount(pod, record.namespace ?? null, record.message))
+          addMountFailure(
+            state.mounts,
+            pod,
+            record.namespace ?? null,
+            record.message,
+            record.count,
+            record,
+            `${record.type} ${record.reason} (x${record.count}): ${record.message}`,
+          );
+        return;
+      }
+      if (record.reason === 'Evicted') {
+        const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
+        if (pod && isLinkerdPod(pod, record.namespace ?? null))
+          addEviction(state.evicted, pod, record.namespace ?? null, record, `${record.type} ${record.reason}: ${record.message}`, record.message);
         return;
       }
       const attributed = eventContainer(record);
@@ -183,10 +241,18 @@ export default defineRule<PodRestartsOptions, State>({
       mine.oomEvents += theirs.oomEvents;
       mine.backOffEvents += theirs.backOffEvents;
       mine.livenessKills += theirs.livenessKills;
-      if (mine.initCause === null || mine.initCause === 'iptables-failed') mine.initCause = theirs.initCause ?? mine.initCause;
+      if (mine.initCause === null || mine.initCause === 'iptables-failed' || (mine.initCause === 'capabilities' && theirs.initCause === 'capabilities-dropped'))
+        mine.initCause = theirs.initCause ?? mine.initCause;
+      if (theirs.droppedCapabilities.length > 0) {
+        mine.droppedCapabilities = theirs.droppedCapabilities;
+        mine.addedToo = theirs.addedToo;
+      }
+      mine.template = mine.template ?? theirs.template;
       for (const s of theirs.samples) if (mine.samples.length < MAX_SAMPLES) mine.samples.push(s);
     });
     addDropped(into.dropped, from.dropped);
+    mergeEvictions(into.evicted, from.evicted);
+    mergeMountFailures(into.mounts, from.mounts);
     keepWorst(into.containers, MAX_CONTAINERS, (c) => rankOf(c, into.options), into.dropped);
   },
 
@@ -200,7 +266,19 @@ export default defineRule<PodRestartsOptions, State>({
       if (list) list.push(verdict);
       else groups.set(key, [verdict]);
     }
-    const findings = [...groups.values()].map((verdicts) => describe(verdicts));
+    // Replicas of each workload's container seen in the input, failing or not: one failing replica of three is not an outage.
+    const replicas = new Map<string, number>();
+    for (const c of state.containers.values()) {
+      const workload = c.pod === null ? undefined : workloadOfPod(c.pod);
+      if (workload) replicas.set(`${workload}/${c.container}`, (replicas.get(`${workload}/${c.container}`) ?? 0) + 1);
+    }
+    const findings = [...groups.values()].map((verdicts) => {
+      const c = verdicts[0]!.c;
+      const workload = c.pod === null ? undefined : workloadOfPod(c.pod);
+      return describe(verdicts, workload ? (replicas.get(`${workload}/${c.container}`) ?? verdicts.length) : verdicts.length);
+    });
+    for (const e of state.evicted.values()) findings.push(describeEvictions(e));
+    for (const m of state.mounts.values()) findings.push(describeMountFailure(m));
     const dropped = droppedSentence(state.dropped, 'Linkerd containers');
     if (dropped)
       for (const f of findings) {
@@ -231,7 +309,7 @@ function containerOf(
   namespace: string | null,
   pod: string | null,
   container: string,
-  at: PodStatusRecord | KubeEventRecord | ProxyLogRecord,
+  at: PodStatusRecord | KubeEventRecord | ProxyLogRecord | ContainerSpecRecord,
 ): ContainerState {
   // By pod name, not namespace: `kubectl get pods -n x` and `get events -n x` print no namespace,
   // and a describe of the same pod must meet them. Pod names rarely repeat across namespaces.
@@ -261,6 +339,9 @@ function containerOf(
     backOffEvents: 0,
     livenessKills: 0,
     initCause: null,
+    droppedCapabilities: [],
+    addedToo: false,
+    template: null,
     samples: [],
     location: { path: at.path, line: at.line },
   };

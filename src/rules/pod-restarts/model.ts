@@ -12,6 +12,9 @@ export interface PodRestartsOptions {
   minBackOffEvents: number;
 }
 
+/** What linkerd-init needs to run iptables in the pod's network namespace (Linkerd's proxy-init template adds both). */
+export const PROXY_INIT_CAPABILITIES = ['NET_ADMIN', 'NET_RAW'] as const;
+
 /** Controller containers of the Linkerd control plane, and which proxies depend on each. */
 export const CONTROLLERS: Readonly<Record<string, { serves: 'destination' | 'policy' | 'identity' | null; role: string }>> = lookupTable({
   destination: { serves: 'destination', role: 'service discovery for every proxy' },
@@ -54,8 +57,14 @@ export interface ContainerState {
   oomEvents: number;
   backOffEvents: number;
   livenessKills: number;
-  /** Why an init container fails, from its own log (iptables, capabilities, CNI). */
+  /** Why an init container fails, from its own log (iptables, capabilities, CNI) or its spec. */
   initCause: InitCause | null;
+  /** Of the capabilities linkerd-init needs, those its spec's securityContext drops (a drop wins over an add). */
+  droppedCapabilities: string[];
+  /** Whether the spec also lists the dropped capabilities under `add` (the conflict a policy creates). */
+  addedToo: boolean;
+  /** `deployment/name` when the spec is a workload's pod template (no pod yet). */
+  template: string | null;
   samples: SampleLine[];
   location: SourceLocation;
 }
@@ -66,6 +75,7 @@ export interface ContainerState {
  */
 export type InitCause =
   | 'capabilities'
+  | 'capabilities-dropped'
   | 'iptables-mode'
   | 'cni-not-ready'
   | 'iptables-failed'
@@ -100,6 +110,7 @@ export const INIT_CAUSES: readonly [RegExp, InitCause][] = [
 /** The cause as a finding's title says it. */
 export const INIT_CAUSE_TITLE: Record<InitCause, string> = {
   capabilities: 'iptables refused, NET_ADMIN/NET_RAW missing',
+  'capabilities-dropped': 'its securityContext drops a capability iptables needs',
   'iptables-mode': 'its iptables mode (legacy/nft) does not match the node',
   'cni-not-ready': 'linkerd-cni has not configured the node',
   'iptables-failed': 'its iptables rules could not be applied',
@@ -111,6 +122,8 @@ export const INIT_CAUSE_TITLE: Record<InitCause, string> = {
 };
 export const INIT_CAUSE_TEXT: Record<InitCause, string> = {
   capabilities: 'iptables was refused: the container lacks NET_ADMIN/NET_RAW (a PodSecurity or PSP policy, or a runtime that drops them)',
+  'capabilities-dropped':
+    "its securityContext drops a capability that iptables needs: proxy-init needs NET_ADMIN and NET_RAW, and the container runtime applies a container's drops after its adds (containerd's CRI plugin, WithCapabilities), so a dropped capability is gone even when `add` lists it",
   'iptables-mode': "iptables cannot use the node's packet filter: the iptables mode (legacy or nft) does not match the node kernel",
   'cni-not-ready':
     "the network validator saw no redirect: linkerd-cni has not configured the node: its DaemonSet is not yet running there (a new node), a node restart left /etc/cni/net.d without linkerd-cni's configuration until the linkerd-cni pod restarts (linkerd2 #12490), or another CNI rewrote the chain without it (calico-node restarting, Cilium in exclusive mode: linkerd2 #11228, #11735)",

@@ -32,6 +32,9 @@ const logUi = [
   'Oct 12, 2022 @ 04:02:25.744\tLiveness probe failed: Get "http://172.16.36.138:9990/live": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
   '',
 ].join('\n');
+/** linkerd/linkerd2#4624: control-plane pods half ready, proxies' readiness failing on 4191 and with 503 (test/data/kubectl/README.md). */
+const halfReady = read('test/data/kubectl/l2-4624-get-pods-half-ready-probe-4191-503.txt');
+const halfReadyEvents = halfReady.slice(halfReady.indexOf('  Warning'));
 const describeRow = '  Warning  Unhealthy  13m (x4 over 14m)    kubelet            Liveness probe failed: HTTP probe failed with statuscode: 502\n';
 
 export const cases: RuleCases = {
@@ -126,8 +129,33 @@ export const cases: RuleCases = {
       inputs: [{ path: 'row.txt', content: describeRow }],
       check: (findings) => assert.match(findings[0]!.message, /4 of the liveness probe, enough for the kubelet to restart it/),
     },
+    {
+      name: 'real: linkerd2#4624 every control-plane pod 1/2 ready, proxies failing /ready (4191, 503): the control plane is degraded',
+      expect: [{ severity: 'warning', kind: 'proxy-not-ready/linkerd-proxy', subject: { target: 'pod/linkerd-proxy' } }],
+      inputs: [{ path: 'pods.txt', content: halfReady }],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /the proxy is not ready, the control plane is degraded$/);
+        assert.match(findings[0]!.message, /All 5 Linkerd control-plane pods in the input are not ready themselves/);
+        // The row without a URL is the same readiness probe as the one on 4191: 1 + 15.
+        assert.equal(findings[0]!.evidence.failures, 16);
+        assert.match(findings[0]!.remediation, /^1\. Bring the control plane back first/);
+      },
+    },
+    {
+      name: 'the same probe rows with the control plane ready: the proxy is not ready, no word of the control plane',
+      expect: [{ severity: 'warning', kind: 'proxy-not-ready/linkerd-proxy', subject: { target: 'pod/linkerd-proxy' } }],
+      inputs: [{ path: 'pods.txt', content: halfReady.replace(/ 1\/2 /g, ' 2/2 ') }],
+      check: (findings) => {
+        assert.doesNotMatch(findings[0]!.message, /degraded/);
+        assert.match(findings[0]!.remediation, /Read the proxy log/);
+      },
+    },
   ],
   quiet: [
+    {
+      name: 'one readiness failure of the proxy on 4191 beside half-ready control-plane pods: a start-up blip',
+      inputs: [{ path: 'pods.txt', content: halfReady.slice(0, halfReady.indexOf('  Warning')) + halfReadyEvents.split('\n')[0]! + '\n' }],
+    },
     {
       name: "one readiness timeout on a controller's admin port while it starts",
       inputs: [{ path: 'ui.txt', content: logUi.split('\n')[0]! + '\n' }],

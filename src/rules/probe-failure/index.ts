@@ -27,6 +27,15 @@ import { addDropped, detach, droppedKeys, droppedSentence, type DroppedKeys, kee
 import { keepSample } from '../../core/evidence.js';
 import { stateCap } from '../../core/state-cap.js';
 import { lookupTable } from '../../util/dict.js';
+import {
+  CONTROL_PLANE_POD,
+  controlPlaneReadiness,
+  type ControlPlaneReadiness,
+  degradedRemediation,
+  degradedStory,
+  foldIntoProxyProbes,
+  MAX_CONTROL_PLANE_PODS,
+} from './degraded.js';
 
 export interface ProbeFailureOptions {
   minFailures: number;
@@ -78,6 +87,8 @@ interface State {
   dropped: DroppedKeys;
   /** Meshed pods past MAX_MESHED: a 403 on a pod not in `meshed` may then be on a meshed one. */
   meshedUntracked: number;
+  /** Linkerd control-plane pods a listing showed, and whether all their containers were ready. */
+  controlPlane: Map<string, boolean>;
 }
 
 /** `Readiness probe failed: …` (also `Liveness`, `Startup`), as the kubelet's prober words it. */
@@ -142,11 +153,16 @@ export default defineRule<ProbeFailureOptions, State>({
     minFailures: options.minFailures,
     dropped: droppedKeys(),
     meshedUntracked: 0,
+    controlPlane: new Map(),
   }),
 
   visitors: {
     'pod-status'(state, record: PodStatusRecord) {
       if (record.container === PROXY_CONTAINER && record.pod) addMeshed(state, record.pod);
+      // A `get pods` row of a control-plane pod: READY 1/2 is a controller whose own proxy (or itself) is not ready.
+      if (record.source === 'get-pods' && record.pod && record.ready !== null && CONTROL_PLANE_POD.test(record.pod)) {
+        if (state.controlPlane.has(record.pod) || state.controlPlane.size < MAX_CONTROL_PLANE_PODS) state.controlPlane.set(detach(record.pod), record.ready);
+      }
     },
     'kube-event'(state, record: KubeEventRecord) {
       const pod = record.object?.startsWith('pod/') ? record.object.slice(4) : (record.pod ?? null);
@@ -203,6 +219,8 @@ export default defineRule<ProbeFailureOptions, State>({
     into.meshedUntracked += from.meshedUntracked;
     for (const pod of from.meshed) addMeshed(into, pod);
     for (const [k, n] of from.kills) addKills(into, k, n);
+    for (const [pod, ready] of from.controlPlane)
+      if (into.controlPlane.has(pod) || into.controlPlane.size < MAX_CONTROL_PLANE_PODS) into.controlPlane.set(pod, ready);
   },
 
   finish(state, { options }) {
@@ -213,6 +231,8 @@ export default defineRule<ProbeFailureOptions, State>({
       const container = key.slice(slash + 1);
       if (container !== PROXY_CONTAINER && !isController(container)) appKills.set(key.slice(0, slash), { container, count });
     }
+    foldIntoProxyProbes(state.probes);
+    const controlPlane = controlPlaneReadiness(state.controlPlane);
     const groups = new Map<string, { p: ProbeState; meshed: boolean }[]>();
     for (const p of state.probes.values()) {
       const appKill = p.pod && p.container === null ? appKills.get(p.pod) : undefined;
@@ -233,7 +253,7 @@ export default defineRule<ProbeFailureOptions, State>({
       if (list) list.push({ p, meshed });
       else groups.set(key, [{ p, meshed }]);
     }
-    const findings = [...groups.values()].map(describe);
+    const findings = [...groups.values()].map((group) => describe(group, controlPlane));
     const dropped = droppedSentence(state.dropped, 'failing probes and liveness kills');
     if (dropped)
       for (const f of findings) {
@@ -345,7 +365,7 @@ const CAUSE_TEXT: Record<ProbeCause, { title: string; story: string }> = {
   other: { title: 'probe failing', story: 'The probe fails with the message below.' },
 };
 
-function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
+function describe(group: { p: ProbeState; meshed: boolean }[], controlPlane: ControlPlaneReadiness): FindingDraft {
   const { p } = group[0]!;
   const meshed = group.some((g) => g.meshed);
   const failures = group.reduce((n, g) => n + g.p.failures, 0);
@@ -362,6 +382,8 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
       ? `a Linkerd controller (admin port ${p.port ?? '?'})`
       : 'the application container';
   const cause = CAUSE_TEXT[p.cause];
+  // Proxies that cannot become ready while the control plane's own pods are not ready: the control plane is the cause.
+  const degraded = p.cause === 'proxy-not-ready' && controlPlane.notReady.length > 0;
   // The kubelet restarts a container at its liveness probe's failureThreshold (3 unless set): that many failures killed it.
   const severity: Severity =
     kills > 0 ||
@@ -376,13 +398,14 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
     `${probes.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(' and ')} probe failures of ${container} in ${where}: ${failures} (${target})${kills > 0 ? `, and the kubelet restarted it ${kills} time${kills === 1 ? '' : 's'} for it` : livenessFailures >= LIVENESS_FAILURE_THRESHOLD ? `, ${livenessFailures} of the liveness probe, enough for the kubelet to restart it at the default failureThreshold of ${LIVENESS_FAILURE_THRESHOLD}` : ''}.`,
     !meshed && p.cause === 'policy-denied' ? `Nothing in the input shows the pod's containers; if it is meshed: ${cause.story}` : cause.story,
     meshed && p.cause !== 'proxy-not-ready' ? 'The pod runs a linkerd-proxy, so the probe passes through it.' : '',
+    degraded ? degradedStory(controlPlane) : '',
   ]
     .filter((s) => s !== '')
     .join(' ');
   return {
     severity,
     kind: `${p.cause}${p.container ? `/${p.container}` : ''}`,
-    title: `Probes of ${container} in ${where}: ${cause.title}`,
+    title: `Probes of ${container} in ${where}: ${cause.title}${degraded ? ', the control plane is degraded' : ''}`,
     message,
     subject: {
       ...(p.namespace ? { namespace: p.namespace } : {}),
@@ -402,11 +425,12 @@ function describe(group: { p: ProbeState; meshed: boolean }[]): FindingDraft {
       statusCode: p.status,
       meshed,
       podsAffected: group.length,
+      ...(degraded ? { controlPlanePods: controlPlane.pods, controlPlaneNotReady: controlPlane.notReady.slice(0, 20) } : {}),
       pods: group.slice(0, 50).map((g) => ({ pod: g.p.pod ?? '(not named in the paste)', failures: g.p.failures, livenessKills: g.p.livenessKills })),
       samples: group.flatMap((g) => g.p.samples).slice(0, MAX_SAMPLES),
     },
     locations: group.slice(0, 10).map((g) => g.p.location),
-    remediation: remediationFor(p, where),
+    remediation: degraded ? degradedRemediation(controlPlane) : remediationFor(p, where),
     keyFigure: { name: 'failures', value: failures },
   };
 }
