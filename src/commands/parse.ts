@@ -18,12 +18,13 @@ export const RECORD_KINDS = [
   'linkerd-cli-row',
   'certificate-evidence',
   'container-spec',
+  'dns-evidence',
 ] as const satisfies readonly RecordKind[];
 
 export default class Parse extends Command {
   static override summary = 'Print the parsed records of the inputs as NDJSON, one object per line.';
 
-  static override description = `Uses the same input pipeline as analyze (files, directories, globs, .gz, tar bundles, - for stdin). Field names are documented in docs/parse-format.md and are stable. Each record has a "kind": proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query, coredns-message, pod-status, kube-event, linkerd-check, linkerd-cli-message, linkerd-cli-row, certificate-evidence or container-spec.`;
+  static override description = `Uses the same input pipeline as analyze (files, directories, globs, .gz, tar bundles, - for stdin). Field names are documented in docs/parse-format.md and are stable. Each record has a "kind": proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query, coredns-message, pod-status, kube-event, linkerd-check, linkerd-cli-message, linkerd-cli-row, certificate-evidence, container-spec or dns-evidence.`;
 
   static override examples = ['<%= config.bin %> parse proxy.log | jq -c \'select(.level == "WARN")\'', 'cat dump.txt | <%= config.bin %> parse - --strict'];
 

@@ -1,7 +1,7 @@
 // The contracts every stage shares: inputs, records, rules and findings. Records flow one way: input → parser → engine → rules → report.
 
 import type { CertificateEvidenceRecord } from './certificate-evidence.js';
-import type { ContainerSpecRecord } from './container-spec.js';
+import type { SpecAndEvidenceRecord } from './evidence-records.js';
 import type { MetricScrapeErrorRecord } from './scrape-error.js';
 
 export const INPUT_KINDS = ['proxy-log', 'prometheus', 'dig', 'coredns-log', 'kubectl', 'linkerd-cli', 'unknown'] as const;
@@ -276,7 +276,7 @@ export type LdRecord =
   | LinkerdCliMessageRecord
   | LinkerdCliRowRecord
   | CertificateEvidenceRecord
-  | ContainerSpecRecord;
+  | SpecAndEvidenceRecord;
 
 export type RecordKind = LdRecord['kind'];
 export type RecordOf<K extends RecordKind> = Extract<LdRecord, { kind: K }>;
@@ -461,16 +461,16 @@ export interface FinishContext<O extends object> {
 }
 
 /**
- * A rule is a reducer over records. Its state must be structured-clonable (plain objects, arrays,
- * Map, Set) so that inputs analysed in parallel can be merged; merge is applied in input order,
- * which keeps parallel and sequential runs identical.
- */
+ * A rule is a reducer over records. Its state must be structured-clonable (plain objects, arrays, Map, Set) so that inputs analysed
+ * in parallel can be merged; merge is applied in input order, which keeps parallel and sequential runs identical. */
 export interface RuleModule<O extends object = object, S = unknown> {
   meta: RuleMeta<O>;
   createState(options: O): S;
   visitors: Visitors<S>;
   merge(into: S, from: S): void;
   finish(state: S, ctx: FinishContext<O>): FindingDraft[];
+  /** Whether records reached the rule although none of its input kinds was given (the last look's evidence, from an input of no kind): it finishes then too. */
+  heard?(state: S): boolean;
   /** The entries of a catalogue the rule matches against, each with its own `explain` page. */
   catalogue?: RuleCatalogue;
 }

@@ -185,7 +185,8 @@ export class RuleEngine {
       const id = rule.meta.id;
       if (this.failures.has(id)) return;
       const needed = rule.meta.inputs as InputKind[];
-      if (!needed.some((k) => presentKinds.has(k))) {
+      // A rule whose inputs are absent still finishes when evidence reached it (the last look's, from an input of no kind).
+      if (!needed.some((k) => presentKinds.has(k)) && rule.heard?.(this.states[index]) !== true) {
         skippedRules.push({ ruleId: id, reason: `no ${needed.join(' or ')} input` });
         return;
       }

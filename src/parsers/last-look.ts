@@ -10,6 +10,7 @@
 
 import type { InputInfo, KubeEventRecord, LdRecord, MetricScrapeErrorRecord, PodStatusRecord } from '../core/types.js';
 import type { CertificateEvidenceRecord } from '../core/certificate-evidence.js';
+import type { DnsEvidenceRecord } from '../core/evidence-records.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
 
 /** One kind of failure the scan knows, with where its words come from and what a line becomes. */
@@ -38,7 +39,7 @@ export interface LineAt {
 
 /** Every entry's words, as literals: a line without one of them is not looked at further. */
 const WORDS =
-  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp|Evicted|low on resource|FailedMount|MountVolume\.SetUp failed|DOWN/;
+  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp|Evicted|low on resource|FailedMount|MountVolume\.SetUp failed|no such host|NXDOMAIN|SERVFAIL|DOWN/;
 
 /** A row of Prometheus' targets page: the scrape URL, then the state. */
 const TARGET_DOWN = /(https?:\/\/[^\s|]{1,300})[\s|]+DOWN(?![\w-])/;
@@ -88,6 +89,27 @@ function status(at: LineAt, set: (r: PodStatusRecord) => void): PodStatusRecord 
   const container = at.container ?? at.input.container;
   if (container) record.container = container;
   set(record);
+  return record;
+}
+
+/** nslookup's `** server can't find <name>: NXDOMAIN`, and a query as CoreDNS logs it: `"A IN <name>. udp …"`. */
+const NSLOOKUP_NAME = /can't find ([^\s:]+?)\.?: /;
+const QUERY_NAME = /"[A-Z]{1,10} IN ([^\s"]+?)\.? /;
+
+function dns(at: LineAt, failure: DnsEvidenceRecord['failure'], name: string | null, server: string | null, from: number): DnsEvidenceRecord {
+  const record: DnsEvidenceRecord = {
+    kind: 'dns-evidence',
+    path: at.input.path,
+    line: at.line,
+    failure,
+    name,
+    server,
+    text: at.text.slice(from).trim().slice(0, 400),
+  };
+  const pod = at.pod ?? at.input.pod;
+  if (pod) record.pod = pod;
+  const namespace = at.namespace ?? at.input.namespace;
+  if (namespace) record.namespace = namespace;
   return record;
 }
 
@@ -208,6 +230,29 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
     fires:
       'failed to list *v1.EndpointSlice: endpointslices.discovery.k8s.io is forbidden: User "system:serviceaccount:linkerd:linkerd-destination" cannot list resource "endpointslices" in API group "discovery.k8s.io" at the cluster scope',
     quiet: 'pods "web-0" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false',
+  },
+  {
+    id: 'dns-no-such-host',
+    owner: 'dns-resolution-failure',
+    source:
+      'Go\'s resolver: "lookup %s on %s: no such host" (go src/net/net.go, DNSError.Error; src/net/dnsclient_unix.go, errNoSuchHost), as controllers, the CLI and linkerd-cni print it',
+    pattern: /\blookup ([^\s:]+?)\.?(?: on (\S+))?: no such host\b/,
+    build: (at, m) => dns(at, 'no-such-host', m[1]!, m[2] ?? null, m.index),
+    fires: 'Failed to connect: dial tcp: lookup linkerd-dst-headless.linkerd.svc.cluster.local on 10.96.0.10:53: no such host',
+    quiet: 'lookup linkerd-dst-headless.linkerd.svc.cluster.local on 10.96.0.10:53 answered 10.42.0.15',
+  },
+  {
+    id: 'dns-rcode',
+    owner: 'dns-resolution-failure',
+    source:
+      'the DNS response codes NXDOMAIN (3) and SERVFAIL (2) (RFC 1035 4.1.1) in the words CoreDNS\'s log plugin (miekg/dns RcodeToString) and nslookup ("** server can\'t find %s: NXDOMAIN") print',
+    pattern: /\b(NXDOMAIN|SERVFAIL)\b/,
+    build: (at, m) => {
+      const name = NSLOOKUP_NAME.exec(at.text)?.[1] ?? QUERY_NAME.exec(at.text)?.[1] ?? null;
+      return dns(at, m[1] === 'NXDOMAIN' ? 'nxdomain' : 'servfail', name, null, Math.max(0, at.text.search(/\S/)));
+    },
+    fires: "** server can't find linkerd-dst-headless.linkerd.svc.cluster.local: NXDOMAIN",
+    quiet: '[INFO] 10.42.0.15:41712 - 3 "A IN linkerd-dst-headless.linkerd.svc.cluster.local. udp 74 false 512" NOERROR qr,aa,rd 196 0.000155s',
   },
   {
     id: 'api-server-unreachable',

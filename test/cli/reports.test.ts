@@ -311,7 +311,7 @@ describe('usage errors: one line on stderr, exit 2, with the nearest name', () =
     ],
     [
       ['parse', '--kind', 'foo', STORM],
-      /^linkerd-doctor: parse: --kind foo: not one of proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query, coredns-message, pod-status, kube-event, linkerd-check, linkerd-cli-message, linkerd-cli-row, certificate-evidence, container-spec$/,
+      /^linkerd-doctor: parse: --kind foo: not one of proxy-log, metric-sample, metric-scrape-error, dns-query, dns-answer, coredns-query, coredns-message, pod-status, kube-event, linkerd-check, linkerd-cli-message, linkerd-cli-row, certificate-evidence, container-spec, dns-evidence$/,
     ],
     [['parse', '--kind', 'proxy-lg', STORM], /did you mean proxy-log\?$/],
     [['explain', 'reconect-storm'], /^linkerd-doctor: explain: unknown rule or signature "reconect-storm"; did you mean reconnect-storm\?/],

@@ -13,6 +13,21 @@ const DST_LOOKUPS_FAILED =
 const REFINE = (peer: number) =>
   `outbound:accept{peer.addr=10.240.2.${peer}:4${1000 + peer}}:source{target.addr=10.240.5.17:80}:logical{addr=ppe.testhost.example.com:80}: linkerd2_proxy_http::canonicalize: DNS refinement timed out`;
 
+/**
+ * Lines outside a proxy log (issue 45, the last look): nslookup run from a pod as users paste it
+ * into threads (its NXDOMAIN line, busybox's wording), and a gRPC client's error (grpc-go's
+ * transport wording) naming the Go resolver's "no such host" (net.DNSError).
+ */
+const NSLOOKUP = [
+  'Server:    10.96.0.10',
+  'Address:   10.96.0.10:53',
+  '',
+  "** server can't find linkerd-dst-headless.linkerd.svc.cluster.local: NXDOMAIN",
+  '',
+].join('\n');
+const GO_NO_SUCH_HOST =
+  'Error: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial tcp: lookup linkerd-identity-headless.linkerd.svc.cluster.local on 10.96.0.10:53: no such host"\n';
+
 const PODS = ['orders-7d9f8c6b5-x2x8k', 'orders-7d9f8c6b5-q7w2e', 'billing-5f6d7c8b9-m3n4p', 'billing-5f6d7c8b9-r5t6y'];
 
 export const cases: RuleCases = {
@@ -66,8 +81,27 @@ export const cases: RuleCases = {
         assert.equal(findings[0]!.subject.target, 'ppe.testhost.example.com:80');
       },
     },
+    {
+      name: "nslookup pasted alone: the destination Service's name is NXDOMAIN",
+      expect: [{ severity: 'warning', kind: 'destination-unresolvable', subject: { target: 'linkerd-dst-headless' } }],
+      inputs: [{ path: 'nslookup.txt', content: NSLOOKUP }],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /^linkerd-dst-headless\.linkerd\.svc\.cluster\.local does not resolve \(NXDOMAIN ×1\)$/);
+        assert.match(findings[0]!.remediation, /kubectl -n linkerd get endpoints linkerd-dst-headless/);
+      },
+    },
+    {
+      name: "a gRPC client's error: lookup of identity-headless on the cluster DNS, no such host",
+      expect: [{ severity: 'warning', kind: 'identity-unresolvable', subject: { target: 'linkerd-identity-headless' } }],
+      inputs: [{ path: 'paste.txt', content: GO_NO_SUCH_HOST }],
+      check: (findings) => assert.deepEqual(findings[0]!.evidence.servers, ['10.96.0.10:53']),
+    },
   ],
   quiet: [
+    {
+      name: "nslookup of an application's name beside a healthy proxy log: NXDOMAIN is not the control plane's",
+      inputs: [...realHealthy().slice(0, 1), { path: 'nslookup.txt', content: NSLOOKUP.replace('linkerd-dst-headless.linkerd', 'books.bookstore') }],
+    },
     { name: 'the healthy bundle and the real healthy start-up excerpts', inputs: [...healthyLogs(), ...realHealthy()] },
     {
       name: 'single lines: identity-headless missing at 4 ms (real #8343), once at 25 s (real #5932), one refinement timeout (real #4905)',

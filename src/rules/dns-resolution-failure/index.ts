@@ -27,6 +27,7 @@ import { addDropped, droppedKeys, droppedSentence, type DroppedKeys, formatDurat
 import { toTimeline } from '../../util/timeline.js';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
 import { stateCap } from '../../core/state-cap.js';
+import { addDnsEvidence, describeDnsEvidence, type DnsEvidence, mergeDnsEvidence } from './evidence.js';
 
 export interface DnsResolutionFailureOptions {
   minControlPlaneFailures: number;
@@ -59,6 +60,8 @@ interface State {
   refine: Map<string, SignalTally>;
   /** Refined names let go past MAX_NAMES, those furthest from minRefineTimeouts first (keepWorst). */
   refineDropped: DroppedKeys;
+  /** Control-plane names that did not resolve, from lines outside a proxy log (the last look's dns-evidence). */
+  evidence: Map<ControllerComponent, DnsEvidence>;
 }
 
 const RESOLVE = new RegExp(CONTROL_PLANE_RESOLVE);
@@ -139,9 +142,15 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, controlPlane: new Map(), refine: new Map(), refineDropped: droppedKeys() }),
+  createState: (options) => ({ options, controlPlane: new Map(), refine: new Map(), refineDropped: droppedKeys(), evidence: new Map() }),
+
+  // The last look's evidence comes from inputs of no kind too: the rule then finishes without a proxy log.
+  heard: (state) => state.evidence.size > 0,
 
   visitors: {
+    'dns-evidence'(state, record) {
+      addDnsEvidence(state.evidence, record);
+    },
     'proxy-log'(state, record) {
       const signal = signalOf(record);
       if (!signal) return;
@@ -187,6 +196,7 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     });
     mergeKeyed(into.refine, from.refine, mergeTally);
     addDropped(into.refineDropped, from.refineDropped);
+    mergeDnsEvidence(into.evidence, from.evidence);
     keepRefines(into);
   },
 
@@ -198,6 +208,10 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       if (sustainedPods.length === 0 && !byPods) continue;
       findings.push(describeControlPlane(c, byPods ? [...c.pods.entries()] : sustainedPods, options));
     }
+    // A controller the proxies' own log already shows unresolvable needs no second finding from pasted lines.
+    for (const e of state.evidence.values())
+      if (!findings.some((f) => f.kind === `${e.component}-unresolvable`))
+        findings.push(describeDnsEvidence(e, SERVICE[e.component], CONSEQUENCE[e.component]));
     const refines = [...state.refine.entries()]
       .filter(([, t]) => t.count >= options.minRefineTimeouts)
       .sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
