@@ -25,7 +25,14 @@ export const MAX_DOCUMENT_BYTES = 1 << 20;
 
 /** What starts a document at the left margin: a YAML object's first keys, a status block, a JSON object. */
 const YAML_START =
-  /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)$|items:$|status:$|spec:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$|^ *- containerID: \S|^ *(?:lastState|state):$|^ *(?:containers|initContainers|ephemeralContainers):$/;
+  /^(?:apiVersion: \S|kind: (?:Pod|List|Event|EventList|PodList|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)$|items:$|status:$|spec:$)|^ *(?:init|ephemeral)?[cC]ontainerStatuses:$|^ *- containerID: \S|^ *(?:lastState|state):$|^ *(?:containers|initContainers|ephemeralContainers):$|^ *involvedObject:$|^ *- apiVersion: \S/;
+/**
+ * The first item of a List's items cut out without `items:` (a PodList's or an EventList's, at the
+ * indentation it had): kubectl prints an object's keys sorted, so `apiVersion` comes first.
+ */
+const YAML_ITEMS_CUT = /^ *- apiVersion: \S/;
+/** The kubelet's back-off message names the pod: `… container=linkerd-init pod=web-7d9f8c6b5-x2x8k_shop(0c1d…)`. */
+const BACK_OFF_POD = /\bpod=([a-z0-9][-a-z0-9.]{0,252})_([a-z0-9][-a-z0-9]{0,62})\(/;
 /**
  * A member of a pod's JSON cut out of its object: the status lists, or one container's
  * `lastState` / `state`, at any indentation (`"lastState": {`).
@@ -114,8 +121,14 @@ export class KubeObjectReader {
         this.jsonLine(text, lineNo);
         return true;
       }
-      if (YAML_START.test(text)) this.start('yaml', lineNo, text.length - text.trimStart().length);
-      else return false;
+      if (!YAML_START.test(text)) return false;
+      const margin = text.length - text.trimStart().length;
+      this.start('yaml', lineNo, margin);
+      if (YAML_ITEMS_CUT.test(text)) {
+        // Items without their `items:`: read one by one, as a List's are.
+        this.itemIndent = null;
+        return this.yamlItem(text, lineNo, margin);
+      }
     } else if (this.mode === 'yaml') {
       if (text === '---' || text === '...') {
         this.finish();
@@ -299,7 +312,10 @@ export class KubeObjectReader {
       const { isSeq } = yamlLibrary();
       value.forEach((item, i) => {
         const s = asObject(item);
-        if (s && isContainerStatus(s)) this.emit(this.statusRecord(s, null, lineOf(isSeq(root) ? root.items[i] : root), undefined, new Map()));
+        const node = isSeq(root) ? root.items[i] : root;
+        if (s && isContainerStatus(s)) this.emit(this.statusRecord(s, null, lineOf(node), undefined, new Map()));
+        // An object of a List cut out with its `- ` (a Pod or an Event, its kind or its fields saying so).
+        else if (s && (typeof s.kind === 'string' || s.involvedObject !== undefined)) this.object(s, node, lineOf);
       });
       return;
     }
@@ -372,7 +388,13 @@ export class KubeObjectReader {
     limits: ReadonlyMap<string, string>,
   ): PodStatusRecord {
     const record = blankPodStatus(this.input.path, line, 'pod-yaml', containerKind);
-    placePodStatus(record, objectName(metadata?.name) ?? this.input.pod, labelName(metadata?.namespace) ?? this.input.namespace);
+    // A status cut out of its pod may still name it, in the kubelet's back-off message.
+    const named = metadata ? undefined : BACK_OFF_POD.exec(str(asObject(asObject(s.state)?.waiting)?.message) ?? '');
+    placePodStatus(
+      record,
+      objectName(metadata?.name) ?? objectName(named?.[1]) ?? this.input.pod,
+      labelName(metadata?.namespace) ?? labelName(named?.[2]) ?? this.input.namespace,
+    );
     const name = labelName(s.name) ?? this.input.container;
     if (name) record.container = name;
     record.image = str(s.image) ?? null;
@@ -465,30 +487,4 @@ const kindName = (v: unknown): string | undefined => (/^[A-Za-z][A-Za-z0-9]{0,62
 
 function time(v: unknown): number | null {
   return typeof v === 'string' ? parseRfc3339(v) : null;
-}
-
-/**
- * A JSON line only a pod's status or an event prints, for the sniffer (`kubectl get … -o json`), or
- * the kind of a Pod or Event object: a real pod's `status` starts after its spec, often past the
- * lines the sniffer reads (issue 44), so the object is known by its kind wherever its status sits.
- */
-const JSON_MARKERS =
-  /^ *"(?:(?:init|ephemeral)?[cC]ontainerStatuses": \[|kind": "(?:Event|EventList|Pod|PodList|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)",?$|restartCount": \d+,?$|involvedObject": \{|lastState": \{$)/;
-
-/** YAML lines only a Kubernetes Event or a pod's spec prints, and the kind of a Pod or Event (a pod's status lines are kubectl.ts's markers). */
-const YAML_MARKERS =
-  /^ *(?:- )?(?:involvedObject|regarding):$|^ *(?:- )?kind: (?:Event|Pod)$|^kind: (?:EventList|PodList)$|^ *(?:initContainers|ephemeralContainers):$|^ *(?:- )?(?:terminationMessagePolicy: (?:File|FallbackToLogsOnError)|imagePullPolicy: (?:Always|IfNotPresent|Never)|dnsPolicy: (?:ClusterFirst|ClusterFirstWithHostNet|Default|None))$/;
-
-export function kubeObjectSniffScore(line: string): number {
-  return JSON_MARKERS.test(line) || YAML_MARKERS.test(line) ? 2 : 0;
-}
-
-/** Whether an assembled JSON document is a Kubernetes object the reader takes. */
-export function isKubeObjectJson(text: string): boolean {
-  // A container's status cut out of its list names its runtime's container ID.
-  return (
-    /"kind": ?"(?:Event|EventList|Pod|PodList|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)"/.test(text) ||
-    text.includes('ontainerStatuses"') ||
-    /"containerID": ?"[a-z-]+:\/\//.test(text)
-  );
 }

@@ -8,7 +8,8 @@
 // Grammar notes: docs/parse-format.md.
 
 import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../core/types.js';
-import { KubeObjectReader, isKubeObjectJson, kubeObjectSniffScore } from './kubectl-object.js';
+import { KubeObjectReader } from './kubectl-object.js';
+import { isKubeObjectJson, kubeObjectSniffScore } from './kubectl-object-sniff.js';
 import { blankPodStatus, kubeCount, placePodStatus } from './pod-status.js';
 import { splitRow, tableHeader, type Table } from './kubectl-table.js';
 import { DESCRIBE_AGE, headerlessEventRow, headerlessPodRow, parseHumanDuration } from './kubectl-fragments.js';

@@ -322,6 +322,25 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
 ];
 
 /**
+ * Whether a record is one the last look made: it is evidence read off a line that stays unparsed
+ * for its input (the line's accounting is unchanged), not a parse of that line.
+ */
+export function isLastLookRecord(record: LdRecord): boolean {
+  switch (record.kind) {
+    case 'certificate-evidence':
+    case 'dns-evidence':
+      return true;
+    case 'pod-status':
+    case 'kube-event':
+      return record.source === 'last-look';
+    case 'metric-scrape-error':
+      return record.source === 'prometheus-targets';
+    default:
+      return false;
+  }
+}
+
+/**
  * The record the failure words of one unread line make, or null when the line holds none. The
  * first entry that matches takes the line: one line, one piece of evidence.
  */
