@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderSignatureCatalogue } from '../src/rules/known-signature/docs.js';
 import { SIGNATURES } from '../src/rules/known-signature/catalogue.js';
-import { CERTIFICATE_KNOWLEDGE, CHECK_KNOWLEDGE, CURATED_KNOWLEDGE, knowledgeOf } from '../src/knowledge/causes/index.js';
+import { CERTIFICATE_KNOWLEDGE, CHECK_KNOWLEDGE, CURATED_KNOWLEDGE, KUBERNETES_KNOWLEDGE, knowledgeOf } from '../src/knowledge/causes/index.js';
 import { RULES } from '../src/rules/index.js';
 import { buildConfigSchema, buildReportSchema } from './schema-model.js';
 
@@ -88,7 +88,7 @@ export function generatedFiles(): GeneratedFile[] {
 function causesData(): string {
   const curated = new Set(CURATED_KNOWLEDGE.map((k) => k.signature));
   const failures = SIGNATURES.filter((s) => s.family !== 'benign').map((s) => ({ ...knowledgeOf(s), curated: curated.has(s.id) }));
-  return `${JSON.stringify({ generatedBy: `${GENERATE_COMMAND} (src/knowledge/causes)`, failures, checks: CHECK_KNOWLEDGE, certificates: CERTIFICATE_KNOWLEDGE }, null, 1)}\n`;
+  return `${JSON.stringify({ generatedBy: `${GENERATE_COMMAND} (src/knowledge/causes)`, failures, checks: CHECK_KNOWLEDGE, certificates: CERTIFICATE_KNOWLEDGE, kubernetes: KUBERNETES_KNOWLEDGE }, null, 1)}\n`;
 }
 
 /** The derived files whose committed content differs from what the code gives (missing pages included). */

@@ -16,10 +16,12 @@ import { blankPodStatus, placePodStatus } from './pod-status.js';
 /** One kind of failure the scan knows, with where its words come from and what a line becomes. */
 export interface FailureWords {
   id: string;
-  /** The rule whose failure this is (the certificate finding: issue 46). */
+  /** The rule whose failure this is. */
   owner: string;
   /** Where the words are printed, upstream. */
   source: string;
+  /** The knowledge base's entries (src/knowledge/causes) for what the words can mean: the causes come from there. */
+  knowledge: readonly string[];
   pattern: RegExp;
   build(at: LineAt, m: RegExpExecArray): LdRecord;
   /** A real-shaped line the scan must turn into a record, and a close one it must leave alone. */
@@ -125,6 +127,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'init-container-failed',
     owner: 'pod-restarts',
+    knowledge: ['kubernetes:pod-network-setup-failed'],
     source: 'kubectl get pods STATUS for a failing init container: "Init:" + its reason (kubectl pkg/printers/internalversion/printers.go, printPod)',
     pattern: /\bInit:(Error|CrashLoopBackOff)\b/,
     build: (at, m) => status(at, (r) => (r.state = `Init:${m[1]}`)),
@@ -134,6 +137,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'oom-killed',
     owner: 'pod-restarts',
+    knowledge: ['kubernetes:oom-killed'],
     source:
       'the container runtime\'s reason for a container the kernel\'s OOM killer ended, as the kubelet reports it (CRI ContainerStatus.reason, containerd/cri-o: "OOMKilled")',
     pattern: /\bOOMKilled\b/,
@@ -148,6 +152,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'crash-loop',
     owner: 'pod-restarts',
+    knowledge: ['kubernetes:crash-loop'],
     source:
       'the kubelet\'s waiting reason for a container in restart back-off (kubernetes pkg/kubelet/container/sync_result.go, ErrCrashLoopBackOff = "CrashLoopBackOff")',
     pattern: /(?<!Init:)\bCrashLoopBackOff\b/,
@@ -162,6 +167,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'probe-failed',
     owner: 'probe-failure',
+    knowledge: ['kubernetes:probe-failed'],
     source: 'the kubelet\'s prober: event reason Unhealthy, message "%s probe failed: %s" (kubernetes pkg/kubelet/prober/prober.go, recordContainerEvent)',
     pattern: /\b((?:Liveness|Readiness|Startup) probe failed:.*)$/,
     build: (at, m) => event(at, 'Unhealthy', m[1]!),
@@ -171,6 +177,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'back-off-restarting',
     owner: 'pod-restarts',
+    knowledge: ['kubernetes:crash-loop'],
     source:
       'the kubelet: event reason BackOff, message "Back-off restarting failed container %s in pod %s" (kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go, doBackOff)',
     pattern: /\b(Back-off restarting failed container.*)$/,
@@ -181,6 +188,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'pod-sandbox-failed',
     owner: 'pod-restarts',
+    knowledge: ['kubernetes:pod-network-setup-failed'],
     source:
       'the kubelet: event reason FailedCreatePodSandBox, message "Failed to create pod sandbox: %v" (kubernetes pkg/kubelet/events/event.go; pkg/kubelet/kuberuntime/kuberuntime_manager.go, SyncPod)',
     pattern: /\b(Failed to create pod sandbox:.*)$|\bFailedCreatePodSandBox\b/,
@@ -192,6 +200,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'volume-mount-failed',
     owner: 'pod-restarts',
+    knowledge: ['kubernetes:volume-mount-failed'],
     source:
       'the kubelet: event reason FailedMount, message "MountVolume.SetUp failed for volume %q : %v" (kubernetes pkg/kubelet/events/event.go, FailedMountVolume; pkg/volume/util/operationexecutor/operation_generator.go)',
     pattern: /\b(MountVolume\.SetUp failed for volume .*)$|\bFailedMount\b/,
@@ -202,6 +211,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'pod-evicted',
     owner: 'pod-restarts',
+    knowledge: ['kubernetes:pod-evicted'],
     source:
       'the kubelet\'s eviction manager: pod status reason and event reason "Evicted", message "The node was low on resource: %v. " (kubernetes pkg/kubelet/eviction/helpers.go, Reason and nodeLowMessageFmt)',
     pattern: /\bEvicted\b|\bThe node was low on resource: /,
@@ -212,6 +222,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'webhook-call-failed',
     owner: 'controller-api-errors',
+    knowledge: ['kubernetes:webhook-call-failed', 'certificate:webhook-untrusted'],
     source:
       'the API server calling an admission webhook: "failed calling webhook %q: %v" (kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/errors and its dispatchers)',
     pattern: /\b(failed calling webhook "[^"]+": .*)$/,
@@ -223,6 +234,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'rbac-forbidden',
     owner: 'controller-api-errors',
+    knowledge: ['kubernetes:rbac-forbidden'],
     source:
       'the API server\'s RBAC refusal as client-go prints it: "<resource> is forbidden: User \\"%s\\" cannot %s resource \\"%s\\" in API group \\"%s\\"" (kubernetes staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go, ForbiddenStatusError)',
     pattern: /\bis forbidden: User "system:serviceaccount:.*$/,
@@ -234,6 +246,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'dns-no-such-host',
     owner: 'dns-resolution-failure',
+    knowledge: ['dns:control-plane-name-unresolvable'],
     source:
       'Go\'s resolver: "lookup %s on %s: no such host" (go src/net/net.go, DNSError.Error; src/net/dnsclient_unix.go, errNoSuchHost), as controllers, the CLI and linkerd-cni print it',
     pattern: /\blookup ([^\s:]+?)\.?(?: on (\S+))?: no such host\b/,
@@ -244,6 +257,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'dns-rcode',
     owner: 'dns-resolution-failure',
+    knowledge: ['dns:control-plane-name-unresolvable'],
     source:
       'the DNS response codes NXDOMAIN (3) and SERVFAIL (2) (RFC 1035 4.1.1) in the words CoreDNS\'s log plugin (miekg/dns RcodeToString) and nslookup ("** server can\'t find %s: NXDOMAIN") print',
     pattern: /\b(NXDOMAIN|SERVFAIL)\b/,
@@ -257,6 +271,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'api-server-unreachable',
     owner: 'controller-api-errors',
+    knowledge: ['kubernetes:api-server-unreachable'],
     source:
       'Go\'s net package dialling the API server: "dial tcp %s: connect: connection refused" and "dial tcp %s: i/o timeout" (go src/net/net.go, OpError), towards the API server\'s port 443 or 6443',
     pattern: /\bdial tcp (\S+): (?:connect: )?(?:connection refused|i\/o timeout)/,
@@ -266,7 +281,15 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   },
   {
     id: 'certificate-verify-failed',
-    owner: 'certificate (issue 46)',
+    owner: 'certificate-failure',
+    knowledge: [
+      'certificate:expired',
+      'certificate:not-yet-valid',
+      'certificate:issuer-untrusted',
+      'certificate:webhook-untrusted',
+      'certificate:tap-untrusted',
+      'certificate:aggregator-client-untrusted',
+    ],
     source:
       'Go\'s crypto/x509 verification errors ("x509: certificate signed by unknown authority", "x509: certificate has expired or is not yet valid", "x509: certificate is valid for %s, not %s") and crypto/tls alerts ("tls: bad certificate", "tls: failed to verify certificate") (go src/crypto/x509/verify.go, src/crypto/tls/alert.go)',
     pattern:
@@ -295,6 +318,7 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
   {
     id: 'scrape-target-down',
     owner: 'scrape-failure',
+    knowledge: ['scrape:target-down'],
     source:
       "Prometheus' targets page (web/ui: Endpoint, State, Labels, Last Scrape, Scrape Duration, Error columns; State UP/DOWN/UNKNOWN) and its scrape errors (prometheus scrape/scrape.go: `server returned HTTP status %s`; Go net: `connection refused`, `i/o timeout`)",
     pattern: TARGET_DOWN,

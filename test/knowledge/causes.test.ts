@@ -9,7 +9,15 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Inventory, InventoryEntry } from '../../scripts/inventory/extract.js';
 import { VERDICT_RULES } from '../../scripts/inventory/verdicts.js';
-import { CERTIFICATE_CONTEXTS, CERTIFICATE_KNOWLEDGE, CHECK_KNOWLEDGE, CURATED_KNOWLEDGE, knowledgeOf } from '../../src/knowledge/causes/index.js';
+import {
+  CERTIFICATE_CONTEXTS,
+  CERTIFICATE_KNOWLEDGE,
+  CHECK_KNOWLEDGE,
+  CURATED_KNOWLEDGE,
+  KUBERNETES_CONTEXTS,
+  KUBERNETES_KNOWLEDGE,
+  knowledgeOf,
+} from '../../src/knowledge/causes/index.js';
 import knownSignature, { SIGNATURES } from '../../src/rules/known-signature/index.js';
 import { compileKnowledge, likelyCause } from '../../src/rules/known-signature/causes.js';
 import { actionProblem } from '../support/actions.js';
@@ -107,6 +115,27 @@ describe('knowledge base of causes', () => {
         // `{rotation}` is filled with the rotation procedure for the setup, which starts with a verb.
         if (c.action !== '{rotation}') assert.equal(actionProblem(`${c.action.replace(/\{\w+\}/g, 'x')}.`), null, `${c.id}: ${c.action}`);
         assert.ok(c.sources.length > 0 && c.sources.every((s) => TRUSTED.test(s.url) && s.versions !== ''), `${c.id}: sources`);
+        for (const tell of c.tells) {
+          assert.ok(tell.line !== undefined || (tell.context !== undefined && contexts.has(tell.context)), `${c.id}: a tell with nothing to test`);
+          if (tell.line !== undefined) assert.doesNotMatch(tell.line, /[*+?{}()[\]^$\\]/, `${c.id}: tell ${tell.line}`);
+        }
+      }
+    }
+  });
+
+  it('Kubernetes entries: unique ids, actions to take, trusted sources (kubernetes.io docs too), tells the rules can test', () => {
+    const contexts = new Set<string>(Object.values(KUBERNETES_CONTEXTS));
+    const trusted = (url: string) => TRUSTED.test(url) || url.startsWith('https://kubernetes.io/docs/');
+    const ids = new Set([...CURATED_KNOWLEDGE, ...CERTIFICATE_KNOWLEDGE].flatMap((k) => k.causes.map((c) => c.id)));
+    assert.ok(KUBERNETES_KNOWLEDGE.length >= 10);
+    for (const k of KUBERNETES_KNOWLEDGE) {
+      assert.match(k.signature, /^(?:kubernetes|dns|scrape):[a-z-]+$/);
+      assert.ok(k.causes.length > 0, k.signature);
+      for (const c of k.causes) {
+        assert.ok(!ids.has(c.id), `duplicate cause id ${c.id}`);
+        ids.add(c.id);
+        assert.equal(actionProblem(c.action.replace(/\{\w+\}/g, 'x')), null, `${c.id}: ${c.action}`);
+        assert.ok(c.sources.length > 0 && c.sources.every((s) => trusted(s.url) && s.versions !== ''), `${c.id}: sources`);
         for (const tell of c.tells) {
           assert.ok(tell.line !== undefined || (tell.context !== undefined && contexts.has(tell.context)), `${c.id}: a tell with nothing to test`);
           if (tell.line !== undefined) assert.doesNotMatch(tell.line, /[*+?{}()[\]^$\\]/, `${c.id}: tell ${tell.line}`);

@@ -9,10 +9,12 @@ import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../.
 import { readEntry } from '../../src/engine/pipeline.js';
 import { FAILURE_WORDS, lastLook } from '../../src/parsers/last-look.js';
 import { RULES } from '../../src/rules/index.js';
+import { CERTIFICATE_KNOWLEDGE, KUBERNETES_KNOWLEDGE } from '../../src/knowledge/causes/index.js';
 import podRestarts from '../../src/rules/pod-restarts/index.js';
 import { runRule } from '../support/rule-tester.js';
 
 const input: InputInfo = { path: 'paste.txt', kind: 'unknown' };
+const BASE = new Map([...KUBERNETES_KNOWLEDGE, ...CERTIFICATE_KNOWLEDGE].map((k) => [k.signature, k]));
 
 async function read(lines: readonly string[], path = 'paste.txt') {
   const records: LdRecord[] = [];
@@ -26,9 +28,17 @@ describe('the list of failure words', () => {
       it('names its source upstream and the rule that owns it', () => {
         assert.ok(words.source.length > 40, 'a source that says where the words are printed');
         assert.ok(
-          RULES.some((r) => r.meta.id === words.owner) || words.owner.startsWith('certificate'),
-          `${words.owner} is a rule (or the certificate finding of issue 46)`,
+          RULES.some((r) => r.meta.id === words.owner),
+          `${words.owner} is a rule`,
         );
+      });
+      it('draws its causes from the knowledge base: each entry it names is there, with sourced causes', () => {
+        assert.ok(words.knowledge.length > 0);
+        for (const signature of words.knowledge) {
+          const entry = BASE.get(signature);
+          assert.ok(entry, `${signature} is in the knowledge base`);
+          assert.ok(entry.causes.length > 0 && entry.causes.every((c) => c.sources.length > 0), `${signature}: sourced causes`);
+        }
       });
       it('fires on its real-shaped line, as itself', () => {
         assert.ok(words.pattern.test(words.fires), 'its own pattern matches');

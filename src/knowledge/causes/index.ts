@@ -6,6 +6,7 @@
 import { CONTROL_PLANE_KNOWLEDGE } from './control-plane.js';
 export { CHECK_KNOWLEDGE } from './checks.js';
 export { CERTIFICATE_CONTEXTS, CERTIFICATE_KNOWLEDGE } from './certificates.js';
+export { KUBERNETES_CONTEXTS, KUBERNETES_KNOWLEDGE } from './kubernetes.js';
 import { DATA_PLANE_KNOWLEDGE } from './data-plane.js';
 import { FAILURE_PHRASES } from './failures.js';
 import { IDENTITY_KNOWLEDGE } from './identity.js';

@@ -7,8 +7,8 @@ import { workloadOfPod } from '../../util/path-meta.js';
 import {
   type ContainerState,
   CONTROLLERS,
-  INIT_CAUSE_TEXT,
-  INIT_CAUSE_TITLE,
+  initCauseText,
+  initCauseTitle,
   type InitCause,
   LINKERD_CNI,
   MAX_SAMPLES,
@@ -16,6 +16,7 @@ import {
   type Role,
   roleOf,
 } from './model.js';
+import { podNetworkCause } from '../../knowledge/causes/kubernetes.js';
 
 type Problem = 'oom' | 'crashloop' | 'restarts' | 'init-failed';
 
@@ -92,7 +93,7 @@ export function describe(verdicts: Verdict[], replicas = verdicts.length): Findi
       if (servedBy) parts.push(`This proxy fronts the ${servedBy} controller, so its clients lose ${servedBy} with it.`);
     }
   } else if (problem === 'crashloop') {
-    title = `${who(first)} in CrashLoopBackOff${inWhere}${role === 'init' && c.initCause ? `: ${INIT_CAUSE_TITLE[c.initCause]}` : ''}`;
+    title = `${who(first)} in CrashLoopBackOff${inWhere}${role === 'init' && c.initCause ? `: ${initCauseTitle(c.initCause)}` : ''}`;
     parts.push(
       `The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} exits soon after starting${c.lastReason ? ` (last termination: ${c.lastReason}${c.lastExitCode !== null ? `, exit code ${c.lastExitCode}` : ''})` : ''}; the kubelet backs off 10 s → 5 min between attempts and the pod serves nothing meanwhile.`,
     );
@@ -111,7 +112,7 @@ export function describe(verdicts: Verdict[], replicas = verdicts.length): Findi
       'Without them its iptables calls are refused, the init container fails and the pod never starts its containers. Linkerd\'s proxy-init template only adds these capabilities: the drop usually comes from a policy or a mutating admission webhook that drops NET_RAW (or ALL) from every container (Azure Policy, Gatekeeper or Kyverno mutations enforcing CIS 5.2.8 "minimize the admission of containers with NET_RAW"), or from the Helm value proxyInit.capabilities.drop.',
     );
   } else if (problem === 'init-failed') {
-    title = `${who(first)} failed${inWhere}: ${INIT_CAUSE_TITLE[c.initCause!]}`;
+    title = `${who(first)} failed${inWhere}: ${initCauseTitle(c.initCause!)}`;
     parts.push(`The ${who(first)} of ${pods}${where ? ` in ${where}` : ''} failed, so the pod never starts its containers. ${initStory(c)}`);
   } else {
     title = `${who(first)} restarting${inWhere}`;
@@ -181,7 +182,7 @@ function controllerPodComponent(workload: string | undefined): 'destination' | '
 }
 
 function initStory(c: ContainerState): string {
-  if (c.initCause) return `${c.container === LINKERD_CNI ? 'The event says' : 'Its log says'} ${INIT_CAUSE_TEXT[c.initCause]}.`;
+  if (c.initCause) return `${c.container === LINKERD_CNI ? 'The event says' : 'Its log says'} ${initCauseText(c.initCause)}.`;
   if (c.container === 'linkerd-network-validator')
     return "The network validator only checks that the pod's traffic is redirected to the proxy, which linkerd-cni sets up from the node: it fails when the linkerd-cni plugin has not run for the pod, because its DaemonSet was not yet ready on the node or because the cluster CNI (Calico, Cilium…) rewrote its CNI config without linkerd-cni in the chain when it restarted (a start-up ordering race).";
   return "The pod never gets to its application containers: the proxy's iptables setup (linkerd-init) or the CNI plugin check (linkerd-network-validator) fails.";
@@ -191,43 +192,13 @@ function remediationFor(problem: Problem, role: Role, container: string, pod: st
   const steps: string[] = [];
   // The commands name the pod and namespace when the paste did.
   const target = `${namespace ? `-n ${namespace} ` : ''}${pod ?? '<pod>'}`;
-  if (role === 'init' && initCause === 'capabilities-dropped') {
-    steps.push(
-      `1. Find what adds the drop: compare the pod's linkerd-init securityContext (\`kubectl get pod ${target} -o yaml\`) with \`linkerd inject\` output, then list the mutating webhooks (\`kubectl get mutatingwebhookconfigurations\`) and the policy assignments (Azure Policy, Gatekeeper mutations, Kyverno) that drop NET_RAW or ALL; exempt linkerd-init (or the meshed namespaces) from that mutation, or remove proxyInit.capabilities.drop from Linkerd's values.`,
-      '2. Or install linkerd-cni (`--set cniEnabled=true`): the CNI plugin configures iptables from the node, pods get no linkerd-init and need neither capability.',
-    );
-  } else if (role === 'init' && initCause === 'capabilities') {
-    steps.push(
-      '1. Let linkerd-init run iptables: it needs NET_ADMIN and NET_RAW. A restricted PodSecurity level or a policy engine (Kyverno, Gatekeeper) strips them; exempt the namespace, or install linkerd-cni (`--set cniEnabled=true`), which configures iptables from the node so no pod needs the capabilities.',
-    );
-  } else if (role === 'init' && initCause === 'iptables-mode') {
-    steps.push(
-      "1. Match the node's iptables backend: `--set proxyInit.iptablesMode=nft` on nodes that only have nf_tables (RHEL 8+, Debian 11+, Bottlerocket), `legacy` otherwise (Linkerd 2.10+; proxy-init v2 and later choose `plain` iptables on Linkerd 2.15+).",
-    );
-  } else if (role === 'init' && initCause === 'cni-plugin-failed') {
-    steps.push(
-      "1. Read the plugin's error in the event and in the linkerd-cni DaemonSet's log on that node (`kubectl -n linkerd-cni logs ds/linkerd-cni`): a kubeconfig the installer wrote with an expired token or a wrong API address (re-roll the DaemonSet), or iptables failing on the node (its iptables mode). Linkerd 2.13+ can repair such pods (linkerd-cni repair controller).",
-    );
-  } else if (role === 'init' && initCause === 'cni-api-unauthorized') {
-    steps.push(
-      "1. Restart the linkerd-cni DaemonSet's pod on the node (`kubectl -n linkerd-cni rollout restart ds/linkerd-cni`): the installer writes a fresh token into the node's kubeconfig (/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig) when it starts. Upgrade linkerd-cni if its installer does not refresh the token itself when it is rotated.",
-    );
-  } else if (role === 'init' && initCause === 'cni-api-via-proxy') {
-    steps.push(
-      "1. Add the Kubernetes API addresses (the `kubernetes` service IP, e.g. 10.96.0.1 or 172.20.0.1, its DNS names and the service CIDR) to NO_PROXY wherever the node sets HTTP_PROXY/HTTPS_PROXY (the kubelet's and the container runtime's environment), then restart them, so the plugin's API call does not go through the proxy.",
-    );
-  } else if (role === 'init' && initCause === 'cni-api-unreachable') {
-    steps.push(
-      "1. Let the node reach the API: point linkerd-cni at an address the host network routes (the API server's own address, Helm value for the plugin's kubeconfig server), or make the cluster CNI route the service CIDR from the host; check with `curl -k https://<service IP>:443/version` from the node.",
-    );
-  } else if (role === 'init' && initCause === 'cni-no-result') {
-    steps.push(
-      '1. Read the CNI config on the node (`/etc/cni/net.d/*.conflist`): every plugin of the chain needs a cniVersion and must return the previous result; a linkerd-cni entry written without cniVersion (older linkerd-cni releases) breaks the chain. Upgrade linkerd-cni and restart its DaemonSet so it rewrites the entry.',
-    );
-  } else if (role === 'init' && initCause === 'cni-not-ready') {
-    steps.push(
-      '1. Make sure the linkerd-cni DaemonSet runs on the node and that its plugin is chained after the cluster CNI (`kubectl -n linkerd-cni logs ds/linkerd-cni`; `/etc/cni/net.d/*.conflist` on the node must list linkerd-cni); after a node restart or a restart of the cluster CNI, restart the linkerd-cni pod on that node so it writes its entry again. The validator (Linkerd 2.13+) fails the pod precisely so it is retried once the node is configured, so a pod created before that just needs a restart; the CNI repair controller (`repairController.enabled=true`) does it for you.',
-    );
+  // The first step for a known init cause is the knowledge base's (src/knowledge/causes/kubernetes.ts).
+  if (role === 'init' && initCause !== null && initCause !== 'iptables-failed') {
+    steps.push(`1. ${podNetworkCause(initCause).action.replace('{target}', target)}`);
+    if (initCause === 'capabilities-dropped')
+      steps.push(
+        '2. Or install linkerd-cni (`--set cniEnabled=true`): the CNI plugin configures iptables from the node, pods get no linkerd-init and need neither capability.',
+      );
   }
   if (steps.length > 0) {
     steps.push(`${steps.length + 1}. Read the whole failure: \`kubectl logs <pod> -c ${container}\` (and --previous).`);

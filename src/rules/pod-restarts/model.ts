@@ -4,6 +4,7 @@
 import type { PodStatusRecord, SampleLine, Severity, SourceLocation } from '../../core/types.js';
 import { stateCap } from '../../core/state-cap.js';
 import { lookupTable } from '../../util/dict.js';
+import { podNetworkCause } from '../../knowledge/causes/kubernetes.js';
 
 export interface PodRestartsOptions {
   minRestarts: number;
@@ -107,38 +108,9 @@ export const INIT_CAUSES: readonly [RegExp, InitCause][] = [
   [/Failed to validate networking configuration|Unable to connect to validator/, 'cni-not-ready'],
   [/aborting firewall configuration/, 'iptables-failed'],
 ];
-/** The cause as a finding's title says it. */
-export const INIT_CAUSE_TITLE: Record<InitCause, string> = {
-  capabilities: 'iptables refused, NET_ADMIN/NET_RAW missing',
-  'capabilities-dropped': 'its securityContext drops a capability iptables needs',
-  'iptables-mode': 'its iptables mode (legacy/nft) does not match the node',
-  'cni-not-ready': 'linkerd-cni has not configured the node',
-  'iptables-failed': 'its iptables rules could not be applied',
-  'cni-plugin-failed': 'the pod network could not be set up',
-  'cni-api-unauthorized': 'the pod network could not be set up: its API token is stale (Unauthorized)',
-  'cni-api-via-proxy': 'the pod network could not be set up: an HTTP proxy answered 403 for the API server',
-  'cni-api-unreachable': 'the pod network could not be set up: the plugin cannot reach the Kubernetes API from the node',
-  'cni-no-result': 'the pod network could not be set up: a CNI plugin of the chain returned no result',
-};
-export const INIT_CAUSE_TEXT: Record<InitCause, string> = {
-  capabilities: 'iptables was refused: the container lacks NET_ADMIN/NET_RAW (a PodSecurity or PSP policy, or a runtime that drops them)',
-  'capabilities-dropped':
-    "its securityContext drops a capability that iptables needs: proxy-init needs NET_ADMIN and NET_RAW, and the container runtime applies a container's drops after its adds (containerd's CRI plugin, WithCapabilities), so a dropped capability is gone even when `add` lists it",
-  'iptables-mode': "iptables cannot use the node's packet filter: the iptables mode (legacy or nft) does not match the node kernel",
-  'cni-not-ready':
-    "the network validator saw no redirect: linkerd-cni has not configured the node: its DaemonSet is not yet running there (a new node), a node restart left /etc/cni/net.d without linkerd-cni's configuration until the linkerd-cni pod restarts (linkerd2 #12490), or another CNI rewrote the chain without it (calico-node restarting, Cilium in exclusive mode: linkerd2 #11228, #11735)",
-  'iptables-failed': 'the iptables rules could not be applied',
-  'cni-plugin-failed':
-    "the linkerd-cni plugin failed while the kubelet set up the pod's network (it could not read the pod from the API server or apply its iptables rules), so the pod sandbox is not created",
-  'cni-api-unauthorized':
-    "the linkerd-cni plugin's call to the API server was refused as Unauthorized: the plugin authenticates with the service-account token the linkerd-cni installer copied into a kubeconfig on the node (ZZZ-linkerd-cni-kubeconfig) when it started, and that copy is stale once the token is rotated or expired (bound tokens expire; AKS and EKS rotate their signing keys), so every pod sandbox on the node fails",
-  'cni-api-via-proxy':
-    "the linkerd-cni plugin's call to the API server got a bare 403 Forbidden, without the API server's RBAC wording (`is forbidden: User …`): something between the node and the API server answered, usually an HTTP proxy configured on the node (HTTPS_PROXY for the kubelet or the container runtime) whose NO_PROXY lacks the Kubernetes API address, so the plugin's request went through the proxy",
-  'cni-api-unreachable':
-    "the linkerd-cni plugin runs in the node's network namespace and cannot reach the Kubernetes API service IP from there (the host network does not route the service CIDR: some CNIs, flannel on OKE among them, only route it for pods), so every pod sandbox on the node fails",
-  'cni-no-result':
-    'a CNI plugin of the chain returned nothing to the kubelet (libcni: unexpected end of JSON input): a chained plugin that prints no result, as linkerd-cni does with a config that lacks cniVersion or runs without the previous result, so no pod sandbox can be created on the node',
-};
+/** The cause as a finding's title says it, and what its log or event means: the knowledge base's (src/knowledge/causes/kubernetes.ts). */
+export const initCauseTitle = (cause: InitCause): string => podNetworkCause(cause).title;
+export const initCauseText = (cause: InitCause): string => podNetworkCause(cause).why;
 
 export const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, info: 1 };
 
