@@ -30,6 +30,28 @@ const cniSandbox = read('test/data/kubectl/events-cni-sandbox-failed.txt');
  * OKE cannotconnect, #4807 a chained plugin returning nothing), a validator back-off (#11228), a
  * describe cut at Last State (#14605) and a container status cut out of a pod YAML (#10386).
  */
+/**
+ * A container status cut out of a pod's YAML, indented as it was, without the container's name:
+ * how issue 45 shows users pasting it (the shape `kubectl get pod -o yaml` prints under
+ * status.containerStatuses[]; the facts of linkerd/linkerd2#10386, an OOMKilled container).
+ */
+const UNNAMED_STATUS = [
+  '      lastState:',
+  '        terminated:',
+  '          containerID: containerd://9b1f0c2d3e4a5b6c7d8e9f0a1b2c3d4e',
+  '          exitCode: 137',
+  '          finishedAt: "2023-03-01T10:04:40Z"',
+  '          reason: OOMKilled',
+  '          startedAt: "2023-03-01T10:02:11Z"',
+  '      ready: true',
+  '      restartCount: 4',
+  '      started: true',
+  '      state:',
+  '        running:',
+  '          startedAt: "2023-03-01T10:04:41Z"',
+  '',
+].join('\n');
+
 const sandboxRow = (tail: string) =>
   `  Warning  FailedCreatePodSandBox  6m12s                 kubelet            Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "7fa7d2fb8f5f": ${tail}\n`;
 const cniUnauthorized = sandboxRow('plugin type="linkerd-cni" name="linkerd-cni" failed (add): Unauthorized');
@@ -75,6 +97,16 @@ const onceLongAgo = web
 
 export const cases: RuleCases = {
   fires: [
+    {
+      name: "a container status cut out of a pod's YAML without the container's name: the OOM kill is named, not passed",
+      expect: [{ severity: 'warning', kind: 'unnamed-container', subject: {} }],
+      inputs: [{ path: 'paste.txt', content: UNNAMED_STATUS }],
+      check: (findings) => {
+        assert.match(findings[0]!.title, /^A container OOMKilled; the paste does not say which container$/);
+        assert.match(findings[0]!.remediation, /^1\. Find which container it is/);
+        assert.deepEqual(findings[0]!.evidence.exitCodes, [137]);
+      },
+    },
     {
       name: 'get pods -o yaml: the destination controller OOMKilled at 250Mi and now in CrashLoopBackOff',
       expect: [
@@ -459,6 +491,11 @@ export const cases: RuleCases = {
     },
   ],
   quiet: [
+    {
+      name: "the same status naming its container (the application): not Linkerd's, not this rule's",
+      // kubectl sorts a status's keys: `name:` comes after `lastState:`.
+      inputs: [{ path: 'paste.txt', content: UNNAMED_STATUS.replace('      ready: true', '      name: web\n      ready: true') }],
+    },
     {
       name: "linkerd-init as Linkerd's template writes it: NET_ADMIN and NET_RAW added, nothing dropped",
       inputs: [{ path: 'pod.yaml', content: initDropsNetRaw.replace('        drop:\n        - NET_RAW\n', '') }],

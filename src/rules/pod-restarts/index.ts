@@ -37,6 +37,7 @@ import {
 import { describe, judge, type Verdict } from './describe.js';
 import { addEviction, describeEvictions, type Evictions, isLinkerdPod, mergeEvictions } from './evicted.js';
 import { addMountFailure, describeMountFailure, isLinkerdMount, type MountFailure, mergeMountFailures } from './mount-failed.js';
+import { addUnnamed, describeUnnamed, mergeUnnamed, unnamedFailures, type UnnamedFailures } from './unnamed.js';
 
 export type { PodRestartsOptions } from './model.js';
 
@@ -49,6 +50,8 @@ interface State {
   evicted: Map<string, Evictions>;
   /** Volumes of Linkerd pods the kubelet cannot mount, by workload and volume. */
   mounts: Map<string, MountFailure>;
+  /** OOM kills and crash loops of containers the paste does not name (unnamed.ts). */
+  unnamed: UnnamedFailures;
 }
 
 export default defineRule<PodRestartsOptions, State>({
@@ -91,7 +94,7 @@ export default defineRule<PodRestartsOptions, State>({
     },
   },
 
-  createState: (options) => ({ containers: new Map(), options, dropped: droppedKeys(), evicted: new Map(), mounts: new Map() }),
+  createState: (options) => ({ containers: new Map(), options, dropped: droppedKeys(), evicted: new Map(), mounts: new Map(), unnamed: unnamedFailures() }),
 
   visitors: {
     'proxy-log'(state, record) {
@@ -124,7 +127,11 @@ export default defineRule<PodRestartsOptions, State>({
         (listing ? (initFailure ? initContainerOf(record.pod) : controlPlaneContainerOf(record.pod)) : null) ??
         // A describe cut above the container's name: a termination message in the proxy's log format names it.
         (record.lastMessage !== null && PROXY_LOG_TEXT.test(record.lastMessage) ? PROXY_CONTAINER : null);
-      if (!container || roleOf(container, record.containerKind) === null) return;
+      if (!container) {
+        addUnnamed(state.unnamed, record);
+        return;
+      }
+      if (roleOf(container, record.containerKind) === null) return;
       const c = containerOf(state, record.namespace ?? null, record.pod ?? null, container, record);
       // The last listing of a container wins (a bundle may hold an older describe first), counts never go down.
       c.state = record.state ?? c.state;
@@ -253,6 +260,7 @@ export default defineRule<PodRestartsOptions, State>({
     addDropped(into.dropped, from.dropped);
     mergeEvictions(into.evicted, from.evicted);
     mergeMountFailures(into.mounts, from.mounts);
+    mergeUnnamed(into.unnamed, from.unnamed);
     keepWorst(into.containers, MAX_CONTAINERS, (c) => rankOf(c, into.options), into.dropped);
   },
 
@@ -279,6 +287,9 @@ export default defineRule<PodRestartsOptions, State>({
     });
     for (const e of state.evicted.values()) findings.push(describeEvictions(e));
     for (const m of state.mounts.values()) findings.push(describeMountFailure(m));
+    // A status without its container's name only speaks when nothing named tells the story.
+    const unnamed = findings.length === 0 ? describeUnnamed(state.unnamed) : null;
+    if (unnamed) findings.push(unnamed);
     const dropped = droppedSentence(state.dropped, 'Linkerd containers');
     if (dropped)
       for (const f of findings) {
