@@ -30,27 +30,8 @@ const cniSandbox = read('test/data/kubectl/events-cni-sandbox-failed.txt');
  * OKE cannotconnect, #4807 a chained plugin returning nothing), a validator back-off (#11228), a
  * describe cut at Last State (#14605) and a container status cut out of a pod YAML (#10386).
  */
-/**
- * A container status cut out of a pod's YAML, indented as it was, without the container's name:
- * how issue 45 shows users pasting it (the shape `kubectl get pod -o yaml` prints under
- * status.containerStatuses[]; the facts of linkerd/linkerd2#10386, an OOMKilled container).
- */
-const UNNAMED_STATUS = [
-  '      lastState:',
-  '        terminated:',
-  '          containerID: containerd://9b1f0c2d3e4a5b6c7d8e9f0a1b2c3d4e',
-  '          exitCode: 137',
-  '          finishedAt: "2023-03-01T10:04:40Z"',
-  '          reason: OOMKilled',
-  '          startedAt: "2023-03-01T10:02:11Z"',
-  '      ready: true',
-  '      restartCount: 4',
-  '      started: true',
-  '      state:',
-  '        running:',
-  '          startedAt: "2023-03-01T10:04:41Z"',
-  '',
-].join('\n');
+/** A container status cut out of a pod's YAML without the container's name (test/data/kubectl/README.md). */
+const UNNAMED_STATUS = read('test/data/kubectl/status-fragment-unnamed-oom.yaml');
 
 const sandboxRow = (tail: string) =>
   `  Warning  FailedCreatePodSandBox  6m12s                 kubelet            Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "7fa7d2fb8f5f": ${tail}\n`;
@@ -71,23 +52,8 @@ const deploymentDropAll = read('test/data/kubectl/get-deployment-json-init-drop-
 const haPods = read('test/data/kubectl/l2-2554-get-pods-ha-crashloop-evicted.txt');
 /** linkerd/linkerd2#6254 (AKS): a pod spec fragment whose linkerd-init adds NET_RAW and drops it (test/data/kubectl/README.md). */
 const initDropsNetRaw = read('test/data/kubectl/l2-6254-pod-spec-fragment-init-drop-net-raw.yaml');
-const proxyOomCut = [
-  '    Last State:      Terminated',
-  '      Reason:        OOMKilled',
-  '      Message:       "outbound"},{"addr":"10.2.33.2:8080","name":"proxy"}],"threadId":"ThreadId(1)"}',
-  '',
-].join('\n');
-const injectorStatusCut = [
-  '- containerID: containerd://db5b6ce9e1c7',
-  '    image: cr.l5d.io/linkerd/controller:stable-2.12.2',
-  '    lastState:',
-  '      terminated:',
-  '        exitCode: 137',
-  '        reason: OOMKilled',
-  '    name: proxy-injector',
-  '    ready: false',
-  '',
-].join('\n');
+const proxyOomCut = read('test/data/kubectl/describe-cut-last-state-proxy-oom.txt');
+const injectorStatusCut = read('test/data/kubectl/status-fragment-injector-oom.yaml');
 
 /** The describe of a proxy restarted once, with reason Error, days before the listing. */
 const onceLongAgo = web
