@@ -41,3 +41,20 @@ export function serviceSet(csv: string): Set<string> {
       .filter(Boolean),
   );
 }
+
+/**
+ * Whether a name is a resolver's search-path expansion of a Service name rather than the name
+ * itself: `<svc>.<ns>.svc.<zone>.<search domain>` (`….svc.cluster.local.cluster.local.`,
+ * `….svc.cluster.local.ec2.internal.`). A client with ndots:5 tries those first and an NXDOMAIN
+ * for them is how search paths work, not a missing Service. A cluster domain is taken to have at
+ * most three labels; a short `<svc>.<ns>` form is never an expansion.
+ */
+export function isSearchExpansion(name: string): boolean {
+  const labels = normaliseName(name).replace(/\.$/, '').split('.');
+  const svc = labels.indexOf('svc');
+  if (svc < 0) return false;
+  const zone = labels.slice(svc + 1);
+  if (zone.includes('svc') || zone.length > 3) return true;
+  const half = zone.length / 2;
+  return zone.length % 2 === 0 && zone.slice(0, half).join('.') === zone.slice(half).join('.');
+}

@@ -28,6 +28,17 @@ const NSLOOKUP = [
 const GO_NO_SUCH_HOST =
   'Error: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial tcp: lookup linkerd-identity-headless.linkerd.svc.cluster.local on 10.96.0.10:53: no such host"\n';
 
+/**
+ * CoreDNS's log plugin, default format (`{remote}:{port} - {>id} "{type} {class} {name} {proto}
+ * {size} {>do} {>bufsize}" {rcode} {>rflags} {rsize} {duration}`, coredns plugin/log README):
+ * proxies asking for the destination Service's SRV records, answered NXDOMAIN (no ready pod), and
+ * the same names expanded by a client's search path, which NXDOMAIN by design.
+ */
+const corednsAnswer = (i: number, name: string, rcode: string) =>
+  `[INFO] 10.244.${i % 3}.${10 + i}:${40000 + i} - ${1000 + i} "SRV IN ${name} udp 76 false 512" ${rcode} qr,aa,rd 169 0.000${100 + i}s`;
+const DST = 'linkerd-dst-headless.linkerd.svc.cluster.local.';
+const corednsLog = (rows: [string, string][]) => rows.map(([name, rcode], i) => corednsAnswer(i, name, rcode)).join('\n') + '\n';
+
 const PODS = ['orders-7d9f8c6b5-x2x8k', 'orders-7d9f8c6b5-q7w2e', 'billing-5f6d7c8b9-m3n4p', 'billing-5f6d7c8b9-r5t6y'];
 
 export const cases: RuleCases = {
@@ -96,8 +107,47 @@ export const cases: RuleCases = {
       inputs: [{ path: 'paste.txt', content: GO_NO_SUCH_HOST }],
       check: (findings) => assert.deepEqual(findings[0]!.evidence.servers, ['10.96.0.10:53']),
     },
+    {
+      name: "CoreDNS's log: the destination Service's SRV records answered NXDOMAIN again and again",
+      expect: [{ severity: 'warning', kind: 'destination-unresolvable', subject: { target: 'linkerd-dst-headless' } }],
+      inputs: [{ path: 'coredns.log', content: corednsLog(Array.from({ length: 6 }, () => [DST, 'NXDOMAIN'] as [string, string])) }],
+      check: (findings) => assert.match(findings[0]!.title, /^linkerd-dst-headless\.linkerd\.svc\.cluster\.local does not resolve \(NXDOMAIN ×6\)$/),
+    },
   ],
   quiet: [
+    {
+      name: "CoreDNS's log: search-path expansions of the control-plane names NXDOMAIN by design",
+      inputs: [
+        {
+          path: 'coredns.log',
+          content: corednsLog(
+            Array.from({ length: 8 }, (_, i) => [i % 2 === 0 ? `${DST}cluster.local.` : `${DST}ec2.internal.`, 'NXDOMAIN'] as [string, string]),
+          ),
+        },
+      ],
+    },
+    {
+      name: "CoreDNS's log: a control plane starting, three NXDOMAIN then answers",
+      inputs: [
+        {
+          path: 'coredns.log',
+          content: corednsLog([
+            ...Array.from({ length: 3 }, () => [DST, 'NXDOMAIN'] as [string, string]),
+            ...Array.from({ length: 8 }, () => [DST, 'NOERROR'] as [string, string]),
+          ]),
+        },
+      ],
+    },
+    {
+      name: 'nslookup of a search-path expansion of the destination name: NXDOMAIN by design',
+      inputs: [
+        ...realHealthy().slice(0, 1),
+        {
+          path: 'nslookup.txt',
+          content: NSLOOKUP.replace('linkerd-dst-headless.linkerd.svc.cluster.local', 'linkerd-dst-headless.linkerd.svc.cluster.local.cluster.local'),
+        },
+      ],
+    },
     {
       name: "nslookup of an application's name beside a healthy proxy log: NXDOMAIN is not the control plane's",
       inputs: [...realHealthy().slice(0, 1), { path: 'nslookup.txt', content: NSLOOKUP.replace('linkerd-dst-headless.linkerd', 'books.bookstore') }],

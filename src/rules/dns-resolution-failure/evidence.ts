@@ -6,8 +6,10 @@
 
 import type { FindingDraft, SampleLine, SourceLocation } from '../../core/types.js';
 import type { DnsEvidenceRecord } from '../../core/evidence-records.js';
+import type { CorednsQueryRecord } from '../../core/types.js';
 import type { ControllerComponent } from '../../knowledge/control-plane.js';
 import { componentFromName } from '../../knowledge/control-plane.js';
+import { isSearchExpansion } from '../../knowledge/control-plane-dns.js';
 import { keepSample } from '../../core/evidence.js';
 import { detach } from '../../util/stats.js';
 
@@ -23,8 +25,12 @@ export interface DnsEvidence {
   location: SourceLocation;
 }
 
-/** Counts one line of evidence; lines about names that are not the control plane's are not this rule's. */
+/**
+ * Counts one line of evidence; lines about names that are not the control plane's are not this
+ * rule's, and neither is a search-path expansion of one (`….svc.cluster.local.cluster.local`).
+ */
 export function addDnsEvidence(table: Map<ControllerComponent, DnsEvidence>, record: DnsEvidenceRecord): void {
+  if (record.name !== null && isSearchExpansion(record.name)) return;
   const component = componentFromName(record.name ?? record.text);
   if (!component) return;
   let e = table.get(component);
@@ -86,4 +92,60 @@ export function describeDnsEvidence(e: DnsEvidence, service: string, consequence
     ].join('\n'),
     keyFigure: { name: 'failedLookups', value: lines },
   };
+}
+
+/**
+ * CoreDNS's own answers for control-plane names (its log plugin's `"SRV IN linkerd-dst-headless…"
+ * NXDOMAIN` lines): failures and successes per controller, for names that are not search-path
+ * expansions. The failures become evidence only when they are sustained (see corednsEvidence).
+ */
+export interface CorednsAnswers {
+  failed: Map<ControllerComponent, DnsEvidence>;
+  answered: Map<ControllerComponent, number>;
+}
+
+export const corednsAnswers = (): CorednsAnswers => ({ failed: new Map(), answered: new Map() });
+
+export function addCorednsAnswer(answers: CorednsAnswers, record: CorednsQueryRecord): void {
+  // Most queries are not Linkerd's: one substring test before any parsing of the name.
+  if (!record.name.includes('linkerd-') || isSearchExpansion(record.name)) return;
+  const component = componentFromName(record.name);
+  if (!component) return;
+  if (record.rcode === 'NXDOMAIN' || record.rcode === 'SERVFAIL') {
+    const name = record.name.replace(/\.$/, '');
+    addDnsEvidence(answers.failed, {
+      kind: 'dns-evidence',
+      path: record.path,
+      line: record.line,
+      failure: record.rcode === 'NXDOMAIN' ? 'nxdomain' : 'servfail',
+      name,
+      server: null,
+      text: corednsLine(record),
+    });
+  } else if (record.rcode === 'NOERROR') answers.answered.set(component, (answers.answered.get(component) ?? 0) + 1);
+}
+
+export function mergeCorednsAnswers(into: CorednsAnswers, from: CorednsAnswers): void {
+  mergeDnsEvidence(into.failed, from.failed);
+  for (const [component, n] of from.answered) into.answered.set(component, (into.answered.get(component) ?? 0) + n);
+}
+
+/**
+ * The controllers CoreDNS failed to answer for, sustained: at least `minFailures` failed answers
+ * (a proxy retries at the negative TTL, so a few are a pod starting before the controller is
+ * ready), and more failed than answered (a control plane that came up answers from then on).
+ */
+export function corednsEvidence(answers: CorednsAnswers, minFailures: number): DnsEvidence[] {
+  return [...answers.failed.values()].filter((e) => {
+    const failed = e.failures['no-such-host'] + e.failures.nxdomain + e.failures.servfail;
+    return failed >= minFailures && failed > (answers.answered.get(e.component) ?? 0);
+  });
+}
+
+/** The query as CoreDNS's log plugin printed it (its default format), for the finding's samples. */
+function corednsLine(r: CorednsQueryRecord): string {
+  const or = (v: number | boolean | null) => (v === null ? '-' : String(v));
+  const flags = r.flags.length > 0 ? ` ${r.flags.join(',')}` : '';
+  const query = `"${r.type} ${r.class} ${r.name} ${r.proto} ${or(r.requestSize)} ${or(r.dnssecOk)} ${or(r.bufsize)}"`;
+  return `${r.client}${r.clientPort === null ? '' : `:${r.clientPort}`} - ${or(r.id)} ${query} ${r.rcode}${flags} ${or(r.responseSize)} ${or(r.durationSeconds)}s`;
 }

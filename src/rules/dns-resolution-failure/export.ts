@@ -6,7 +6,7 @@ import { alertingRule } from '../../kit/export/expr.js';
 import { afterUptime, countPerPod, lines, match, who } from '../../kit/export/log-query.js';
 import type { AlertingRule, ExporterInput, RuleExporter } from '../../kit/export/types.js';
 import type { DnsResolutionFailureOptions } from './index.js';
-import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
+import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, COREDNS_CONTROL_PLANE_QUERY, FAILED_RCODE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
 
 function dnsLoki(input: ExporterInput<DnsResolutionFailureOptions>): AlertingRule[] {
   const { options: o, settings: s } = input;
@@ -22,6 +22,15 @@ function dnsLoki(input: ExporterInput<DnsResolutionFailureOptions>): AlertingRul
       severity: 'error',
       summary: `Proxy ${who(s)} failed {{ $value }} control-plane name lookups in 5m`,
       description: `After ${o.startupGraceSeconds} s of uptime the proxy still cannot resolve linkerd-dst-headless, linkerd-policy or linkerd-identity-headless. Headless Services have records only for ready pods: check the controller pods, the namespace and cluster domain, and CoreDNS.`,
+    }),
+    alertingRule({
+      ruleId: 'dns-resolution-failure',
+      alert: 'LinkerdControlPlaneNameNotResolving',
+      expr: countPerPod(s, lines(s, [match(COREDNS_CONTROL_PLANE_QUERY), match(FAILED_RCODE)]), o.minControlPlaneFailures),
+      severity: 'warning',
+      summary: `CoreDNS ${who(s)} answered {{ $value }} control-plane name queries with NXDOMAIN or SERVFAIL in 5m`,
+      description:
+        'CoreDNS has no record for linkerd-dst-headless, linkerd-policy or linkerd-identity-headless: a headless Service publishes only ready pods, so no controller pod is ready (NXDOMAIN), or CoreDNS cannot answer (SERVFAIL). Check the controller pods and the CoreDNS log.',
     }),
     alertingRule({
       ruleId: 'dns-resolution-failure',

@@ -27,7 +27,17 @@ import { addDropped, droppedKeys, droppedSentence, type DroppedKeys, formatDurat
 import { toTimeline } from '../../util/timeline.js';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_RESOLVE, NO_RECORD, REFINE_TIMEOUT } from './patterns.js';
 import { stateCap } from '../../core/state-cap.js';
-import { addDnsEvidence, describeDnsEvidence, type DnsEvidence, mergeDnsEvidence } from './evidence.js';
+import {
+  addCorednsAnswer,
+  addDnsEvidence,
+  corednsAnswers,
+  type CorednsAnswers,
+  corednsEvidence,
+  describeDnsEvidence,
+  type DnsEvidence,
+  mergeCorednsAnswers,
+  mergeDnsEvidence,
+} from './evidence.js';
 
 export interface DnsResolutionFailureOptions {
   minControlPlaneFailures: number;
@@ -62,6 +72,8 @@ interface State {
   refineDropped: DroppedKeys;
   /** Control-plane names that did not resolve, from lines outside a proxy log (the last look's dns-evidence). */
   evidence: Map<ControllerComponent, DnsEvidence>;
+  /** CoreDNS's answers for control-plane names, from its log. */
+  coredns: CorednsAnswers;
 }
 
 const RESOLVE = new RegExp(CONTROL_PLANE_RESOLVE);
@@ -112,9 +124,9 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     code: 'LD1005',
     title: 'Proxies cannot resolve control-plane or destination names',
     description:
-      'Sustained "Failed to resolve control-plane component" / "no record found" for linkerd-dst-headless, linkerd-policy or linkerd-identity-headless past start-up, and repeated DNS refinement timeouts for one name.',
+      'Sustained "Failed to resolve control-plane component" / "no record found" for linkerd-dst-headless, linkerd-policy or linkerd-identity-headless past start-up, CoreDNS answering NXDOMAIN or SERVFAIL for them, lines saying they do not resolve (nslookup, Go\'s "no such host"), and repeated DNS refinement timeouts for one name.',
     defaultSeverity: 'error',
-    inputs: ['proxy-log'],
+    inputs: ['proxy-log', 'coredns-log'],
     lineInterest: { 'proxy-log': ['Failed to resolve control-plane', 'no record found', 'DNS refinement', 'failed to refine'] },
     defaultOptions: { minControlPlaneFailures: 3, minPods: 3, startupGraceSeconds: 10, minRefineTimeouts: 5 },
     optionSchema: {
@@ -142,7 +154,14 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     },
   },
 
-  createState: (options) => ({ options, controlPlane: new Map(), refine: new Map(), refineDropped: droppedKeys(), evidence: new Map() }),
+  createState: (options) => ({
+    options,
+    controlPlane: new Map(),
+    refine: new Map(),
+    refineDropped: droppedKeys(),
+    evidence: new Map(),
+    coredns: corednsAnswers(),
+  }),
 
   // The last look's evidence comes from inputs of no kind too: the rule then finishes without a proxy log.
   heard: (state) => state.evidence.size > 0,
@@ -150,6 +169,9 @@ export default defineRule<DnsResolutionFailureOptions, State>({
   visitors: {
     'dns-evidence'(state, record) {
       addDnsEvidence(state.evidence, record);
+    },
+    'coredns-query'(state, record) {
+      addCorednsAnswer(state.coredns, record);
     },
     'proxy-log'(state, record) {
       const signal = signalOf(record);
@@ -197,6 +219,7 @@ export default defineRule<DnsResolutionFailureOptions, State>({
     mergeKeyed(into.refine, from.refine, mergeTally);
     addDropped(into.refineDropped, from.refineDropped);
     mergeDnsEvidence(into.evidence, from.evidence);
+    mergeCorednsAnswers(into.coredns, from.coredns);
     keepRefines(into);
   },
 
@@ -208,8 +231,11 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       if (sustainedPods.length === 0 && !byPods) continue;
       findings.push(describeControlPlane(c, byPods ? [...c.pods.entries()] : sustainedPods, options));
     }
+    // CoreDNS failing to answer for a controller, sustained, is the same evidence as pasted lines.
+    const evidence = new Map(state.evidence);
+    mergeDnsEvidence(evidence, new Map(corednsEvidence(state.coredns, options.minControlPlaneFailures).map((e) => [e.component, e])));
     // A controller the proxies' own log already shows unresolvable needs no second finding from pasted lines.
-    for (const e of state.evidence.values())
+    for (const e of evidence.values())
       if (!findings.some((f) => f.kind === `${e.component}-unresolvable`))
         findings.push(describeDnsEvidence(e, SERVICE[e.component], CONSEQUENCE[e.component]));
     const refines = [...state.refine.entries()]
