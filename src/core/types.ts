@@ -96,6 +96,8 @@ export interface ProxyLogRecord extends RecordBase {
    * placeholder rather than what the proxy printed, so level-gated matching should not rely on it.
    */
   levelAbsent?: true;
+  /** Made by the last look (parsers/last-look.ts) of a line no parser read: evidence, not a parse of the line. */
+  lastLook?: true;
   /**
    * Set on the first record after the proxy restarted (its uptime went back, or a release banner
    * followed other lines). Such a record is built and handed to every rule whatever their

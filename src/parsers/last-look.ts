@@ -8,7 +8,7 @@
 // One literal test (WORDS) decides whether a line is looked at further: the scan costs a single
 // regex test per unread line, and nothing on lines a parser read.
 
-import type { InputInfo, KubeEventRecord, LdRecord, MetricScrapeErrorRecord, PodStatusRecord } from '../core/types.js';
+import type { InputInfo, KubeEventRecord, LdRecord, MetricScrapeErrorRecord, PodStatusRecord, ProxyLogRecord } from '../core/types.js';
 import type { CertificateEvidenceRecord } from '../core/certificate-evidence.js';
 import type { DnsEvidenceRecord } from '../core/evidence-records.js';
 import { blankPodStatus, placePodStatus } from './pod-status.js';
@@ -41,7 +41,7 @@ export interface LineAt {
 
 /** Every entry's words, as literals: a line without one of them is not looked at further. */
 const WORDS =
-  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp|Evicted|low on resource|FailedMount|MountVolume\.SetUp failed|no such host|NXDOMAIN|SERVFAIL|DOWN/;
+  /OOMKilled|CrashLoopBackOff|Init:|probe failed|Back-off restarting failed container|failed calling webhook|FailedCreatePodSandBox|Failed to create pod sandbox|x509: |tls: |is forbidden: User|dial tcp|Evicted|low on resource|FailedMount|MountVolume\.SetUp failed|no such host|NXDOMAIN|SERVFAIL|panicked at |DOWN/;
 
 /** A row of Prometheus' targets page: the scrape URL, then the state. */
 const TARGET_DOWN = /(https?:\/\/[^\s|]{1,300})[\s|]+DOWN(?![\w-])/;
@@ -316,6 +316,39 @@ export const FAILURE_WORDS: readonly FailureWords[] = [
     quiet: 'tls: using the identity certificate issued for linkerd-destination.linkerd.serviceaccount.identity.linkerd.cluster.local',
   },
   {
+    id: 'proxy-panic',
+    owner: 'known-signature',
+    knowledge: ['proxy-panic'],
+    source:
+      "Rust's default panic hook (std::panicking::default_hook): `thread '<name>' panicked at <file>:<line>:<col>:` since Rust 1.73, `thread '<name>' panicked at '<message>', <file>:<line>:<col>` before, printed to stderr by the runtime, not by the proxy's logger",
+    pattern: /thread '[^']{1,64}' panicked at /,
+    build: (at, m) => {
+      const text = at.text.slice(m.index).trim().slice(0, 2000);
+      const record: ProxyLogRecord = {
+        kind: 'proxy-log',
+        path: at.input.path,
+        line: at.line,
+        format: 'plain',
+        time: null,
+        uptime: null,
+        restart: 0,
+        level: 'ERROR',
+        thread: null,
+        spans: [],
+        target: 'panic',
+        message: text,
+        fields: {},
+        raw: text,
+        lastLook: true,
+      };
+      if (at.pod) record.pod = at.pod;
+      if (at.namespace) record.namespace = at.namespace;
+      return record;
+    },
+    fires: "thread 'main' panicked at 'attempt to subtract with overflow', linkerd/app/outbound/src/lib.rs:120:10",
+    quiet: 'process_start_time_seconds 1725565062 # the proxy panicked at start-up last week, see the thread',
+  },
+  {
     id: 'scrape-target-down',
     owner: 'scrape-failure',
     knowledge: ['scrape:target-down'],
@@ -354,6 +387,8 @@ export function isLastLookRecord(record: LdRecord): boolean {
     case 'certificate-evidence':
     case 'dns-evidence':
       return true;
+    case 'proxy-log':
+      return record.lastLook === true;
     case 'pod-status':
     case 'kube-event':
       return record.source === 'last-look';

@@ -9,12 +9,14 @@ import type { InputInfo, KubeEventRecord, LdRecord, PodStatusRecord } from '../.
 import { readEntry } from '../../src/engine/pipeline.js';
 import { FAILURE_WORDS, lastLook } from '../../src/parsers/last-look.js';
 import { RULES } from '../../src/rules/index.js';
-import { CERTIFICATE_KNOWLEDGE, KUBERNETES_KNOWLEDGE } from '../../src/knowledge/causes/index.js';
+import { CERTIFICATE_KNOWLEDGE, KUBERNETES_KNOWLEDGE, knowledgeOf } from '../../src/knowledge/causes/index.js';
+import { SIGNATURES } from '../../src/rules/known-signature/index.js';
 import podRestarts from '../../src/rules/pod-restarts/index.js';
 import { runRule } from '../support/rule-tester.js';
 
 const input: InputInfo = { path: 'paste.txt', kind: 'unknown' };
-const BASE = new Map([...KUBERNETES_KNOWLEDGE, ...CERTIFICATE_KNOWLEDGE].map((k) => [k.signature, k]));
+/** The base's entries: Kubernetes and certificate knowledge, and every catalogue signature's (knowledgeOf). */
+const BASE = new Map([...KUBERNETES_KNOWLEDGE, ...CERTIFICATE_KNOWLEDGE, ...SIGNATURES.map((s) => knowledgeOf(s))].map((k) => [k.signature, k]));
 
 async function read(lines: readonly string[], path = 'paste.txt') {
   const records: LdRecord[] = [];

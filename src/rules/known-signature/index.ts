@@ -338,6 +338,9 @@ export default defineRule<KnownSignatureOptions, State>({
     },
   },
 
+  // The last look's evidence (a panic line in an input of another kind) reaches the rule without a proxy log: it finishes then too.
+  heard: (state) => state.tallies.size > 0,
+
   createState: (options) => ({
     tallies: new Map(),
     sources: nameTable(MAX_SOURCES),
