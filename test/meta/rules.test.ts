@@ -16,6 +16,7 @@ import { RULES } from '../../src/rules/index.js';
 import { loadRuleCases as loadCases } from '../support/rule-case-files.js';
 import { expectedOf, type RuleCase } from '../support/rule-cases.js';
 import { runRule, runRuleMerged } from '../support/rule-tester.js';
+import { actionProblem } from '../support/actions.js';
 import { docsProblems, metaProblems } from './rule-conformance.js';
 import { GENERATE_COMMAND, ROOT, rulePageSource } from '../../scripts/generated-files.js';
 
@@ -68,6 +69,10 @@ describe('rule conformance', () => {
             assert.equal(f.docsUrl, docsUrlFor(id));
             assert.match(f.kind, /^[a-z0-9]+(?:[-/][a-z0-9]+)*$/, `"${c.name}": kind ${f.kind} is not a stable kebab-case id`);
             assert.ok(f.remediation.trim().length > 0, `"${c.name}": finding without a fix`);
+            // The first step is something to do now, not an explanation (the golden reports are held to the same in finding-actions).
+            const first = f.remediation.split('\n').find((l) => l.trim() !== '' && !l.startsWith('Version check')) ?? '';
+            const problem = actionProblem(first);
+            assert.equal(problem, null, `"${c.name}": first action ${problem}: ${first}`);
             for (const l of f.locations) assert.ok(Number.isInteger(l.line) && l.line >= 1, `"${c.name}": location line ${l.line}`);
           }
           c.check?.(run.findings);

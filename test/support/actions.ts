@@ -6,7 +6,7 @@
  * open with that tell instead ("Harmless…", "Usually nothing", "If it…", "Likely causes…") fail.
  */
 const VERBS = new Set(
-  'add allow annotate bundle count authorize capture change check collect compare confirm correlate create decide delete disable drop enable find fix get give ignore increase inspect install let look make mark match mesh move point query raise read reduce relieve remove replace re-apply re-inject re-issue reproduce resolve restart restore roll rotate route run scale send set speed start stop switch synchronise test time treat update upgrade use validate verify wait'.split(
+  'add allow annotate bundle count authorize bring capture change check collect compare confirm correlate create decide delete disable drop enable find fix get give ignore increase inspect install issue keep let look make mark match measure mesh move point query raise read reduce regenerate relieve remove replace re-apply re-inject re-issue reproduce resolve restart restore retry roll rotate route run scale see send set speed start stop switch synchronise test time treat update upgrade use validate verify wait watch'.split(
     ' ',
   ),
 );

@@ -272,7 +272,7 @@ function describe(p: ProblemState): FindingDraft {
         evidence,
         remediation: [
           p.what === 'timed out'
-            ? '1. The API server cannot reach the webhook pod: on private GKE (and other clusters with a control-plane firewall) allow the control plane to reach the nodes on port 8443; check NetworkPolicies in the linkerd namespace.'
+            ? '1. Allow the control plane to reach the nodes on port 8443, which private GKE (and other clusters with a control-plane firewall) block: the API server cannot reach the webhook pod. Check NetworkPolicies in the linkerd namespace too.'
             : p.what === 'certificate not trusted'
               ? "1. The webhook's caBundle does not match its serving certificate: re-render the control plane with the same webhook certificate and CA (`linkerd upgrade`, or Helm `proxyInjector.externalSecret`/`caBundle` with cert-manager), then restart the injector."
               : '1. Make sure the webhook pod runs and has endpoints: `kubectl -n linkerd get pods,endpoints -l linkerd.io/control-plane-component=proxy-injector`.',

@@ -113,7 +113,7 @@ export function rowFinding(record: LinkerdCliRowRecord, options: AnswerOptions):
         subject: { target: c.CLUSTER ?? 'gateway' },
         evidence: { table: 'gateways', command: record.command, row: c, ...base(record, Object.values(c).join(' ')) },
         locations: base(record, '').locations,
-        remediation: `1. On ${c.CLUSTER}, check the gateway: kubectl --context=${c.CLUSTER} -n linkerd-multicluster get pods,svc linkerd-gateway (its external address must be reachable from here on 4143 and 4191), then linkerd multicluster check.`,
+        remediation: `1. Check the gateway on ${c.CLUSTER}: kubectl --context=${c.CLUSTER} -n linkerd-multicluster get pods,svc linkerd-gateway (its external address must be reachable from here on 4143 and 4191), then linkerd multicluster check.`,
       };
     }
     default:

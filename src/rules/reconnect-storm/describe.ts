@@ -169,10 +169,7 @@ function round(n: number | null): number | null {
 
 function remediationFor(component: string | null, controlPlane: boolean): string {
   if (!controlPlane) {
-    return [
-      'The proxies cannot reach this application endpoint; its loop retries until the endpoint leaves discovery.',
-      'Check that the backend pods behind it are ready and listening, and that no NetworkPolicy drops the traffic.',
-    ].join(' ');
+    return 'Check that the backend pods behind this endpoint are ready and listening, and that no NetworkPolicy drops the traffic: the proxies cannot reach it, and their loop retries until the endpoint leaves discovery.';
   }
   const steps = [
     component === 'destination' || component === 'policy'
