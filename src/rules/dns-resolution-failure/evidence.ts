@@ -108,9 +108,10 @@ export const corednsAnswers = (): CorednsAnswers => ({ failed: new Map(), answer
 
 export function addCorednsAnswer(answers: CorednsAnswers, record: CorednsQueryRecord): void {
   // Most queries are not Linkerd's: one substring test before any parsing of the name.
-  if (!record.name.includes('linkerd-') || isSearchExpansion(record.name)) return;
+  if (!record.name.includes('linkerd-')) return;
+  // The name's component (a regex test) before its labels are split: most linkerd- names are not a controller's.
   const component = componentFromName(record.name);
-  if (!component) return;
+  if (!component || isSearchExpansion(record.name)) return;
   if (record.rcode === 'NXDOMAIN' || record.rcode === 'SERVFAIL') {
     const name = record.name.replace(/\.$/, '');
     addDnsEvidence(answers.failed, {

@@ -232,7 +232,8 @@ export default defineRule<DnsResolutionFailureOptions, State>({
       findings.push(describeControlPlane(c, byPods ? [...c.pods.entries()] : sustainedPods, options));
     }
     // CoreDNS failing to answer for a controller, sustained, is the same evidence as pasted lines.
-    const evidence = new Map(state.evidence);
+    // A copy (at most one entry per controller): merging into the state's own entries would change the state.
+    const evidence = structuredClone(state.evidence);
     mergeDnsEvidence(evidence, new Map(corednsEvidence(state.coredns, options.minControlPlaneFailures).map((e) => [e.component, e])));
     // A controller the proxies' own log already shows unresolvable needs no second finding from pasted lines.
     for (const e of evidence.values())
